@@ -1,0 +1,91 @@
+/**
+ * The running node: its config (live, reloadable), the storage engine, metrics and lifecycle
+ * state. Routes receive this object; nothing else is global.
+ */
+import { StorageEngine, type EngineOptions } from '../storage/engine';
+import type { RecordDecoder } from '../storage/write-buffer';
+import type { Config } from './config/schema';
+import { RESTART_REQUIRED_KEYS } from './config/schema';
+import { resolveSettings, type Settings } from './config/settings';
+import { changedKeys } from './config/validate';
+import { Metrics } from './metrics';
+import { VERSION } from './version';
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export function engineOptions(settings: Settings): EngineOptions {
+  return {
+    dataDir: settings.dataDir,
+    placement: { bucketSpanMicros: settings.cluster.bucketSpanMs * 1000, partitions: settings.cluster.partitions },
+    flushIntervalMs: settings.storage.flushIntervalMs,
+    segmentMaxEvents: settings.storage.segmentMaxEvents,
+    compressionLevel: settings.storage.compressionLevel,
+    fsync: settings.storage.fsync,
+    compactionIntervalMs: settings.storage.compactionIntervalMs,
+    retentionMs: settings.retentionMs,
+  };
+}
+
+export interface ReloadResult {
+  changed: string[];
+  restartRequired: string[];
+}
+
+export class App {
+  readonly version = VERSION;
+  readonly startedAt = Date.now();
+  readonly metrics: Metrics;
+  settings: Settings;
+  shuttingDown = false;
+  /** Ingest requests being processed (waited for on shutdown). */
+  inFlight = 0;
+
+  private constructor(
+    public config: Config,
+    readonly engine: StorageEngine,
+    readonly logger: Logger,
+  ) {
+    this.settings = resolveSettings(config);
+    this.metrics = new Metrics(() => this.engine);
+    this.metrics.watch(engine);
+    engine.on('error', (error: Error, phase: string) => logger.error(`storage ${phase} failed: ${error.message}`));
+  }
+
+  static async start(config: Config, logger: Logger, decoders: Map<number, RecordDecoder>): Promise<App> {
+    const settings = resolveSettings(config);
+    const engine = await StorageEngine.open(engineOptions(settings), decoders);
+    if (engine.replayed.records > 0) {
+      logger.info(`replayed ${engine.replayed.events} buffered events from ${engine.replayed.records} write-buffer records`);
+    }
+    if (engine.replayed.undecodable > 0) {
+      logger.warn(`${engine.replayed.undecodable} write-buffer records could not be decoded and were kept`);
+    }
+    engine.start();
+    return new App(config, engine, logger);
+  }
+
+  /** Applies a validated config (SIGHUP or `PATCH /config`): live keys at once, others after a restart. */
+  applyConfig(next: Config): ReloadResult {
+    const changed = changedKeys(this.config, next);
+    const restartRequired = changed.filter((key) => RESTART_REQUIRED_KEYS.has(key));
+    const live: Config = structuredClone(next);
+    // Keys that need a restart keep their running value until then.
+    for (const key of restartRequired) {
+      const [section, sub] = key.split('.');
+      if (sub === undefined) live[section] = this.config[section];
+      else (live[section] as Record<string, unknown>)[sub] = (this.config[section] as Record<string, unknown>)[sub];
+    }
+    this.config = live;
+    this.settings = resolveSettings(live);
+    this.engine.updateOptions(engineOptions(this.settings));
+    return { changed, restartRequired };
+  }
+
+  uptimeSeconds(): number {
+    return Math.floor((Date.now() - this.startedAt) / 1000);
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The config contract of ARCHITECTURE.md: every key, its default and its kind. Values keep the
+ * user's form (`30s`, `64mb`) so `GET /config` shows what was written; `settings.ts` resolves
+ * them to numbers for the code.
+ */
+import os from 'os';
+
+export type FieldKind =
+  | 'string'
+  | 'duration'
+  | 'size'
+  | 'integer'
+  | 'boolean'
+  | 'string-list'
+  | 'listen'
+  | 'log-level'
+  | 'free';
+
+type Schema = Record<string, FieldKind | Record<string, FieldKind>>;
+
+/** Key kinds by section. `free` sections accept any object (features fill them later). */
+export const CONFIG_SCHEMA: Schema = {
+  listen: 'listen',
+  data_dir: 'string',
+  retention: 'duration',
+  log_level: 'log-level',
+  storage: {
+    flush_interval: 'duration',
+    segment_max_events: 'integer',
+    compression_level: 'integer',
+    fsync: 'boolean',
+    compaction_interval: 'duration',
+  },
+  query: {
+    sync_timeout: 'duration',
+    job_ttl: 'duration',
+    default_result_limit: 'integer',
+    max_result_limit: 'integer',
+    max_query_length: 'integer',
+    max_query_runtime: 'duration',
+    max_concurrent: 'integer',
+    max_query_memory: 'size',
+    global_memory_pool: 'size',
+    cache_max_bytes: 'size',
+  },
+  ingest: {
+    max_body_size: 'size',
+    rate_limit: 'integer',
+    max_buffered_events: 'integer',
+    pipeline: 'boolean',
+  },
+  http: {
+    request_timeout: 'duration',
+    shutdown_timeout: 'duration',
+    cors_origins: 'string-list',
+  },
+  tail: {
+    heartbeat_interval: 'duration',
+    max_sessions: 'integer',
+    max_session_duration: 'duration',
+  },
+  tls: { enabled: 'boolean', cert_file: 'string', key_file: 'string' },
+  auth: { enabled: 'boolean', root_token: 'string' },
+  alerts: {
+    min_interval: 'duration',
+    max_concurrent_checks: 'integer',
+    send_timeout: 'duration',
+    chat_bot_api: 'string',
+    incident_pager_api: 'string',
+    ops_alert_api: 'string',
+    incident_platform_api: 'string',
+  },
+  cluster: {
+    node_id: 'string',
+    grpc_listen: 'listen',
+    seeds: 'string-list',
+    role: 'string',
+    replication_factor: 'integer',
+    partitions: 'integer',
+    bucket_span: 'duration',
+    heartbeat_interval: 'duration',
+    failure_timeout: 'duration',
+  },
+  server: 'free',
+  views: 'free',
+  buffer_manager: 'free',
+  profiles: 'free',
+};
+
+export type ConfigValue = string | number | boolean | string[] | null | Record<string, unknown>;
+export type ConfigSection = Record<string, ConfigValue>;
+export type Config = Record<string, ConfigValue | ConfigSection>;
+
+export function defaultConfig(): Config {
+  return {
+    listen: '127.0.0.1:7480',
+    data_dir: './data',
+    retention: '7d',
+    log_level: 'info',
+    storage: {
+      flush_interval: '1s',
+      segment_max_events: 262144,
+      compression_level: 3,
+      fsync: false,
+      compaction_interval: '30s',
+    },
+    query: {
+      sync_timeout: '30s',
+      job_ttl: '5m',
+      default_result_limit: 1000,
+      max_result_limit: 50000,
+      max_query_length: 65536,
+      max_query_runtime: '5m',
+      max_concurrent: 10,
+      max_query_memory: '1gb',
+      global_memory_pool: '4gb',
+      cache_max_bytes: '256mb',
+    },
+    ingest: {
+      max_body_size: '100mb',
+      rate_limit: 0,
+      max_buffered_events: 2_000_000,
+      pipeline: true,
+    },
+    http: { request_timeout: '60s', shutdown_timeout: '30s', cors_origins: [] },
+    tail: { heartbeat_interval: '15s', max_sessions: 100, max_session_duration: '24h' },
+    tls: { enabled: false, cert_file: null, key_file: null },
+    auth: { enabled: false, root_token: null },
+    alerts: {
+      min_interval: '10s',
+      max_concurrent_checks: 10,
+      send_timeout: '10s',
+      chat_bot_api: null,
+      incident_pager_api: null,
+      ops_alert_api: null,
+      incident_platform_api: null,
+    },
+    cluster: {
+      node_id: os.hostname(),
+      grpc_listen: '127.0.0.1:7481',
+      seeds: [],
+      role: 'all',
+      replication_factor: 1,
+      partitions: 16,
+      bucket_span: '1h',
+      heartbeat_interval: '1s',
+      failure_timeout: '5s',
+    },
+    server: {},
+    views: {},
+    buffer_manager: {},
+    profiles: {},
+  };
+}
+
+/** Keys whose change takes effect only after a restart (reported by reload and `PATCH /config`). */
+export const RESTART_REQUIRED_KEYS = new Set([
+  'listen',
+  'data_dir',
+  'tls.enabled',
+  'tls.cert_file',
+  'tls.key_file',
+  'auth.enabled',
+  'cluster.node_id',
+  'cluster.grpc_listen',
+  'cluster.seeds',
+  'cluster.role',
+  'cluster.replication_factor',
+  'cluster.partitions',
+  'cluster.bucket_span',
+]);

@@ -1,0 +1,108 @@
+/**
+ * Settings: the config resolved to numbers (milliseconds, bytes) for the code to read.
+ * Recomputed on every reload; parts hold a reference to the live `SettingsHolder`.
+ */
+import type { Config, ConfigSection } from './schema';
+import { parseDurationMs, parseSizeBytes } from './units';
+
+const ms = (value: unknown): number => parseDurationMs(value as string) as number;
+const bytes = (value: unknown): number => parseSizeBytes(value as string) as number;
+
+export interface Settings {
+  listen: { host: string; port: number };
+  dataDir: string;
+  retentionMs: number;
+  logLevel: string;
+  storage: {
+    flushIntervalMs: number;
+    segmentMaxEvents: number;
+    compressionLevel: number;
+    fsync: boolean;
+    compactionIntervalMs: number;
+  };
+  query: {
+    syncTimeoutMs: number;
+    jobTtlMs: number;
+    defaultResultLimit: number;
+    maxResultLimit: number;
+    maxQueryLength: number;
+    maxQueryRuntimeMs: number;
+    maxConcurrent: number;
+    maxQueryMemoryBytes: number;
+    globalMemoryPoolBytes: number;
+    cacheMaxBytes: number;
+  };
+  ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean };
+  http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
+  cluster: {
+    nodeId: string;
+    grpcListen: string;
+    seeds: string[];
+    role: string;
+    replicationFactor: number;
+    /** Partitions per (index, bucket): `cluster.partitions` in a cluster, 1 on a lone node. */
+    partitions: number;
+    bucketSpanMs: number;
+  };
+}
+
+export function splitHostPort(listen: string): { host: string; port: number } {
+  const colon = listen.lastIndexOf(':');
+  let host = listen.slice(0, colon);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return { host: host === '' ? '0.0.0.0' : host, port: Number(listen.slice(colon + 1)) };
+}
+
+export function resolveSettings(config: Config): Settings {
+  const storage = config.storage as ConfigSection;
+  const query = config.query as ConfigSection;
+  const ingest = config.ingest as ConfigSection;
+  const http = config.http as ConfigSection;
+  const cluster = config.cluster as ConfigSection;
+  const seeds = cluster.seeds as string[];
+  return {
+    listen: splitHostPort(config.listen as string),
+    dataDir: config.data_dir as string,
+    retentionMs: ms(config.retention),
+    logLevel: config.log_level as string,
+    storage: {
+      flushIntervalMs: ms(storage.flush_interval),
+      segmentMaxEvents: storage.segment_max_events as number,
+      compressionLevel: storage.compression_level as number,
+      fsync: storage.fsync as boolean,
+      compactionIntervalMs: ms(storage.compaction_interval),
+    },
+    query: {
+      syncTimeoutMs: ms(query.sync_timeout),
+      jobTtlMs: ms(query.job_ttl),
+      defaultResultLimit: query.default_result_limit as number,
+      maxResultLimit: query.max_result_limit as number,
+      maxQueryLength: query.max_query_length as number,
+      maxQueryRuntimeMs: ms(query.max_query_runtime),
+      maxConcurrent: query.max_concurrent as number,
+      maxQueryMemoryBytes: bytes(query.max_query_memory),
+      globalMemoryPoolBytes: bytes(query.global_memory_pool),
+      cacheMaxBytes: bytes(query.cache_max_bytes),
+    },
+    ingest: {
+      maxBodySizeBytes: bytes(ingest.max_body_size),
+      rateLimit: ingest.rate_limit as number,
+      maxBufferedEvents: ingest.max_buffered_events as number,
+      pipeline: ingest.pipeline as boolean,
+    },
+    http: {
+      requestTimeoutMs: ms(http.request_timeout),
+      shutdownTimeoutMs: ms(http.shutdown_timeout),
+      corsOrigins: http.cors_origins as string[],
+    },
+    cluster: {
+      nodeId: cluster.node_id as string,
+      grpcListen: cluster.grpc_listen as string,
+      seeds,
+      role: cluster.role as string,
+      replicationFactor: cluster.replication_factor as number,
+      partitions: seeds.length > 0 ? (cluster.partitions as number) : 1,
+      bucketSpanMs: ms(cluster.bucket_span),
+    },
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * Config validation and merging: one path for the file, the environment, flags, SIGHUP reload and
+ * `PATCH /config`, so that every source is checked the same way.
+ */
+import { CONFIG_SCHEMA, type Config, type ConfigSection, type ConfigValue, type FieldKind } from './schema';
+import { parseDurationMs, parseSizeBytes } from './units';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error', 'silent']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks (and lightly coerces, e.g. `"10"` for an integer) one value; throws ConfigError naming the key. */
+export function coerceValue(key: string, kind: FieldKind, value: unknown): ConfigValue {
+  if (value === null && kind !== 'free') {
+    if (kind === 'string') return null;
+    throw new ConfigError(`${key}: a value is required`);
+  }
+  switch (kind) {
+    case 'string':
+      if (typeof value === 'string' || typeof value === 'number') return String(value);
+      break;
+    case 'listen':
+      if (typeof value === 'string' && /^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(value)) {
+        const port = Number(value.slice(value.lastIndexOf(':') + 1));
+        if (port <= 65535) return value;
+      }
+      throw new ConfigError(`${key}: expected HOST:PORT, got ${JSON.stringify(value)}`);
+    case 'log-level':
+      if (typeof value === 'string' && LOG_LEVELS.has(value)) return value;
+      throw new ConfigError(`${key}: expected one of ${[...LOG_LEVELS].join(', ')}`);
+    case 'duration':
+      if ((typeof value === 'string' || typeof value === 'number') && parseDurationMs(value) !== null) {
+        return value;
+      }
+      throw new ConfigError(`${key}: expected a duration like 30s, 5m, 7d; got ${JSON.stringify(value)}`);
+    case 'size':
+      if ((typeof value === 'string' || typeof value === 'number') && parseSizeBytes(value) !== null) {
+        return value;
+      }
+      throw new ConfigError(`${key}: expected a size like 64mb; got ${JSON.stringify(value)}`);
+    case 'integer': {
+      const number = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+      if (typeof number === 'number' && Number.isInteger(number) && number >= 0) return number;
+      throw new ConfigError(`${key}: expected a non-negative integer; got ${JSON.stringify(value)}`);
+    }
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'false') return value === 'true';
+      throw new ConfigError(`${key}: expected true or false; got ${JSON.stringify(value)}`);
+    case 'string-list':
+      if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+      if (typeof value === 'string') {
+        return value
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item.length > 0);
+      }
+      throw new ConfigError(`${key}: expected a list of strings`);
+    case 'free':
+      if (isPlainObject(value)) return value;
+      throw new ConfigError(`${key}: expected an object`);
+  }
+  throw new ConfigError(`${key}: expected a ${kind}; got ${JSON.stringify(value)}`);
+}
+
+/**
+ * Merges `patch` (a partial config, as parsed from YAML or JSON) over `base` and returns a new
+ * config. Unknown keys are errors. Values are validated by kind.
+ */
+export function mergeConfig(base: Config, patch: unknown, origin: string): Config {
+  if (patch === null || patch === undefined) return base;
+  if (!isPlainObject(patch)) throw new ConfigError(`${origin}: the config must be a mapping of keys`);
+  const merged: Config = structuredClone(base);
+  for (const [key, value] of Object.entries(patch)) {
+    const kind = CONFIG_SCHEMA[key];
+    if (kind === undefined) throw new ConfigError(`${origin}: unknown key "${key}"`);
+    if (typeof kind === 'string') {
+      if (kind === 'free') {
+        const current = isPlainObject(merged[key]) ? (merged[key] as Record<string, unknown>) : {};
+        merged[key] = { ...current, ...(coerceValue(key, kind, value) as Record<string, unknown>) };
+      } else {
+        merged[key] = coerceValue(key, kind, value);
+      }
+      continue;
+    }
+    if (value === null) continue;
+    if (!isPlainObject(value)) throw new ConfigError(`${origin}: "${key}" must be a mapping`);
+    const section = { ...(merged[key] as ConfigSection) };
+    for (const [subKey, subValue] of Object.entries(value)) {
+      const subKind = kind[subKey];
+      if (subKind === undefined) throw new ConfigError(`${origin}: unknown key "${key}.${subKey}"`);
+      section[subKey] = coerceValue(`${key}.${subKey}`, subKind, subValue);
+    }
+    merged[key] = section;
+  }
+  checkConsistency(merged);
+  return merged;
+}
+
+/** Cross-key rules that single values cannot express. */
+function checkConsistency(config: Config): void {
+  const query = config.query as ConfigSection;
+  if ((query.default_result_limit as number) > (query.max_result_limit as number)) {
+    throw new ConfigError('query.default_result_limit must not exceed query.max_result_limit');
+  }
+  const storage = config.storage as ConfigSection;
+  const level = storage.compression_level as number;
+  if (level < 1 || level > 19) throw new ConfigError('storage.compression_level must be 1 to 19');
+  if ((storage.segment_max_events as number) < 1) throw new ConfigError('storage.segment_max_events must be at least 1');
+  const cluster = config.cluster as ConfigSection;
+  if ((cluster.partitions as number) < 1) throw new ConfigError('cluster.partitions must be at least 1');
+  if ((cluster.replication_factor as number) < 1) throw new ConfigError('cluster.replication_factor must be at least 1');
+}
+
+/** Dotted keys whose values differ between two configs (for reload reports). */
+export function changedKeys(before: Config, after: Config): string[] {
+  const changed: string[] = [];
+  for (const key of Object.keys(after)) {
+    const a = before[key];
+    const b = after[key];
+    if (isPlainObject(b) && isPlainObject(a) && typeof CONFIG_SCHEMA[key] !== 'string') {
+      for (const subKey of Object.keys(b)) {
+        if (JSON.stringify(a[subKey]) !== JSON.stringify(b[subKey])) changed.push(`${key}.${subKey}`);
+      }
+    } else if (JSON.stringify(a) !== JSON.stringify(b)) {
+      changed.push(key);
+    }
+  }
+  return changed;
+}

@@ -1,0 +1,90 @@
+/**
+ * Elasticsearch-compatible ingest: `GET /es/` (client handshake), `POST /es/_bulk` and its alias
+ * `/ingest/bulk`, `POST /es/{index}/_doc` (and `PUT|POST /es/{index}/_doc|_create/{id}`).
+ * Every answer carries `x-elastic-product: Elasticsearch` (set in the server's onRequest hook),
+ * which the official clients check.
+ */
+import crypto from 'crypto';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../app';
+import { parseBulk, parseEsDoc } from '../../ingest/bulk';
+import type { IngestParams } from '../../ingest-record';
+import { IngestFlow } from '../ingest-flow';
+
+/** A request-unique seed for generated document ids, stored with the record so replay gives the same ids. */
+function idSeed(): string {
+  return crypto.randomBytes(9).toString('base64url');
+}
+
+export function esRoutes(app: App): FastifyPluginAsync {
+  const flow = new IngestFlow(app);
+
+  const bulk = async (request: FastifyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    const body = flow.begin('bulk', request);
+    const params: IngestParams = { format: 'bulk', ctx: flow.context(), idSeed: idSeed() };
+    let result;
+    try {
+      result = parseBulk(body.bytes.toString('utf8'), params.ctx, params.idSeed as string);
+    } catch (error) {
+      flow.failed('bulk', error);
+      throw error;
+    }
+    await flow.commit('bulk', params, body.bytes, result.events);
+    flow.itemFailures('bulk', result.items.length - result.events.length);
+    return reply.send({ took: Math.round(performance.now() - started), errors: result.errors, items: result.items });
+  };
+
+  const doc = async (request: FastifyRequest<{ Params: { index: string; id?: string } }>, reply: FastifyReply) => {
+    const body = flow.begin('doc', request);
+    const params: IngestParams = {
+      format: 'doc',
+      ctx: flow.context(),
+      idSeed: request.params.id ?? idSeed(),
+      pathIndex: request.params.index,
+    };
+    let parsed;
+    try {
+      parsed = parseEsDoc(body.bytes.toString('utf8'), request.params.index, params.ctx, params.idSeed as string);
+    } catch (error) {
+      flow.failed('doc', error);
+      throw error;
+    }
+    const id = request.params.id ?? parsed.id;
+    await flow.commit('doc', params, body.bytes, [parsed.event]);
+    return reply.status(201).send({
+      _index: request.params.index,
+      _id: id,
+      _version: 1,
+      result: 'created',
+      _shards: { total: 1, successful: 1, failed: 0 },
+      _seq_no: 0,
+      _primary_term: 1,
+    });
+  };
+
+  return async (server) => {
+    server.get('/es', async () => ({
+      name: app.settings.cluster.nodeId,
+      cluster_name: 'trawl',
+      cluster_uuid: 'trawl',
+      version: {
+        number: '8.0.0',
+        build_flavor: 'default',
+        build_type: 'trawl',
+        lucene_version: '9.0.0',
+        minimum_wire_compatibility_version: '7.17.0',
+        minimum_index_compatibility_version: '7.0.0',
+      },
+      tagline: 'You Know, for Search',
+    }));
+    server.post('/es/_bulk', bulk);
+    server.put('/es/_bulk', bulk);
+    server.post('/ingest/bulk', bulk);
+    server.post('/es/:index/_doc', doc);
+    server.post('/es/:index/_doc/:id', doc);
+    server.put('/es/:index/_doc/:id', doc);
+    server.post('/es/:index/_create/:id', doc);
+    server.put('/es/:index/_create/:id', doc);
+  };
+}

@@ -1,0 +1,36 @@
+/** `POST /otlp/v1/logs`: OTLP/HTTP logs in the JSON encoding (protobuf answers 415). */
+import type { FastifyPluginAsync } from 'fastify';
+import type { App } from '../../app';
+import { ApiError } from '../../errors';
+import { parseOtlpLogs } from '../../ingest/otlp';
+import type { IngestParams } from '../../ingest-record';
+import { IngestFlow } from '../ingest-flow';
+
+export function otlpRoutes(app: App): FastifyPluginAsync {
+  const flow = new IngestFlow(app);
+  return async (server) => {
+    server.post('/otlp/v1/logs', async (request, reply) => {
+      const type = String(request.headers['content-type'] ?? '').toLowerCase();
+      if (!type.startsWith('application/json')) {
+        flow.failed('otlp', new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', ''));
+        throw new ApiError(
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          `OTLP logs must be sent as JSON (Content-Type: application/json); got "${type || 'none'}". ` +
+            'Configure the exporter for http/json instead of http/protobuf.',
+        );
+      }
+      const body = flow.begin('otlp', request);
+      const params: IngestParams = { format: 'otlp', ctx: flow.context() };
+      let events;
+      try {
+        events = parseOtlpLogs(body.bytes.toString('utf8'), params.ctx).events;
+      } catch (error) {
+        flow.failed('otlp', error);
+        throw error;
+      }
+      await flow.commit('otlp', params, body.bytes, events);
+      return reply.status(200).send();
+    });
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Prometheus metrics (root `GET /metrics`) on prom-client: ingest counters by endpoint, buffer
+ * gauges, flush and compaction durations, segment counts and the default process metrics.
+ */
+import client from 'prom-client';
+import type { StorageEngine } from '../storage/engine';
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly ingestEvents: client.Counter<'endpoint'>;
+  readonly ingestBytes: client.Counter<'endpoint'>;
+  readonly ingestErrors: client.Counter<'endpoint' | 'code'>;
+  readonly ingestRequests: client.Counter<'endpoint'>;
+  readonly httpRequests: client.Counter<'method' | 'route' | 'status'>;
+  readonly flushDuration: client.Histogram;
+  readonly flushEvents: client.Counter;
+  readonly compactionDuration: client.Histogram;
+  readonly compactions: client.Counter;
+  readonly retentionSegments: client.Counter;
+  readonly storageErrors: client.Counter<'phase'>;
+
+  constructor(engine: () => StorageEngine | null) {
+    const registers = [this.registry];
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'trawl_' });
+    this.ingestEvents = new client.Counter({
+      name: 'trawl_ingest_events_total',
+      help: 'Events accepted, by ingest endpoint',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    this.ingestBytes = new client.Counter({
+      name: 'trawl_ingest_bytes_total',
+      help: 'Request body bytes received (after decompression), by ingest endpoint',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    this.ingestErrors = new client.Counter({
+      name: 'trawl_ingest_errors_total',
+      help: 'Rejected ingest requests and failed items, by endpoint and error code',
+      labelNames: ['endpoint', 'code'],
+      registers,
+    });
+    this.ingestRequests = new client.Counter({
+      name: 'trawl_ingest_requests_total',
+      help: 'Ingest requests, by endpoint',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    this.httpRequests = new client.Counter({
+      name: 'trawl_http_requests_total',
+      help: 'HTTP requests by method, route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.flushDuration = new client.Histogram({
+      name: 'trawl_flush_duration_seconds',
+      help: 'Time to turn one write-buffer generation into segments',
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.flushEvents = new client.Counter({
+      name: 'trawl_flush_events_total',
+      help: 'Events moved from the write buffer into segments',
+      registers,
+    });
+    this.compactionDuration = new client.Histogram({
+      name: 'trawl_compaction_duration_seconds',
+      help: 'Time of one segment merge',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.compactions = new client.Counter({ name: 'trawl_compactions_total', help: 'Segment merges', registers });
+    this.retentionSegments = new client.Counter({
+      name: 'trawl_retention_segments_deleted_total',
+      help: 'Segments dropped by retention',
+      registers,
+    });
+    this.storageErrors = new client.Counter({
+      name: 'trawl_storage_errors_total',
+      help: 'Background storage failures by phase (flush, compaction)',
+      labelNames: ['phase'],
+      registers,
+    });
+    const gauge = (name: string, help: string, read: (engine: StorageEngine) => number): void => {
+      new client.Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const current = engine();
+          if (current !== null) this.set(read(current));
+        },
+      });
+    };
+    gauge('trawl_buffered_events', 'Acknowledged events not yet in segments', (e) => e.buffer.bufferedEvents);
+    gauge('trawl_buffered_bytes', 'Raw text held by the write buffer', (e) => e.buffer.bufferedBytes);
+    gauge('trawl_segments', 'Stored segments', (e) => e.store.size);
+    gauge('trawl_events_stored', 'Events stored (segments and write buffer)', (e) => e.stats().totalEvents);
+    gauge('trawl_segment_bytes', 'Compressed bytes of all segments', (e) => e.stats().segmentBytes);
+  }
+
+  /** Subscribes to the engine's background events. */
+  watch(engine: StorageEngine): void {
+    engine.on('flush', (result: { events: number; durationMs: number }) => {
+      this.flushDuration.observe(result.durationMs / 1000);
+      this.flushEvents.inc(result.events);
+    });
+    engine.on('compaction', (manifest: { duration_ms: number }) => {
+      this.compactionDuration.observe(manifest.duration_ms / 1000);
+      this.compactions.inc();
+    });
+    engine.on('retention', (result: { segments: number }) => this.retentionSegments.inc(result.segments));
+    engine.on('error', (_error: Error, phase: string) => this.storageErrors.inc({ phase }));
+  }
+
+  /** A JSON view of a few counters for `GET /api/v1/metrics`. */
+  async snapshot(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const metric of await this.registry.getMetricsAsJSON()) {
+      if (!metric.name.startsWith('trawl_') || metric.name.startsWith('trawl_process') || metric.name.startsWith('trawl_nodejs')) {
+        continue;
+      }
+      if (String(metric.type) === 'counter' || String(metric.type) === 'gauge') {
+        out[metric.name] = metric.values.reduce((sum, value) => sum + value.value, 0);
+      }
+    }
+    return out;
+  }
+}

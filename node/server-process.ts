@@ -1,0 +1,64 @@
+/**
+ * The server process lifecycle: load the config, open storage (replaying the write buffer),
+ * listen, reload on SIGHUP, and shut down cleanly on SIGTERM/SIGINT: answer 503 SHUTTING_DOWN to
+ * new requests, let in-flight ones finish, flush, close RocksDB, exit 0.
+ */
+import type { FastifyInstance } from 'fastify';
+import { App } from './app';
+import { loadConfig, type CommandLineOverrides } from './config/load';
+import { resolveSettings } from './config/settings';
+import { buildServer } from './http/server';
+import { decodeIngestRecord, INGEST_RECORD_KIND } from './ingest-record';
+import { createLogger } from './logger';
+
+export async function runServer(overrides: CommandLineOverrides): Promise<void> {
+  const config = loadConfig(overrides);
+  let currentLevel = config.log_level as string;
+  const logger = createLogger(() => currentLevel);
+  const app = await App.start(config, logger, new Map([[INGEST_RECORD_KIND, decodeIngestRecord]]));
+  const server = await buildServer(app);
+  const { host, port } = resolveSettings(config).listen;
+  await server.listen({ host, port });
+  const address = server.server.address();
+  const boundPort = typeof address === 'object' && address !== null ? address.port : port;
+  console.log(`trawl listening on http://${host}:${boundPort}`);
+
+  process.on('SIGHUP', () => {
+    try {
+      const result = app.applyConfig(loadConfig(overrides));
+      currentLevel = app.config.log_level as string;
+      logger.info(
+        `config reloaded: ${result.changed.join(', ') || 'no change'}` +
+          (result.restartRequired.length > 0 ? `; restart required for ${result.restartRequired.join(', ')}` : ''),
+      );
+    } catch (error) {
+      logger.error(`config reload failed, keeping the running config: ${(error as Error).message}`);
+    }
+  });
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal} received: shutting down`);
+    shutdown(app, server)
+      .then(() => process.exit(0))
+      .catch((error: Error) => {
+        logger.error(`shutdown failed: ${error.message}`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function shutdown(app: App, server: FastifyInstance): Promise<void> {
+  app.shuttingDown = true;
+  const deadline = Date.now() + app.settings.http.shutdownTimeoutMs;
+  // Stop accepting connections; requests already received run to completion (or fail) first.
+  const closed = server.close();
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref());
+  await Promise.race([closed, timeout]);
+  await app.engine.close();
+  app.logger.info('storage flushed and closed');
+}

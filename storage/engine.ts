@@ -1,0 +1,282 @@
+/**
+ * The storage engine: one RocksDB under `<data_dir>/storage`, the write buffer, the segment set,
+ * and the background flusher, compactor and retention. The node wires HTTP to `append` and the
+ * query engine to `planScan`/`scanBatches`; nothing here knows about either.
+ */
+import { EventEmitter } from 'events';
+import path from 'path';
+import { Catalog, type CatalogFilter, type FieldSummary, type SourceSummary } from './catalog';
+import { compactGroup, pickCompactions, readManifests, type CompactionManifest } from './compactor';
+import type { LogEvent } from './event';
+import { flushGeneration, type FlushResult } from './flusher';
+import type { Placement } from './partition';
+import { applyRetention, type RetentionResult } from './retention';
+import { directoryBytes, Rocks } from './rocks';
+import { planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
+import { SegmentStore } from './segment-store';
+import type { ColumnBatch } from './column';
+import { WriteBuffer, type RecordDecoder } from './write-buffer';
+
+export interface EngineOptions {
+  dataDir: string;
+  placement: Placement;
+  flushIntervalMs: number;
+  segmentMaxEvents: number;
+  compressionLevel: number;
+  fsync: boolean;
+  compactionIntervalMs: number;
+  retentionMs: number;
+}
+
+export interface EngineStats {
+  totalEvents: number;
+  eventsToday: number;
+  bufferedEvents: number;
+  bufferedBytes: number;
+  segmentCount: number;
+  indexCount: number;
+  indexes: string[];
+  /** Compressed bytes of all segments (headers' accounting). */
+  segmentBytes: number;
+  /** Raw bytes of all stored events. */
+  rawBytes: number;
+  oldestEvent: number | null;
+  newestEvent: number | null;
+}
+
+/** Events: `flush` (FlushResult), `compaction` (CompactionManifest), `retention` (RetentionResult), `error` (Error, phase). */
+export class StorageEngine extends EventEmitter {
+  readonly catalog = new Catalog();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private maintenanceTimer: NodeJS.Timeout | null = null;
+  private flushChain: Promise<unknown> = Promise.resolve();
+  private maintenanceChain: Promise<unknown> = Promise.resolve();
+  private closing = false;
+  private flushRequested = false;
+
+  private constructor(
+    readonly rocks: Rocks,
+    readonly store: SegmentStore,
+    readonly buffer: WriteBuffer,
+    private options: EngineOptions,
+  ) {
+    super();
+  }
+
+  /** Opens (or creates) the engine and replays the write buffer left by the previous run. */
+  static async open(options: EngineOptions, decoders: Map<number, RecordDecoder> = new Map()): Promise<StorageEngine> {
+    const rocks = await Rocks.open(path.join(options.dataDir, 'storage'));
+    const store = new SegmentStore(rocks);
+    await store.load();
+    const buffer = new WriteBuffer(rocks, options.placement);
+    for (const [kind, decoder] of decoders) buffer.registerDecoder(kind, decoder);
+    const engine = new StorageEngine(rocks, store, buffer, options);
+    engine.replayed = await buffer.replay();
+    return engine;
+  }
+
+  /** What the write-buffer replay at open found. */
+  replayed: { records: number; events: number; undecodable: number } = { records: 0, events: 0, undecodable: 0 };
+
+  /** Starts the periodic flusher and maintenance (compaction + retention). */
+  start(): void {
+    this.scheduleTimers();
+  }
+
+  updateOptions(options: EngineOptions): void {
+    this.options = options;
+    this.buffer.setPlacement(options.placement);
+    if (this.flushTimer !== null) this.scheduleTimers();
+  }
+
+  private scheduleTimers(): void {
+    if (this.flushTimer !== null) clearInterval(this.flushTimer);
+    if (this.maintenanceTimer !== null) clearInterval(this.maintenanceTimer);
+    this.flushTimer = setInterval(() => void this.flush().catch(() => undefined), this.options.flushIntervalMs);
+    this.maintenanceTimer = setInterval(
+      () => void this.maintain().catch(() => undefined),
+      this.options.compactionIntervalMs,
+    );
+    this.flushTimer.unref();
+    this.maintenanceTimer.unref();
+  }
+
+  /** Durable once resolved (see WriteBuffer.append); triggers an early flush when a segment's worth is buffered. */
+  async append(events: LogEvent[], kind: number, payload: Buffer): Promise<void> {
+    await this.buffer.append(events, kind, payload, this.options.fsync);
+    this.afterAppend();
+  }
+
+  async appendEvents(events: LogEvent[]): Promise<void> {
+    await this.buffer.appendEvents(events, this.options.fsync);
+    this.afterAppend();
+  }
+
+  private afterAppend(): void {
+    if (this.buffer.activeEvents >= this.options.segmentMaxEvents && !this.flushRequested) {
+      this.flushRequested = true;
+      void this.flush().catch(() => undefined);
+    }
+  }
+
+  /** Flushes everything buffered so far into segments. Serialized with other flushes. */
+  flush(): Promise<FlushResult[]> {
+    const run = this.flushChain.then(async () => {
+      this.flushRequested = false;
+      if (this.buffer.activeEvents > 0) this.buffer.rotate();
+      const results: FlushResult[] = [];
+      for (const generation of this.buffer.sealedGenerations()) {
+        try {
+          const result = await flushGeneration(generation, this.buffer, this.store, this.rocks, {
+            compressionLevel: this.options.compressionLevel,
+            segmentMaxEvents: this.options.segmentMaxEvents,
+            sync: this.options.fsync,
+          });
+          results.push(result);
+          this.emit('flush', result);
+        } catch (error) {
+          this.emit('error', error as Error, 'flush');
+          throw error;
+        }
+      }
+      return results;
+    });
+    this.flushChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One compaction pass over every key, then retention. Serialized with other passes. */
+  maintain(nowMs = Date.now()): Promise<{ manifests: CompactionManifest[]; retention: RetentionResult }> {
+    const run = this.maintenanceChain.then(async () => {
+      const manifests = await this.compact(nowMs);
+      const retention = await this.retain(nowMs);
+      return { manifests, retention };
+    });
+    this.maintenanceChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async compact(nowMs: number): Promise<CompactionManifest[]> {
+    const options = {
+      segmentMaxEvents: this.options.segmentMaxEvents,
+      compressionLevel: this.options.compressionLevel,
+      bucketSpanMicros: this.options.placement.bucketSpanMicros,
+      closeGraceMicros: Math.max(this.options.compactionIntervalMs, 2 * this.options.flushIntervalMs) * 1000,
+      nowMicros: nowMs * 1000,
+    };
+    const manifests: CompactionManifest[] = [];
+    for (const group of pickCompactions(this.store.byKey(), options)) {
+      if (this.closing) break;
+      // A segment may have been retired by retention since the pick.
+      if (group.some((header) => this.store.get(header.id) === undefined)) continue;
+      try {
+        const manifest = await compactGroup(this.store, this.rocks, group, options);
+        manifests.push(manifest);
+        this.emit('compaction', manifest);
+      } catch (error) {
+        this.emit('error', error as Error, 'compaction');
+      }
+    }
+    return manifests;
+  }
+
+  private async retain(nowMs: number): Promise<RetentionResult> {
+    const result = await applyRetention(this.store, this.rocks, this.options.retentionMs, nowMs);
+    if (result.segments > 0) this.emit('retention', result);
+    return result;
+  }
+
+  planScan(request: ScanRequest, trace = false): Promise<ScanPlan> {
+    return planScan(this.store, this.buffer, request, trace);
+  }
+
+  scanBatches(plan: ScanPlan, request: ScanRequest): AsyncGenerator<ColumnBatch> {
+    return scanBatches(this.store, plan, request);
+  }
+
+  /** Counts the rows in a time range and index set by reading the `_time` column (a full scan). */
+  async countRows(request: Omit<ScanRequest, 'columns'>): Promise<number> {
+    const full: ScanRequest = { ...request, columns: ['_time'] };
+    const plan = await this.planScan(full);
+    let rows = 0;
+    for await (const batch of this.scanBatches(plan, full)) rows += batch.rowCount;
+    return rows;
+  }
+
+  compactionHistory(sinceMs: number, limit = 1000): Promise<CompactionManifest[]> {
+    return readManifests(this.rocks, sinceMs, limit);
+  }
+
+  fields(filter: CatalogFilter): Map<string, FieldSummary> {
+    return this.catalog.fields(this.store.all(), this.bufferedTables(), filter);
+  }
+
+  sources(filter: CatalogFilter): Map<string, SourceSummary> {
+    return this.catalog.sources(this.store.all(), this.bufferedTables(), filter);
+  }
+
+  private *bufferedTables() {
+    for (const generation of this.buffer.generations()) yield* generation.tables.values();
+  }
+
+  stats(nowMs = Date.now()): EngineStats {
+    const dayStart = Math.floor(nowMs / 86_400_000) * 86_400_000 * 1000;
+    const indexes = new Set<string>();
+    let totalEvents = 0;
+    let eventsToday = 0;
+    let segmentBytes = 0;
+    let rawBytes = 0;
+    let oldest = Infinity;
+    let newest = -Infinity;
+    for (const header of this.store.all()) {
+      indexes.add(header.index);
+      totalEvents += header.rowCount;
+      segmentBytes += header.bytes;
+      rawBytes += header.rawBytes;
+      oldest = Math.min(oldest, header.minTime);
+      newest = Math.max(newest, header.maxTime);
+      // Buckets are aligned to bucket_span, which divides a day, so a segment never straddles midnight.
+      if (header.minTime >= dayStart) eventsToday += header.rowCount;
+    }
+    for (const table of this.bufferedTables()) {
+      indexes.add(table.key.index);
+      totalEvents += table.count;
+      oldest = Math.min(oldest, table.minTime);
+      newest = Math.max(newest, table.maxTime);
+      for (let row = 0; row < table.count; row++) if (table.times[row] >= dayStart) eventsToday++;
+    }
+    return {
+      totalEvents,
+      eventsToday,
+      bufferedEvents: this.buffer.bufferedEvents,
+      bufferedBytes: this.buffer.bufferedBytes,
+      segmentCount: this.store.size,
+      indexCount: indexes.size,
+      indexes: [...indexes].sort(),
+      segmentBytes,
+      rawBytes,
+      oldestEvent: Number.isFinite(oldest) ? oldest : null,
+      newestEvent: Number.isFinite(newest) ? newest : null,
+    };
+  }
+
+  /** Bytes the data directory takes on disk. */
+  diskBytes(): number {
+    return directoryBytes(this.options.dataDir);
+  }
+
+  /** Stops the timers, flushes what is buffered, waits for maintenance and closes RocksDB. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    if (this.flushTimer !== null) clearInterval(this.flushTimer);
+    if (this.maintenanceTimer !== null) clearInterval(this.maintenanceTimer);
+    await this.maintenanceChain;
+    try {
+      await this.flush();
+    } finally {
+      await this.store.whenPurged();
+      await this.rocks.close();
+    }
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * The scan interface the query engine reads through: prune segments by index, time, column
+ * statistics and bloom filter, then hand out column batches of only the requested columns,
+ * restricted to the time range. Pruning decisions are counted (the `segments_skipped_*` counters).
+ */
+import type { Column, ColumnBatch } from './column';
+import type { FieldValue } from './event';
+import { INDEX_COLUMN, TIME_COLUMN } from './event';
+import type { MemTable } from './memtable';
+import type { SegmentStore } from './segment-store';
+import { bloomMayContainAll } from './segment/bloom';
+import type { ColumnStats, SegmentHeader } from './segment/header';
+import type { WriteBuffer } from './write-buffer';
+
+/** A pruning hint: rows can match only where the column holds one of `oneOf`, or a number in [min, max]. */
+export interface ColumnPredicate {
+  column: string;
+  oneOf?: FieldValue[];
+  min?: number;
+  max?: number;
+}
+
+export interface ScanRequest {
+  /** Accepts an index name. */
+  index: (name: string) => boolean;
+  /** Time range [fromMicros, toMicros). */
+  fromMicros: number;
+  toMicros: number;
+  /** Columns to decode (null = all the segment has). `_time` is always readable. */
+  columns: readonly string[] | null;
+  /** Lower-cased tokens that must all occur (bloom pruning); the executor still checks rows. */
+  tokens?: readonly string[];
+  /** All must be satisfiable for a segment to be read. */
+  predicates?: readonly ColumnPredicate[];
+  /** Segment order by time: newest first for `desc` (the default events order). */
+  order?: 'asc' | 'desc';
+}
+
+export interface ScanStats {
+  segmentsTotal: number;
+  segmentsScanned: number;
+  segmentsSkippedIndex: number;
+  segmentsSkippedTime: number;
+  segmentsSkippedStats: number;
+  segmentsSkippedBloom: number;
+  /** Row blocks inside read segments skipped because their time range is outside the query's. */
+  blocksSkippedRange: number;
+  bufferedEvents: number;
+  rowsRead: number;
+  bytesRead: number;
+  /** Why each segment was skipped or read (for `profile: trace`); filled only when requested. */
+  decisions: { segment: string; decision: string }[] | null;
+}
+
+export function emptyScanStats(trace = false): ScanStats {
+  return {
+    segmentsTotal: 0,
+    segmentsScanned: 0,
+    segmentsSkippedIndex: 0,
+    segmentsSkippedTime: 0,
+    segmentsSkippedStats: 0,
+    segmentsSkippedBloom: 0,
+    blocksSkippedRange: 0,
+    bufferedEvents: 0,
+    rowsRead: 0,
+    bytesRead: 0,
+    decisions: trace ? [] : null,
+  };
+}
+
+/** One segment to read, with the row blocks that overlap the time range. */
+export interface SegmentUnit {
+  header: SegmentHeader;
+  blocks: number[];
+}
+
+/** Buffered rows of one memtable, fixed at plan time (rows appended later are not seen). */
+export interface BufferedUnit {
+  table: MemTable;
+  rows: number;
+}
+
+export interface ScanPlan {
+  segments: SegmentUnit[];
+  buffered: BufferedUnit[];
+  stats: ScanStats;
+  released: boolean;
+}
+
+/** Globs (`*`, `?`) over index names; `*` alone matches every index. */
+export function indexMatcher(patterns: readonly string[]): (name: string) => boolean {
+  if (patterns.includes('*')) return () => true;
+  const exact = new Set(patterns.filter((pattern) => !/[*?]/.test(pattern)));
+  const globs = patterns
+    .filter((pattern) => /[*?]/.test(pattern))
+    .map((pattern) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`));
+  return (name) => exact.has(name) || globs.some((glob) => glob.test(name));
+}
+
+function statsAllow(column: ColumnStats | undefined, predicate: ColumnPredicate, rowCount: number): boolean {
+  if (column === undefined || column.nullCount === rowCount) return false;
+  if (predicate.oneOf !== undefined) {
+    return predicate.oneOf.some((value) => {
+      if (typeof value === 'string') {
+        if (column.counts.string === 0) return false;
+        if (column.dict !== null) return column.dict.includes(value);
+        return column.minString !== null && column.maxString !== null && value >= column.minString && value <= column.maxString;
+      }
+      if (typeof value === 'number') {
+        return column.counts.number > 0 && column.min !== null && column.max !== null && value >= column.min && value <= column.max;
+      }
+      return column.counts.boolean > 0;
+    });
+  }
+  if (predicate.min !== undefined || predicate.max !== undefined) {
+    // Strings that read as numbers compare as numbers, so a column holding strings cannot be ruled out.
+    if (column.counts.string > 0) return true;
+    if (column.min === null || column.max === null) return false;
+    if (predicate.min !== undefined && column.max < predicate.min) return false;
+    if (predicate.max !== undefined && column.min > predicate.max) return false;
+  }
+  return true;
+}
+
+/** Decides which segments and buffered rows a scan reads. Reads only bloom filters from disk. */
+export async function planScan(store: SegmentStore, buffer: WriteBuffer, request: ScanRequest, trace = false): Promise<ScanPlan> {
+  const stats = emptyScanStats(trace);
+  const decide = (header: SegmentHeader, decision: string): void => {
+    stats.decisions?.push({ segment: header.id, decision });
+  };
+  const survivors: SegmentUnit[] = [];
+  for (const header of store.all()) {
+    stats.segmentsTotal++;
+    if (!request.index(header.index)) {
+      stats.segmentsSkippedIndex++;
+      decide(header, 'skipped: index');
+      continue;
+    }
+    if (header.maxTime < request.fromMicros || header.minTime >= request.toMicros) {
+      stats.segmentsSkippedTime++;
+      decide(header, 'skipped: time');
+      continue;
+    }
+    const byName = new Map(header.columns.map((column) => [column.name, column]));
+    if (request.predicates?.some((predicate) => !statsAllow(byName.get(predicate.column), predicate, header.rowCount))) {
+      stats.segmentsSkippedStats++;
+      decide(header, 'skipped: column stats');
+      continue;
+    }
+    const blocks: number[] = [];
+    header.blocks.forEach((block, i) => {
+      if (block.maxTime < request.fromMicros || block.minTime >= request.toMicros) stats.blocksSkippedRange++;
+      else blocks.push(i);
+    });
+    survivors.push({ header, blocks });
+  }
+  // Held from here until the scan ends (scanBatches or releasePlan), so compaction cannot delete them.
+  store.acquire(survivors.map((unit) => unit.header.id));
+  const tokens = request.tokens ?? [];
+  const segments: SegmentUnit[] = [];
+  if (tokens.length > 0 && survivors.length > 0) {
+    const blooms = await Promise.all(survivors.map((unit) => store.readBloom(unit.header)));
+    survivors.forEach((unit, i) => {
+      const bloom = blooms[i];
+      if (bloom !== null && !bloomMayContainAll(bloom, unit.header.bloom, tokens)) {
+        stats.segmentsSkippedBloom++;
+        decide(unit.header, 'skipped: bloom');
+        store.release([unit.header.id]);
+      } else segments.push(unit);
+    });
+  } else segments.push(...survivors);
+  for (const unit of segments) decide(unit.header, `read: ${unit.blocks.length}/${unit.header.blocks.length} blocks`);
+  stats.segmentsScanned = segments.length;
+  const direction = request.order === 'asc' ? 1 : -1;
+  segments.sort((a, b) => direction * (a.header.maxTime - b.header.maxTime) || direction * a.header.id.localeCompare(b.header.id));
+
+  const buffered: BufferedUnit[] = [];
+  for (const generation of buffer.generations()) {
+    for (const table of generation.tables.values()) {
+      if (!request.index(table.key.index) || table.count === 0) continue;
+      if (table.maxTime < request.fromMicros || table.minTime >= request.toMicros) continue;
+      buffered.push({ table, rows: table.count });
+      stats.bufferedEvents += table.count;
+    }
+  }
+  return { segments, buffered, stats, released: false };
+}
+
+function columnsToRead(header: SegmentHeader, requested: readonly string[] | null): string[] {
+  const names = requested === null ? header.columns.map((column) => column.name) : [...requested];
+  return names.includes(TIME_COLUMN) ? names : [TIME_COLUMN, ...names];
+}
+
+/** First index with values[i] >= target in an ascending array. */
+function lowerBound(values: Float64Array, target: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (values[mid] < target) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function sliceColumn(column: Column, start: number, end: number): Column {
+  switch (column.kind) {
+    case 'time':
+      return { kind: 'time', values: column.values.subarray(start, end) };
+    case 'number':
+      return { ...column, values: column.values.subarray(start, end), nulls: column.nulls?.subarray(start, end) ?? null };
+    case 'boolean':
+      return { ...column, values: column.values.subarray(start, end), nulls: column.nulls?.subarray(start, end) ?? null };
+    case 'dict':
+      return { kind: 'dict', dict: column.dict, codes: column.codes.subarray(start, end) };
+    case 'string':
+      return { kind: 'string', values: column.values.slice(start, end) };
+    case 'mixed':
+      return { kind: 'mixed', values: column.values.slice(start, end) };
+    case 'const':
+      return { kind: 'const', value: column.value, length: end - start };
+  }
+}
+
+/** Reads one row block of a segment, restricted to the time range (segments are sorted by time). */
+export async function readSegmentBlock(
+  store: SegmentStore,
+  unit: SegmentUnit,
+  block: number,
+  request: ScanRequest,
+  stats: ScanStats,
+): Promise<ColumnBatch> {
+  const { header } = unit;
+  const names = columnsToRead(header, request.columns);
+  const stored = names.filter((name) => name !== INDEX_COLUMN);
+  const decoded = await store.readBlock(header, block, stored);
+  const rows = header.blocks[block].rows;
+  if (names.includes(INDEX_COLUMN)) decoded.set(INDEX_COLUMN, { kind: 'const', value: header.index, length: rows });
+  const times = decoded.get(TIME_COLUMN) as Column;
+  let start = 0;
+  let end = rows;
+  if (times.kind === 'time') {
+    start = lowerBound(times.values, request.fromMicros);
+    end = lowerBound(times.values, request.toMicros);
+  }
+  const columns = new Map<string, Column>();
+  for (const [name, column] of decoded) columns.set(name, start === 0 && end === rows ? column : sliceColumn(column, start, end));
+  stats.rowsRead += end - start;
+  return { rowCount: end - start, columns };
+}
+
+/** The buffered rows of a memtable that fall in the time range. */
+export function readBufferedUnit(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): ColumnBatch {
+  const names = request.columns === null ? null : request.columns.includes(TIME_COLUMN) ? request.columns : [TIME_COLUMN, ...request.columns];
+  const batch = unit.table.readBatch(unit.rows, names);
+  const inRange: number[] = [];
+  const times = unit.table.times;
+  for (let row = 0; row < unit.rows; row++) {
+    if (times[row] >= request.fromMicros && times[row] < request.toMicros) inRange.push(row);
+  }
+  stats.rowsRead += inRange.length;
+  if (inRange.length === unit.rows) return batch;
+  const columns = new Map<string, Column>();
+  for (const [name, column] of batch.columns) columns.set(name, takeRows(column, inRange));
+  return { rowCount: inRange.length, columns };
+}
+
+function takeRows(column: Column, rows: number[]): Column {
+  switch (column.kind) {
+    case 'time':
+      return { kind: 'time', values: Float64Array.from(rows, (row) => column.values[row]) };
+    case 'number':
+      return {
+        ...column,
+        values: Float64Array.from(rows, (row) => column.values[row]),
+        nulls: column.nulls === null ? null : Uint8Array.from(rows, (row) => (column.nulls as Uint8Array)[row]),
+      };
+    case 'boolean':
+      return {
+        ...column,
+        values: Uint8Array.from(rows, (row) => column.values[row]),
+        nulls: column.nulls === null ? null : Uint8Array.from(rows, (row) => (column.nulls as Uint8Array)[row]),
+      };
+    case 'dict':
+      return { kind: 'dict', dict: column.dict, codes: Uint32Array.from(rows, (row) => column.codes[row]) };
+    case 'string':
+      return { kind: 'string', values: rows.map((row) => column.values[row]) };
+    case 'mixed':
+      return { kind: 'mixed', values: rows.map((row) => column.values[row]) };
+    case 'const':
+      return { kind: 'const', value: column.value, length: rows.length };
+  }
+}
+
+/** Gives back the read references of a plan that will not be (fully) scanned. Idempotent. */
+export function releasePlan(store: SegmentStore, plan: ScanPlan): void {
+  if (plan.released) return;
+  plan.released = true;
+  store.release(plan.segments.map((unit) => unit.header.id));
+}
+
+/**
+ * Every batch of a plan, segments first (in plan order) then buffered rows. Releases the plan's
+ * read references when the iteration ends or is abandoned.
+ */
+export async function* scanBatches(store: SegmentStore, plan: ScanPlan, request: ScanRequest): AsyncGenerator<ColumnBatch> {
+  try {
+    for (const unit of plan.segments) {
+      for (const block of unit.blocks) {
+        const batch = await readSegmentBlock(store, unit, block, request, plan.stats);
+        if (batch.rowCount > 0) yield batch;
+      }
+    }
+    for (const unit of plan.buffered) {
+      const batch = readBufferedUnit(unit, request, plan.stats);
+      if (batch.rowCount > 0) yield batch;
+    }
+  } finally {
+    releasePlan(store, plan);
+  }
+}

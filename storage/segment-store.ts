@@ -1,0 +1,199 @@
+/**
+ * The set of stored segments: every header in memory (pruning never touches disk), the write
+ * operations that add or remove a segment, and block reads for the scan.
+ */
+import type { Column } from './column';
+import {
+  blockKey,
+  blockRange,
+  bloomKey,
+  headerKey,
+  HEADER_PREFIX,
+  RETIRED_PREFIX,
+  retiredKey,
+  segmentCounterOf,
+  segmentIdFor,
+} from './keys';
+import { keyString, type PartitionKey } from './partition';
+import type { Rocks, WriteOp } from './rocks';
+import type { SegmentHeader } from './segment/header';
+import { decodeColumnBlock } from './segment/column-codec';
+
+/** An encoded segment ready to be stored: its header and buffers. */
+export interface EncodedSegmentData {
+  header: SegmentHeader;
+  /** `blockData[b][c]`: row block b, column c (in `header.columns` order). */
+  blockData: Buffer[][];
+  bloom: Buffer;
+}
+
+export class SegmentStore {
+  private readonly headers = new Map<string, SegmentHeader>();
+  /** Scans in progress per segment: a retired segment's blocks are deleted only when none is left. */
+  private readonly readers = new Map<string, number>();
+  /** Removed from the set but maybe still read: ids awaiting block deletion. */
+  private readonly retired = new Set<string>();
+  private purging: Promise<void> = Promise.resolve();
+  private counter = 0;
+  /** Bumped on every change, so derived views (catalog, caches) know when to recompute. */
+  version = 0;
+
+  constructor(private readonly rocks: Rocks) {}
+
+  async load(): Promise<void> {
+    for await (const { value } of this.rocks.scan(HEADER_PREFIX)) {
+      const header = JSON.parse(value.toString('utf8')) as SegmentHeader;
+      this.headers.set(header.id, header);
+      this.counter = Math.max(this.counter, segmentCounterOf(header.id));
+    }
+    // Segments retired by a compaction or retention run that did not finish deleting them.
+    for await (const { key } of this.rocks.scan(RETIRED_PREFIX)) {
+      const id = key.subarray(RETIRED_PREFIX.length).toString('utf8');
+      this.counter = Math.max(this.counter, segmentCounterOf(id));
+      this.retired.add(id);
+    }
+    this.version++;
+    this.schedulePurge();
+  }
+
+  nextId(): string {
+    this.counter++;
+    return segmentIdFor(this.counter);
+  }
+
+  all(): IterableIterator<SegmentHeader> {
+    return this.headers.values();
+  }
+
+  get(id: string): SegmentHeader | undefined {
+    return this.headers.get(id);
+  }
+
+  get size(): number {
+    return this.headers.size;
+  }
+
+  /** Headers grouped by partition key. */
+  byKey(): Map<string, SegmentHeader[]> {
+    const groups = new Map<string, SegmentHeader[]>();
+    for (const header of this.headers.values()) {
+      const key = keyString(header);
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, [header]);
+      else group.push(header);
+    }
+    return groups;
+  }
+
+  putOps(segment: EncodedSegmentData): WriteOp[] {
+    const { header } = segment;
+    const ops: WriteOp[] = [{ type: 'put', key: headerKey(header.id), value: Buffer.from(JSON.stringify(header)) }];
+    segment.blockData.forEach((columns, block) => {
+      columns.forEach((data, column) => ops.push({ type: 'put', key: blockKey(header.id, block, column), value: data }));
+    });
+    if (segment.bloom.length > 0) ops.push({ type: 'put', key: bloomKey(header.id), value: segment.bloom });
+    return ops;
+  }
+
+  /**
+   * Removes a segment from the set, atomically with whatever else the batch does; its blocks are
+   * deleted later, once no scan reads them (a tombstone `x:<id>` survives a crash in between).
+   */
+  retireOps(id: string): WriteOp[] {
+    return [
+      { type: 'del', key: headerKey(id) },
+      { type: 'put', key: retiredKey(id), value: Buffer.alloc(0) },
+    ];
+  }
+
+  /** Publishes a committed change to readers (call after the RocksDB write resolved). */
+  apply(added: SegmentHeader[], retiredIds: string[]): void {
+    for (const id of retiredIds) {
+      this.headers.delete(id);
+      this.retired.add(id);
+    }
+    for (const header of added) this.headers.set(header.id, header);
+    this.version++;
+    if (retiredIds.length > 0) this.schedulePurge();
+  }
+
+  /** Marks segments as being read by a scan. */
+  acquire(ids: readonly string[]): void {
+    for (const id of ids) this.readers.set(id, (this.readers.get(id) ?? 0) + 1);
+  }
+
+  release(ids: readonly string[]): void {
+    let purge = false;
+    for (const id of ids) {
+      const count = (this.readers.get(id) ?? 1) - 1;
+      if (count <= 0) {
+        this.readers.delete(id);
+        if (this.retired.has(id)) purge = true;
+      } else this.readers.set(id, count);
+    }
+    if (purge) this.schedulePurge();
+  }
+
+  /** Resolves when every retired segment that nobody reads has been deleted. */
+  whenPurged(): Promise<void> {
+    return this.purging;
+  }
+
+  private schedulePurge(): void {
+    this.purging = this.purging.then(() => this.purgeUnread()).catch(() => undefined);
+  }
+
+  private async purgeUnread(): Promise<void> {
+    const ids = [...this.retired].filter((id) => !this.readers.has(id));
+    if (ids.length === 0) return;
+    const ops: WriteOp[] = [];
+    for (const id of ids) {
+      const range = blockRange(id);
+      ops.push({ type: 'delRange', start: range.start, end: range.end });
+      ops.push({ type: 'del', key: bloomKey(id) });
+      ops.push({ type: 'del', key: retiredKey(id) });
+    }
+    await this.rocks.write(ops);
+    for (const id of ids) this.retired.delete(id);
+  }
+
+  /** The compressed buffers of the named columns in one row block (null when a column is absent). */
+  async readBlockBuffers(header: SegmentHeader, block: number, columns: readonly string[]): Promise<(Buffer | null)[]> {
+    const keys: Buffer[] = [];
+    const positions: number[] = [];
+    columns.forEach((name, i) => {
+      const column = header.columns.findIndex((stats) => stats.name === name);
+      if (column !== -1) {
+        keys.push(blockKey(header.id, block, column));
+        positions.push(i);
+      }
+    });
+    const values = await this.rocks.getMany(keys);
+    const out: (Buffer | null)[] = new Array<Buffer | null>(columns.length).fill(null);
+    positions.forEach((position, i) => {
+      out[position] = values[i];
+    });
+    return out;
+  }
+
+  async readBloom(header: SegmentHeader): Promise<Buffer | null> {
+    if (header.bloom.bits === 0) return null;
+    return this.rocks.get(bloomKey(header.id));
+  }
+
+  /** Reads and decodes the named columns of one row block. Absent columns become null constants. */
+  async readBlock(header: SegmentHeader, block: number, columns: readonly string[]): Promise<Map<string, Column>> {
+    const buffers = await this.readBlockBuffers(header, block, columns);
+    const rows = header.blocks[block].rows;
+    const out = new Map<string, Column>();
+    columns.forEach((name, i) => {
+      const buffer = buffers[i];
+      out.set(name, buffer === null ? { kind: 'const', value: null, length: rows } : decodeColumnBlock(buffer));
+    });
+    return out;
+  }
+}
+
+export function sameKey(a: PartitionKey, b: PartitionKey): boolean {
+  return a.index === b.index && a.bucket === b.bucket && a.partition === b.partition;
+}

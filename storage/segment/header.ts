@@ -1,0 +1,85 @@
+/**
+ * Segment header: everything the planner needs to prune a segment without reading its blocks.
+ *
+ * A segment holds the rows of one key `(index, time bucket, partition)`, sorted by `_time`,
+ * cut into row blocks of at most `blockRows` rows. Each (block, column) pair is one zstd block
+ * stored under its own key, so a query decodes only the columns and blocks it needs.
+ */
+
+/** Per-column statistics over the whole segment. */
+export interface ColumnStats {
+  name: string;
+  /** Non-null rows by value type (`integer` counts the integral numbers, which are also in `number`). */
+  counts: { string: number; number: number; integer: number; boolean: number };
+  nullCount: number;
+  /** Smallest and largest numeric value (null when the column holds no number). */
+  min: number | null;
+  max: number | null;
+  /** Smallest and largest string value in code-unit order (null when no string). */
+  minString: string | null;
+  maxString: string | null;
+  /** Every distinct string value when there are at most `MAX_HEADER_DICT` of them, sorted; else null. */
+  dict: string[] | null;
+  /** Compressed bytes of this column over all blocks. */
+  bytes: number;
+}
+
+export interface BlockMeta {
+  rows: number;
+  minTime: number;
+  maxTime: number;
+}
+
+export interface BloomMeta {
+  /** Filter size in bits (a multiple of 8). 0 means no filter (no tokens). */
+  bits: number;
+  hashes: number;
+  /** Distinct tokens added. */
+  tokens: number;
+}
+
+/** What the encoder computes from the rows. */
+export interface SegmentStats {
+  rowCount: number;
+  minTime: number;
+  maxTime: number;
+  blocks: BlockMeta[];
+  /** In stored order; `blockData[b][c]` is the block of `columns[c]` in row block `b`. Always starts with `_time`, `_raw`. */
+  columns: ColumnStats[];
+  bloom: BloomMeta;
+  /** Total compressed bytes: all column blocks plus the bloom filter. */
+  bytes: number;
+  /** Sum of the UTF-8 lengths of `_raw`: the ingested size the catalog reports. */
+  rawBytes: number;
+}
+
+/** A stored segment's header: the stats plus its identity. */
+export interface SegmentHeader extends SegmentStats {
+  version: 1;
+  id: string;
+  index: string;
+  /** Bucket start, microseconds since the epoch. */
+  bucket: number;
+  partition: number;
+  /** 0 for a segment written by the flusher; compaction output is 1 + the highest input level. */
+  level: number;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** Per-source summary of the rows, for the source and field catalog. */
+  sources: SourceStats[];
+}
+
+/** Rows of one `source` value in a segment (rows without a source count under the empty name). */
+export interface SourceStats {
+  name: string;
+  rows: number;
+  rawBytes: number;
+  minTime: number;
+  maxTime: number;
+  /** Field names seen in this source's rows (capped at MAX_SOURCE_FIELDS). */
+  fields: string[];
+}
+
+export const MAX_SOURCE_FIELDS = 1000;
+
+export const MAX_HEADER_DICT = 256;

@@ -1,0 +1,64 @@
+/**
+ * Per-source summaries of a row set (what `GET /sources` and `GET /fields?source=` report),
+ * computed when a segment is written and merged when segments are compacted.
+ */
+import { MAX_SOURCE_FIELDS, type SourceStats } from './segment/header';
+import type { RowSet } from './segment/row-set';
+
+export function sourceStatsOf(rows: RowSet): SourceStats[] {
+  const sourceOfRow: string[] = new Array<string>(rows.count).fill('');
+  const sourceColumn = rows.fields.get('source');
+  if (sourceColumn !== undefined) {
+    for (let i = 0; i < sourceColumn.rows.length; i++) {
+      if (sourceColumn.rows[i] < rows.count) sourceOfRow[sourceColumn.rows[i]] = String(sourceColumn.values[i]);
+    }
+  }
+  const byName = new Map<string, SourceStats & { fieldSet: Set<string> }>();
+  for (let row = 0; row < rows.count; row++) {
+    const name = sourceOfRow[row];
+    let stats = byName.get(name);
+    if (stats === undefined) {
+      stats = { name, rows: 0, rawBytes: 0, minTime: Infinity, maxTime: -Infinity, fields: [], fieldSet: new Set() };
+      byName.set(name, stats);
+    }
+    stats.rows++;
+    stats.rawBytes += Buffer.byteLength(rows.raws[row]);
+    const time = rows.times[row];
+    if (time < stats.minTime) stats.minTime = time;
+    if (time > stats.maxTime) stats.maxTime = time;
+  }
+  for (const [field, column] of rows.fields) {
+    // A field is attributed to every source that has at least one row with it.
+    const seen = new Set<string>();
+    for (const row of column.rows) {
+      if (row >= rows.count) break;
+      const name = sourceOfRow[row];
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const stats = byName.get(name);
+      if (stats !== undefined && stats.fieldSet.size < MAX_SOURCE_FIELDS) stats.fieldSet.add(field);
+      if (seen.size === byName.size) break;
+    }
+  }
+  return [...byName.values()].map(({ fieldSet, ...stats }) => ({ ...stats, fields: [...fieldSet].sort() }));
+}
+
+export function mergeSourceStats(lists: SourceStats[][]): SourceStats[] {
+  const byName = new Map<string, SourceStats>();
+  for (const list of lists) {
+    for (const stats of list) {
+      const current = byName.get(stats.name);
+      if (current === undefined) {
+        byName.set(stats.name, { ...stats, fields: [...stats.fields] });
+        continue;
+      }
+      current.rows += stats.rows;
+      current.rawBytes += stats.rawBytes;
+      current.minTime = Math.min(current.minTime, stats.minTime);
+      current.maxTime = Math.max(current.maxTime, stats.maxTime);
+      const fields = new Set([...current.fields, ...stats.fields]);
+      current.fields = [...fields].slice(0, MAX_SOURCE_FIELDS).sort();
+    }
+  }
+  return [...byName.values()];
+}

@@ -1,0 +1,138 @@
+/**
+ * Starts the real server process (`scripts/trawl server`) on a free loopback port with its own
+ * data dir, for black-box API tests.
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import fs from 'fs';
+import net from 'net';
+import os from 'os';
+import path from 'path';
+
+export const REPO_ROOT = findRepoRoot(__dirname);
+
+function findRepoRoot(start: string): string {
+  let dir = start;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('package.json not found above ' + start);
+    dir = parent;
+  }
+  return dir;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address() as net.AddressInfo;
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+export function tempDir(prefix = 'trawl-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface ServerOptions {
+  dataDir?: string;
+  /** `section.key=value` overrides passed as `--set`. */
+  set?: Record<string, string | number | boolean>;
+  env?: Record<string, string>;
+  args?: string[];
+  port?: number;
+}
+
+export class TestServer {
+  private output = '';
+  private exitPromise: Promise<number | null>;
+
+  private constructor(
+    readonly process: ChildProcess,
+    readonly url: string,
+    readonly port: number,
+    readonly dataDir: string,
+  ) {
+    process.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    process.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    this.exitPromise = new Promise((resolve) => process.on('exit', (code) => resolve(code)));
+  }
+
+  get api(): string {
+    return `${this.url}/api/v1`;
+  }
+
+  get log(): string {
+    return this.output;
+  }
+
+  static async start(options: ServerOptions = {}): Promise<TestServer> {
+    const port = options.port ?? (await freePort());
+    const dataDir = options.dataDir ?? tempDir();
+    const args = [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir];
+    for (const [key, value] of Object.entries(options.set ?? {})) args.push('--set', `${key}=${value}`);
+    args.push(...(options.args ?? []));
+    const child = spawn(process.execPath, args, {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new TestServer(child, `http://127.0.0.1:${port}`, port, dataDir);
+    await server.waitFor(/trawl listening on/, 30_000);
+    return server;
+  }
+
+  /** Waits until the process output matches. */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      const check = (): void => {
+        if (pattern.test(this.output)) return resolve();
+        if (this.process.exitCode !== null) return reject(new Error(`server exited (${this.process.exitCode}):\n${this.output}`));
+        if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${pattern}:\n${this.output}`));
+        setTimeout(check, 25);
+      };
+      check();
+    });
+  }
+
+  /** SIGTERM and wait for the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.process.exitCode !== null) return this.process.exitCode;
+    this.process.kill('SIGTERM');
+    return this.exitPromise;
+  }
+
+  /** SIGKILL: no shutdown path runs. */
+  async kill(): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    this.process.kill('SIGKILL');
+    await this.exitPromise;
+  }
+
+  exited(): Promise<number | null> {
+    return this.exitPromise;
+  }
+}
+
+/** fetch + JSON, returning status, headers and the parsed body (or text when not JSON). */
+export async function request(
+  url: string,
+  init: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const response = await fetch(url, { method: init.method ?? 'GET', body: init.body, headers: init.headers });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text === '' ? null : JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+export function postJson(url: string, value: unknown, headers: Record<string, string> = {}) {
+  return request(url, { method: 'POST', body: JSON.stringify(value), headers: { 'content-type': 'application/json', ...headers } });
+}
