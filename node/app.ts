@@ -2,6 +2,7 @@
  * The running node: its config (live, reloadable), the storage engine, metrics and lifecycle
  * state. Routes receive this object; nothing else is global.
  */
+import { defaultCodecWorkers } from '../storage/codec-pool';
 import { StorageEngine, type EngineOptions } from '../storage/engine';
 import type { RecordDecoder } from '../storage/write-buffer';
 import type { Config } from './config/schema';
@@ -27,6 +28,7 @@ export function engineOptions(settings: Settings): EngineOptions {
     fsync: settings.storage.fsync,
     compactionIntervalMs: settings.storage.compactionIntervalMs,
     retentionMs: settings.retentionMs,
+    codecWorkers: defaultCodecWorkers(),
   };
 }
 

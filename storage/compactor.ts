@@ -6,18 +6,23 @@
  * least MIN_OPEN_BUCKET_INPUTS small segments wait; in a closed bucket, merge every small
  * segment. Inputs are taken in time order and packed greedily up to `segment_max_events`.
  */
-import type { ColumnBatch } from './column';
-import { valueAt } from './column';
-import { RAW_COLUMN, TIME_COLUMN } from './event';
+import type { CodecPool } from './codec-pool';
+import type { MergeInput } from './codec-worker';
 import { manifestKey, MANIFEST_PREFIX } from './keys';
 import { prefixEnd, type Rocks } from './rocks';
-import { buildSegments } from './segment-builder';
+import { BLOCK_ROWS, withIdentity } from './segment-builder';
 import type { SegmentStore } from './segment-store';
 import type { SegmentHeader } from './segment/header';
-import type { RowSet } from './segment/row-set';
 import { mergeSourceStats } from './source-stats';
 
 export const MIN_OPEN_BUCKET_INPUTS = 4;
+
+/**
+ * Merged segments are recompressed this many zstd levels above `storage.compression_level`: the
+ * flusher must keep up with ingest, a merge runs in the background and its output lives long
+ * (level 3 -> 6 stores log text about 15% smaller for about 3x the compression CPU).
+ */
+export const COMPACTION_LEVEL_BOOST = 3;
 
 export interface CompactionManifest {
   id: string;
@@ -71,48 +76,21 @@ export function pickCompactions(groups: Map<string, SegmentHeader[]>, options: C
   return picked;
 }
 
-/** Appends the rows of a decoded batch (all columns) to a row set. */
-function appendBatch(target: RowSet, batch: ColumnBatch): void {
-  const base = target.count;
-  const times = batch.columns.get(TIME_COLUMN);
-  const raws = batch.columns.get(RAW_COLUMN);
-  for (let row = 0; row < batch.rowCount; row++) {
-    target.times.push(times === undefined ? 0 : (valueAt(times, row) as number));
-    const raw = raws === undefined ? null : valueAt(raws, row);
-    target.raws.push(raw === null ? '' : String(raw));
-  }
-  for (const [name, column] of batch.columns) {
-    if (name === TIME_COLUMN || name === RAW_COLUMN) continue;
-    if (column.kind === 'const' && column.value === null) continue;
-    let sparse = target.fields.get(name);
-    for (let row = 0; row < batch.rowCount; row++) {
-      const value = valueAt(column, row);
-      if (value === null) continue;
-      if (sparse === undefined) {
-        sparse = { rows: [], values: [] };
-        target.fields.set(name, sparse);
-      }
-      sparse.rows.push(base + row);
-      sparse.values.push(value);
-    }
-  }
-  target.count = base + batch.rowCount;
-}
-
-async function readAllRows(store: SegmentStore, inputs: SegmentHeader[]): Promise<RowSet> {
-  const rows: RowSet = { count: 0, times: [], raws: [], fields: new Map() };
+/** The compressed blocks of every stored column of the inputs, for a merge in the codec pool. */
+async function readAllBlocks(store: SegmentStore, inputs: SegmentHeader[]): Promise<MergeInput[]> {
+  const out: MergeInput[] = [];
   for (const header of inputs) {
     const names = header.columns.map((column) => column.name);
-    for (let block = 0; block < header.blocks.length; block++) {
-      const columns = await store.readBlock(header, block, names);
-      appendBatch(rows, { rowCount: header.blocks[block].rows, columns });
-    }
+    const blocks: (Uint8Array | null)[][] = [];
+    for (let block = 0; block < header.blocks.length; block++) blocks.push(await store.readBlockBuffers(header, block, names));
+    out.push({ header, blocks });
   }
-  return rows;
+  return out;
 }
 
 /** Merges one group into a new segment and commits it with its manifest in one batch. */
 export async function compactGroup(
+  pool: CodecPool,
   store: SegmentStore,
   rocks: Rocks,
   inputs: SegmentHeader[],
@@ -122,16 +100,18 @@ export async function compactGroup(
   const ids = inputs.map((input) => input.id);
   store.acquire(ids);
   try {
-    const rows = await readAllRows(store, inputs);
-    const level = 1 + Math.max(...inputs.map((input) => input.level));
-    const [segment] = buildSegments(rows, inputs[0], {
-      compressionLevel: options.compressionLevel,
-      segmentMaxEvents: Number.MAX_SAFE_INTEGER,
-      level,
-      nextId: () => store.nextId(),
+    const encoded = await pool.merge(await readAllBlocks(store, inputs), {
+      compressionLevel: Math.min(19, options.compressionLevel + COMPACTION_LEVEL_BOOST),
+      blockRows: BLOCK_ROWS,
     });
+    const level = 1 + Math.max(...inputs.map((input) => input.level));
     // The source summary of the merged rows equals the merge of the inputs' summaries.
-    segment.header.sources = mergeSourceStats(inputs.map((input) => input.sources));
+    const segment = withIdentity(
+      encoded,
+      inputs[0],
+      { compressionLevel: options.compressionLevel, segmentMaxEvents: Infinity, level, nextId: () => store.nextId() },
+      mergeSourceStats(inputs.map((input) => input.sources)),
+    );
     const finished = Date.now();
     const bytesBefore = inputs.reduce((sum, input) => sum + input.bytes, 0);
     const manifest: CompactionManifest = {

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'events';
 import path from 'path';
 import { Catalog, type CatalogFilter, type FieldSummary, type SourceSummary } from './catalog';
+import { CodecPool } from './codec-pool';
 import { compactGroup, pickCompactions, readManifests, type CompactionManifest } from './compactor';
 import type { LogEvent } from './event';
 import { flushGeneration, type FlushResult } from './flusher';
@@ -26,6 +27,8 @@ export interface EngineOptions {
   fsync: boolean;
   compactionIntervalMs: number;
   retentionMs: number;
+  /** Codec worker threads (0 = encode on the calling thread). */
+  codecWorkers: number;
 }
 
 export interface EngineStats {
@@ -59,6 +62,7 @@ export class StorageEngine extends EventEmitter {
     readonly store: SegmentStore,
     readonly buffer: WriteBuffer,
     private options: EngineOptions,
+    readonly pool: CodecPool,
   ) {
     super();
   }
@@ -70,7 +74,7 @@ export class StorageEngine extends EventEmitter {
     await store.load();
     const buffer = new WriteBuffer(rocks, options.placement);
     for (const [kind, decoder] of decoders) buffer.registerDecoder(kind, decoder);
-    const engine = new StorageEngine(rocks, store, buffer, options);
+    const engine = new StorageEngine(rocks, store, buffer, options, new CodecPool(options.codecWorkers));
     engine.replayed = await buffer.replay();
     return engine;
   }
@@ -127,7 +131,7 @@ export class StorageEngine extends EventEmitter {
       const results: FlushResult[] = [];
       for (const generation of this.buffer.sealedGenerations()) {
         try {
-          const result = await flushGeneration(generation, this.buffer, this.store, this.rocks, {
+          const result = await flushGeneration(this.pool, generation, this.buffer, this.store, this.rocks, {
             compressionLevel: this.options.compressionLevel,
             segmentMaxEvents: this.options.segmentMaxEvents,
             sync: this.options.fsync,
@@ -170,7 +174,7 @@ export class StorageEngine extends EventEmitter {
       // A segment may have been retired by retention since the pick.
       if (group.some((header) => this.store.get(header.id) === undefined)) continue;
       try {
-        const manifest = await compactGroup(this.store, this.rocks, group, options);
+        const manifest = await compactGroup(this.pool, this.store, this.rocks, group, options);
         manifests.push(manifest);
         this.emit('compaction', manifest);
       } catch (error) {
@@ -276,6 +280,7 @@ export class StorageEngine extends EventEmitter {
       await this.flush();
     } finally {
       await this.store.whenPurged();
+      await this.pool.close();
       await this.rocks.close();
     }
   }

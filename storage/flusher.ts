@@ -3,6 +3,7 @@
  * or more per partition key, committing the segments and the deletion of the generation's
  * write-buffer records in one atomic RocksDB batch.
  */
+import type { CodecPool } from './codec-pool';
 import type { Rocks, WriteOp } from './rocks';
 import { buildSegments } from './segment-builder';
 import type { SegmentStore } from './segment-store';
@@ -23,6 +24,7 @@ export interface FlushOptions {
 
 /** Writes one sealed generation. On failure it stays sealed (and readable) and the next flush retries it. */
 export async function flushGeneration(
+  pool: CodecPool,
   generation: Generation,
   buffer: WriteBuffer,
   store: SegmentStore,
@@ -32,17 +34,19 @@ export async function flushGeneration(
   const started = performance.now();
   const ops: WriteOp[] = [];
   const headers: SegmentHeader[] = [];
-  for (const table of generation.tables.values()) {
-    const segments = buildSegments(table.toRowSet(), table.key, {
-      compressionLevel: options.compressionLevel,
-      segmentMaxEvents: options.segmentMaxEvents,
-      level: 0,
-      nextId: () => store.nextId(),
-    });
-    for (const segment of segments) {
-      ops.push(...store.putOps(segment));
-      headers.push(segment.header);
-    }
+  const built = await Promise.all(
+    [...generation.tables.values()].map((table) =>
+      buildSegments(pool, table.toRowSet(), table.key, {
+        compressionLevel: options.compressionLevel,
+        segmentMaxEvents: options.segmentMaxEvents,
+        level: 0,
+        nextId: () => store.nextId(),
+      }),
+    ),
+  );
+  for (const segment of built.flat()) {
+    ops.push(...store.putOps(segment));
+    headers.push(segment.header);
   }
   ops.push(...walDeleteOps(generation));
   await rocks.write(ops, options.sync);

@@ -47,12 +47,10 @@ export class Rocks {
   static async open(dir: string): Promise<Rocks> {
     fs.mkdirSync(dir, { recursive: true });
     const db: NativeDb = new RocksDB(dir, {
-      // Column blocks are already zstd-compressed: keep them out of the LSM's rewrite path.
-      enableBlobFiles: true,
-      minBlobSize: 4096,
-      blobFileSize: 256 * 1024 * 1024,
-      enableBlobGarbageCollection: true,
-      writeBufferSize: 64 * 1024 * 1024,
+      // Write-buffer records are deleted about a flush interval after they are written: a large
+      // memtable lets the put and its delete meet in memory, so most records never reach an SST.
+      writeBufferSize: 128 * 1024 * 1024,
+      maxWriteBufferNumber: 3,
     });
     await db.ready();
     return new Rocks(db, dir);
@@ -121,6 +119,8 @@ export class Rocks {
     if (this.closed) return;
     this.closed = true;
     if (this.walHandle !== null) await this.walHandle.file.close();
+    // Write the memtable out so the RocksDB WAL (mostly write-buffer records already deleted) can go.
+    await this.db.flush();
     await this.db.close();
   }
 }

@@ -187,7 +187,7 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
 }
 
 function columnsToRead(header: SegmentHeader, requested: readonly string[] | null): string[] {
-  const names = requested === null ? header.columns.map((column) => column.name) : [...requested];
+  const names = requested === null ? [...header.columns.map((column) => column.name), INDEX_COLUMN] : [...requested];
   return names.includes(TIME_COLUMN) ? names : [TIME_COLUMN, ...names];
 }
 

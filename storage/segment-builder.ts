@@ -2,10 +2,12 @@
  * Turns rows of one partition key into stored-segment data: cuts them at `segment_max_events`,
  * encodes each part and fills in the header's identity and source summary.
  */
+import type { CodecPool } from './codec-pool';
 import type { PartitionKey } from './partition';
 import type { EncodedSegmentData } from './segment-store';
-import { encodeSegment } from './segment/segment-encoder';
+import type { SegmentHeader } from './segment/header';
 import type { RowSet, SparseColumn } from './segment/row-set';
+import type { EncodedSegment } from './segment/segment-encoder';
 import { sourceStatsOf } from './source-stats';
 
 /** Rows per row block inside a segment: the unit of decoding and of block-level time pruning. */
@@ -18,26 +20,45 @@ export interface BuildOptions {
   nextId: () => string;
 }
 
-export function buildSegments(rows: RowSet, key: PartitionKey, options: BuildOptions): EncodedSegmentData[] {
+/** Gives an encoded segment its identity. */
+export function withIdentity(
+  encoded: EncodedSegment,
+  key: PartitionKey,
+  options: BuildOptions,
+  sources: SegmentHeader['sources'],
+): EncodedSegmentData {
+  return {
+    header: {
+      ...encoded.stats,
+      version: 1,
+      id: options.nextId(),
+      index: key.index,
+      bucket: key.bucket,
+      partition: key.partition,
+      level: options.level,
+      createdAt: Date.now(),
+      sources,
+    },
+    blockData: encoded.blockData,
+    bloom: encoded.bloom,
+  };
+}
+
+/** Encodes buffered rows (in the codec pool) as one or more segments of at most `segmentMaxEvents` rows. */
+export async function buildSegments(
+  pool: CodecPool,
+  rows: RowSet,
+  key: PartitionKey,
+  options: BuildOptions,
+): Promise<EncodedSegmentData[]> {
   const parts = rows.count <= options.segmentMaxEvents ? [rows] : splitRowSet(rows, options.segmentMaxEvents);
-  return parts.map((part) => {
-    const encoded = encodeSegment(part, { compressionLevel: options.compressionLevel, blockRows: BLOCK_ROWS });
-    return {
-      header: {
-        ...encoded.stats,
-        version: 1,
-        id: options.nextId(),
-        index: key.index,
-        bucket: key.bucket,
-        partition: key.partition,
-        level: options.level,
-        createdAt: Date.now(),
-        sources: sourceStatsOf(part),
-      },
-      blockData: encoded.blockData,
-      bloom: encoded.bloom,
-    };
-  });
+  return Promise.all(
+    parts.map(async (part) => {
+      const sources = sourceStatsOf(part);
+      const encoded = await pool.encode(part, { compressionLevel: options.compressionLevel, blockRows: BLOCK_ROWS });
+      return withIdentity(encoded, key, options, sources);
+    }),
+  );
 }
 
 /** Consecutive row ranges of at most `size` rows (rows are cut in arrival order; each part is sorted on encode). */

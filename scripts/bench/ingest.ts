@@ -1,0 +1,100 @@
+/**
+ * `npm run bench -- ingest [--events N] [--batch N] [--concurrency N] [--fsync]`
+ *
+ * Posts generated events to a real server process (`/api/v1/ingest`, batches of 10,000, two
+ * requests in flight) and prints, in the same run: events/s and MB/s, the JSON.parse-only
+ * ceiling on the same bodies, their ratio, and data-dir bytes after flush divided by raw bytes.
+ */
+import { directoryBytes } from '../../storage/rocks';
+import { TestServer, request } from '../../test/helpers/server';
+import { EventGenerator } from './generate';
+
+export interface IngestBenchOptions {
+  events: number;
+  batch: number;
+  concurrency: number;
+  fsync: boolean;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+export async function runIngestBench(options: IngestBenchOptions): Promise<void> {
+  const generator = new EventGenerator(42, Date.now() - 6 * 3600_000, (6 * 3600_000) / options.events);
+  const bodies: Buffer[] = [];
+  let lineBytes = 0;
+  for (let produced = 0; produced < options.events; produced += options.batch) {
+    const events = [];
+    for (let i = 0; i < Math.min(options.batch, options.events - produced); i++) {
+      const event = generator.next();
+      lineBytes += Buffer.byteLength(event.event);
+      events.push(event);
+    }
+    bodies.push(Buffer.from(JSON.stringify(events)));
+  }
+  const bodyBytes = bodies.reduce((sum, body) => sum + body.length, 0);
+
+  // The ceiling: JSON.parse alone over the same bodies, one core, best of 3 passes.
+  const parseTimes: number[] = [];
+  for (let pass = 0; pass < 3; pass++) {
+    const started = performance.now();
+    for (const body of bodies) JSON.parse(body.toString('utf8'));
+    parseTimes.push(performance.now() - started);
+  }
+  const parseEventsPerSecond = options.events / (Math.min(...parseTimes) / 1000);
+
+  const server = await TestServer.start({ set: { 'storage.fsync': options.fsync } });
+  try {
+    const latencies: number[] = [];
+    let next = 0;
+    const started = performance.now();
+    const worker = async (): Promise<void> => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const sent = performance.now();
+        const response = await request(`${server.api}/ingest`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+        if (response.status === 503) {
+          next--; // backpressure: retry the same batch
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          continue;
+        }
+        if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${response.text}`);
+        latencies.push(performance.now() - sent);
+      }
+    };
+    await Promise.all(Array.from({ length: options.concurrency }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    const eventsPerSecond = options.events / seconds;
+
+    // Wait for the flusher to empty the write buffer, then stop cleanly and weigh the data dir.
+    for (;;) {
+      const stats = await request(`${server.api}/stats`);
+      if (stats.body.data.buffered_events === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const stats = (await request(`${server.api}/stats`)).body.data;
+    await server.stop();
+    const dataBytes = directoryBytes(server.dataDir);
+
+    const row = (name: string, value: string): void => console.log(`| ${name.padEnd(44)} | ${value.padStart(16)} |`);
+    console.log(`\ningest benchmark: ${options.events} events, batches of ${options.batch}, ${options.concurrency} in flight, fsync ${options.fsync}`);
+    console.log(`| ${'measure'.padEnd(44)} | ${'value'.padStart(16)} |`);
+    console.log(`|${'-'.repeat(46)}|${'-'.repeat(18)}|`);
+    row('events/s (POST /ingest, acknowledged)', eventsPerSecond.toFixed(0));
+    row('MB/s of request bodies', (bodyBytes / 1e6 / seconds).toFixed(1));
+    row('JSON.parse-only ceiling, events/s (1 core)', parseEventsPerSecond.toFixed(0));
+    row('ratio ingest / JSON.parse ceiling', (eventsPerSecond / parseEventsPerSecond).toFixed(2));
+    row('median request latency, ms', median(latencies).toFixed(1));
+    row('raw log-line bytes', String(lineBytes));
+    row('request body bytes', String(bodyBytes));
+    row('data dir bytes after flush and shutdown', String(dataBytes));
+    row('data dir / raw log-line bytes', `${((dataBytes / lineBytes) * 100).toFixed(1)}%`);
+    row('segment bytes / raw log-line bytes', `${((stats.segment_bytes / lineBytes) * 100).toFixed(1)}%`);
+    row('segments', String(stats.segment_count));
+    row('events stored', String(stats.total_events));
+  } finally {
+    await server.stop();
+  }
+}

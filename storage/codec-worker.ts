@@ -1,0 +1,69 @@
+/**
+ * Worker thread for the CPU-heavy half of storage: encoding segments (flush) and merging them
+ * (compaction). The main thread keeps HTTP, parsing and RocksDB I/O; buffers come back as
+ * transferred ArrayBuffers, so nothing large is copied twice.
+ */
+import { parentPort } from 'worker_threads';
+import type { ColumnBatch, Column } from './column';
+import { decodeColumnBlock } from './segment/column-codec';
+import type { SegmentHeader } from './segment/header';
+import { rowSetFromBatches, type RowSet } from './segment/row-set';
+import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from './segment/segment-encoder';
+
+export interface MergeInput {
+  header: SegmentHeader;
+  /** `blocks[b][c]`: row block b, column `header.columns[c]` (null when missing). */
+  blocks: (Uint8Array | null)[][];
+}
+
+export type CodecRequest =
+  | { id: number; type: 'encode'; rows: RowSet; options: EncodeSegmentOptions }
+  | { id: number; type: 'merge'; inputs: MergeInput[]; options: EncodeSegmentOptions };
+
+export type CodecResponse = { id: number; ok: true; result: EncodedSegment } | { id: number; ok: false; error: string };
+
+/** Decodes every stored column of the inputs and re-encodes the rows as one segment. */
+export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOptions): EncodedSegment {
+  const batches: ColumnBatch[] = [];
+  for (const input of inputs) {
+    input.blocks.forEach((columns, block) => {
+      const rows = input.header.blocks[block].rows;
+      const decoded = new Map<string, Column>();
+      input.header.columns.forEach((stats, c) => {
+        const data = columns[c];
+        decoded.set(stats.name, data === null ? { kind: 'const', value: null, length: rows } : decodeColumnBlock(data));
+      });
+      batches.push({ rowCount: rows, columns: decoded });
+    });
+  }
+  return encodeSegment(rowSetFromBatches(batches), options);
+}
+
+export function runCodecRequest(request: CodecRequest): EncodedSegment {
+  return request.type === 'encode' ? encodeSegment(request.rows, request.options) : mergeSegments(request.inputs, request.options);
+}
+
+if (parentPort !== null) {
+  const port = parentPort;
+  port.on('message', (request: CodecRequest) => {
+    let response: CodecResponse;
+    const transfer: ArrayBuffer[] = [];
+    try {
+      const result = runCodecRequest(request);
+      response = { id: request.id, ok: true, result };
+      for (const column of result.blockData) for (const block of column) collectTransfer(block, transfer);
+      collectTransfer(result.bloom, transfer);
+    } catch (error) {
+      response = { id: request.id, ok: false, error: (error as Error).stack ?? String(error) };
+    }
+    port.postMessage(response, transfer);
+  });
+}
+
+/** Transfers a buffer's memory when it owns all of it (pooled small Buffers share an ArrayBuffer and are copied). */
+function collectTransfer(buffer: Uint8Array, transfer: ArrayBuffer[]): void {
+  const memory = buffer.buffer;
+  if (memory instanceof ArrayBuffer && buffer.byteOffset === 0 && buffer.byteLength === memory.byteLength && !transfer.includes(memory)) {
+    transfer.push(memory);
+  }
+}

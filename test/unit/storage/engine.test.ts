@@ -1,0 +1,212 @@
+import { strict as assert } from 'assert';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+import { StorageEngine, type EngineOptions } from '../../../storage/engine';
+import type { LogEvent } from '../../../storage/event';
+import { indexMatcher, type ScanRequest } from '../../../storage/scan';
+import { valueAt } from '../../../storage/column';
+
+const HOUR = 3600_000_000;
+
+function options(dataDir: string, overrides: Partial<EngineOptions> = {}): EngineOptions {
+  return {
+    dataDir,
+    placement: { bucketSpanMicros: HOUR, partitions: 1 },
+    flushIntervalMs: 60_000,
+    segmentMaxEvents: 1000,
+    compressionLevel: 3,
+    fsync: false,
+    compactionIntervalMs: 60_000,
+    retentionMs: 7 * 24 * 3600_000,
+    codecWorkers: 0,
+    ...overrides,
+  };
+}
+
+function event(i: number, time: number, index = 'main'): LogEvent {
+  return {
+    time,
+    raw: `event ${i} host=h${i % 3} status=${200 + (i % 5)}`,
+    index,
+    fields: { host: `h${i % 3}`, status: 200 + (i % 5), source: i % 2 === 0 ? 'even' : 'odd', ok: i % 2 === 0 },
+  };
+}
+
+function all(from = 0, to = Number.MAX_SAFE_INTEGER): ScanRequest {
+  return { index: indexMatcher(['*']), fromMicros: from, toMicros: to, columns: null };
+}
+
+async function collect(engine: StorageEngine, request: ScanRequest): Promise<Map<string, unknown>[]> {
+  const plan = await engine.planScan(request);
+  const rows: Map<string, unknown>[] = [];
+  for await (const batch of engine.scanBatches(plan, request)) {
+    for (let row = 0; row < batch.rowCount; row++) {
+      const out = new Map<string, unknown>();
+      for (const [name, column] of batch.columns) out.set(name, valueAt(column, row));
+      rows.push(out);
+    }
+  }
+  return rows;
+}
+
+describe('storage engine', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-engine-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('makes appended events readable at once and after a flush, with the same values', async () => {
+    const engine = await StorageEngine.open(options(dir));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    await engine.appendEvents(Array.from({ length: 50 }, (_, i) => event(i, base + i * 1000)));
+    const buffered = await collect(engine, all());
+    assert.equal(buffered.length, 50);
+    assert.equal(engine.stats().bufferedEvents, 50);
+    await engine.flush();
+    assert.equal(engine.stats().bufferedEvents, 0);
+    assert.equal(engine.stats().segmentCount, 1);
+    const flushed = await collect(engine, all());
+    assert.equal(flushed.length, 50);
+    const byRaw = (rows: Map<string, unknown>[]) => rows.map((row) => Object.fromEntries(row)).sort((a, b) => String(a._raw).localeCompare(String(b._raw)));
+    assert.deepEqual(byRaw(flushed), byRaw(buffered));
+    const first = byRaw(flushed)[0];
+    assert.equal(first.index, 'main');
+    assert.equal(typeof first.status, 'number');
+    assert.equal(typeof first.ok, 'boolean');
+    await engine.close();
+  });
+
+  it('replays the write buffer after a restart without a flush, and never duplicates after one', async () => {
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    let engine = await StorageEngine.open(options(dir));
+    await engine.appendEvents(Array.from({ length: 30 }, (_, i) => event(i, base + i)));
+    // Simulate a crash: close RocksDB without flushing our buffer.
+    await engine.rocks.close();
+    await engine.pool.close();
+    engine = await StorageEngine.open(options(dir));
+    assert.equal(engine.replayed.events, 30);
+    assert.equal(await engine.countRows(all()), 30);
+    await engine.flush();
+    await engine.close();
+    engine = await StorageEngine.open(options(dir));
+    assert.equal(engine.replayed.events, 0);
+    assert.equal(await engine.countRows(all()), 30);
+    await engine.close();
+  });
+
+  it('splits rows by index and hour bucket and prunes by index and time', async () => {
+    const engine = await StorageEngine.open(options(dir));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    await engine.appendEvents([
+      ...Array.from({ length: 10 }, (_, i) => event(i, base + i, 'web')),
+      ...Array.from({ length: 10 }, (_, i) => event(i, base + HOUR + i, 'web')),
+      ...Array.from({ length: 10 }, (_, i) => event(i, base + i, 'app')),
+    ]);
+    await engine.flush();
+    assert.equal(engine.stats().segmentCount, 3);
+    const request: ScanRequest = { index: indexMatcher(['we*']), fromMicros: base + HOUR, toMicros: base + 2 * HOUR, columns: ['_time'] };
+    const plan = await engine.planScan(request);
+    assert.equal(plan.stats.segmentsSkippedIndex, 1);
+    assert.equal(plan.stats.segmentsSkippedTime, 1);
+    assert.equal(plan.segments.length, 1);
+    let rows = 0;
+    for await (const batch of engine.scanBatches(plan, request)) rows += batch.rowCount;
+    assert.equal(rows, 10);
+    await engine.close();
+  });
+
+  it('prunes by column stats and by the bloom filter', async () => {
+    const engine = await StorageEngine.open(options(dir));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    await engine.appendEvents(Array.from({ length: 20 }, (_, i) => event(i, base + i)));
+    await engine.flush();
+    const stats = await engine.planScan({ ...all(), predicates: [{ column: 'status', min: 500 }] });
+    assert.equal(stats.stats.segmentsSkippedStats, 1);
+    const dict = await engine.planScan({ ...all(), predicates: [{ column: 'host', oneOf: ['h9'] }] });
+    assert.equal(dict.stats.segmentsSkippedStats, 1);
+    const keep = await engine.planScan({ ...all(), predicates: [{ column: 'host', oneOf: ['h2'] }] });
+    assert.equal(keep.segments.length, 1);
+    const bloomMiss = await engine.planScan({ ...all(), tokens: ['nonexistenttoken'] });
+    assert.equal(bloomMiss.stats.segmentsSkippedBloom, 1);
+    const bloomHit = await engine.planScan({ ...all(), tokens: ['event', '17'] });
+    assert.equal(bloomHit.segments.length, 1);
+    for (const plan of [stats, dict, keep, bloomMiss, bloomHit]) {
+      for await (const batch of engine.scanBatches(plan, all())) void batch;
+    }
+    await engine.close();
+  });
+
+  it('compaction merges small segments of a key, keeps every row and records a manifest', async () => {
+    const engine = await StorageEngine.open(options(dir, { segmentMaxEvents: 100 }));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    for (let round = 0; round < 6; round++) {
+      await engine.appendEvents(Array.from({ length: 15 }, (_, i) => event(round * 15 + i, base + round * 1000 + i)));
+      await engine.flush();
+    }
+    assert.equal(engine.stats().segmentCount, 6);
+    const before = (await collect(engine, all())).map((row) => row.get('_raw')).sort();
+    const { manifests } = await engine.maintain(Date.UTC(2026, 0, 1, 5) as number);
+    assert.equal(manifests.length, 1);
+    assert.equal(manifests[0].inputs.length, 6);
+    assert.equal(manifests[0].rows, 90);
+    assert.equal(engine.stats().segmentCount, 1);
+    const after = (await collect(engine, all())).map((row) => row.get('_raw')).sort();
+    assert.deepEqual(after, before);
+    const history = await engine.compactionHistory(0);
+    assert.equal(history.length, 1);
+    assert.deepEqual(history[0].inputs.map((input) => input.id).sort(), manifests[0].inputs.map((input) => input.id).sort());
+    const sources = engine.sources({ index: null, fromMicros: -Infinity, toMicros: Infinity, source: null });
+    assert.equal(sources.get('even')?.eventCount, 45);
+    assert.equal(sources.get('odd')?.eventCount, 45);
+    await engine.close();
+  });
+
+  it('retention drops only segments entirely older than the retention period', async () => {
+    const now = Date.UTC(2026, 5, 10, 12);
+    const engine = await StorageEngine.open(options(dir, { retentionMs: 24 * 3600_000 }));
+    const old = (now - 3 * 24 * 3600_000) * 1000;
+    const recent = (now - 3600_000) * 1000;
+    await engine.appendEvents([...Array.from({ length: 5 }, (_, i) => event(i, old + i)), ...Array.from({ length: 7 }, (_, i) => event(i, recent + i))]);
+    await engine.flush();
+    assert.equal(engine.stats().segmentCount, 2);
+    const { retention } = await engine.maintain(now);
+    assert.equal(retention.segments, 1);
+    assert.equal(retention.rows, 5);
+    assert.equal(engine.stats().totalEvents, 7);
+    await engine.close();
+    const reopened = await StorageEngine.open(options(dir, { retentionMs: 24 * 3600_000 }));
+    assert.equal(reopened.stats().segmentCount, 1);
+    assert.equal(await reopened.countRows(all()), 7);
+    await reopened.close();
+  });
+
+  it('keeps a segment readable by a running scan while compaction retires it', async () => {
+    const engine = await StorageEngine.open(options(dir, { segmentMaxEvents: 100 }));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    for (let round = 0; round < 4; round++) {
+      await engine.appendEvents(Array.from({ length: 10 }, (_, i) => event(round * 10 + i, base + round * 100 + i)));
+      await engine.flush();
+    }
+    const request = all();
+    const plan = await engine.planScan(request);
+    await engine.maintain(Date.UTC(2026, 0, 1, 5));
+    assert.equal(engine.stats().segmentCount, 1);
+    let rows = 0;
+    for await (const batch of engine.scanBatches(plan, request)) rows += batch.rowCount;
+    assert.equal(rows, 40);
+    await engine.close();
+  });
+
+  it('encodes in worker threads the same way as in-process', async () => {
+    const engine = await StorageEngine.open(options(dir, { codecWorkers: 2 }));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    await engine.appendEvents(Array.from({ length: 500 }, (_, i) => event(i, base + i)));
+    await engine.flush();
+    assert.equal(await engine.countRows(all()), 500);
+    const rows = await collect(engine, { ...all(), columns: ['status'] });
+    assert.equal(rows.filter((row) => row.get('status') === 204).length, 100);
+    await engine.close();
+  });
+});
