@@ -47,9 +47,9 @@ export function eventsOf(params: IngestParams, body: string): LogEvent[] {
   }
 }
 
-export function encodeIngestRecord(params: IngestParams, body: Buffer): Buffer {
-  const header = Buffer.from(`${JSON.stringify(params)}\n`);
-  return Buffer.concat([header, body], header.length + body.length);
+/** The record's parts (header line, body); the write buffer joins them with a single copy. */
+export function encodeIngestRecord(params: IngestParams, body: Buffer): Buffer[] {
+  return [Buffer.from(`${JSON.stringify(params)}\n`), body];
 }
 
 export const decodeIngestRecord: RecordDecoder = (payload) => {

@@ -106,7 +106,7 @@ export class StorageEngine extends EventEmitter {
   }
 
   /** Durable once resolved (see WriteBuffer.append); triggers an early flush when a segment's worth is buffered. */
-  async append(events: LogEvent[], kind: number, payload: Buffer): Promise<void> {
+  async append(events: LogEvent[], kind: number, payload: Buffer | Buffer[]): Promise<void> {
     await this.buffer.append(events, kind, payload, this.options.fsync);
     this.afterAppend();
   }

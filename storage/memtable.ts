@@ -20,6 +20,9 @@ export class MemTable {
   readonly times: number[] = [];
   readonly raws: string[] = [];
   readonly fields = new Map<string, SparseColumn>();
+  /** Field names and columns of the previous event, in its key order: events of one source share a shape. */
+  private shapeNames: string[] = [];
+  private shapeColumns: SparseColumn[] = [];
 
   constructor(readonly key: PartitionKey) {}
 
@@ -31,14 +34,24 @@ export class MemTable {
     if (event.time < this.minTime) this.minTime = event.time;
     if (event.time > this.maxTime) this.maxTime = event.time;
     const fields = event.fields;
+    const names = this.shapeNames;
+    const columns = this.shapeColumns;
+    let position = 0;
     for (const name in fields) {
       const value = fields[name];
       if (value === undefined || value === null) continue;
-      let column = this.fields.get(name);
-      if (column === undefined) {
-        column = { rows: [], values: [] };
-        this.fields.set(name, column);
+      let column: SparseColumn | undefined;
+      if (names[position] === name) column = columns[position];
+      else {
+        column = this.fields.get(name);
+        if (column === undefined) {
+          column = { rows: [], values: [] };
+          this.fields.set(name, column);
+        }
+        names[position] = name;
+        columns[position] = column;
       }
+      position++;
       column.rows.push(row);
       column.values.push(value);
     }

@@ -27,7 +27,16 @@ export class Generation {
 
   add(seq: number, events: LogEvent[], placement: Placement): void {
     this.seqs.push(seq);
+    // Consecutive events mostly share index and bucket: on a lone node (one partition) reuse the
+    // last table without building a key string per event.
+    let last: MemTable | null = null;
+    let lastEnd = 0;
+    const single = placement.partitions <= 1;
     for (const event of events) {
+      if (single && last !== null && event.index === last.key.index && event.time >= last.key.bucket && event.time < lastEnd) {
+        last.append(event);
+        continue;
+      }
       const key = keyOf(event, placement);
       const name = keyString(key);
       let table = this.tables.get(name);
@@ -36,6 +45,8 @@ export class Generation {
         this.tables.set(name, table);
       }
       table.append(event);
+      last = table;
+      lastEnd = key.bucket + placement.bucketSpanMicros;
     }
     this.events += events.length;
   }
@@ -96,12 +107,12 @@ export class WriteBuffer {
    * Makes a batch durable, then readable. `payload` must decode (by `kind`'s decoder) to exactly
    * `events`; callers with no cheaper form use `appendEvents`.
    */
-  async append(events: LogEvent[], kind: number, payload: Buffer, sync: boolean): Promise<void> {
+  async append(events: LogEvent[], kind: number, payload: Buffer | Buffer[], sync: boolean): Promise<void> {
     if (events.length === 0) return;
     const seq = ++this.seq;
-    const value = Buffer.allocUnsafe(payload.length + 1);
-    value[0] = kind;
-    payload.copy(value, 1);
+    const parts = Array.isArray(payload) ? payload : [payload];
+    // One copy: the kind byte and the payload parts into the record value.
+    const value = Buffer.concat([Buffer.of(kind), ...parts]);
     await this.rocks.write([{ type: 'put', key: walKey(seq), value }], sync);
     this.active.add(seq, events, this.placement);
   }

@@ -1,0 +1,215 @@
+/**
+ * Bulk-index compatibility: `POST /es/_bulk` (and `/ingest/bulk`) NDJSON and `POST /es/{index}/_doc`.
+ *
+ * Documents become events in index `main`: `_raw` is the document line as received, the action's `_index`
+ * (or the path index) is the `source` label (SPEC: "mapped to the `_source` tag"), `_type` is ignored, keys
+ * are flattened (document.ts), the time comes from `@timestamp`, `timestamp`, `time`, `ts` or `datetime`
+ * (else the receive time). These mappings are the endpoint's contract, so they run whatever `ingest.pipeline`
+ * says. `_id` is echoed in the response but not stored.
+ */
+import type { LogEvent } from '../../storage/event';
+import { DEFAULT_INDEX } from '../../storage/event';
+import { invalidJson } from '../errors';
+import { excerpt, isPlainObject, receivedAt, tryParseJson, type IngestContext } from './common';
+import { applyDocument } from './document';
+
+export type BulkActionName = 'index' | 'create' | 'update' | 'delete';
+
+export interface BulkError {
+  type: string;
+  reason: string;
+}
+
+export interface BulkItemResult {
+  _index: string;
+  _id: string;
+  status: number;
+  result?: 'created';
+  _version?: number;
+  _shards?: { total: number; successful: number; failed: number };
+  _seq_no?: number;
+  _primary_term?: number;
+  error?: BulkError;
+}
+
+/** One response item keyed by its action; malformed or unknown action lines are reported under `index`. */
+export type BulkItem =
+  | { index: BulkItemResult }
+  | { create: BulkItemResult }
+  | { update: BulkItemResult }
+  | { delete: BulkItemResult };
+
+export interface BulkResult {
+  events: LogEvent[];
+  /** One per action, in request order. */
+  items: BulkItem[];
+  /** True when any item failed (the response's `errors`). */
+  errors: boolean;
+}
+
+const ACTIONS: ReadonlySet<string> = new Set(['index', 'create', 'update', 'delete']);
+
+/** Reads non-blank lines with one line of lookahead; a trailing `\r` is dropped. */
+class Lines {
+  private pos = 0;
+  private peeked: string | null | undefined;
+  constructor(private readonly body: string) {}
+
+  next(): string | null {
+    if (this.peeked !== undefined) {
+      const p = this.peeked;
+      this.peeked = undefined;
+      return p;
+    }
+    while (this.pos <= this.body.length) {
+      let nl = this.body.indexOf('\n', this.pos);
+      if (nl < 0) nl = this.body.length;
+      const end = nl > this.pos && this.body.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      const line = this.body.slice(this.pos, end);
+      this.pos = nl + 1;
+      if (line.trim() !== '') return line;
+    }
+    return null;
+  }
+
+  peek(): string | null {
+    if (this.peeked === undefined) this.peeked = this.next();
+    return this.peeked;
+  }
+}
+
+type Action =
+  | { ok: true; name: BulkActionName; index: string | undefined; id: string | undefined }
+  | { ok: false; name: BulkActionName; index: string | undefined; error: BulkError };
+
+/** An action line: exactly one key, a known action name, an object of metadata. */
+function parseAction(line: string): Action {
+  const parsed = tryParseJson(line);
+  if (!parsed.ok) {
+    return { ok: false, name: 'index', index: undefined, error: { type: 'parse_exception', reason: `malformed action line: ${parsed.message}` } };
+  }
+  const v = parsed.value;
+  const keys = isPlainObject(v) ? Object.keys(v) : [];
+  if (!isPlainObject(v) || keys.length !== 1) {
+    return {
+      ok: false, name: 'index', index: undefined,
+      error: { type: 'illegal_argument_exception', reason: 'malformed action line: expected one object key naming the action (index, create, update or delete)' },
+    };
+  }
+  const key = keys[0]!;
+  const meta = v[key];
+  const name = (ACTIONS.has(key) ? key : 'index') as BulkActionName;
+  const index = isPlainObject(meta) && typeof meta._index === 'string' ? meta._index : undefined;
+  if (!ACTIONS.has(key)) {
+    return {
+      ok: false, name, index,
+      error: { type: 'illegal_argument_exception', reason: `unknown action [${excerpt(key, 40)}]: expected one of [create, delete, index, update]` },
+    };
+  }
+  if (!isPlainObject(meta) || (meta._index !== undefined && meta._index !== null && typeof meta._index !== 'string')) {
+    return { ok: false, name, index, error: { type: 'illegal_argument_exception', reason: `malformed [${key}] action: metadata must be an object with a string _index` } };
+  }
+  const rawId = meta._id;
+  const id = typeof rawId === 'string' && rawId !== '' ? rawId : typeof rawId === 'number' && Number.isFinite(rawId) ? String(rawId) : undefined;
+  return { ok: true, name, index, id };
+}
+
+/** An object whose single key is an action name with object metadata: used to resync after a bad line. */
+function isActionLine(line: string): boolean {
+  const c = line.trimStart().charCodeAt(0);
+  if (c !== 123) return false;
+  const a = parseAction(line);
+  return a.ok;
+}
+
+function item(name: BulkActionName, r: BulkItemResult): BulkItem {
+  return { [name]: r } as unknown as BulkItem;
+}
+
+/**
+ * Actions `index` and `create` take the next line as the document. `update` (whose document line is
+ * consumed), `delete` (no document line) and unknown actions fail with status 400; so do unparseable
+ * lines. Resync rule after a bad action line: if the next line is itself a valid action line it starts the
+ * next pair, otherwise it is taken as the bad action's document and skipped. `_id` is the action's, else
+ * `<idSeed>-<item number>`.
+ */
+export function parseBulk(body: string, ctx: IngestContext, idSeed: string): BulkResult {
+  const now = receivedAt(ctx);
+  const lines = new Lines(body);
+  const result: BulkResult = { events: [], items: [], errors: false };
+  const fail = (name: BulkActionName, index: string | undefined, id: string, error: BulkError): void => {
+    result.errors = true;
+    result.items.push(item(name, { _index: index ?? DEFAULT_INDEX, _id: id, status: 400, error }));
+  };
+  for (let line = lines.next(); line !== null; line = lines.next()) {
+    const n = result.items.length;
+    const action = parseAction(line);
+    if (!action.ok) {
+      const next = lines.peek();
+      if (next !== null && !isActionLine(next)) lines.next();
+      fail(action.name, action.index, `${idSeed}-${n}`, action.error);
+      continue;
+    }
+    const id = action.id ?? `${idSeed}-${n}`;
+    if (action.name === 'delete' || action.name === 'update') {
+      if (action.name === 'update') lines.next();
+      fail(action.name, action.index, id, {
+        type: 'illegal_argument_exception',
+        reason: `[${action.name}] is not supported: events are append-only; use index or create`,
+      });
+      continue;
+    }
+    const docLine = lines.next();
+    if (docLine === null) {
+      fail(action.name, action.index, id, { type: 'illegal_argument_exception', reason: `[${action.name}] action without a document line` });
+      break;
+    }
+    const doc = mapDocumentLine(docLine, action.index, now);
+    if (typeof doc === 'string') {
+      fail(action.name, action.index, id, { type: 'mapper_parsing_exception', reason: doc });
+      continue;
+    }
+    result.events.push(doc);
+    result.items.push(
+      item(action.name, {
+        _index: action.index ?? DEFAULT_INDEX,
+        _id: id,
+        _version: 1,
+        result: 'created',
+        _shards: { total: 1, successful: 1, failed: 0 },
+        _seq_no: n,
+        _primary_term: 1,
+        status: 201,
+      }),
+    );
+  }
+  return result;
+}
+
+/** The event for a document line, or the reason it cannot be indexed. */
+function mapDocumentLine(line: string, source: string | undefined, now: number): LogEvent | string {
+  const parsed = tryParseJson(line);
+  if (!parsed.ok) return `failed to parse document: ${parsed.message}`;
+  if (!isPlainObject(parsed.value)) return 'failed to parse document: expected a JSON object';
+  return mapDocument(line, parsed.value, source, now);
+}
+
+function mapDocument(raw: string, doc: Record<string, unknown>, source: string | undefined, now: number): LogEvent {
+  const ev: LogEvent = { time: now, raw, index: DEFAULT_INDEX, fields: {} };
+  if (source !== undefined && source !== '') ev.fields.source = source;
+  applyDocument(ev, doc, { pickTime: true, pickLabels: true, nowMicros: now });
+  return ev;
+}
+
+/**
+ * `POST /es/{index}/_doc`: one JSON object (else INVALID_JSON); `pathIndex` becomes `source`, the id is
+ * `<idSeed>-0`.
+ */
+export function parseEsDoc(body: string, pathIndex: string, ctx: IngestContext, idSeed: string): { event: LogEvent; id: string } {
+  const now = receivedAt(ctx);
+  const text = body.trim();
+  const parsed = tryParseJson(text);
+  if (!parsed.ok) throw invalidJson(`invalid JSON: ${parsed.message}`);
+  if (!isPlainObject(parsed.value)) throw invalidJson('expected one JSON object as the document');
+  return { event: mapDocument(text, parsed.value, pathIndex, now), id: `${idSeed}-0` };
+}

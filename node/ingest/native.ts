@@ -1,0 +1,93 @@
+/**
+ * `POST /ingest`: a JSON array of `{ event, time?, source?, sourcetype?, host?, index?, fields? }`.
+ * Elements are taken as given: no text pipeline (the SPEC runs it on raw and event-collector lines only).
+ */
+import type { FieldValue, LogEvent } from '../../storage/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
+import { invalidJson } from '../errors';
+import { coerceLabels, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext } from './common';
+import { flattenInto } from './flatten';
+import { secondsToMicros } from './timevalue';
+
+export interface NativeResult {
+  events: LogEvent[];
+  failed: number;
+  /** The first MAX_REPORTED_ERRORS failures; `item` is the 0-based array position. */
+  errors: { item: number; reason: string }[];
+}
+
+const LABELS = ['source', 'sourcetype', 'host'] as const;
+
+/**
+ * Whole-request failures (INVALID_JSON): not an array, or not valid JSON. Element failures are counted and
+ * the rest is accepted: an element that is not an object, lacks a string `event`, has a `time` that is not a
+ * number of Unix seconds between 1970 and 2200, a non-string label, an invalid `index`, or a non-object
+ * `fields`. `null` (and `""` for labels and index) mean "not given".
+ */
+export function parseNativeBatch(body: string, ctx: IngestContext): NativeResult {
+  const text = body.trim();
+  if (text === '') throw invalidJson('empty body: expected a JSON array of events');
+  if (text.charCodeAt(0) !== 91 || text.charCodeAt(text.length - 1) !== 93) {
+    throw invalidJson(
+      text.charCodeAt(0) === 123
+        ? 'expected a JSON array of events, got a JSON object or NDJSON: wrap the events in [ ... ]'
+        : 'expected a JSON array of events: the body must start with [ and end with ]',
+    );
+  }
+  const parsed = tryParseJson(text);
+  if (!parsed.ok) throw invalidJson(`invalid JSON: ${parsed.message}`);
+  if (!Array.isArray(parsed.value)) throw invalidJson('expected a JSON array of events');
+  const items: unknown[] = parsed.value;
+  const now = receivedAt(ctx);
+  const result: NativeResult = { events: [], failed: 0, errors: [] };
+  for (let i = 0; i < items.length; i++) {
+    const out = mapElement(items[i], now);
+    if (typeof out === 'string') {
+      result.failed++;
+      if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ item: i, reason: out });
+    } else {
+      result.events.push(out);
+    }
+  }
+  return result;
+}
+
+/** The event, or the reason the element failed. */
+function mapElement(el: unknown, now: number): LogEvent | string {
+  if (!isPlainObject(el)) return 'item is not an object';
+  const raw = el.event;
+  if (raw === undefined || raw === null) return "'event' is required (a string)";
+  if (typeof raw !== 'string') return "'event' must be a string";
+
+  let time = now;
+  const t = el.time;
+  if (t !== undefined && t !== null) {
+    if (typeof t !== 'number') return "'time' must be a number (Unix seconds)";
+    time = secondsToMicros(t);
+    if (Number.isNaN(time)) return "'time' out of range: expected Unix seconds between 1970 and 2200";
+  }
+
+  let index = DEFAULT_INDEX;
+  const idx = el.index;
+  if (idx !== undefined && idx !== null && idx !== '') {
+    if (typeof idx !== 'string') return "'index' must be a string";
+    if (!isValidIndexName(idx)) return `invalid index name '${idx.slice(0, 140)}'`;
+    index = idx;
+  }
+
+  const fields: Record<string, FieldValue> = {};
+  const f = el.fields;
+  if (f !== undefined && f !== null) {
+    if (!isPlainObject(f)) return "'fields' must be an object";
+    flattenInto(fields, f, { keepExisting: false });
+  }
+  // Top-level labels win over the same names inside `fields`.
+  for (const name of LABELS) {
+    const v = el[name];
+    if (v === undefined || v === null || v === '') continue;
+    if (typeof v !== 'string') return `'${name}' must be a string`;
+    fields[name] = v;
+  }
+  coerceLabels(fields);
+  return { time, raw, index, fields };
+}

@@ -1,0 +1,196 @@
+/**
+ * `POST /otlp/v1/logs`: the JSON encoding of an OTLP ExportLogsServiceRequest.
+ *
+ * Mapping (SPEC table plus the choices noted): timeUnixNano -> time (0/absent/invalid: observedTimeUnixNano,
+ * then the receive time); body -> `_raw` (stringValue as is, other values as text: kvlist/array as JSON);
+ * severityText -> level (normalized, level.ts), else severityNumber by the OTLP ranges; resource
+ * `service.name` -> source, `host.name` -> host, `deployment.environment` (or `.name`) lower-cased -> index
+ * when a valid index name (else index `main` and the value kept as `resource.deployment.environment`);
+ * other resource attributes -> `resource.<key>`; scope name/version -> `scope.name`/`scope.version`;
+ * traceId/spanId -> `trace_id`/`span_id`; record attributes -> top-level fields. Resource labels and the
+ * severity win over record attributes of the same name.
+ */
+import type { FieldValue, LogEvent } from '../../storage/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
+import { invalidJson, invalidRequest } from '../errors';
+import { coerceLabels, isPlainObject, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
+import { isValidEventMicros } from './datetime';
+import { MAX_FIELDS_PER_EVENT, MAX_FLATTEN_DEPTH, jsonText } from './flatten';
+import { levelFromOtlpSeverity, normalizeLevel } from './level';
+import { scaleDecimal } from './timevalue';
+
+/** AnyValue -> plain JSON value (kvlist as object, int64 text as number when exact); undefined when empty. */
+export function anyValueToJs(v: unknown, depth = 0): unknown {
+  if (!isPlainObject(v) || depth > MAX_FLATTEN_DEPTH) return undefined;
+  if (typeof v.stringValue === 'string') return v.stringValue;
+  if (typeof v.boolValue === 'boolean') return v.boolValue;
+  if (v.intValue !== undefined && v.intValue !== null) return intValue(v.intValue);
+  if (typeof v.doubleValue === 'number') return Number.isFinite(v.doubleValue) ? v.doubleValue : undefined;
+  if (typeof v.bytesValue === 'string') return v.bytesValue; // already base64 in OTLP JSON
+  if (isPlainObject(v.arrayValue)) {
+    const values = v.arrayValue.values;
+    return Array.isArray(values) ? values.map((x) => anyValueToJs(x, depth + 1) ?? null) : [];
+  }
+  if (isPlainObject(v.kvlistValue)) {
+    const obj: Record<string, unknown> = {};
+    const values = v.kvlistValue.values;
+    if (Array.isArray(values)) {
+      for (const kv of values) {
+        if (isPlainObject(kv) && typeof kv.key === 'string' && kv.key !== '__proto__') {
+          const x = anyValueToJs(kv.value, depth + 1);
+          if (x !== undefined) obj[kv.key] = x;
+        }
+      }
+    }
+    return obj;
+  }
+  return undefined;
+}
+
+/** int64 as number or decimal text: a number, or the text when it exceeds exact double range. */
+function intValue(v: unknown): number | string | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v !== 'string' || !/^-?\d{1,20}$/.test(v)) return undefined;
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : v;
+}
+
+/** Fields of one event being built, with the count for MAX_FIELDS_PER_EVENT. */
+interface Sink {
+  fields: Record<string, FieldValue>;
+  count: number;
+}
+
+/** Stores a converted AnyValue under `name`: scalars as is, objects flattened with dots, arrays as JSON. */
+function putValue(sink: Sink, name: string, v: unknown, depth: number): void {
+  if (v === undefined || v === null || name === '') return;
+  if (isPlainObject(v)) {
+    if (depth < MAX_FLATTEN_DEPTH) {
+      for (const k of Object.keys(v)) putValue(sink, `${name}.${k}`, v[k], depth + 1);
+      return;
+    }
+    v = jsonText(v);
+  } else if (Array.isArray(v)) v = jsonText(v);
+  if ((typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') || RESERVED_FIELD_NAMES.has(name)) return;
+  if (!Object.prototype.hasOwnProperty.call(sink.fields, name)) {
+    if (sink.count >= MAX_FIELDS_PER_EVENT) return;
+    sink.count++;
+  }
+  sink.fields[name] = v;
+}
+
+function bodyText(body: unknown): string {
+  const v = anyValueToJs(body);
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'object') return jsonText(v) ?? '';
+  return String(v);
+}
+
+/** Nanoseconds (decimal text or number) -> micros, NaN when absent, zero or out of range. */
+export function nanosToMicros(v: unknown): number {
+  let t: number;
+  if (typeof v === 'string') t = scaleDecimal(v, -3);
+  else if (typeof v === 'number' && Number.isFinite(v) && v >= 0) t = Math.round(v / 1000);
+  else return NaN;
+  return t > 0 && isValidEventMicros(t) ? t : NaN;
+}
+
+function attributes(v: unknown, where: string): { key: string; value: unknown }[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalidRequest(`${where}.attributes must be an array`);
+  const out: { key: string; value: unknown }[] = [];
+  for (const a of v) {
+    if (isPlainObject(a) && typeof a.key === 'string') out.push({ key: a.key, value: anyValueToJs(a.value) });
+  }
+  return out;
+}
+
+function list(v: unknown, where: string): unknown[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalidRequest(`${where} must be an array`);
+  return v;
+}
+
+function object(v: unknown, where: string): Record<string, unknown> {
+  if (!isPlainObject(v)) throw invalidRequest(`${where} must be an object`);
+  return v;
+}
+
+interface ResourceInfo {
+  index: string;
+  labels: Record<string, FieldValue>;
+}
+
+function resourceInfo(resource: unknown, where: string): ResourceInfo {
+  const info: ResourceInfo = { index: DEFAULT_INDEX, labels: {} };
+  if (resource === undefined || resource === null) return info;
+  const sink: Sink = { fields: info.labels, count: 0 };
+  for (const { key, value } of attributes(object(resource, where).attributes, where)) {
+    const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+    if (key === 'service.name' && text !== undefined) info.labels.source = text;
+    else if (key === 'host.name' && text !== undefined) info.labels.host = text;
+    else if ((key === 'deployment.environment' || key === 'deployment.environment.name') && text !== undefined) {
+      const idx = text.toLowerCase();
+      if (isValidIndexName(idx)) info.index = idx;
+      else info.labels['resource.deployment.environment'] = text;
+    } else putValue(sink, `resource.${key}`, value, 1);
+  }
+  return info;
+}
+
+/** OTLP JSON -> events. Invalid JSON or a non-object body: INVALID_JSON; a wrong shape: INVALID_REQUEST. */
+export function parseOtlpLogs(body: string, ctx: IngestContext): { events: LogEvent[] } {
+  const now = receivedAt(ctx);
+  const parsed = tryParseJson(body.trim() === '' ? '{}' : body);
+  if (!parsed.ok) throw invalidJson(`invalid JSON: ${parsed.message}`);
+  if (!isPlainObject(parsed.value)) throw invalidJson('expected an OTLP ExportLogsServiceRequest JSON object');
+  const events: LogEvent[] = [];
+  const resourceLogs = list(parsed.value.resourceLogs, 'resourceLogs');
+  resourceLogs.forEach((rlValue, r) => {
+    const rl = object(rlValue, `resourceLogs[${r}]`);
+    const res = resourceInfo(rl.resource, `resourceLogs[${r}].resource`);
+    list(rl.scopeLogs, `resourceLogs[${r}].scopeLogs`).forEach((slValue, s) => {
+      const where = `resourceLogs[${r}].scopeLogs[${s}]`;
+      const sl = object(slValue, where);
+      const scope = isPlainObject(sl.scope) ? sl.scope : {};
+      list(sl.logRecords, `${where}.logRecords`).forEach((recValue, k) => {
+        const rec = object(recValue, `${where}.logRecords[${k}]`);
+        const ev = mapRecord(rec, res, scope, now, `${where}.logRecords[${k}]`);
+        events.push(ev);
+      });
+    });
+  });
+  return { events };
+}
+
+function mapRecord(
+  rec: Record<string, unknown>, res: ResourceInfo, scope: Record<string, unknown>, now: number, where: string,
+): LogEvent {
+  let time = nanosToMicros(rec.timeUnixNano);
+  if (Number.isNaN(time)) time = nanosToMicros(rec.observedTimeUnixNano);
+  if (Number.isNaN(time)) time = now;
+  const sink: Sink = { fields: {}, count: 0 };
+  for (const { key, value } of attributes(rec.attributes, where)) putValue(sink, key, value, 0);
+  const fields = sink.fields;
+  Object.assign(fields, res.labels);
+  if (typeof scope.name === 'string' && scope.name !== '') fields['scope.name'] = scope.name;
+  if (typeof scope.version === 'string' && scope.version !== '') fields['scope.version'] = scope.version;
+  if (typeof rec.traceId === 'string' && rec.traceId !== '') fields.trace_id = rec.traceId;
+  if (typeof rec.spanId === 'string' && rec.spanId !== '') fields.span_id = rec.spanId;
+  const level = (typeof rec.severityText === 'string' ? normalizeLevel(rec.severityText) : undefined) ??
+    levelFromOtlpSeverity(severityNumber(rec.severityNumber));
+  if (level !== undefined) fields.level = level;
+  coerceLabels(fields);
+  return { time, raw: bodyText(rec.body), index: res.index, fields };
+}
+
+/** severityNumber as a number or its enum name (`SEVERITY_NUMBER_WARN2`); 0 when unknown. */
+function severityNumber(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v !== 'string') return 0;
+  const m = /^SEVERITY_NUMBER_(TRACE|DEBUG|INFO|WARN|ERROR|FATAL)([234])?$/.exec(v);
+  if (!m) return 0;
+  const base = { TRACE: 1, DEBUG: 5, INFO: 9, WARN: 13, ERROR: 17, FATAL: 21 }[m[1] as 'TRACE'];
+  return base + (m[2] ? Number(m[2]) - 1 : 0);
+}

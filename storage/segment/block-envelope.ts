@@ -1,0 +1,112 @@
+/**
+ * The envelope of one stored column block: a tiny uncompressed header, then the payload, zstd
+ * compressed when that pays off.
+ *
+ *   u8      encoding   (ColumnEncoding)
+ *   u8      compression (0 = none, 1 = zstd)
+ *   varint  rows
+ *   varint  payload length before compression (only when compressed)
+ *   ...     payload
+ *
+ * Decoding hands back the payload in a fresh buffer that starts at offset 0 of its own
+ * ArrayBuffer, so typed-array sections (aligned within the payload) can be viewed without a copy.
+ * Uses one zstd context per thread (module state), so it works inside worker_threads.
+ */
+import binding = require('zstd-napi/binding');
+import { ByteReader, ByteWriter } from './bytes';
+
+export enum ColumnEncoding {
+  /** Every row null; no payload. Decodes to ConstColumn { value: null }. */
+  AllNull = 0,
+  /** First value + zigzag varint deltas of integral microseconds. */
+  TimeDelta = 1,
+  /** Raw float64 times (non-integral or out-of-range times; never written for valid events). */
+  TimeFloat = 2,
+  /** Integers in int8/int16/int32 width + optional null bitmap. */
+  NumberInt = 3,
+  /** float64 values + optional null bitmap. */
+  NumberFloat = 4,
+  Boolean = 5,
+  /** Sorted dictionary of distinct strings + codes (0 = null). */
+  Dict = 6,
+  /** Per-row lengths + one text blob. */
+  String = 7,
+  /** JSON array of values (rows whose types disagree). */
+  Mixed = 8,
+}
+
+const COMPRESSION_NONE = 0;
+const COMPRESSION_ZSTD = 1;
+/** Below this many payload bytes zstd's frame overhead eats the gain. */
+const MIN_COMPRESS_BYTES = 64;
+/** Scratch buffers above this are not kept between calls. */
+const MAX_SCRATCH_BYTES = 16 * 1024 * 1024;
+
+let cctx: binding.CCtx | null = null;
+let dctx: binding.DCtx | null = null;
+let scratch: Buffer | null = null;
+
+export interface BlockHeader {
+  encoding: ColumnEncoding;
+  rows: number;
+}
+
+/** Wraps a payload into a stored block, compressing it at `level` when that makes it smaller. */
+export function sealBlock(encoding: ColumnEncoding, rows: number, payload: Uint8Array, level: number): Buffer {
+  const head = new ByteWriter(24);
+  head.u8(encoding);
+  let body: Uint8Array = payload;
+  let compression = COMPRESSION_NONE;
+  if (payload.length >= MIN_COMPRESS_BYTES) {
+    const bound = binding.compressBound(payload.length);
+    let dst = scratch;
+    if (dst === null || dst.length < bound) {
+      dst = Buffer.allocUnsafeSlow(bound);
+      if (bound <= MAX_SCRATCH_BYTES) scratch = dst;
+    }
+    cctx ??= new binding.CCtx();
+    const n = cctx.compress(dst, payload, level);
+    if (n < payload.length) {
+      body = dst.subarray(0, n);
+      compression = COMPRESSION_ZSTD;
+    }
+  }
+  head.u8(compression);
+  head.varint(rows);
+  if (compression === COMPRESSION_ZSTD) head.varint(payload.length);
+  const h = head.finish();
+  const out = Buffer.allocUnsafe(h.length + body.length);
+  out.set(h, 0);
+  out.set(body, h.length);
+  return out;
+}
+
+/** Reads a block's header without touching its payload. */
+export function readBlockHeader(block: Uint8Array): BlockHeader {
+  const r = new ByteReader(block);
+  const encoding = r.u8() as ColumnEncoding;
+  r.u8();
+  return { encoding, rows: r.varint() };
+}
+
+/** Opens a stored block: its header and its (decompressed) payload. */
+export function openBlock(block: Uint8Array): BlockHeader & { payload: Buffer } {
+  const r = new ByteReader(block);
+  const encoding = r.u8() as ColumnEncoding;
+  const compression = r.u8();
+  const rows = r.varint();
+  let payload: Buffer;
+  if (compression === COMPRESSION_ZSTD) {
+    const size = r.varint();
+    payload = Buffer.allocUnsafeSlow(size);
+    dctx ??= new binding.DCtx();
+    const got = dctx.decompress(payload, block.subarray(r.pos));
+    if (got !== size) throw new Error(`segment block: decompressed ${got} bytes, expected ${size}`);
+  } else if (compression === COMPRESSION_NONE) {
+    payload = Buffer.allocUnsafeSlow(block.length - r.pos);
+    payload.set(block.subarray(r.pos));
+  } else {
+    throw new Error(`segment block: unknown compression ${compression}`);
+  }
+  return { encoding, rows, payload };
+}

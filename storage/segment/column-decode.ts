@@ -1,0 +1,114 @@
+/**
+ * Decodes one stored column block into a column vector (storage/column.ts). Pure: needs only
+ * zstd, so it runs inside worker_threads. Typed sections are viewed in place when aligned.
+ */
+import type { Column, NumberColumn } from '../column';
+import type { FieldValue } from '../event';
+import { ColumnEncoding, openBlock } from './block-envelope';
+import { ByteReader, unpackBits, unzigzag } from './bytes';
+import { readStringList } from './string-list';
+
+type TypedCtor<T> = {
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
+  new (length: number): T;
+  BYTES_PER_ELEMENT: number;
+};
+
+/** `n` elements at the reader's position (after aligning), viewed in place when aligned. */
+function readTyped<T extends ArrayBufferView>(r: ByteReader, ctor: TypedCtor<T>, n: number): T {
+  r.align(ctor.BYTES_PER_ELEMENT);
+  const bytes = r.take(n * ctor.BYTES_PER_ELEMENT);
+  if (bytes.byteOffset % ctor.BYTES_PER_ELEMENT === 0) return new ctor(bytes.buffer, bytes.byteOffset, n);
+  const out = new ctor(n);
+  new Uint8Array(out.buffer).set(bytes);
+  return out;
+}
+
+function readNulls(r: ByteReader, hasNulls: boolean, n: number): Uint8Array | null {
+  return hasNulls ? unpackBits(r.take((n + 7) >>> 3), n) : null;
+}
+
+/** Decodes a block written by encodeColumnBlock or encodeTimeBlock. */
+export function decodeColumnBlock(block: Buffer | Uint8Array): Column {
+  const { encoding, rows: n, payload } = openBlock(block);
+  const r = new ByteReader(payload);
+  switch (encoding) {
+    case ColumnEncoding.AllNull:
+      return { kind: 'const', value: null, length: n };
+    case ColumnEncoding.TimeDelta:
+      return { kind: 'time', values: decodeTimeDeltas(payload, r, n) };
+    case ColumnEncoding.TimeFloat:
+      return { kind: 'time', values: readTyped(r, Float64Array, n) };
+    case ColumnEncoding.NumberInt:
+      return decodeInts(r, n);
+    case ColumnEncoding.NumberFloat: {
+      const flags = r.u8();
+      const nulls = readNulls(r, (flags & 1) !== 0, n);
+      return { kind: 'number', values: readTyped(r, Float64Array, n), nulls, allIntegers: (flags & 2) !== 0 };
+    }
+    case ColumnEncoding.Boolean: {
+      const nulls = readNulls(r, (r.u8() & 1) !== 0, n);
+      return { kind: 'boolean', values: unpackBits(r.take((n + 7) >>> 3), n), nulls };
+    }
+    case ColumnEncoding.Dict: {
+      const width = r.u8();
+      const size = r.varint();
+      const dict = readStringList(payload, r, size, false) as string[];
+      dict.unshift(''); // code 0 is null
+      const ctor = width === 1 ? Uint8Array : width === 2 ? Uint16Array : width === 4 ? Uint32Array : null;
+      if (ctor === null) throw new Error(`segment block: bad dictionary code width ${width}`);
+      const codes = readTyped<Uint8Array | Uint16Array | Uint32Array>(r, ctor, n);
+      for (let i = 0; i < n; i++) if (codes[i] > size) throw new Error('segment block: dictionary code out of range');
+      return { kind: 'dict', dict, codes };
+    }
+    case ColumnEncoding.String:
+      return { kind: 'string', values: readStringList(payload, r, n, true) };
+    case ColumnEncoding.Mixed: {
+      const values = JSON.parse(payload.toString('utf8')) as (FieldValue | null)[];
+      if (!Array.isArray(values) || values.length !== n) throw new Error('segment block: bad mixed payload');
+      return { kind: 'mixed', values };
+    }
+    default:
+      throw new Error(`segment block: unknown encoding ${String(encoding)}`);
+  }
+}
+
+function decodeTimeDeltas(payload: Buffer, r: ByteReader, n: number): Float64Array {
+  const out = new Float64Array(n);
+  if (n === 0) return out;
+  out[0] = readTyped(r, Float64Array, 1)[0];
+  const buf = payload;
+  let pos = r.pos;
+  let t = out[0];
+  for (let i = 1; i < n; i++) {
+    // Inline varint: one byte is the common case (sorted times microseconds apart).
+    let b = buf[pos++];
+    let z = b & 127;
+    if (b > 127) {
+      let shift = 7;
+      do {
+        if (pos >= buf.length) throw new Error('segment block truncated');
+        b = buf[pos++];
+        z += (b & 127) * 2 ** shift;
+        shift += 7;
+      } while (b > 127);
+    }
+    t += unzigzag(z);
+    out[i] = t;
+  }
+  if (pos > buf.length) throw new Error('segment block truncated');
+  r.pos = pos;
+  return out;
+}
+
+function decodeInts(r: ByteReader, n: number): NumberColumn {
+  const hasNulls = (r.u8() & 1) !== 0;
+  const width = r.u8();
+  const nulls = readNulls(r, hasNulls, n);
+  const ctor = width === 1 ? Int8Array : width === 2 ? Int16Array : width === 4 ? Int32Array : null;
+  if (ctor === null) throw new Error(`segment block: bad integer width ${width}`);
+  const ints = readTyped<Int8Array | Int16Array | Int32Array>(r, ctor, n);
+  const values = new Float64Array(n);
+  for (let i = 0; i < n; i++) values[i] = ints[i];
+  return { kind: 'number', values, nulls, allIntegers: true };
+}

@@ -1,0 +1,41 @@
+/**
+ * Reader-side helpers over an encoded segment: find a column, decode its blocks, or decode whole
+ * row blocks into ColumnBatches (tests, compaction). Fetching the buffers is the store's job.
+ */
+import type { Column, ColumnBatch } from '../column';
+import type { SegmentStats } from './header';
+import { decodeColumnBlock } from './column-decode';
+
+/** Position of a column in `stats.columns` (and in each `blockData[b]`), or -1. */
+export function segmentColumnIndex(stats: SegmentStats, name: string): number {
+  const cols = stats.columns;
+  for (let i = 0; i < cols.length; i++) if (cols[i].name === name) return i;
+  return -1;
+}
+
+/** Decodes one column's blocks, in block order. */
+export function decodeSegmentColumn(blocks: readonly (Buffer | Uint8Array)[]): Column[] {
+  return blocks.map((b) => decodeColumnBlock(b));
+}
+
+/**
+ * Decodes row blocks into batches holding `names` (default: every stored column). A name the
+ * segment does not store decodes to an all-null ConstColumn.
+ */
+export function decodeSegmentBatches(
+  stats: SegmentStats,
+  blockData: readonly (readonly (Buffer | Uint8Array)[])[],
+  names?: readonly string[],
+): ColumnBatch[] {
+  const wanted = names ?? stats.columns.map((c) => c.name);
+  const indexes = wanted.map((name) => segmentColumnIndex(stats, name));
+  return stats.blocks.map((meta, b) => {
+    const columns = new Map<string, Column>();
+    for (let k = 0; k < wanted.length; k++) {
+      const c = indexes[k];
+      const column: Column = c < 0 ? { kind: 'const', value: null, length: meta.rows } : decodeColumnBlock(blockData[b][c]);
+      columns.set(wanted[k], column);
+    }
+    return { rowCount: meta.rows, columns };
+  });
+}

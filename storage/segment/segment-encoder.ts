@@ -1,0 +1,251 @@
+/**
+ * Turns a RowSet into a segment: rows sorted by `_time` (stable), cut into row blocks of
+ * `blockRows`, each column of each block one stored block, plus the header stats and the token
+ * bloom filter.
+ *
+ * Columns: `_time`, `_raw`, then the fields by name. A field absent from a block still gets a
+ * (tiny) all-null block there, so `blockData[b].length === stats.columns.length`.
+ *
+ * Bloom tokens: the tokens of `_raw` and of every string field value (tokenizer.ts), plus for
+ * every field value that is a string, boolean or integral number the token
+ * `fieldValueToken(name, value)` (`host=web-01`: strings lower-cased, integers as `String(n)`,
+ * `true`/`false`), so `field=value` filters can prune segments too (see bloom.ts).
+ */
+import type { FieldValue } from '../event';
+import { RAW_COLUMN, TIME_COLUMN } from '../event';
+import type { BlockMeta, ColumnStats, SegmentStats } from './header';
+import { MAX_HEADER_DICT } from './header';
+import type { RowSet } from './row-set';
+import { DEFAULT_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom, fieldPrefixHash } from './bloom';
+import { ColumnEncoding } from './block-envelope';
+import type { ColumnBlockSummary, StringSink } from './column-encode';
+import { encodeColumnBlock, encodeTimeBlock } from './column-encode';
+
+export interface EncodeSegmentOptions {
+  /** zstd level of the column blocks. */
+  compressionLevel: number;
+  /** Rows per row block (the flusher passes 65536). */
+  blockRows: number;
+  /** Bloom filter density; default 10 bits per distinct token (~1% false positives). */
+  bloomBitsPerToken?: number;
+}
+
+export interface EncodedSegment {
+  stats: SegmentStats;
+  /** `blockData[b][c]`: row block b of column `stats.columns[c]`. */
+  blockData: Buffer[][];
+  /** The bloom filter bits, described by `stats.bloom`. */
+  bloom: Buffer;
+}
+
+export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): EncodedSegment {
+  const n = rows.count;
+  if (rows.times.length !== n || rows.raws.length !== n) throw new Error('encodeSegment: times/raws length differs from count');
+  const blockRows = opts.blockRows;
+  if (!Number.isInteger(blockRows) || blockRows < 1) throw new Error(`encodeSegment: bad blockRows ${blockRows}`);
+  const level = opts.compressionLevel;
+
+  const order = sortOrder(rows.times, n);
+  const times = new Float64Array(n);
+  for (let i = 0; i < n; i++) times[i] = rows.times[order === null ? i : order[i]];
+
+  const blocks: BlockMeta[] = [];
+  const blockData: Buffer[][] = [];
+  for (let start = 0; start < n; start += blockRows) {
+    const end = Math.min(n, start + blockRows);
+    blocks.push({ rows: end - start, minTime: times[start], maxTime: times[end - 1] });
+    blockData.push([]);
+  }
+
+  const tokens = new TokenHashSet();
+  const columns: ColumnStats[] = [timeStats(times, blockData, level, blockRows)];
+
+  // _raw in sorted order. The codec hands its UTF-8 to the bloom as it writes it (every line, or
+  // every dictionary entry), which is cheaper to scan than the JS strings.
+  const raws = order === null ? rows.raws : Array.from(order, (i) => rows.raws[i]);
+  let rawBytes = 0;
+  const rawStats = new StatsBuilder(RAW_COLUMN);
+  const rawSink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
+  for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
+    const end = start + blocks[b].rows;
+    const { data, summary } = encodeColumnBlock(raws, start, end, level, rawSink);
+    blockData[b].push(data);
+    rawStats.add(summary, data.length, raws, start, end);
+    rawBytes += summary.stringBytes;
+    if (summary.encoding === ColumnEncoding.Mixed) addFieldTokens(tokens, null, raws, start, end);
+  }
+  columns.push(rawStats.finish());
+
+  // Fields, by name; each scattered into a dense sorted-order array, then cut into blocks.
+  const inverse = order === null ? null : invert(order);
+  const names = [...rows.fields.keys()].sort();
+  for (const name of names) {
+    if (name === TIME_COLUMN || name === RAW_COLUMN) throw new Error(`encodeSegment: field name ${name} is reserved`);
+    const col = rows.fields.get(name)!;
+    if (col.rows.length !== col.values.length) throw new Error(`encodeSegment: field ${name}: rows/values length differs`);
+    if (col.rows.length === 0) continue;
+    const dense = new Array<FieldValue | null>(n).fill(null);
+    for (let j = 0; j < col.rows.length; j++) {
+      const r = col.rows[j];
+      if (!(r >= 0 && r < n)) throw new Error(`encodeSegment: field ${name}: row ${r} out of range`);
+      dense[inverse === null ? r : inverse[r]] = col.values[j];
+    }
+    const stats = new StatsBuilder(name);
+    const prefix = fieldPrefixHash(name);
+    const sink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8Field(t, bytes, s, e, prefix) };
+    for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
+      const end = start + blocks[b].rows;
+      const { data, summary } = encodeColumnBlock(dense, start, end, level, sink);
+      blockData[b].push(data);
+      stats.add(summary, data.length, dense, start, end);
+      // Dict and plain string blocks went through the sink; the other kinds are walked here.
+      const e = summary.encoding;
+      if (e !== ColumnEncoding.Dict && e !== ColumnEncoding.String && e !== ColumnEncoding.AllNull) {
+        addFieldTokens(tokens, prefix, dense, start, end);
+      }
+    }
+    columns.push(stats.finish());
+  }
+
+  const { bits, meta } = buildBloom(tokens, opts.bloomBitsPerToken ?? DEFAULT_BLOOM_BITS_PER_TOKEN);
+  let bytes = bits.length;
+  for (const c of columns) bytes += c.bytes;
+  const stats: SegmentStats = {
+    rowCount: n,
+    minTime: n > 0 ? times[0] : 0,
+    maxTime: n > 0 ? times[n - 1] : 0,
+    blocks,
+    columns,
+    bloom: meta,
+    bytes,
+    rawBytes,
+  };
+  return { stats, blockData, bloom: bits };
+}
+
+/** Stable sort order of the rows by time, or null when they are already sorted. */
+function sortOrder(times: readonly number[], n: number): Uint32Array | null {
+  let sorted = true;
+  for (let i = 0; i < n; i++) {
+    const t = times[i];
+    if (typeof t !== 'number' || t - t !== 0) throw new Error(`encodeSegment: row ${i} has a non-finite time`);
+    if (i > 0 && t < times[i - 1]) sorted = false;
+  }
+  if (sorted) return null;
+  const idx = new Array<number>(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  // Array.prototype.sort is a stable TimSort: near-sorted input (the usual case) is ~linear.
+  idx.sort((a, b) => times[a] - times[b]);
+  return Uint32Array.from(idx);
+}
+
+function invert(order: Uint32Array): Uint32Array {
+  const inv = new Uint32Array(order.length);
+  for (let i = 0; i < order.length; i++) inv[order[i]] = i;
+  return inv;
+}
+
+function timeStats(times: Float64Array, blockData: Buffer[][], level: number, blockRows: number): ColumnStats {
+  const n = times.length;
+  let bytes = 0;
+  for (let b = 0; b < blockData.length; b++) {
+    const start = b * blockRows;
+    const data = encodeTimeBlock(times, start, Math.min(n, start + blockRows), level);
+    blockData[b].push(data);
+    bytes += data.length;
+  }
+  let integer = 0;
+  for (let i = 0; i < n; i++) if (Number.isInteger(times[i])) integer++;
+  return {
+    name: TIME_COLUMN,
+    counts: { string: 0, number: n, integer, boolean: 0 },
+    nullCount: 0,
+    min: n > 0 ? times[0] : null,
+    max: n > 0 ? times[n - 1] : null,
+    minString: null,
+    maxString: null,
+    dict: [],
+    bytes,
+  };
+}
+
+/**
+ * Adds the bloom tokens of a number, boolean or mixed block: the tokens of its strings and, with
+ * a `prefix` (fieldPrefixHash), the `name=value` tokens.
+ */
+function addFieldTokens(
+  tokens: TokenHashSet,
+  prefix: number | null,
+  values: ArrayLike<FieldValue | null>,
+  start: number,
+  end: number,
+): void {
+  let sawTrue = false;
+  let sawFalse = false;
+  for (let i = start; i < end; i++) {
+    const v = values[i];
+    if (typeof v === 'string') {
+      tokens.addText(v);
+      if (prefix !== null) tokens.addFieldValue(prefix, v);
+    } else if (prefix === null) continue;
+    else if (typeof v === 'number') {
+      if (v - v === 0) tokens.addFieldValue(prefix, v);
+    } else if (v === true) sawTrue = true;
+    else if (v === false) sawFalse = true;
+  }
+  if (prefix !== null && sawTrue) tokens.addFieldValue(prefix, true);
+  if (prefix !== null && sawFalse) tokens.addFieldValue(prefix, false);
+}
+
+/** Folds block summaries into one column's ColumnStats. */
+class StatsBuilder {
+  private counts = { string: 0, number: 0, integer: 0, boolean: 0 };
+  private nullCount = 0;
+  private min: number | null = null;
+  private max: number | null = null;
+  private minString: string | null = null;
+  private maxString: string | null = null;
+  /** Distinct strings while there are at most MAX_HEADER_DICT; null past that. */
+  private distinct: Set<string> | null = new Set();
+  private bytes = 0;
+
+  constructor(private readonly name: string) {}
+
+  add(s: ColumnBlockSummary, bytes: number, values: ArrayLike<FieldValue | null>, start: number, end: number): void {
+    this.counts.string += s.counts.string;
+    this.counts.number += s.counts.number;
+    this.counts.integer += s.counts.integer;
+    this.counts.boolean += s.counts.boolean;
+    this.nullCount += s.nullCount;
+    this.bytes += bytes;
+    if (s.min !== null && (this.min === null || s.min < this.min)) this.min = s.min;
+    if (s.max !== null && (this.max === null || s.max > this.max)) this.max = s.max;
+    if (s.minString !== null && (this.minString === null || s.minString < this.minString)) this.minString = s.minString;
+    if (s.maxString !== null && (this.maxString === null || s.maxString > this.maxString)) this.maxString = s.maxString;
+    if (this.distinct === null || s.counts.string === 0) return;
+    if (s.dict !== null) {
+      for (const v of s.dict) this.distinct.add(v);
+    } else {
+      // Plain blocks hold > MAX_HEADER_DICT distinct strings; mixed ones are walked (rare).
+      for (let i = start; i < end && this.distinct.size <= MAX_HEADER_DICT; i++) {
+        const v = values[i];
+        if (typeof v === 'string') this.distinct.add(v);
+      }
+    }
+    if (this.distinct.size > MAX_HEADER_DICT) this.distinct = null;
+  }
+
+  finish(): ColumnStats {
+    return {
+      name: this.name,
+      counts: this.counts,
+      nullCount: this.nullCount,
+      min: this.min,
+      max: this.max,
+      minString: this.minString,
+      maxString: this.maxString,
+      dict: this.distinct === null ? null : [...this.distinct].sort(),
+      bytes: this.bytes,
+    };
+  }
+}

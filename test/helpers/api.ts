@@ -1,0 +1,68 @@
+/**
+ * Small helpers for the black-box API tests: error-envelope checks, raw POSTs (a Buffer body so that
+ * fetch adds no Content-Type), gzip, polling, and lookups in stored events.
+ */
+import { strict as assert } from 'assert';
+import zlib from 'zlib';
+import { request } from './server';
+import type { StoredEvent } from './storage';
+
+export type Answer = Awaited<ReturnType<typeof request>>;
+
+/** POST with a Buffer body: no Content-Type unless given (fetch sets text/plain for string bodies). */
+export function post(url: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
+  return request(url, { method: 'POST', body: typeof body === 'string' ? Buffer.from(body) : body, headers });
+}
+
+export function gzip(text: string | Buffer): Buffer {
+  return zlib.gzipSync(typeof text === 'string' ? Buffer.from(text) : text);
+}
+
+/** The SPEC error envelope `{ error: { code, message } }` with this status and code. */
+export function assertError(answer: Answer, status: number, code: string, context = ''): void {
+  const where = `${context} (got ${answer.status} ${answer.text.slice(0, 300)})`;
+  assert.equal(answer.status, status, `status ${where}`);
+  assert.ok(answer.body !== null && typeof answer.body === 'object', `JSON body ${where}`);
+  assert.deepEqual(Object.keys(answer.body), ['error'], `envelope keys ${where}`);
+  assert.equal(answer.body.error.code, code, `error.code ${where}`);
+  assert.equal(typeof answer.body.error.message, 'string', `error.message ${where}`);
+  assert.ok(answer.body.error.message.length > 0, `non-empty error.message ${where}`);
+}
+
+/** Polls until `check` is true (or throws after `timeoutMs`). */
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The one stored event whose `_raw` is `raw` (fails when absent or duplicated). */
+export function storedByRaw(events: StoredEvent[], raw: string): StoredEvent {
+  const found = events.filter((event) => event._raw === raw);
+  assert.equal(found.length, 1, `expected exactly one stored event with _raw ${JSON.stringify(raw)}, found ${found.length}`);
+  return found[0]!;
+}
+
+/** The one stored event whose field `name` equals `value`. */
+export function storedBy(events: StoredEvent[], name: string, value: unknown): StoredEvent {
+  const found = events.filter((event) => event[name] === value);
+  assert.equal(found.length, 1, `expected exactly one stored event with ${name}=${JSON.stringify(value)}, found ${found.length}`);
+  return found[0]!;
+}
+
+/** Asserts the listed fields of a stored event, each with its exact value and type. */
+export function assertFields(event: StoredEvent, expected: Record<string, unknown>, context = ''): void {
+  for (const [name, value] of Object.entries(expected)) {
+    assert.strictEqual(event[name], value, `${context} field ${name} of ${JSON.stringify(event)}`);
+  }
+}
+
+/** Milliseconds since the epoch of an ISO string, as event-time microseconds. */
+export function isoMicros(iso: string): number {
+  const ms = Date.parse(iso);
+  assert.ok(Number.isFinite(ms), `bad ISO time ${iso}`);
+  return ms * 1000;
+}

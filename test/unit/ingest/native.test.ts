@@ -1,0 +1,113 @@
+import { strict as assert } from 'assert';
+import { ApiError } from '../../../node/errors';
+import { parseNativeBatch } from '../../../node/ingest/native';
+import { assertValidEvent, ctx, NOW } from './helpers';
+
+const isInvalidJson = (e: unknown): boolean => e instanceof ApiError && e.code === 'INVALID_JSON' && e.status === 400;
+
+describe('ingest native batch', () => {
+  it('maps every element key', () => {
+    const body = JSON.stringify([
+      {
+        event: '2003-10-11T22:14:15Z ERROR not extracted',
+        time: 1700000000.123456,
+        source: 'app',
+        sourcetype: 'json',
+        host: 'h1',
+        index: 'prod',
+        fields: { n: 1.5, b: false, s: 'x', nested: { a: { b: 2 } }, arr: [1, { c: 2 }], nul: null },
+      },
+    ]);
+    const r = parseNativeBatch(body, ctx());
+    assert.equal(r.failed, 0);
+    assert.deepEqual(r.errors, []);
+    const ev = r.events[0]!;
+    assertValidEvent(ev);
+    assert.equal(ev.raw, '2003-10-11T22:14:15Z ERROR not extracted');
+    assert.equal(ev.time, 1700000000_123456);
+    assert.equal(ev.index, 'prod');
+    assert.deepEqual(ev.fields, {
+      source: 'app', sourcetype: 'json', host: 'h1', n: 1.5, b: false, s: 'x', 'nested.a.b': 2, arr: '[1,{"c":2}]',
+    });
+  });
+
+  it('defaults: receive time, index main, no labels, no pipeline', () => {
+    const r = parseNativeBatch('[{"event":"ERROR x"},{"event":"y","time":null,"index":null,"source":""}]', ctx());
+    for (const ev of r.events) {
+      assert.equal(ev.time, NOW);
+      assert.equal(ev.index, 'main');
+      assert.deepEqual(ev.fields, {});
+    }
+  });
+
+  it('accepts fractional and integer seconds, 1970 to 2200', () => {
+    const r = parseNativeBatch('[{"event":"a","time":0},{"event":"b","time":1.5},{"event":"c","time":7258118399}]', ctx());
+    assert.deepEqual(r.events.map((e) => e.time), [0, 1_500000, 7258118399_000000]);
+  });
+
+  it('top-level labels win over fields; reserved names inside fields are skipped', () => {
+    const r = parseNativeBatch(
+      '[{"event":"a","host":"top","fields":{"host":"inner","source":"f","level":"WARN","_time":1,"_raw":"r","index":"i","_source":"s"}}]',
+      ctx(),
+    );
+    assert.deepEqual(r.events[0]!.fields, { host: 'top', source: 'f', level: 'WARN' });
+  });
+
+  it('label values inside fields are stored as strings', () => {
+    const r = parseNativeBatch('[{"event":"a","fields":{"host":5,"level":true}}]', ctx());
+    assert.deepEqual(r.events[0]!.fields, { host: '5', level: 'true' });
+  });
+
+  it('counts failed elements and accepts the rest', () => {
+    const body = JSON.stringify([
+      'not an object',
+      {},
+      { event: 5 },
+      { event: 'ok' },
+      { event: 'x', time: '1700000000' },
+      { event: 'x', time: -1 },
+      { event: 'x', time: 1e12 },
+      { event: 'x', index: 'Bad Index' },
+      { event: 'x', index: 3 },
+      { event: 'x', host: 3 },
+      { event: 'x', fields: [1] },
+      { event: 'x', fields: 'a=1' },
+      [],
+      null,
+    ]);
+    const r = parseNativeBatch(body, ctx());
+    assert.equal(r.events.length, 1);
+    assert.equal(r.failed, 13);
+    assert.deepEqual(r.errors.map((e) => e.item), [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    assert.match(r.errors[1]!.reason, /'event' is required/);
+    assert.match(r.errors[3]!.reason, /'time' must be a number/);
+    assert.match(r.errors[4]!.reason, /out of range/);
+    assert.match(r.errors[6]!.reason, /invalid index name/);
+  });
+
+  it('caps the error list at 100 but counts every failure', () => {
+    const r = parseNativeBatch(JSON.stringify(Array.from({ length: 150 }, () => ({}))), ctx());
+    assert.equal(r.failed, 150);
+    assert.equal(r.errors.length, 100);
+  });
+
+  it('rejects bodies that are not a JSON array with INVALID_JSON', () => {
+    for (const body of ['{"event":"x"}', '{"event":"x"}\n{"event":"y"}', 'plain text', '', '   ', '"x"', '5', '[1', '[1,]', '[{"event":"x"}] [1]']) {
+      assert.throws(() => parseNativeBatch(body, ctx()), isInvalidJson, body);
+    }
+  });
+
+  it('explains the rejection', () => {
+    assert.throws(() => parseNativeBatch('{"event":"x"}', ctx()), /JSON array/);
+    assert.throws(() => parseNativeBatch('[{"event":}]', ctx()), /invalid JSON: /);
+  });
+
+  it('accepts surrounding whitespace and an empty array', () => {
+    assert.deepEqual(parseNativeBatch(' \n[]\n ', ctx()), { events: [], failed: 0, errors: [] });
+  });
+
+  it('skips non-finite numbers that JSON can produce', () => {
+    const r = parseNativeBatch('[{"event":"x","fields":{"big":1e999,"ok":1}}]', ctx());
+    assert.deepEqual(r.events[0]!.fields, { ok: 1 });
+  });
+});

@@ -1,0 +1,114 @@
+import { strict as assert } from 'assert';
+import { ApiError } from '../../../node/errors';
+import { anyValueToJs, nanosToMicros, parseOtlpLogs } from '../../../node/ingest/otlp';
+import { assertValidEvent, ctx, NOW } from './helpers';
+
+const str = (v: string) => ({ stringValue: v });
+
+function request(records: unknown[], resourceAttrs: unknown[] = [], scope: unknown = { name: 'my.lib', version: '1.2' }): string {
+  return JSON.stringify({ resourceLogs: [{ resource: { attributes: resourceAttrs }, scopeLogs: [{ scope, logRecords: records }] }] });
+}
+
+describe('ingest OTLP logs (JSON)', () => {
+  it('maps the SPEC table', () => {
+    const body = request(
+      [{
+        timeUnixNano: '1700000000123456789',
+        observedTimeUnixNano: '1700000001000000000',
+        severityText: 'WARNING',
+        severityNumber: 13,
+        body: str('disk almost full'),
+        traceId: '5b8efff798038103d269b633813fc60c',
+        spanId: 'eee19b7ec3c1b174',
+        attributes: [
+          { key: 'http.status_code', value: { intValue: '503' } },
+          { key: 'ratio', value: { doubleValue: 0.5 } },
+          { key: 'ok', value: { boolValue: false } },
+          { key: 'tags', value: { arrayValue: { values: [str('a'), { intValue: 2 }] } } },
+          { key: 'user', value: { kvlistValue: { values: [{ key: 'id', value: { intValue: 7 } }, { key: 'geo', value: { kvlistValue: { values: [{ key: 'cc', value: str('FR') }] } } }] } } },
+          { key: 'blob', value: { bytesValue: 'aGk=' } },
+          { key: 'huge', value: { intValue: '9007199254740993' } },
+          { key: 'empty', value: {} },
+          { key: 'index', value: str('reserved') },
+        ],
+      }],
+      [
+        { key: 'service.name', value: str('checkout') },
+        { key: 'host.name', value: str('node-1') },
+        { key: 'deployment.environment', value: str('Prod') },
+        { key: 'k8s.pod.name', value: str('pod-1') },
+        { key: 'process.pid', value: { intValue: 42 } },
+      ],
+    );
+    const { events } = parseOtlpLogs(body, ctx());
+    assert.equal(events.length, 1);
+    const ev = events[0]!;
+    assertValidEvent(ev);
+    assert.equal(ev.time, 1700000000_123457);
+    assert.equal(ev.raw, 'disk almost full');
+    assert.equal(ev.index, 'prod');
+    assert.deepEqual(ev.fields, {
+      'http.status_code': 503, ratio: 0.5, ok: false, tags: '["a",2]', 'user.id': 7, 'user.geo.cc': 'FR', blob: 'aGk=',
+      huge: '9007199254740993',
+      source: 'checkout', host: 'node-1', 'resource.k8s.pod.name': 'pod-1', 'resource.process.pid': 42,
+      'scope.name': 'my.lib', 'scope.version': '1.2',
+      trace_id: '5b8efff798038103d269b633813fc60c', span_id: 'eee19b7ec3c1b174', level: 'warn',
+    });
+  });
+
+  it('time falls back to observedTimeUnixNano, then the receive time', () => {
+    const { events } = parseOtlpLogs(request([
+      { timeUnixNano: '0', observedTimeUnixNano: '1700000000000000000', body: str('a') },
+      { observedTimeUnixNano: 1700000000000000000, body: str('b') },
+      { timeUnixNano: 'soon', body: str('c') },
+      { body: str('d') },
+      { timeUnixNano: '99999999999999999999', body: str('e') },
+    ]), ctx());
+    assert.deepEqual(events.map((e) => e.time), [1700000000_000000, 1700000000_000000, NOW, NOW, NOW]);
+  });
+
+  it('severityNumber gives the level when there is no severityText', () => {
+    const nums = [1, 5, 9, 13, 17, 21, 24, 0, 'SEVERITY_NUMBER_ERROR2', 'SEVERITY_NUMBER_INFO'];
+    const { events } = parseOtlpLogs(request(nums.map((n) => ({ severityNumber: n, body: str('x') }))), ctx());
+    assert.deepEqual(events.map((e) => e.fields.level), ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'fatal', undefined, 'error', 'info']);
+    const text = parseOtlpLogs(request([{ severityText: 'Information', severityNumber: 17, body: str('x') }]), ctx());
+    assert.equal(text.events[0]!.fields.level, 'info');
+  });
+
+  it('non-string bodies become text', () => {
+    const bodies = [{ intValue: '12' }, { doubleValue: 1.5 }, { boolValue: true }, { kvlistValue: { values: [{ key: 'a', value: str('b') }] } }, { arrayValue: { values: [{ intValue: 1 }] } }, {}, undefined];
+    const { events } = parseOtlpLogs(request(bodies.map((b) => ({ body: b }))), ctx());
+    assert.deepEqual(events.map((e) => e.raw), ['12', '1.5', 'true', '{"a":"b"}', '[1]', '', '']);
+  });
+
+  it('an environment that is not an index name goes to main and stays a field', () => {
+    const { events } = parseOtlpLogs(request([{ body: str('x') }], [{ key: 'deployment.environment.name', value: str('QA env') }]), ctx());
+    assert.equal(events[0]!.index, 'main');
+    assert.equal(events[0]!.fields['resource.deployment.environment'], 'QA env');
+  });
+
+  it('accepts an empty request and empty lists', () => {
+    assert.deepEqual(parseOtlpLogs('{}', ctx()).events, []);
+    assert.deepEqual(parseOtlpLogs('', ctx()).events, []);
+    assert.deepEqual(parseOtlpLogs('{"resourceLogs":[{"scopeLogs":[{}]}]}', ctx()).events, []);
+  });
+
+  it('rejects invalid JSON and wrong shapes', () => {
+    const code = (c: string) => (e: unknown) => e instanceof ApiError && e.code === c;
+    assert.throws(() => parseOtlpLogs('{', ctx()), code('INVALID_JSON'));
+    assert.throws(() => parseOtlpLogs('[]', ctx()), code('INVALID_JSON'));
+    assert.throws(() => parseOtlpLogs('{"resourceLogs":{}}', ctx()), code('INVALID_REQUEST'));
+    assert.throws(() => parseOtlpLogs('{"resourceLogs":[5]}', ctx()), code('INVALID_REQUEST'));
+    assert.throws(() => parseOtlpLogs('{"resourceLogs":[{"scopeLogs":[{"logRecords":[1]}]}]}', ctx()), /logRecords\[0\] must be an object/);
+    assert.throws(() => parseOtlpLogs('{"resourceLogs":[{"resource":{"attributes":{}}}]}', ctx()), code('INVALID_REQUEST'));
+  });
+
+  it('converts AnyValue and nanoseconds', () => {
+    assert.equal(anyValueToJs({ intValue: '-5' }), -5);
+    assert.equal(anyValueToJs({ doubleValue: 'NaN' }), undefined);
+    assert.deepEqual(anyValueToJs({ kvlistValue: { values: [{ key: '__proto__', value: str('x') }] } }), {});
+    assert.equal(nanosToMicros('1500'), 2);
+    assert.ok(Number.isNaN(nanosToMicros('0')));
+    assert.ok(Number.isNaN(nanosToMicros(-1)));
+  });
+});
