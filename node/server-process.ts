@@ -21,7 +21,7 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   await server.listen({ host, port });
   const address = server.server.address();
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
-  console.log(`trawl listening on http://${host}:${boundPort}`);
+  console.log(`trawl listening on ${app.settings.tls.enabled ? 'https' : 'http'}://${host}:${boundPort}`);
 
   process.on('SIGHUP', () => {
     try {

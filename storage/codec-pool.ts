@@ -5,13 +5,13 @@
 import os from 'os';
 import path from 'path';
 import { Worker } from 'worker_threads';
-import type { CodecRequest, CodecResponse, MergeInput } from './codec-worker';
+import type { CodecRequest, CodecResponse, CodecResult, MergeInput } from './codec-worker';
 import { runCodecRequest } from './codec-worker';
 import type { RowSet } from './segment/row-set';
-import type { EncodeSegmentOptions, EncodedSegment } from './segment/segment-encoder';
+import type { EncodeSegmentOptions } from './segment/segment-encoder';
 
 interface Pending {
-  resolve: (result: EncodedSegment) => void;
+  resolve: (result: CodecResult) => void;
   reject: (error: Error) => void;
 }
 
@@ -33,15 +33,15 @@ export class CodecPool {
 
   constructor(private readonly size: number) {}
 
-  encode(rows: RowSet, options: EncodeSegmentOptions): Promise<EncodedSegment> {
+  encode(rows: RowSet, options: EncodeSegmentOptions): Promise<CodecResult> {
     return this.run({ id: 0, type: 'encode', rows, options });
   }
 
-  merge(inputs: MergeInput[], options: EncodeSegmentOptions): Promise<EncodedSegment> {
+  merge(inputs: MergeInput[], options: EncodeSegmentOptions): Promise<CodecResult> {
     return this.run({ id: 0, type: 'merge', inputs, options });
   }
 
-  private run(request: CodecRequest): Promise<EncodedSegment> {
+  private run(request: CodecRequest): Promise<CodecResult> {
     if (this.closed) return Promise.reject(new Error('codec pool is closed'));
     if (this.size === 0) {
       try {

@@ -6,9 +6,15 @@
 import { parentPort } from 'worker_threads';
 import type { ColumnBatch, Column } from './column';
 import { decodeColumnBlock } from './segment/column-codec';
-import type { SegmentHeader } from './segment/header';
+import type { SegmentHeader, SourceStats } from './segment/header';
 import { rowSetFromBatches, type RowSet } from './segment/row-set';
 import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from './segment/segment-encoder';
+import { sourceStatsOf } from './source-stats';
+
+/** An encoded segment plus its per-source summary (both computed off the main thread). */
+export interface CodecResult extends EncodedSegment {
+  sources: SourceStats[];
+}
 
 export interface MergeInput {
   header: SegmentHeader;
@@ -20,10 +26,14 @@ export type CodecRequest =
   | { id: number; type: 'encode'; rows: RowSet; options: EncodeSegmentOptions }
   | { id: number; type: 'merge'; inputs: MergeInput[]; options: EncodeSegmentOptions };
 
-export type CodecResponse = { id: number; ok: true; result: EncodedSegment } | { id: number; ok: false; error: string };
+export type CodecResponse = { id: number; ok: true; result: CodecResult } | { id: number; ok: false; error: string };
+
+function encodeWithSources(rows: RowSet, options: EncodeSegmentOptions): CodecResult {
+  return { ...encodeSegment(rows, options), sources: sourceStatsOf(rows) };
+}
 
 /** Decodes every stored column of the inputs and re-encodes the rows as one segment. */
-export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOptions): EncodedSegment {
+export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOptions): CodecResult {
   const batches: ColumnBatch[] = [];
   for (const input of inputs) {
     input.blocks.forEach((columns, block) => {
@@ -36,11 +46,11 @@ export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOption
       batches.push({ rowCount: rows, columns: decoded });
     });
   }
-  return encodeSegment(rowSetFromBatches(batches), options);
+  return encodeWithSources(rowSetFromBatches(batches), options);
 }
 
-export function runCodecRequest(request: CodecRequest): EncodedSegment {
-  return request.type === 'encode' ? encodeSegment(request.rows, request.options) : mergeSegments(request.inputs, request.options);
+export function runCodecRequest(request: CodecRequest): CodecResult {
+  return request.type === 'encode' ? encodeWithSources(request.rows, request.options) : mergeSegments(request.inputs, request.options);
 }
 
 if (parentPort !== null) {

@@ -13,7 +13,6 @@ import { prefixEnd, type Rocks } from './rocks';
 import { BLOCK_ROWS, withIdentity } from './segment-builder';
 import type { SegmentStore } from './segment-store';
 import type { SegmentHeader } from './segment/header';
-import { mergeSourceStats } from './source-stats';
 
 export const MIN_OPEN_BUCKET_INPUTS = 4;
 
@@ -105,13 +104,12 @@ export async function compactGroup(
       blockRows: BLOCK_ROWS,
     });
     const level = 1 + Math.max(...inputs.map((input) => input.level));
-    // The source summary of the merged rows equals the merge of the inputs' summaries.
-    const segment = withIdentity(
-      encoded,
-      inputs[0],
-      { compressionLevel: options.compressionLevel, segmentMaxEvents: Infinity, level, nextId: () => store.nextId() },
-      mergeSourceStats(inputs.map((input) => input.sources)),
-    );
+    const segment = withIdentity(encoded, inputs[0], {
+      compressionLevel: options.compressionLevel,
+      segmentMaxEvents: Infinity,
+      level,
+      nextId: () => store.nextId(),
+    });
     const finished = Date.now();
     const bytesBefore = inputs.reduce((sum, input) => sum + input.bytes, 0);
     const manifest: CompactionManifest = {

@@ -5,10 +5,8 @@
 import type { CodecPool } from './codec-pool';
 import type { PartitionKey } from './partition';
 import type { EncodedSegmentData } from './segment-store';
-import type { SegmentHeader } from './segment/header';
+import type { CodecResult } from './codec-worker';
 import type { RowSet, SparseColumn } from './segment/row-set';
-import type { EncodedSegment } from './segment/segment-encoder';
-import { sourceStatsOf } from './source-stats';
 
 /** Rows per row block inside a segment: the unit of decoding and of block-level time pruning. */
 export const BLOCK_ROWS = 65536;
@@ -21,12 +19,7 @@ export interface BuildOptions {
 }
 
 /** Gives an encoded segment its identity. */
-export function withIdentity(
-  encoded: EncodedSegment,
-  key: PartitionKey,
-  options: BuildOptions,
-  sources: SegmentHeader['sources'],
-): EncodedSegmentData {
+export function withIdentity(encoded: CodecResult, key: PartitionKey, options: BuildOptions): EncodedSegmentData {
   return {
     header: {
       ...encoded.stats,
@@ -37,7 +30,7 @@ export function withIdentity(
       partition: key.partition,
       level: options.level,
       createdAt: Date.now(),
-      sources,
+      sources: encoded.sources,
     },
     blockData: encoded.blockData,
     bloom: encoded.bloom,
@@ -54,9 +47,8 @@ export async function buildSegments(
   const parts = rows.count <= options.segmentMaxEvents ? [rows] : splitRowSet(rows, options.segmentMaxEvents);
   return Promise.all(
     parts.map(async (part) => {
-      const sources = sourceStatsOf(part);
       const encoded = await pool.encode(part, { compressionLevel: options.compressionLevel, blockRows: BLOCK_ROWS });
-      return withIdentity(encoded, key, options, sources);
+      return withIdentity(encoded, key, options);
     }),
   );
 }

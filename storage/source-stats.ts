@@ -1,6 +1,6 @@
 /**
  * Per-source summaries of a row set (what `GET /sources` and `GET /fields?source=` report),
- * computed when a segment is written and merged when segments are compacted.
+ * computed in the codec worker whenever a segment is written (flush and compaction).
  */
 import { MAX_SOURCE_FIELDS, type SourceStats } from './segment/header';
 import type { RowSet } from './segment/row-set';
@@ -41,24 +41,4 @@ export function sourceStatsOf(rows: RowSet): SourceStats[] {
     }
   }
   return [...byName.values()].map(({ fieldSet, ...stats }) => ({ ...stats, fields: [...fieldSet].sort() }));
-}
-
-export function mergeSourceStats(lists: SourceStats[][]): SourceStats[] {
-  const byName = new Map<string, SourceStats>();
-  for (const list of lists) {
-    for (const stats of list) {
-      const current = byName.get(stats.name);
-      if (current === undefined) {
-        byName.set(stats.name, { ...stats, fields: [...stats.fields] });
-        continue;
-      }
-      current.rows += stats.rows;
-      current.rawBytes += stats.rawBytes;
-      current.minTime = Math.min(current.minTime, stats.minTime);
-      current.maxTime = Math.max(current.maxTime, stats.maxTime);
-      const fields = new Set([...current.fields, ...stats.fields]);
-      current.fields = [...fields].slice(0, MAX_SOURCE_FIELDS).sort();
-    }
-  }
-  return [...byName.values()];
 }

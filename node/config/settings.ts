@@ -34,6 +34,7 @@ export interface Settings {
   };
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
+  tls: { enabled: boolean; certFile: string | null; keyFile: string | null };
   cluster: {
     nodeId: string;
     grpcListen: string;
@@ -59,6 +60,7 @@ export function resolveSettings(config: Config): Settings {
   const ingest = config.ingest as ConfigSection;
   const http = config.http as ConfigSection;
   const cluster = config.cluster as ConfigSection;
+  const tls = config.tls as ConfigSection;
   const seeds = cluster.seeds as string[];
   return {
     listen: splitHostPort(config.listen as string),
@@ -94,6 +96,11 @@ export function resolveSettings(config: Config): Settings {
       requestTimeoutMs: ms(http.request_timeout),
       shutdownTimeoutMs: ms(http.shutdown_timeout),
       corsOrigins: http.cors_origins as string[],
+    },
+    tls: {
+      enabled: tls.enabled as boolean,
+      certFile: tls.cert_file as string | null,
+      keyFile: tls.key_file as string | null,
     },
     cluster: {
       nodeId: cluster.node_id as string,

@@ -9,6 +9,7 @@ import { ApiError } from '../errors';
 import type { IngestContext } from '../ingest/common';
 import { encodeIngestRecord, INGEST_RECORD_KIND, type IngestParams } from '../ingest-record';
 import { rawBody, type RawBody } from './body';
+import type { IngestRateLimiter } from './rate-limit';
 
 export type IngestEndpoint = 'ingest' | 'raw' | 'hec' | 'bulk' | 'doc' | 'otlp';
 
@@ -21,7 +22,10 @@ function backpressure(app: App): ApiError {
 }
 
 export class IngestFlow {
-  constructor(private readonly app: App) {}
+  constructor(
+    private readonly app: App,
+    private readonly limiter: IngestRateLimiter,
+  ) {}
 
   /** The parser context of a request received now. */
   context(): IngestContext {
@@ -42,9 +46,15 @@ export class IngestFlow {
   }
 
   /** Stores accepted events; resolves once they are durable (the request may then be acknowledged). */
-  async commit(endpoint: IngestEndpoint, params: IngestParams, body: Buffer, events: LogEvent[]): Promise<void> {
+  async commit(request: FastifyRequest, endpoint: IngestEndpoint, params: IngestParams, body: Buffer, events: LogEvent[]): Promise<void> {
     const { app } = this;
     if (events.length === 0) return;
+    try {
+      this.limiter.take(request.ip, events.length);
+    } catch (error) {
+      app.metrics.ingestErrors.inc({ endpoint, code: 'RATE_LIMITED' });
+      throw error;
+    }
     if (app.engine.buffer.bufferedEvents + events.length > app.settings.ingest.maxBufferedEvents) {
       app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
       throw backpressure(app);

@@ -3,9 +3,13 @@
  * Routes live under `/api/v1` except the root `/health` and `/metrics`.
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import fs from 'fs';
 import type { App } from '../app';
 import { ApiError } from '../errors';
 import { installBodyParser } from './body';
+import { IngestFlow } from './ingest-flow';
+import { IngestRateLimiter } from './rate-limit';
 import { esRoutes } from './routes/es';
 import { ingestRoutes } from './routes/ingest';
 import { opsRoutes, rootRoutes } from './routes/ops';
@@ -35,8 +39,19 @@ function errorBody(error: FastifyError | ApiError | Error): { status: number; bo
   return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'internal error; see the server log' } } };
 }
 
+/** `tls.enabled`: serve HTTPS with the configured PEM files (read once at start; a change needs a restart). */
+function httpsOptions(app: App): { https: { cert: Buffer; key: Buffer } } | Record<string, never> {
+  const { tls } = app.settings;
+  if (!tls.enabled) return {};
+  if (tls.certFile === null || tls.keyFile === null) {
+    throw new Error('tls.enabled needs tls.cert_file and tls.key_file');
+  }
+  return { https: { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) } };
+}
+
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
+    ...httpsOptions(app),
     logger: false,
     // Request timeouts come from `http.request_timeout`; keep-alive for shippers that reuse connections.
     requestTimeout: app.settings.http.requestTimeoutMs,
@@ -47,6 +62,14 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   });
 
   installBodyParser(server, () => app.settings.ingest.maxBodySizeBytes);
+
+  // `http.cors_origins`: browsers may call the API from these origins (`*` for any); read live.
+  await server.register(cors, {
+    origin: (origin, callback) => {
+      const allowed = app.settings.http.corsOrigins;
+      callback(null, origin !== undefined && (allowed.includes('*') || allowed.includes(origin)));
+    },
+  });
 
   server.addHook('onRequest', async (request, reply) => {
     if (ELASTIC_PATHS.test(request.url)) reply.header('x-elastic-product', 'Elasticsearch');
@@ -75,12 +98,13 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   });
 
   await server.register(rootRoutes(app));
+  const flow = new IngestFlow(app, new IngestRateLimiter(() => app.settings.ingest.rateLimit));
   await server.register(
     async (api) => {
       await api.register(opsRoutes(app));
-      await api.register(ingestRoutes(app));
-      await api.register(esRoutes(app));
-      await api.register(otlpRoutes(app));
+      await api.register(ingestRoutes(app, flow));
+      await api.register(esRoutes(app, flow));
+      await api.register(otlpRoutes(flow));
     },
     { prefix: '/api/v1' },
   );

@@ -161,13 +161,37 @@ export class TokenHashSet {
 
   /**
    * Adds the tokens of `text` whose UTF-8 is `bytes[start..end)`. ASCII text is scanned as bytes
-   * (about twice as fast as charCodeAt); anything else takes the string path.
+   * (about twice as fast as charCodeAt); anything else takes the string path. When there is a
+   * byte after `end`, it is briefly set to 0 as a sentinel (and restored), which takes a bounds
+   * check out of the inner loop.
    */
   addUtf8(text: string, bytes: Uint8Array, start: number, end: number): void {
     if (end - start !== text.length) {
       this.addText(text);
       return;
     }
+    if (end >= bytes.length) {
+      this.scanBytes(bytes, start, end);
+      return;
+    }
+    const saved = bytes[end];
+    bytes[end] = 0;
+    let i = start;
+    while (i < end) {
+      let v = TOKEN_LOWER[bytes[i++]];
+      if (v === 0) continue;
+      let h = Math.imul(FNV_OFFSET ^ v, FNV_PRIME);
+      while ((v = TOKEN_LOWER[bytes[i]]) !== 0) {
+        h = Math.imul(h ^ v, FNV_PRIME);
+        i++;
+      }
+      this.addHash(h);
+    }
+    bytes[end] = saved;
+  }
+
+  /** addUtf8's loop without the sentinel. */
+  private scanBytes(bytes: Uint8Array, start: number, end: number): void {
     let i = start;
     while (i < end) {
       let v = TOKEN_LOWER[bytes[i++]];

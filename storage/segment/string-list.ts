@@ -87,7 +87,7 @@ export function writeStringList(
     for (let i = row; i < rowEnd; i++) {
       const v = values[i];
       if (typeof v !== 'string') continue;
-      w.ensure(v.length * 3);
+      w.ensure(v.length * 3 + 1); // + 1: room for the sink's sentinel byte
       const n = w.buf.write(v, w.pos, 'utf8');
       if (n !== v.length) {
         ascii = false;

@@ -9,15 +9,14 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app';
 import { parseBulk, parseEsDoc } from '../../ingest/bulk';
 import type { IngestParams } from '../../ingest-record';
-import { IngestFlow } from '../ingest-flow';
+import type { IngestFlow } from '../ingest-flow';
 
 /** A request-unique seed for generated document ids, stored with the record so replay gives the same ids. */
 function idSeed(): string {
   return crypto.randomBytes(9).toString('base64url');
 }
 
-export function esRoutes(app: App): FastifyPluginAsync {
-  const flow = new IngestFlow(app);
+export function esRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
 
   const bulk = async (request: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
@@ -30,7 +29,7 @@ export function esRoutes(app: App): FastifyPluginAsync {
       flow.failed('bulk', error);
       throw error;
     }
-    await flow.commit('bulk', params, body.bytes, result.events);
+    await flow.commit(request, 'bulk', params, body.bytes, result.events);
     flow.itemFailures('bulk', result.items.length - result.events.length);
     return reply.send({ took: Math.round(performance.now() - started), errors: result.errors, items: result.items });
   };
@@ -51,7 +50,7 @@ export function esRoutes(app: App): FastifyPluginAsync {
       throw error;
     }
     const id = request.params.id ?? parsed.id;
-    await flow.commit('doc', params, body.bytes, [parsed.event]);
+    await flow.commit(request, 'doc', params, body.bytes, [parsed.event]);
     return reply.status(201).send({
       _index: request.params.index,
       _id: id,

@@ -9,7 +9,7 @@ import { parseHecLines } from '../../ingest/hec';
 import { parseNativeBatch } from '../../ingest/native';
 import { parseRawLines, type RawHeaders } from '../../ingest/raw';
 import type { IngestParams } from '../../ingest-record';
-import { IngestFlow, type IngestEndpoint } from '../ingest-flow';
+import type { IngestFlow, IngestEndpoint } from '../ingest-flow';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -34,14 +34,13 @@ function completeLines(bytes: Buffer): { text: string; dropped: number } {
   return { text: kept.toString('utf8'), dropped: bytes.length - kept.length };
 }
 
-export function ingestRoutes(app: App): FastifyPluginAsync {
-  const flow = new IngestFlow(app);
+export function ingestRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
   return async (server) => {
     server.post('/ingest', async (request) => {
       const body = flow.begin('ingest', request);
       const params: IngestParams = { format: 'native', ctx: flow.context() };
       const result = parsed(flow, 'ingest', () => parseNativeBatch(body.bytes.toString('utf8'), params.ctx));
-      await flow.commit('ingest', params, body.bytes, result.events);
+      await flow.commit(request, 'ingest', params, body.bytes, result.events);
       flow.itemFailures('ingest', result.failed);
       const data: Record<string, unknown> = { accepted: result.events.length, failed: result.failed };
       if (result.errors.length > 0) data.errors = result.errors;
@@ -60,7 +59,7 @@ export function ingestRoutes(app: App): FastifyPluginAsync {
       const { text, dropped } = body.truncated ? completeLines(body.bytes) : { text: body.bytes.toString('utf8'), dropped: 0 };
       const stored = body.truncated ? Buffer.from(text) : body.bytes;
       const result = parsed(flow, 'raw', () => parseRawLines(text, raw, params.ctx));
-      await flow.commit('raw', params, stored, result.events);
+      await flow.commit(request, 'raw', params, stored, result.events);
       const data: Record<string, unknown> = { accepted: result.events.length, truncated: body.truncated };
       if (body.truncated) {
         data.warning =
@@ -77,7 +76,7 @@ export function ingestRoutes(app: App): FastifyPluginAsync {
       const text = body.bytes.toString('utf8');
       if (text.trim() === '') throw invalidRequest('the body holds no event (send one JSON object per line)');
       const result = parsed(flow, 'hec', () => parseHecLines(text, params.ctx));
-      await flow.commit('hec', params, body.bytes, result.events);
+      await flow.commit(request, 'hec', params, body.bytes, result.events);
       flow.itemFailures('hec', result.skipped);
       const answer: Record<string, unknown> = { text: 'Success', code: 0, accepted: result.events.length, skipped: result.skipped };
       if (result.errors.length > 0) answer.errors = result.errors;

@@ -1,13 +1,11 @@
 /** `POST /otlp/v1/logs`: OTLP/HTTP logs in the JSON encoding (protobuf answers 415). */
 import type { FastifyPluginAsync } from 'fastify';
-import type { App } from '../../app';
 import { ApiError } from '../../errors';
 import { parseOtlpLogs } from '../../ingest/otlp';
 import type { IngestParams } from '../../ingest-record';
-import { IngestFlow } from '../ingest-flow';
+import type { IngestFlow } from '../ingest-flow';
 
-export function otlpRoutes(app: App): FastifyPluginAsync {
-  const flow = new IngestFlow(app);
+export function otlpRoutes(flow: IngestFlow): FastifyPluginAsync {
   return async (server) => {
     server.post('/otlp/v1/logs', async (request, reply) => {
       const type = String(request.headers['content-type'] ?? '').toLowerCase();
@@ -29,7 +27,7 @@ export function otlpRoutes(app: App): FastifyPluginAsync {
         flow.failed('otlp', error);
         throw error;
       }
-      await flow.commit('otlp', params, body.bytes, events);
+      await flow.commit(request, 'otlp', params, body.bytes, events);
       return reply.status(200).send();
     });
   };

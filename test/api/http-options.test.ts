@@ -1,0 +1,71 @@
+import { strict as assert } from 'assert';
+import { execFileSync } from 'child_process';
+import fs from 'fs';
+import https from 'https';
+import path from 'path';
+import { postJson, request, tempDir, TestServer } from '../helpers/server';
+
+describe('HTTP options: rate limit, CORS, TLS', () => {
+  it('answers 429 RATE_LIMITED past ingest.rate_limit events/s per client, and stores only accepted batches', async () => {
+    const server = await TestServer.start({ set: { 'ingest.rate_limit': 100 } });
+    try {
+      const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ event: `limited ${i}` }));
+      assert.equal((await postJson(`${server.api}/ingest`, batch(80))).status, 200);
+      const refused = await postJson(`${server.api}/ingest`, batch(80));
+      assert.equal(refused.status, 429);
+      assert.equal(refused.body.error.code, 'RATE_LIMITED');
+      const tooBig = await postJson(`${server.api}/ingest`, batch(500));
+      assert.equal(tooBig.status, 429);
+      assert.match(tooBig.body.error.message, /smaller batches/);
+      // The bucket refills at 100 events/s.
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      assert.equal((await postJson(`${server.api}/ingest`, batch(80))).status, 200);
+      const stats = (await request(`${server.api}/stats`)).body.data;
+      assert.equal(stats.total_events, 160);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('sends CORS headers only for configured origins', async () => {
+    const server = await TestServer.start({ set: { 'http.cors_origins': 'https://ui.example.com' } });
+    try {
+      const allowed = await request(`${server.api}/stats`, { headers: { origin: 'https://ui.example.com' } });
+      assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://ui.example.com');
+      const other = await request(`${server.api}/stats`, { headers: { origin: 'https://evil.example.com' } });
+      assert.equal(other.headers.get('access-control-allow-origin'), null);
+      const preflight = await request(`${server.api}/ingest`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://ui.example.com', 'access-control-request-method': 'POST' },
+      });
+      assert.equal(preflight.status, 204);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('serves HTTPS with tls.enabled and the configured certificate', async () => {
+    const dir = tempDir('trawl-tls-');
+    const cert = path.join(dir, 'cert.pem');
+    const key = path.join(dir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], {
+      stdio: 'ignore',
+    });
+    const server = await TestServer.start({ set: { 'tls.enabled': true, 'tls.cert_file': cert, 'tls.key_file': key } });
+    try {
+      assert.match(server.log, /trawl listening on https:\/\//);
+      const body = await new Promise<string>((resolve, reject) => {
+        https
+          .get({ host: '127.0.0.1', port: server.port, path: '/health', ca: fs.readFileSync(cert), rejectUnauthorized: false }, (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () => resolve(text));
+          })
+          .on('error', reject);
+      });
+      assert.equal(JSON.parse(body).data.status, 'healthy');
+    } finally {
+      await server.stop();
+    }
+  });
+});
