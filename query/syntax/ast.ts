@@ -1,0 +1,136 @@
+// The AST of the native query language (shared/LANGUAGE.md). Every node carries the position of its
+// first character in the original query text (before `$variable` substitution).
+
+/** 1-based line and column, 0-based offset (UTF-16 code units). */
+export interface Pos {
+  readonly line: number;
+  readonly column: number;
+  readonly offset: number;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Expressions
+
+export interface StringLiteral { kind: 'string'; value: string; pos: Pos }
+export interface NumberLiteral { kind: 'number'; value: number; pos: Pos }
+export interface BooleanLiteral { kind: 'boolean'; value: boolean; pos: Pos }
+export interface NullLiteral { kind: 'null'; pos: Pos }
+/** `500ms`, `5m`: always an integer count of microseconds (negative after a folded unary minus). */
+export interface DurationLiteral { kind: 'duration'; micros: number; pos: Pos }
+export interface FieldRef { kind: 'field'; name: string; pos: Pos }
+
+export type Literal = StringLiteral | NumberLiteral | BooleanLiteral | NullLiteral | DurationLiteral;
+
+/** `-x`. A minus directly before a number or duration literal is folded into the literal. */
+export interface NegateExpr { kind: 'negate'; operand: Expr; pos: Pos }
+export interface NotExpr { kind: 'not'; operand: Expr; pos: Pos }
+
+/** `and` / `or` chains are flattened: `a and b and c` is one node with three operands. */
+export interface LogicalExpr { kind: 'logical'; op: 'and' | 'or'; operands: Expr[]; pos: Pos }
+
+/** `==` is stored as `=`. */
+export type ComparisonOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
+export type ArithmeticOp = '+' | '-' | '*' | '/' | '%';
+export type BinaryOp = ComparisonOp | ArithmeticOp;
+export interface BinaryExpr { kind: 'binary'; op: BinaryOp; left: Expr; right: Expr; pos: Pos }
+
+/** `x in (a, b)` / `x not in (a, b)`. */
+export interface InExpr { kind: 'in'; operand: Expr; list: Expr[]; negated: boolean; pos: Pos }
+/** `x like "a%_"` / `x not like ...`: `%` any run, `_` one character. */
+export interface LikeExpr { kind: 'like'; operand: Expr; pattern: Expr; negated: boolean; pos: Pos }
+/** `x has "timeout"` / `x not has ...`: case-insensitive whole-token match. */
+export interface HasExpr { kind: 'has'; operand: Expr; term: Expr; negated: boolean; pos: Pos }
+/** `x =~ "re"` (negated: `!~`). The pattern is always a literal, validated for a linear-time engine. */
+export interface RegexMatchExpr { kind: 'regex'; operand: Expr; pattern: StringLiteral; negated: boolean; pos: Pos }
+/** `x is null` / `x is not null`. */
+export interface IsNullExpr { kind: 'isnull'; operand: Expr; negated: boolean; pos: Pos }
+
+export type ScalarFunctionName =
+  | 'lower' | 'upper' | 'len' | 'trim' | 'ltrim' | 'rtrim' | 'substr' | 'replace' | 'split'
+  | 'contains' | 'startswith' | 'endswith' | 'match' | 'extract' | 'concat' | 'coalesce' | 'if' | 'case'
+  | 'isnull' | 'isnotnull' | 'tonumber' | 'tostring' | 'toint' | 'round' | 'floor' | 'ceil' | 'abs'
+  | 'sqrt' | 'ln' | 'log10' | 'pow' | 'exp' | 'least' | 'greatest' | 'now' | 'bin' | 'strftime'
+  | 'strptime' | 'json_extract' | 'url_decode' | 'md5' | 'sha256';
+
+export type AggregateFunctionName =
+  | 'count' | 'countif' | 'sum' | 'avg' | 'min' | 'max' | 'dc' | 'values' | 'first' | 'last'
+  | 'earliest' | 'latest' | 'median' | 'p50' | 'p75' | 'p90' | 'p95' | 'p99' | 'percentile'
+  | 'stdev' | 'var' | 'rate';
+
+/** A scalar function call; `name` is lower-cased. */
+export interface CallExpr { kind: 'call'; name: ScalarFunctionName; args: Expr[]; pos: Pos }
+
+/**
+ * An aggregate call. Inside `stats` it defines a column (`column` is null). In a stage after `stats`
+ * (or `top`) it refers to that stage's output column, named by `column` (`sort count() desc`).
+ */
+export interface AggregateCall { kind: 'aggregate'; name: AggregateFunctionName; args: Expr[]; column: string | null; pos: Pos }
+
+export type Expr =
+  | Literal | FieldRef | NegateExpr | NotExpr | LogicalExpr | BinaryExpr | InExpr | LikeExpr | HasExpr
+  | RegexMatchExpr | IsNullExpr | CallExpr | AggregateCall;
+
+// ---------------------------------------------------------------------------------------------------
+// Search (full-text) expressions
+
+/** A bare term, matched case-insensitively against the tokens of `_raw`; `*` and `?` are globs. */
+export interface SearchTerm { kind: 'term'; text: string; glob: boolean; pos: Pos }
+/** A quoted phrase: a case-insensitive substring/token-sequence match on `_raw`. */
+export interface SearchPhrase { kind: 'phrase'; text: string; pos: Pos }
+/** `field=value` / `field!=value`; a bare value may use globs, a quoted one is literal. */
+export interface SearchFieldMatch {
+  kind: 'fieldmatch'; field: string; op: '=' | '!='; value: string; glob: boolean; quoted: boolean; pos: Pos;
+}
+export interface SearchLogical { kind: 'and' | 'or'; operands: SearchExpr[]; pos: Pos }
+export interface SearchNot { kind: 'not'; operand: SearchExpr; pos: Pos }
+export type SearchExpr = SearchTerm | SearchPhrase | SearchFieldMatch | SearchLogical | SearchNot;
+
+// ---------------------------------------------------------------------------------------------------
+// Stages
+
+/** A name or glob (`web-*`, `http.*`); a backtick name is `quoted` and never a glob. */
+export interface NamePattern { pattern: string; glob: boolean; quoted: boolean; pos: Pos }
+export interface FieldName { name: string; pos: Pos }
+
+export interface FromStage { kind: 'from'; indexes: NamePattern[]; pos: Pos }
+export interface SearchStage { kind: 'search'; expr: SearchExpr; pos: Pos }
+export interface WhereStage { kind: 'where'; expr: Expr; pos: Pos }
+export interface Assignment { name: string; expr: Expr; pos: Pos }
+export interface ExtendStage { kind: 'extend'; assignments: Assignment[]; pos: Pos }
+
+export type ParseFormat = 'json' | 'kv' | 'logfmt' | 'regex' | 'pattern' | 'combined' | 'clf' | 'syslog';
+/** `pattern` is set exactly for `regex` and `pattern` formats (validated). */
+export interface ParseStage { kind: 'parse'; format: ParseFormat; field: FieldName; pattern: StringLiteral | null; pos: Pos }
+
+export interface KeepStage { kind: 'keep'; fields: NamePattern[]; pos: Pos }
+export interface DropStage { kind: 'drop'; fields: NamePattern[]; pos: Pos }
+export interface Rename { from: FieldName; to: FieldName; pos: Pos }
+export interface RenameStage { kind: 'rename'; renames: Rename[]; pos: Pos }
+/** `count` is a positive safe integer; 10 when the query leaves it out. */
+export interface HeadStage { kind: 'head'; count: number; pos: Pos }
+export interface TailStage { kind: 'tail'; count: number; pos: Pos }
+export interface DedupStage { kind: 'dedup'; fields: FieldName[]; pos: Pos }
+
+/** One aggregate column; `name` is the output column (alias or the default from names.ts). */
+export interface StatsAggregate { call: AggregateCall; alias: string | null; name: string; pos: Pos }
+/** One group key: a field, `bin(field, size)` or another scalar expression; `name` as above. */
+export interface StatsKey { expr: Expr; alias: string | null; name: string; pos: Pos }
+/** Output columns: keys first, then aggregates. `aggregates` may be empty (`stats by host`). */
+export interface StatsStage { kind: 'stats'; aggregates: StatsAggregate[]; by: StatsKey[]; pos: Pos }
+
+export interface SortKey { expr: Expr; direction: 'asc' | 'desc'; pos: Pos }
+export interface SortStage { kind: 'sort'; keys: SortKey[]; pos: Pos }
+/** Columns: fields..., `count`, `percent`; `by` groups the ranking. */
+export interface TopStage { kind: 'top'; count: number; fields: FieldName[]; by: FieldName[]; pos: Pos }
+
+export type Stage =
+  | FromStage | SearchStage | WhereStage | ExtendStage | ParseStage | KeepStage | DropStage | RenameStage
+  | HeadStage | TailStage | DedupStage | StatsStage | SortStage | TopStage;
+
+export type StageKind = Stage['kind'];
+
+/** A validated query: `stages[0]` is always a `from` stage, and no other stage is. */
+export interface Query { stages: Stage[] }
+
+/** Stages that work on a stream of events (allowed in live tail); the others need all input. */
+export const STREAMING_STAGES: ReadonlySet<StageKind> = new Set<StageKind>(['from', 'where', 'search', 'extend', 'parse', 'keep', 'drop', 'rename', 'head']);

@@ -1,0 +1,66 @@
+// Query errors with the stable codes of shared/LANGUAGE.md ("Errors").
+
+export type QueryErrorCode =
+  | 'E001' // unexpected token
+  | 'E002' // unknown stage
+  | 'E003' // legacy stage
+  | 'E004' // unknown function
+  | 'E005' // wrong number or type of arguments
+  | 'E006' // query does not start with `from`
+  | 'E007' // unterminated string or backtick
+  | 'E008' // invalid regular expression or pattern
+  | 'E009' // invalid duration
+  | 'E010' // aggregate outside stats, or scalar where an aggregate is needed
+  | 'E011' // `from` after the first stage
+  | 'E012' // invalid number (head/tail/top count, percentile)
+  | 'E013' // unknown parse format
+  | 'E014'; // unknown $variable
+
+export interface ErrorPos {
+  readonly line: number;
+  readonly column: number;
+  readonly offset: number;
+}
+
+export interface QueryErrorJSON {
+  code: QueryErrorCode;
+  message: string;
+  line: number;
+  column: number;
+  suggestion: string | null;
+}
+
+export class QueryError extends Error {
+  override readonly name = 'QueryError';
+  readonly code: QueryErrorCode;
+  /** 1-based, in the query text as the user wrote it (before variable substitution). */
+  readonly line: number;
+  readonly column: number;
+  /** 0-based offset in the same text; orders errors and lets editors highlight. */
+  readonly offset: number;
+  /** Replacement text for the part at line/column (or a hint), or null. */
+  readonly suggestion: string | null;
+
+  constructor(code: QueryErrorCode, message: string, pos: ErrorPos, suggestion: string | null = null) {
+    super(message);
+    this.code = code;
+    this.line = pos.line;
+    this.column = pos.column;
+    this.offset = pos.offset;
+    this.suggestion = suggestion;
+  }
+
+  toJSON(): QueryErrorJSON {
+    return { code: this.code, message: this.message, line: this.line, column: this.column, suggestion: this.suggestion };
+  }
+}
+
+export function isQueryError(e: unknown): e is QueryError {
+  return e instanceof QueryError;
+}
+
+/** Quotes a piece of query text for a message, shortening long pieces. */
+export function show(text: string): string {
+  const t = text.length > 30 ? text.slice(0, 27) + '...' : text;
+  return JSON.stringify(t);
+}

@@ -1,0 +1,132 @@
+// Runs the nearley grammar over the token stream and turns nearley's failures into E001 errors that
+// say, in plain words, what was expected.
+
+import nearley from 'nearley';
+import grammar from './grammar';
+import { Seq, type ParsedStage, type StageThunk } from './builders';
+import { QueryError, show } from './errors';
+import { TokenStream, type Token } from './lexer';
+import type { SourceMap } from './positions';
+
+const compiled = nearley.Grammar.fromCompiled(grammar as unknown as nearley.CompiledRules);
+
+interface ParserInternals {
+  table: Array<{ states: Array<{ rule: { symbols: unknown[] }; dot: number }> }>;
+  reportError: () => string;
+  reportLexerError: () => string;
+}
+
+function newParser(lexer: TokenStream): nearley.Parser {
+  const parser = new nearley.Parser(compiled, { lexer: lexer as unknown as nearley.Lexer });
+  // Our own messages replace nearley's, which are costly to build (they dump the parse table).
+  const internals = parser as unknown as ParserInternals;
+  internals.reportError = () => 'syntax error';
+  internals.reportLexerError = () => 'syntax error';
+  return parser;
+}
+
+/** Parses the (substituted) text into stages; throws QueryError. */
+export function parseStages(text: string, map: SourceMap): ParsedStage[] {
+  const lexer = new TokenStream(map);
+  const parser = newParser(lexer);
+  try {
+    parser.feed(text);
+  } catch (e) {
+    if (lexer.pending) throw lexer.pending;
+    if (e instanceof QueryError) throw e;
+    throw unexpectedToken(parser, lexer.last!, lexer.previous);
+  }
+  const results = parser.results as Array<Seq<StageThunk>>;
+  if (results.length === 0) throw unexpectedEnd(parser, lexer, map);
+  return results[0]!.toArray().map((build) => build());
+}
+
+/** How many parses the grammar finds (exactly one for any valid query: the grammar is unambiguous). */
+export function countParses(text: string, map: SourceMap): number {
+  const lexer = new TokenStream(map);
+  const parser = newParser(lexer);
+  parser.feed(text);
+  return parser.results.length;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Messages
+
+function expectedTypes(parser: nearley.Parser, column: number): Set<string> {
+  const out = new Set<string>();
+  const col = (parser as unknown as ParserInternals).table[column];
+  for (const state of col?.states ?? []) {
+    const sym = state.rule.symbols[state.dot];
+    if (sym !== null && typeof sym === 'object' && 'type' in sym) out.add(String((sym as { type: unknown }).type));
+  }
+  return out;
+}
+
+const PARSE_FORMAT_WORDS = 'a parse format (json, kv, logfmt, regex, pattern, combined, clf, syslog)';
+
+function unexpectedToken(parser: nearley.Parser, found: Token, previous: Token | undefined): QueryError {
+  const table = (parser as unknown as ParserInternals).table;
+  const expected = previous?.type === 'st_parse' ? PARSE_FORMAT_WORDS : describeExpected(expectedTypes(parser, table.length - 2));
+  const after = previous ? ` after ${show(previous.text)}` : '';
+  const what = found.type === 'other' ? `expected a stage name after "|"` : `expected ${expected}${after}`;
+  // `a || b` lexes as the end of a stage and an empty one.
+  const adjacent = previous?.type === 'pipe' && previous.pos.offset + 1 === found.pos.offset;
+  const hint = found.type === 'other' && found.text === '|' && adjacent ? '; use "or" for a logical or' : '';
+  return new QueryError('E001', `${what}, found ${show(found.text)}${hint}`, found.pos);
+}
+
+function unexpectedEnd(parser: nearley.Parser, lexer: TokenStream, map: SourceMap): QueryError {
+  const last = lexer.last;
+  if (!last) return new QueryError('E006', 'the query is empty: it must start with "from <index>"', map.pos(0), 'from <index>');
+  const table = (parser as unknown as ParserInternals).table;
+  const expected = last.type === 'st_parse' ? PARSE_FORMAT_WORDS : describeExpected(expectedTypes(parser, table.length - 1));
+  return new QueryError('E001', `expected ${expected} after ${show(last.text)}, found the end of the query`, map.pos(last.end));
+}
+
+const EXPRESSION_START = ['number', 'string', 'duration', 'kw_true', 'kw_false', 'kw_null', 'ident', 'qident', 'lparen', 'minus', 'kw_not'];
+const SEARCH_START = ['term', 'string', 'qident', 'lparen', 'kw_not'];
+const OPERATORS = [
+  'eq', 'eqeq', 'neq', 'lt', 'lte', 'gt', 'gte', 'match', 'nmatch', 'plus', 'minus', 'star', 'slash', 'percent',
+  'kw_and', 'kw_or', 'kw_in', 'kw_not', 'kw_like', 'kw_has', 'kw_is',
+];
+const SYMBOLS: Record<string, string> = {
+  eq: '=', eqeq: '==', neq: '!=', lt: '<', lte: '<=', gt: '>', gte: '>=', match: '=~', nmatch: '!~', plus: '+',
+  minus: '-', star: '*', slash: '/', percent: '%', lparen: '(', rparen: ')', comma: ',', pipe: '|',
+};
+const WORDS: Record<string, string> = {
+  ident: 'a field name', qident: 'a field name', pattern: 'a name or glob pattern', term: 'a search term',
+  string: 'a string', number: 'a number', duration: 'a duration',
+};
+
+const ORDER = ['an expression', 'a search term', 'a stage name', 'a field name', 'a name or glob pattern', 'a string', 'a number', 'a duration', 'an operator'];
+const rank = (phrase: string): number => {
+  const i = ORDER.indexOf(phrase);
+  if (i >= 0) return i;
+  return phrase === '"|"' ? 1000 : phrase === '","' ? 999 : 100;
+};
+
+/** Plain words for a set of expected token types: `an expression or ","`. */
+export function describeExpected(types: Set<string>): string {
+  const phrases: string[] = [];
+  const left = new Set(types);
+  const take = (group: string[], phrase: string): void => {
+    for (const t of group) left.delete(t);
+    phrases.push(phrase);
+  };
+  if (left.has('ident') && left.has('number') && left.has('lparen')) take(EXPRESSION_START, 'an expression');
+  if (left.has('term') && left.has('string')) take(SEARCH_START, 'a search term');
+  const stages = [...left].filter((t) => t.startsWith('st_'));
+  if (stages.length > 0) take(stages, 'a stage name');
+  if (OPERATORS.filter((t) => left.has(t)).length >= 4) take(OPERATORS, 'an operator');
+  // `head -3` parses only to report E012; "-" is not worth suggesting. A backtick name is a name.
+  if (left.has('number')) left.delete('minus');
+  if (left.has('pattern')) left.delete('qident');
+  for (const t of left) {
+    const phrase = WORDS[t] ?? (SYMBOLS[t] !== undefined ? `"${SYMBOLS[t]}"` : t.startsWith('kw_') ? `"${t.slice(3)}"` : t);
+    if (!phrases.includes(phrase)) phrases.push(phrase);
+  }
+  phrases.sort((a, b) => rank(a) - rank(b));
+  if (phrases.length === 0) return 'nothing more';
+  if (phrases.length === 1) return phrases[0]!;
+  return `${phrases.slice(0, -1).join(', ')} or ${phrases[phrases.length - 1]}`;
+}
