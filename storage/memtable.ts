@@ -43,6 +43,8 @@ export class MemTable {
       let column: SparseColumn | undefined;
       if (names[position] === name) column = columns[position];
       else {
+        // Parsers never emit reserved names; refusing them here keeps one bad event from failing a flush.
+        if (name === TIME_COLUMN || name === RAW_COLUMN || name === INDEX_COLUMN) continue;
         column = this.fields.get(name);
         if (column === undefined) {
           column = { rows: [], values: [] };

@@ -8,8 +8,8 @@
  *
  * Decoding turns each chunk into ONE JS string (latin1 fast path when it is all ASCII) and slices
  * rows out of it by length: no per-row UTF-8 decoding. Lengths count UTF-16 units, which UTF-8
- * round-trips exactly for well-formed text; a chunk that is not well-formed (lone surrogates)
- * is stored as UTF-16LE instead, so every string round-trips exactly.
+ * round-trips exactly for well-formed text; a chunk holding a string that is not well-formed
+ * (lone surrogates) is stored as UTF-16LE instead, so every string round-trips exactly.
  * Chunks keep each decoded string well below V8's maximum string length.
  *
  * Note: row strings are slices of the chunk string, so holding one keeps its chunk alive.
