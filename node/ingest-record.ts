@@ -25,7 +25,7 @@ export interface IngestParams {
   raw?: RawHeaders;
   /** Seed of generated document ids (bulk and `_doc`). */
   idSeed?: string;
-  /** Path index of `/es/{index}/_doc`. */
+  /** Path index of `/es/{index}/_doc` and `/es/{index}/_bulk`. */
   pathIndex?: string;
 }
 
@@ -39,7 +39,7 @@ export function eventsOf(params: IngestParams, body: string): LogEvent[] {
     case 'hec':
       return parseHecLines(body, params.ctx).events;
     case 'bulk':
-      return parseBulk(body, params.ctx, params.idSeed ?? '').events;
+      return parseBulk(body, params.ctx, params.idSeed ?? '', params.pathIndex).events;
     case 'doc':
       return [parseEsDoc(body, params.pathIndex ?? '', params.ctx, params.idSeed ?? '').event];
     case 'otlp':

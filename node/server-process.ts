@@ -13,9 +13,11 @@ import { createLogger } from './logger';
 
 export async function runServer(overrides: CommandLineOverrides): Promise<void> {
   const config = loadConfig(overrides);
-  let currentLevel = config.log_level as string;
-  const logger = createLogger(() => currentLevel);
+  // The level is read per line from the live config, so SIGHUP and PATCH /config both apply it.
+  let running: App | null = null;
+  const logger = createLogger(() => (running?.config.log_level ?? config.log_level) as string);
   const app = await App.start(config, logger, new Map([[INGEST_RECORD_KIND, decodeIngestRecord]]));
+  running = app;
   const server = await buildServer(app);
   const { host, port } = resolveSettings(config).listen;
   await server.listen({ host, port });
@@ -26,7 +28,6 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   process.on('SIGHUP', () => {
     try {
       const result = app.applyConfig(loadConfig(overrides));
-      currentLevel = app.config.log_level as string;
       logger.info(
         `config reloaded: ${result.changed.join(', ') || 'no change'}` +
           (result.restartRequired.length > 0 ? `; restart required for ${result.restartRequired.join(', ')}` : ''),

@@ -27,67 +27,73 @@ declare module 'fastify' {
 const tooLarge = (limit: number): ApiError =>
   new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ingest.max_body_size (${limit} bytes)`);
 
-function readStream(stream: IncomingMessage, limit: number, truncate: boolean): Promise<RawBody> {
+/**
+ * Collects a body up to `limit` bytes *after* decompression. Compressed bodies are inflated as
+ * they arrive, so a truncating route keeps the complete prefix even when the cut falls inside the
+ * compressed stream, and a bomb is stopped at the limit. The rest of the request is drained so
+ * the client can read the answer.
+ */
+function readBody(payload: IncomingMessage, encoding: string, limit: number, truncate: boolean): Promise<RawBody> {
   return new Promise((resolve, reject) => {
+    const inflater =
+      encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : null;
+    const source: NodeJS.ReadableStream = inflater ?? payload;
     const chunks: Buffer[] = [];
-    let received = 0;
+    let wireBytes = 0;
     let kept = 0;
+    let settled = false;
     let truncated = false;
-    let failed = false;
-    stream.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (failed || truncated) return; // keep draining so the client can read our answer
+    payload.on('data', (chunk: Buffer) => (wireBytes += chunk.length));
+    const finish = (error: ApiError | null): void => {
+      if (settled) return;
+      settled = true;
+      if (error !== null) reject(error);
+      else resolve({ bytes: Buffer.concat(chunks, kept), truncated, wireBytes });
+    };
+    /** Stops reading the (decompressed) body but keeps draining the request. */
+    const stopReading = (): void => {
+      if (inflater !== null) {
+        payload.unpipe(inflater);
+        inflater.destroy();
+      }
+      payload.resume();
+    };
+    source.on('data', (chunk: Buffer) => {
+      if (settled || truncated) return;
       if (kept + chunk.length > limit) {
         if (!truncate) {
-          failed = true;
-          reject(tooLarge(limit));
+          stopReading();
+          finish(tooLarge(limit));
           return;
         }
         chunks.push(chunk.subarray(0, limit - kept));
         kept = limit;
         truncated = true;
+        stopReading();
+        // A truncated body is complete once the client has sent everything.
+        if (payload.readableEnded) finish(null);
+        else payload.on('end', () => finish(null));
         return;
       }
       chunks.push(chunk);
       kept += chunk.length;
     });
-    stream.on('end', () => {
-      if (!failed) resolve({ bytes: Buffer.concat(chunks, kept), truncated, wireBytes: received });
+    source.on('end', () => {
+      if (!truncated) finish(null);
     });
-    stream.on('error', (error) => {
-      if (!failed) reject(invalidRequest(`could not read the request body: ${error.message}`));
+    source.on('error', (error: Error) => {
+      if (truncated) return;
+      stopReading();
+      finish(
+        inflater !== null && source === inflater
+          ? invalidRequest(`the ${encoding} request body could not be decompressed: ${error.message}`)
+          : invalidRequest(`could not read the request body: ${error.message}`),
+      );
     });
-  });
-}
-
-function decompress(body: RawBody, encoding: string, limit: number, truncate: boolean): Promise<RawBody> {
-  return new Promise((resolve, reject) => {
-    const done = (error: Error | null, result: Buffer): void => {
-      if (error === null) {
-        resolve({ bytes: result, truncated: body.truncated, wireBytes: body.wireBytes });
-      } else if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-        if (!truncate) reject(tooLarge(limit));
-        else {
-          // Decompress again, keeping what fits: the stream API stops at the limit.
-          const unzip = encoding === 'gzip' ? zlib.createGunzip() : zlib.createInflate();
-          const chunks: Buffer[] = [];
-          let kept = 0;
-          unzip.on('data', (chunk: Buffer) => {
-            if (kept >= limit) return;
-            const part = chunk.subarray(0, limit - kept);
-            chunks.push(part);
-            kept += part.length;
-            if (kept >= limit) unzip.destroy();
-          });
-          unzip.on('close', () => resolve({ bytes: Buffer.concat(chunks), truncated: true, wireBytes: body.wireBytes }));
-          unzip.on('error', () => undefined);
-          unzip.end(body.bytes);
-        }
-      } else reject(invalidRequest(`the ${encoding} request body could not be decompressed: ${error.message}`));
-    };
-    const options = { maxOutputLength: limit };
-    if (encoding === 'gzip' || encoding === 'x-gzip') zlib.gunzip(body.bytes, options, done);
-    else zlib.inflate(body.bytes, options, done);
+    if (inflater !== null) {
+      payload.on('error', (error) => finish(invalidRequest(`could not read the request body: ${error.message}`)));
+      payload.pipe(inflater);
+    }
   });
 }
 
@@ -96,15 +102,16 @@ export function installBodyParser(app: FastifyInstance, limit: () => number): vo
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done) => {
     const truncate = request.routeOptions.config?.bodyLimitMode === 'truncate';
-    const max = limit();
     const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
-    readStream(payload, max, truncate)
-      .then((body) => {
-        if (encoding === 'identity' || encoding === '') return body;
-        if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate') return decompress(body, encoding, max, truncate);
-        throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Encoding "${encoding}" (use gzip or deflate)`);
-      })
-      .then((body) => done(null, body), (error: Error) => done(error, undefined));
+    if (!['identity', '', 'gzip', 'x-gzip', 'deflate'].includes(encoding)) {
+      payload.resume();
+      done(new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Encoding "${encoding}" (use gzip or deflate)`), undefined);
+      return;
+    }
+    readBody(payload, encoding, limit(), truncate).then(
+      (body) => done(null, body),
+      (error: Error) => done(error, undefined),
+    );
   });
 }
 

@@ -72,8 +72,9 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   });
 
   server.addHook('onRequest', async (request, reply) => {
-    if (ELASTIC_PATHS.test(request.url)) reply.header('x-elastic-product', 'Elasticsearch');
-    if (app.shuttingDown && request.url !== '/health' && request.url !== '/metrics') {
+    if (ELASTIC_PATHS.test(request.url.split('?')[0])) reply.header('x-elastic-product', 'Elasticsearch');
+    const path = request.url.split('?')[0];
+    if (app.shuttingDown && path !== '/health' && path !== '/metrics') {
       throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down');
     }
   });

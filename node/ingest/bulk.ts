@@ -131,9 +131,9 @@ function item(name: BulkActionName, r: BulkItemResult): BulkItem {
  * consumed), `delete` (no document line) and unknown actions fail with status 400; so do unparseable
  * lines. Resync rule after a bad action line: if the next line is itself a valid action line it starts the
  * next pair, otherwise it is taken as the bad action's document and skipped. `_id` is the action's, else
- * `<idSeed>-<item number>`.
+ * `<idSeed>-<item number>`. `defaultIndex` (from `/es/{index}/_bulk`) stands in for an action without `_index`.
  */
-export function parseBulk(body: string, ctx: IngestContext, idSeed: string): BulkResult {
+export function parseBulk(body: string, ctx: IngestContext, idSeed: string, defaultIndex?: string): BulkResult {
   const now = receivedAt(ctx);
   const lines = new Lines(body);
   const result: BulkResult = { events: [], items: [], errors: false };
@@ -147,13 +147,13 @@ export function parseBulk(body: string, ctx: IngestContext, idSeed: string): Bul
     if (!action.ok) {
       const next = lines.peek();
       if (next !== null && !isActionLine(next)) lines.next();
-      fail(action.name, action.index, `${idSeed}-${n}`, action.error);
+      fail(action.name, (action.index ?? defaultIndex), `${idSeed}-${n}`, action.error);
       continue;
     }
     const id = action.id ?? `${idSeed}-${n}`;
     if (action.name === 'delete' || action.name === 'update') {
       if (action.name === 'update') lines.next();
-      fail(action.name, action.index, id, {
+      fail(action.name, (action.index ?? defaultIndex), id, {
         type: 'illegal_argument_exception',
         reason: `[${action.name}] is not supported: events are append-only; use index or create`,
       });
@@ -161,18 +161,18 @@ export function parseBulk(body: string, ctx: IngestContext, idSeed: string): Bul
     }
     const docLine = lines.next();
     if (docLine === null) {
-      fail(action.name, action.index, id, { type: 'illegal_argument_exception', reason: `[${action.name}] action without a document line` });
+      fail(action.name, (action.index ?? defaultIndex), id, { type: 'illegal_argument_exception', reason: `[${action.name}] action without a document line` });
       break;
     }
-    const doc = mapDocumentLine(docLine, action.index, now);
+    const doc = mapDocumentLine(docLine, (action.index ?? defaultIndex), now);
     if (typeof doc === 'string') {
-      fail(action.name, action.index, id, { type: 'mapper_parsing_exception', reason: doc });
+      fail(action.name, (action.index ?? defaultIndex), id, { type: 'mapper_parsing_exception', reason: doc });
       continue;
     }
     result.events.push(doc);
     result.items.push(
       item(action.name, {
-        _index: action.index ?? DEFAULT_INDEX,
+        _index: (action.index ?? defaultIndex) ?? DEFAULT_INDEX,
         _id: id,
         _version: 1,
         result: 'created',

@@ -3,8 +3,9 @@
  * fetch adds no Content-Type), gzip, polling, and lookups in stored events.
  */
 import { strict as assert } from 'assert';
+import fs from 'fs';
 import zlib from 'zlib';
-import { request } from './server';
+import { request, type TestServer } from './server';
 import type { StoredEvent } from './storage';
 
 export type Answer = Awaited<ReturnType<typeof request>>;
@@ -65,4 +66,12 @@ export function isoMicros(iso: string): number {
   const ms = Date.parse(iso);
   assert.ok(Number.isFinite(ms), `bad ISO time ${iso}`);
   return ms * 1000;
+}
+
+/** Ends a test server (SIGTERM, or SIGKILL when `kill`) and removes its data dir. */
+export async function dispose(server: TestServer | undefined, kill = false): Promise<void> {
+  if (server === undefined) return;
+  if (kill) await server.kill();
+  else await server.stop();
+  fs.rmSync(server.dataDir, { recursive: true, force: true });
 }

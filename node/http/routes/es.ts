@@ -1,6 +1,6 @@
 /**
  * Elasticsearch-compatible ingest: `GET /es/` (client handshake), `POST /es/_bulk` and its alias
- * `/ingest/bulk`, `POST /es/{index}/_doc` (and `PUT|POST /es/{index}/_doc|_create/{id}`).
+ * `/ingest/bulk` (and `/es/{index}/_bulk`, whose index names actions without `_index`), `POST /es/{index}/_doc` (and `PUT|POST /es/{index}/_doc|_create/{id}`).
  * Every answer carries `x-elastic-product: Elasticsearch` (set in the server's onRequest hook),
  * which the official clients check.
  */
@@ -18,13 +18,13 @@ function idSeed(): string {
 
 export function esRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
 
-  const bulk = async (request: FastifyRequest, reply: FastifyReply) => {
+  const bulk = async (request: FastifyRequest<{ Params: { index?: string } }>, reply: FastifyReply) => {
     const started = performance.now();
     const body = flow.begin('bulk', request);
-    const params: IngestParams = { format: 'bulk', ctx: flow.context(), idSeed: idSeed() };
+    const params: IngestParams = { format: 'bulk', ctx: flow.context(), idSeed: idSeed(), pathIndex: request.params.index };
     let result;
     try {
-      result = parseBulk(body.bytes.toString('utf8'), params.ctx, params.idSeed as string);
+      result = parseBulk(body.bytes.toString('utf8'), params.ctx, params.idSeed as string, params.pathIndex);
     } catch (error) {
       flow.failed('bulk', error);
       throw error;
@@ -80,6 +80,8 @@ export function esRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
     server.post('/es/_bulk', bulk);
     server.put('/es/_bulk', bulk);
     server.post('/ingest/bulk', bulk);
+    server.post('/es/:index/_bulk', bulk);
+    server.put('/es/:index/_bulk', bulk);
     server.post('/es/:index/_doc', doc);
     server.post('/es/:index/_doc/:id', doc);
     server.put('/es/:index/_doc/:id', doc);

@@ -1,0 +1,264 @@
+/**
+ * Malformed and mutated bodies against every ingest endpoint of one server: every answer is a 2xx or
+ * a SPEC error envelope (never a 5xx or a dropped connection), the server stays up, and the stored
+ * event count equals the sum of what the 200 answers reported as accepted.
+ */
+import { strict as assert } from 'assert';
+import fc from 'fast-check';
+import { dispose, gzip, post, type Answer } from '../helpers/api';
+import { request, TestServer } from '../helpers/server';
+import { readStoredEvents } from '../helpers/storage';
+
+// TRAWL_FUZZ_RUNS raises the count for a longer hunt.
+const RUNS_PER_ENDPOINT = Number(process.env.TRAWL_FUZZ_RUNS ?? 50);
+const ES_JSON = 'application/vnd.elasticsearch+json; compatible-with=8';
+const ES_NDJSON = 'application/vnd.elasticsearch+x-ndjson; compatible-with=8';
+const CONTENT_TYPES = ['application/json', 'application/x-ndjson', ES_JSON, ES_NDJSON, 'text/plain', 'application/octet-stream', undefined];
+const NOISE = ['{', '}', '[', ']', '"', ',', ':', '\n', '\r', '\\', ' ', '0', '-', 'e', '.', 'x', 'null', 'true', '\u0000', '\u00e9', '\ud83d\ude00', '\ud800'];
+
+type Endpoint = 'ingest' | 'raw' | 'hec' | 'bulk' | 'es-bulk' | 'doc' | 'otlp';
+
+interface Case {
+  text: string;
+  /** plain text, gzip of it, random bytes, or bytes with a gzip header that are not gzip. */
+  encoding: 'plain' | 'gzip' | 'bytes' | 'bad-gzip';
+  bytes: Uint8Array;
+  contentType: string | undefined;
+  index: string | undefined;
+}
+
+// Valid-looking documents, later mutated.
+const scalar = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.double({ noNaN: false }), fc.boolean(), fc.constant(null));
+const fieldsArb = fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('_time', 'index', '__proto__', 'a.b', '')), scalar, { maxKeys: 4 });
+const timeArb = fc.oneof(fc.integer({ min: 0, max: 8_000_000_000 }), fc.double({ min: -1e12, max: 1e12 }), fc.string({ maxLength: 12 }), fc.constant(null));
+const eventArb = fc.oneof(fc.string({ maxLength: 30, unit: 'binary' }), scalar, fc.jsonValue({ maxDepth: 2 }));
+
+const nativeText = fc
+  .array(
+    fc.oneof(
+      fc.record(
+        { event: eventArb, time: timeArb, source: scalar, host: scalar, index: fc.constantFrom('main', 'web', 'Bad', '_x', ''), fields: fc.oneof(fieldsArb, scalar) },
+        { requiredKeys: ['event'] },
+      ),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
+    { maxLength: 6 },
+  )
+  .map((items) => JSON.stringify(items));
+
+const rawText = fc
+  .array(fc.oneof(fc.string({ maxLength: 60, unit: 'binary' }), nativeText, fc.constantFrom('2024-01-15T10:00:00Z ERROR x', '<34>Oct 11 22:14:15 host app[1]: msg', '   ', '')), { maxLength: 8 })
+  .map((lines) => lines.join('\n'));
+
+const hecText = fc
+  .array(
+    fc.oneof(
+      fc.record({ event: eventArb, time: timeArb, host: scalar, source: scalar, sourcetype: scalar, index: fc.constantFrom('main', 'Bad', ''), fields: fc.oneof(fieldsArb, scalar) }, { requiredKeys: [] }),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
+    { maxLength: 6 },
+  )
+  .chain((objects) => fc.constantFrom('\n', '', ' ', '\r\n').map((sep) => objects.map((o) => JSON.stringify(o)).join(sep)));
+
+const bulkText = fc
+  .array(
+    fc.tuple(
+      fc.oneof(
+        fc.record({ index: fc.record({ _index: fc.oneof(fc.string({ maxLength: 10 }), scalar), _id: scalar }, { requiredKeys: [] }) }),
+        fc.constantFrom('index', 'create', 'delete', 'update', 'bogus').chain((action) => fc.record({ _index: fc.string({ maxLength: 6 }) }).map((meta) => ({ [action]: meta }))),
+        fc.jsonValue({ maxDepth: 2 }),
+      ),
+      fc.oneof(fc.record({ '@timestamp': timeArb, msg: fc.string({ maxLength: 10 }), n: scalar }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 2 })),
+    ),
+    { maxLength: 6 },
+  )
+  .map((pairs) => pairs.flatMap(([action, doc]) => [JSON.stringify(action), JSON.stringify(doc)]).join('\n') + '\n');
+
+const docText = fc.oneof(fc.record({ '@timestamp': timeArb, msg: eventArb, level: scalar }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 3 })).map((doc) => JSON.stringify(doc));
+
+const anyValue = fc.oneof(
+  fc.record({ stringValue: fc.string({ maxLength: 10 }) }),
+  fc.record({ intValue: fc.oneof(fc.integer(), fc.string({ maxLength: 22 }), fc.constant('9223372036854775807')) }),
+  fc.record({ doubleValue: fc.double() }),
+  fc.record({ boolValue: fc.boolean() }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+const attributesArb = fc.oneof(
+  fc.array(fc.record({ key: fc.oneof(fc.constantFrom('service.name', 'host.name', 'deployment.environment', '_time', '__proto__'), fc.string({ maxLength: 8 })), value: anyValue }), { maxLength: 4 }),
+  scalar,
+);
+const otlpText = fc
+  .record(
+    {
+      resourceLogs: fc.array(
+        fc.record(
+          {
+            resource: fc.oneof(fc.record({ attributes: attributesArb }, { requiredKeys: [] }), scalar),
+            scopeLogs: fc.array(
+              fc.record(
+                {
+                  scope: fc.jsonValue({ maxDepth: 1 }),
+                  logRecords: fc.array(
+                    fc.oneof(
+                      fc.record(
+                        {
+                          timeUnixNano: fc.oneof(fc.constant('1700000000000000000'), fc.string({ maxLength: 20 }), fc.integer()),
+                          body: anyValue,
+                          severityText: scalar,
+                          severityNumber: fc.oneof(fc.integer({ min: -2, max: 30 }), fc.string({ maxLength: 22 })),
+                          attributes: attributesArb,
+                        },
+                        { requiredKeys: [] },
+                      ),
+                      scalar,
+                    ),
+                    { maxLength: 4 },
+                  ),
+                },
+                { requiredKeys: [] },
+              ),
+              { maxLength: 2 },
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 3 },
+      ),
+    },
+    { requiredKeys: [] },
+  )
+  .map((body) => JSON.stringify(body));
+
+/** Up to three edits: insert noise, delete or duplicate a slice, or cut the text. */
+const mutations = fc.array(
+  fc.record({ kind: fc.constantFrom('insert', 'delete', 'dup', 'cut'), at: fc.nat(), len: fc.integer({ min: 1, max: 8 }), noise: fc.constantFrom(...NOISE) }),
+  { maxLength: 3 },
+);
+
+function mutate(text: string, edits: { kind: string; at: number; len: number; noise: string }[]): string {
+  let out = text;
+  for (const edit of edits) {
+    const at = out.length === 0 ? 0 : edit.at % (out.length + 1);
+    if (edit.kind === 'insert') out = out.slice(0, at) + edit.noise + out.slice(at);
+    else if (edit.kind === 'delete') out = out.slice(0, at) + out.slice(at + edit.len);
+    else if (edit.kind === 'dup') out = out.slice(0, at + edit.len) + out.slice(at);
+    else out = out.slice(0, at);
+  }
+  return out;
+}
+
+function caseArb(endpoint: Endpoint): fc.Arbitrary<Case> {
+  const base = { ingest: nativeText, raw: rawText, hec: hecText, bulk: bulkText, 'es-bulk': bulkText, doc: docText, otlp: otlpText }[endpoint];
+  const text = fc.oneof(
+    { weight: 4, arbitrary: fc.tuple(base, mutations).map(([t, edits]) => mutate(t, edits)) },
+    { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 200, unit: 'binary' }) },
+    // Occasionally over the 8kb limit (413, or truncation on raw).
+    { weight: 1, arbitrary: fc.tuple(base, fc.integer({ min: 1, max: 400 })).map(([t, n]) => (endpoint === 'raw' ? `${t}\n`.repeat(n) : t.repeat(n))) },
+  );
+  const type = endpoint === 'otlp' ? fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/x-protobuf', undefined) : fc.constantFrom(...CONTENT_TYPES);
+  return fc.record({
+    text,
+    encoding: fc.constantFrom<Case['encoding']>('plain', 'plain', 'plain', 'gzip', 'bytes', 'bad-gzip'),
+    bytes: fc.uint8Array({ maxLength: 64 }),
+    contentType: type,
+    index: fc.constantFrom(undefined, 'main', 'fuzz', 'Bad Index', '_x', ''),
+  });
+}
+
+const PATHS: Record<Endpoint, string> = {
+  ingest: '/ingest',
+  raw: '/ingest/raw',
+  hec: '/ingest/hec',
+  bulk: '/ingest/bulk',
+  'es-bulk': '/es/_bulk',
+  doc: '/es/fuzz/_doc',
+  otlp: '/otlp/v1/logs',
+};
+
+/** OTLP answers 200 with no body: count the records the (accepted) request carried. */
+function otlpRecords(text: string): number {
+  const body = JSON.parse(text.trim() === '' ? '{}' : text) as { resourceLogs?: { scopeLogs?: { logRecords?: unknown[] | null }[] | null }[] | null };
+  let n = 0;
+  for (const rl of body.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) n += (sl.logRecords ?? []).length;
+  return n;
+}
+
+/** Events a 2xx answer acknowledged. */
+function acknowledged(endpoint: Endpoint, answer: Answer, text: string): number {
+  switch (endpoint) {
+    case 'ingest':
+    case 'raw':
+      assert.ok(Number.isInteger(answer.body?.data?.accepted), answer.text);
+      return answer.body.data.accepted as number;
+    case 'hec':
+      assert.equal(answer.body?.text, 'Success', answer.text);
+      assert.ok(Number.isInteger(answer.body.accepted), answer.text);
+      return answer.body.accepted as number;
+    case 'bulk':
+    case 'es-bulk':
+      assert.ok(Array.isArray(answer.body?.items), answer.text);
+      return (answer.body.items as Record<string, { status: number }>[]).filter((item) => Object.values(item)[0]!.status === 201).length;
+    case 'doc':
+      assert.equal(answer.status, 201, answer.text);
+      assert.equal(answer.body.result, 'created');
+      return 1;
+    case 'otlp':
+      assert.equal(answer.text, '');
+      return otlpRecords(text);
+  }
+}
+
+describe('api: fuzzed ingest bodies', function () {
+  let server: TestServer;
+  let acceptedTotal = 0;
+  const statuses = new Map<number, number>();
+
+  before(async () => {
+    server = await TestServer.start({ set: { 'ingest.max_body_size': '8kb' } });
+  });
+
+  after(async () => {
+    await dispose(server);
+  });
+
+  for (const endpoint of Object.keys(PATHS) as Endpoint[]) {
+    it(`${PATHS[endpoint]}: a 2xx or an error envelope for every body, never a 5xx or a dropped connection`, async () => {
+      await fc.assert(
+        fc.asyncProperty(caseArb(endpoint), async (c) => {
+          const headers: Record<string, string> = {};
+          if (c.contentType !== undefined) headers['content-type'] = c.contentType;
+          if (c.index !== undefined && endpoint === 'raw') headers['x-index'] = c.index;
+          let body: Buffer;
+          if (c.encoding === 'bytes') body = Buffer.from(c.bytes);
+          else if (c.encoding === 'bad-gzip') body = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.from(c.bytes)]);
+          else body = c.encoding === 'gzip' ? gzip(c.text) : Buffer.from(c.text);
+          if (c.encoding === 'gzip' || c.encoding === 'bad-gzip') headers['content-encoding'] = 'gzip';
+          const answer = await post(`${server.api}${PATHS[endpoint]}`, body, headers); // a dropped connection rejects here
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          assert.ok(answer.status < 500, `5xx: ${answer.status} ${answer.text}`);
+          if (answer.status >= 400) {
+            assert.equal(typeof answer.body?.error?.code, 'string', `error envelope: ${answer.status} ${answer.text}`);
+            assert.equal(typeof answer.body.error.message, 'string', answer.text);
+            return;
+          }
+          assert.ok(answer.status === 200 || answer.status === 201, `${answer.status} ${answer.text}`);
+          const plain = c.encoding === 'bytes' ? Buffer.from(c.bytes).toString('utf8') : c.text;
+          acceptedTotal += acknowledged(endpoint, answer, plain);
+        }),
+        { numRuns: RUNS_PER_ENDPOINT },
+      );
+      const health = await request(`${server.url}/health`);
+      assert.equal(health.status, 200, 'server still up');
+    });
+  }
+
+  it('stored exactly the events the 200 answers acknowledged', async () => {
+    assert.equal(await server.stop(), 0, server.log);
+    assert.doesNotMatch(server.log, /INTERNAL_ERROR|TypeError|RangeError/);
+    const stored = await readStoredEvents(server.dataDir);
+    if (process.env.TRAWL_TEST_VERBOSE) console.log(`      statuses ${JSON.stringify([...statuses].sort())}, accepted ${acceptedTotal}`);
+    assert.ok(acceptedTotal > 0, 'some requests were accepted');
+    assert.equal(stored.length, acceptedTotal);
+  });
+});

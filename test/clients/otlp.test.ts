@@ -1,0 +1,83 @@
+/**
+ * The OpenTelemetry logs SDK with the OTLP/HTTP exporter (JSON) against /otlp/v1/logs, then the
+ * stored events checked against the SPEC's OTLP mapping table.
+ */
+import { strict as assert } from 'assert';
+import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter } from '@opentelemetry/sdk-logs';
+import { assertFields, dispose, storedByRaw } from '../helpers/api';
+import { TestServer } from '../helpers/server';
+import { readStoredEvents } from '../helpers/storage';
+
+describe('clients: OpenTelemetry logs SDK (OTLP/HTTP JSON)', function () {
+  let server: TestServer;
+
+  before(async () => {
+    server = await TestServer.start();
+  });
+
+  after(async () => {
+    await dispose(server);
+  });
+
+  it('exports log records that are stored per the SPEC mapping', async () => {
+    const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
+    // Records each export's result code (0 = SUCCESS): the SDK itself only logs failures.
+    const results: number[] = [];
+    const recording: LogRecordExporter = {
+      export: (logs, done) => exporter.export(logs, (result) => {
+        results.push(result.code);
+        done(result);
+      }),
+      shutdown: () => exporter.shutdown(),
+      forceFlush: () => exporter.forceFlush(),
+    };
+    const provider = new LoggerProvider({
+      resource: resourceFromAttributes({
+        'service.name': 'checkout',
+        'host.name': 'web-7',
+        'deployment.environment': 'staging',
+        'service.version': '3.1.0',
+        'cloud.region': 'eu-west-1',
+      }),
+      processors: [new BatchLogRecordProcessor({ exporter: recording })],
+    });
+    const logger = provider.getLogger('checkout-logger', '1.0.0');
+    logger.emit({
+      timestamp: new Date('2024-07-01T10:00:00.123Z'),
+      severityNumber: 17,
+      severityText: 'error',
+      body: 'payment failed',
+      attributes: { 'order.id': 'o-1', amount: 12.5, retries: 3, 'payment.ok': false },
+    });
+    logger.emit({
+      timestamp: [1719828000, 456789000],
+      severityNumber: 9,
+      severityText: 'info',
+      body: 'payment ok',
+      attributes: { 'order.id': 'o-2' },
+    });
+    for (let i = 0; i < 50; i++) {
+      logger.emit({ timestamp: 1719828001000 + i, severityText: 'debug', body: `tick ${i}`, attributes: { i } });
+    }
+    await provider.forceFlush();
+    await provider.shutdown();
+    assert.ok(results.length > 0, 'at least one export ran');
+    assert.deepEqual(results, results.map(() => 0), `export results ${JSON.stringify(results)}`);
+
+    assert.equal(await server.stop(), 0, server.log);
+    const stored = await readStoredEvents(server.dataDir);
+    assert.equal(stored.length, 52);
+    const resource = { index: 'staging', source: 'checkout', host: 'web-7', 'resource.service.version': '3.1.0', 'resource.cloud.region': 'eu-west-1' };
+    const failed = storedByRaw(stored, 'payment failed');
+    assertFields(failed, { ...resource, _time: 1719828000_123000, level: 'error', 'order.id': 'o-1', amount: 12.5, retries: 3, 'payment.ok': false });
+    for (const label of ['service.name', 'host.name', 'deployment.environment']) {
+      assert.equal(failed[`resource.${label}`], undefined, `${label} is mapped to its own field, not resource.${label}`);
+    }
+    assertFields(storedByRaw(stored, 'payment ok'), { ...resource, _time: 1719828000_456789, level: 'info', 'order.id': 'o-2' });
+    for (let i = 0; i < 50; i++) {
+      assertFields(storedByRaw(stored, `tick ${i}`), { ...resource, _time: (1719828001000 + i) * 1000, level: 'debug', i });
+    }
+  });
+});
