@@ -3,12 +3,16 @@
  * state. Routes receive this object; nothing else is global.
  */
 import { defaultCodecWorkers } from '../storage/codec-pool';
+import { JobManager } from '../coordinator/jobs';
+import { QueryService } from '../coordinator/query-service';
+import { defaultQueryWorkers, QueryWorkerPool } from '../query/exec/session-pool';
 import { StorageEngine, type EngineOptions } from '../storage/engine';
 import type { RecordDecoder } from '../storage/write-buffer';
 import type { Config } from './config/schema';
 import { RESTART_REQUIRED_KEYS } from './config/schema';
 import { resolveSettings, type Settings } from './config/settings';
 import { changedKeys } from './config/validate';
+import { localScanSource } from './local-scan-source';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
 
@@ -46,6 +50,10 @@ export class App {
   /** Ingest requests being processed (waited for on shutdown). */
   inFlight = 0;
 
+  readonly jobs: JobManager;
+  readonly queries: QueryService;
+  readonly queryWorkers: QueryWorkerPool;
+
   private constructor(
     public config: Config,
     readonly engine: StorageEngine,
@@ -54,6 +62,23 @@ export class App {
     this.settings = resolveSettings(config);
     this.metrics = new Metrics(() => this.engine);
     this.metrics.watch(engine);
+    this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
+    const changes = engine.buffer.changes;
+    this.queryWorkers = new QueryWorkerPool(defaultQueryWorkers());
+    this.queries = new QueryService(
+      localScanSource(engine),
+      this.queryWorkers,
+      this.jobs,
+      () => ({
+        maxConcurrent: this.settings.query.maxConcurrent,
+        maxQueryRuntimeMs: this.settings.query.maxQueryRuntimeMs,
+        maxQueryMemoryBytes: this.settings.query.maxQueryMemoryBytes,
+      }),
+      this.settings.query.globalMemoryPoolBytes,
+      () => this.settings.query.cacheMaxBytes,
+      () => changes.version,
+      (version, indexes, from, to) => changes.changedSince(version, indexes, from, to),
+    );
     engine.on('error', (error: Error, phase: string) => logger.error(`storage ${phase} failed: ${error.message}`));
   }
 
@@ -84,6 +109,7 @@ export class App {
     this.config = live;
     this.settings = resolveSettings(live);
     this.engine.updateOptions(engineOptions(this.settings));
+    this.queries.pool.capacity = this.settings.query.globalMemoryPoolBytes;
     return { changed, restartRequired };
   }
 

@@ -25,6 +25,11 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
   console.log(`trawl listening on ${app.settings.tls.enabled ? 'https' : 'http'}://${host}:${boundPort}`);
 
+  // A bug in one request must not take the node down: log it (acknowledged data is safe either way).
+  process.on('unhandledRejection', (reason) => {
+    logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  });
+
   process.on('SIGHUP', () => {
     try {
       const result = app.applyConfig(loadConfig(overrides));
@@ -60,6 +65,8 @@ async function shutdown(app: App, server: FastifyInstance): Promise<void> {
   const closed = server.close();
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref());
   await Promise.race([closed, timeout]);
+  app.jobs.close();
+  await app.queryWorkers.close();
   await app.engine.close();
   app.logger.info('storage flushed and closed');
 }

@@ -186,7 +186,11 @@ export class StorageEngine extends EventEmitter {
 
   private async retain(nowMs: number): Promise<RetentionResult> {
     const result = await applyRetention(this.store, this.rocks, this.options.retentionMs, nowMs);
-    if (result.segments > 0) this.emit('retention', result);
+    if (result.segments > 0) {
+      // Removed rows change answers over any index and time: results cached before are stale.
+      this.buffer.changes.record('*', -Infinity, Infinity);
+      this.emit('retention', result);
+    }
     return result;
   }
 

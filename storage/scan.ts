@@ -9,6 +9,7 @@ import { INDEX_COLUMN, TIME_COLUMN } from './event';
 import type { MemTable } from './memtable';
 import type { SegmentStore } from './segment-store';
 import { bloomMayContainAll } from './segment/bloom';
+import { decodeColumnBlock } from './segment/column-codec';
 import type { ColumnStats, SegmentHeader } from './segment/header';
 import type { WriteBuffer } from './write-buffer';
 
@@ -106,6 +107,8 @@ function statsAllow(column: ColumnStats | undefined, predicate: ColumnPredicate,
         if (column.dict !== null) return column.dict.includes(value);
         return column.minString !== null && column.maxString !== null && value >= column.minString && value <= column.maxString;
       }
+      // A string that reads as a number compares equal to numbers: only numbers' range can rule a number out.
+      if (column.counts.string > 0) return true;
       if (typeof value === 'number') {
         return column.counts.number > 0 && column.min !== null && column.max !== null && value >= column.min && value <= column.max;
       }
@@ -222,20 +225,32 @@ function sliceColumn(column: Column, start: number, end: number): Column {
   }
 }
 
-/** Reads one row block of a segment, restricted to the time range (segments are sorted by time). */
-export async function readSegmentBlock(
-  store: SegmentStore,
-  unit: SegmentUnit,
+/** The stored columns a block read needs (always `_time`; `index` is not stored). */
+export function storedColumnsToRead(header: SegmentHeader, request: ScanRequest): string[] {
+  return columnsToRead(header, request.columns).filter((name) => name !== INDEX_COLUMN);
+}
+
+/**
+ * Decodes the fetched buffers of one row block (in `storedColumnsToRead` order) and restricts it
+ * to the time range (segments are sorted by time, so that is a slice). Pure: runs in workers too.
+ */
+export function decodeSegmentBlock(
+  header: SegmentHeader,
   block: number,
+  stored: readonly string[],
+  buffers: readonly (Uint8Array | null)[],
   request: ScanRequest,
   stats: ScanStats,
-): Promise<ColumnBatch> {
-  const { header } = unit;
-  const names = columnsToRead(header, request.columns);
-  const stored = names.filter((name) => name !== INDEX_COLUMN);
-  const decoded = await store.readBlock(header, block, stored);
+): ColumnBatch {
   const rows = header.blocks[block].rows;
-  if (names.includes(INDEX_COLUMN)) decoded.set(INDEX_COLUMN, { kind: 'const', value: header.index, length: rows });
+  const decoded = new Map<string, Column>();
+  stored.forEach((name, i) => {
+    const buffer = buffers[i];
+    decoded.set(name, buffer === null ? { kind: 'const', value: null, length: rows } : decodeColumnBlock(buffer));
+  });
+  if (request.columns === null || request.columns.includes(INDEX_COLUMN)) {
+    decoded.set(INDEX_COLUMN, { kind: 'const', value: header.index, length: rows });
+  }
   const times = decoded.get(TIME_COLUMN) as Column;
   let start = 0;
   let end = rows;
@@ -247,6 +262,20 @@ export async function readSegmentBlock(
   for (const [name, column] of decoded) columns.set(name, start === 0 && end === rows ? column : sliceColumn(column, start, end));
   stats.rowsRead += end - start;
   return { rowCount: end - start, columns };
+}
+
+/** Reads one row block of a segment, restricted to the time range. */
+export async function readSegmentBlock(
+  store: SegmentStore,
+  unit: SegmentUnit,
+  block: number,
+  request: ScanRequest,
+  stats: ScanStats,
+): Promise<ColumnBatch> {
+  const stored = storedColumnsToRead(unit.header, request);
+  const buffers = await store.readBlockBuffers(unit.header, block, stored);
+  for (const buffer of buffers) stats.bytesRead += buffer?.length ?? 0;
+  return decodeSegmentBlock(unit.header, block, stored, buffers, request, stats);
 }
 
 /** The buffered rows of a memtable that fall in the time range. */

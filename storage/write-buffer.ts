@@ -25,14 +25,28 @@ export class Generation {
 
   constructor(readonly id: number) {}
 
-  add(seq: number, events: LogEvent[], placement: Placement): void {
+  /** Adds a record's events; returns the event-time range it added per index (for cache invalidation). */
+  add(seq: number, events: LogEvent[], placement: Placement): Map<string, { min: number; max: number }> {
     this.seqs.push(seq);
+    const touched = new Map<string, { min: number; max: number }>();
+    let range: { min: number; max: number } | undefined;
+    let rangeIndex = '';
     // Consecutive events mostly share index and bucket: on a lone node (one partition) reuse the
     // last table without building a key string per event.
     let last: MemTable | null = null;
     let lastEnd = 0;
     const single = placement.partitions <= 1;
     for (const event of events) {
+      if (range === undefined || event.index !== rangeIndex) {
+        rangeIndex = event.index;
+        range = touched.get(rangeIndex);
+        if (range === undefined) {
+          range = { min: event.time, max: event.time };
+          touched.set(rangeIndex, range);
+        }
+      }
+      if (event.time < range.min) range.min = event.time;
+      if (event.time > range.max) range.max = event.time;
       if (single && last !== null && event.index === last.key.index && event.time >= last.key.bucket && event.time < lastEnd) {
         last.append(event);
         continue;
@@ -49,10 +63,51 @@ export class Generation {
       lastEnd = key.bucket + placement.bucketSpanMicros;
     }
     this.events += events.length;
+    return touched;
+  }
+}
+
+/** One change to readable data: an index and the event-time range it touched. */
+export interface DataChange {
+  version: number;
+  index: string;
+  min: number;
+  max: number;
+}
+
+/**
+ * Recent changes, so a result cache can tell whether anything it answered from has changed
+ * since: appends (by index and time range) and removals (retention: `index` '*').
+ */
+export class ChangeLog {
+  version = 0;
+  private readonly entries: DataChange[] = [];
+
+  constructor(private readonly capacity = 8192) {}
+
+  record(index: string, min: number, max: number): void {
+    this.version++;
+    this.entries.push({ version: this.version, index, min, max });
+    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+  }
+
+  /**
+   * True when a change after `since` may affect a result over these indexes and [from, to);
+   * also true when the log no longer reaches back to `since`.
+   */
+  changedSince(since: number, matches: (index: string) => boolean, from: number, to: number): boolean {
+    if (since === this.version) return false;
+    if (this.entries.length === 0 || this.entries[0].version > since + 1) return true;
+    for (let i = this.entries.length - 1; i >= 0 && this.entries[i].version > since; i--) {
+      const change = this.entries[i];
+      if ((change.index === '*' || matches(change.index)) && change.max >= from && change.min < to) return true;
+    }
+    return false;
   }
 }
 
 export class WriteBuffer {
+  readonly changes = new ChangeLog();
   private seq = 0;
   private generationCounter = 0;
   private active: Generation;
@@ -114,7 +169,7 @@ export class WriteBuffer {
     // One copy: the kind byte and the payload parts into the record value.
     const value = Buffer.concat([Buffer.of(kind), ...parts]);
     await this.rocks.write([{ type: 'put', key: walKey(seq), value }], sync);
-    this.active.add(seq, events, this.placement);
+    for (const [index, range] of this.active.add(seq, events, this.placement)) this.changes.record(index, range.min, range.max);
   }
 
   appendEvents(events: LogEvent[], sync: boolean): Promise<void> {

@@ -14,6 +14,7 @@ import { esRoutes } from './routes/es';
 import { ingestRoutes } from './routes/ingest';
 import { opsRoutes, rootRoutes } from './routes/ops';
 import { otlpRoutes } from './routes/otlp';
+import { queryRoutes } from './routes/query';
 
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
 const ELASTIC_PATHS = /^\/api\/v1\/(es(\/|$)|ingest\/bulk)/;
@@ -106,6 +107,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(ingestRoutes(app, flow));
       await api.register(esRoutes(app, flow));
       await api.register(otlpRoutes(flow));
+      await api.register(queryRoutes(app, app.queries));
     },
     { prefix: '/api/v1' },
   );

@@ -37,7 +37,7 @@ export function opsRoutes(app: App): FastifyPluginAsync {
           health: 'healthy',
           storage: { used_bytes: app.engine.diskBytes(), segment_bytes: stats.segmentBytes, buffered_events: stats.bufferedEvents },
           events: { total: stats.totalEvents, today: stats.eventsToday },
-          queries: { active: 0 },
+          queries: { active: app.jobs.running },
           views: { total: 0, active: 0 },
           tail: { active_sessions: 0, subscriber_count: 0, total_dropped_events: 0 },
           retention: { period: app.config.retention, oldest_event: iso(stats.oldestEvent) },

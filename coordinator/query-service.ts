@@ -1,0 +1,197 @@
+/**
+ * Runs queries for the HTTP layer: parse and plan up front (so bad queries answer 400 at once),
+ * answer from the result cache when nothing changed, else start a job under the concurrency,
+ * memory and runtime limits, and shape the answer with its meta and optional profile.
+ */
+import { executePlan, type OpStats, type ScanSource } from '../query/exec/execute';
+import { MemoryBudget, MemoryPool } from '../query/exec/limits';
+import type { QueryWorkerPool } from '../query/exec/session-pool';
+import type { QueryResultData } from '../query/exec/result';
+import type { TimedRow } from '../query/exec/rows';
+import { explainPlan } from '../query/plan/explain';
+import type { QueryPlan } from '../query/plan/plan';
+import { planQuery } from '../query/plan/planner';
+import { checkQuery, QueryError, type Query } from '../query/syntax';
+import { indexMatcher } from '../storage/scan';
+import type { Job, JobAnswer, JobManager } from './jobs';
+import { ResultCache, type ChangedSince } from './result-cache';
+
+export type ProfileLevel = 'basic' | 'full' | 'trace';
+
+export interface QueryRequest {
+  text: string;
+  variables: Record<string, unknown>;
+  fromMicros: number;
+  toMicros: number;
+  nowMicros: number;
+  limit: number;
+  offset: number;
+  profile: ProfileLevel | null;
+}
+
+export interface QueryLimits {
+  maxConcurrent: number;
+  maxQueryRuntimeMs: number;
+  maxQueryMemoryBytes: number;
+}
+
+/** Thrown when `query.max_concurrent` queries are already running. */
+export class TooManyQueriesError extends Error {
+  readonly code = 'TOO_MANY_REQUESTS';
+}
+
+export class QueryService {
+  readonly cache: ResultCache<JobAnswer>;
+  readonly pool: MemoryPool;
+
+  constructor(
+    private readonly source: ScanSource,
+    private readonly workers: QueryWorkerPool,
+    readonly jobs: JobManager,
+    private readonly limits: () => QueryLimits,
+    poolBytes: number,
+    cacheBytes: () => number,
+    private readonly dataVersion: () => number,
+    changedSince: ChangedSince,
+  ) {
+    this.pool = new MemoryPool(poolBytes);
+    this.cache = new ResultCache<JobAnswer>(cacheBytes, changedSince);
+  }
+
+  /** Parses and validates; throws the first QueryError. */
+  parse(text: string, variables: Record<string, unknown>): Query {
+    const checked = checkQuery(text, variables);
+    if (!checked.ok) throw checked.errors[0];
+    return checked.query;
+  }
+
+  plan(request: QueryRequest): QueryPlan {
+    return planQuery(this.parse(request.text, request.variables), {
+      fromMicros: request.fromMicros,
+      toMicros: request.toMicros,
+      nowMicros: request.nowMicros,
+    });
+  }
+
+  explain(text: string, variables: Record<string, unknown>, fromMicros: number, toMicros: number): { ok: true; plan: string } | { ok: false; errors: QueryError[] } {
+    const checked = checkQuery(text, variables);
+    if (!checked.ok) return { ok: false, errors: checked.errors };
+    try {
+      return { ok: true, plan: explainPlan(planQuery(checked.query, { fromMicros, toMicros, nowMicros: Date.now() * 1000 })) };
+    } catch (error) {
+      if (error instanceof QueryError) return { ok: false, errors: [error] };
+      throw error;
+    }
+  }
+
+  /**
+   * Starts a query. Throws QueryError (400) for bad text and TooManyQueriesError (429); otherwise
+   * returns a job (already done when answered from the cache).
+   */
+  start(request: QueryRequest, options: { unlimited?: boolean; onRows?: (rows: TimedRow[]) => Promise<void> } = {}): { job: Job; plan: QueryPlan } {
+    const plan = this.plan(request);
+    const limits = this.limits();
+    const cacheKey = JSON.stringify([request.text, request.variables, request.fromMicros, request.toMicros, request.limit, request.offset]);
+    const cacheable = request.profile === null && !options.unlimited && !/\bnow\s*\(/i.test(request.text);
+    if (cacheable) {
+      const cached = this.cache.get(cacheKey);
+      if (cached !== undefined) {
+        const job = this.jobs.start(request.text, limits.maxQueryRuntimeMs, async (self) => ({
+          data: cached.data,
+          meta: { ...cached.meta, query_id: self.id, took_ms: 0, cached: true },
+        }));
+        return { job, plan };
+      }
+    }
+    if (this.jobs.running >= limits.maxConcurrent) {
+      throw new TooManyQueriesError(`${limits.maxConcurrent} queries are already running (query.max_concurrent); retry shortly`);
+    }
+    const version = this.dataVersion();
+    const job = this.jobs.start(request.text, limits.maxQueryRuntimeMs, async (self) => {
+      const started = performance.now();
+      const budget = new MemoryBudget(limits.maxQueryMemoryBytes, this.pool);
+      const limit = options.unlimited === true ? Number.MAX_SAFE_INTEGER : request.limit;
+      try {
+        const { data, opStats } = await executePlan(this.source, plan, {
+          limit,
+          offset: request.offset,
+          signal: self.controller.signal,
+          budget,
+          progress: self.progress,
+          pool: this.workers,
+          spec: {
+            text: request.text,
+            variables: request.variables,
+            fromMicros: request.fromMicros,
+            toMicros: request.toMicros,
+            nowMicros: request.nowMicros,
+            limit,
+            offset: request.offset,
+            profile: request.profile === 'full' || request.profile === 'trace',
+            trace: request.profile === 'trace',
+            stream: options.onRows !== undefined,
+          },
+          onRows: options.onRows,
+          onPreview: (rows) => {
+            if (rows.length > 0) self.setPreview(rows.map((timed) => timed.row));
+          },
+        });
+        const scanned = self.progress.scanStats?.rowsRead ?? 0;
+        const answer: JobAnswer = {
+          data,
+          meta: { took_ms: Math.round(performance.now() - started), scanned, query_id: self.id, language: 'native' },
+        };
+        if (request.profile !== null) answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, budget.bytes);
+        if (cacheable) {
+          const indexes = indexMatcher(plan.indexPatterns);
+          this.cache.set(cacheKey, answer, approximateBytes(data), version, indexes, request.fromMicros, request.toMicros);
+        }
+        return answer;
+      } finally {
+        budget.close();
+      }
+    });
+    return { job, plan };
+  }
+
+  private profile(
+    level: ProfileLevel,
+    plan: QueryPlan,
+    job: Job,
+    data: QueryResultData,
+    opStats: OpStats[],
+    memoryBytes: number,
+  ): Record<string, unknown> {
+    const progress = job.progress.snapshot();
+    const profile: Record<string, unknown> = {
+      level,
+      elapsed_ms: progress.elapsed_ms,
+      rows_read: progress.rows_read_so_far,
+      rows_returned: data.type === 'events' ? data.events.length : data.rows.length,
+      segments_total: progress.segments_total,
+      segments_scanned: progress.segments_scanned,
+      segments_skipped_index: progress.segments_skipped_index,
+      segments_skipped_time: progress.segments_skipped_time,
+      segments_skipped_stats: progress.segments_skipped_stats,
+      segments_skipped_bloom: progress.segments_skipped_bloom,
+      segments_skipped_range: progress.segments_skipped_range,
+      buffered_events: progress.buffered_events,
+      memory_bytes: memoryBytes,
+      rewrites: plan.rewrites,
+    };
+    if (level === 'full' || level === 'trace') {
+      profile.stages = plan.shardOpLabels.map((label, i) => ({
+        stage: label,
+        rows_in: opStats?.[i]?.rowsIn ?? 0,
+        rows_out: opStats?.[i]?.rowsOut ?? 0,
+        time_ms: Math.round((opStats?.[i]?.ms ?? 0) * 1000) / 1000,
+      }));
+    }
+    if (level === 'trace') profile.segments = job.progress.scanStats?.decisions ?? [];
+    return profile;
+  }
+}
+
+function approximateBytes(data: QueryResultData): number {
+  return JSON.stringify(data).length * 2;
+}

@@ -1,0 +1,287 @@
+/**
+ * Query endpoints: `POST|GET /query` (sync window, async `wait: 0`, hybrid `wait: N`),
+ * `POST /query/stream` (NDJSON), `GET /query/explain`, the job endpoints with their SSE stream,
+ * and the result cache's `GET /cache/stats` / `DELETE /cache`.
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { Job, JobError, JobStatus } from '../../../coordinator/jobs';
+import { TooManyQueriesError, type QueryService } from '../../../coordinator/query-service';
+import { formatRow, type TimedRow } from '../../../query/exec/rows';
+import type { StaticType } from '../../../query/value';
+import { QueryError } from '../../../query/syntax';
+import type { App } from '../../app';
+import { ApiError, invalidJson, notFound, validationError } from '../../errors';
+import { rawBody } from '../body';
+import { parseQueryRequest, type ParsedQueryRequest } from '../query-request';
+import { parseTimeBound } from '../time-bound';
+
+/** A parse or planning error as the SPEC's INVALID_QUERY. */
+export function invalidQuery(error: QueryError): ApiError {
+  return new ApiError(400, 'INVALID_QUERY', error.message, {
+    parse_code: error.code,
+    line: error.line,
+    column: error.column,
+    suggestion: error.suggestion,
+  });
+}
+
+const ERROR_STATUS: Record<string, number> = {
+  QUERY_MEMORY_EXCEEDED: 400,
+  QUERY_TIMEOUT: 400,
+  QUERY_CANCELED: 400,
+  QUERY_POOL_EXHAUSTED: 503,
+  INVALID_QUERY: 400,
+};
+
+function jobFailure(error: JobError): ApiError {
+  return new ApiError(ERROR_STATUS[error.code] ?? 500, error.code as never, error.message, error.details ?? {});
+}
+
+const STATUS_ALIASES: Record<string, JobStatus> = {
+  running: 'running',
+  done: 'done',
+  error: 'error',
+  canceled: 'canceled',
+  complete: 'done',
+  completed: 'done',
+  failed: 'error',
+  cancelled: 'canceled',
+};
+
+function jsonBody(bytes: Buffer): Record<string, unknown> {
+  if (bytes.length === 0) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw invalidJson(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw validationError('the request body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function handle(job: Job): { data: Record<string, unknown>; meta: Record<string, unknown> } {
+  return { data: { type: 'job', job_id: job.id, status: 'running' }, meta: { query_id: job.id } };
+}
+
+export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync {
+  const start = (request: ParsedQueryRequest, unlimited = false): Job => {
+    try {
+      return service.start(request, { unlimited }).job;
+    } catch (error) {
+      if (error instanceof QueryError) throw invalidQuery(error);
+      if (error instanceof TooManyQueriesError) throw new ApiError(429, 'TOO_MANY_REQUESTS', error.message);
+      throw error;
+    }
+  };
+
+  /** Waits per the request's mode, then answers 200 with the result, 202 with a handle, or the error. */
+  const answer = async (request: ParsedQueryRequest, reply: FastifyReply) => {
+    const job = start(request);
+    if (request.wait !== 0) {
+      const waitMs = request.wait === null ? app.settings.query.syncTimeoutMs : request.wait * 1000;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([job.finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+    }
+    if (job.status === 'running') return reply.status(202).send(handle(job));
+    if (job.status === 'done' && job.answer !== null) return reply.send({ data: job.answer.data, meta: job.answer.meta });
+    throw jobFailure(job.error ?? { code: 'INTERNAL_ERROR', message: 'the query failed' });
+  };
+
+  return async (server) => {
+    server.post('/query', async (request, reply) => {
+      const body = jsonBody(rawBody(request).bytes);
+      return answer(parseQueryRequest(body, app.settings, Date.now(), 'query'), reply);
+    });
+
+    server.get<{ Querystring: Record<string, string> }>('/query', async (request, reply) => {
+      return answer(parseQueryRequest({ ...request.query }, app.settings, Date.now(), 'query'), reply);
+    });
+
+    server.post('/query/stream', async (request, reply) => {
+      const body = jsonBody(rawBody(request).bytes);
+      const parsed = parseQueryRequest(body, app.settings, Date.now(), 'stream');
+      const raw = reply.raw;
+      const started = performance.now();
+      let written = 0;
+      const write = (line: unknown): Promise<void> =>
+        new Promise((resolve) => {
+          if (raw.destroyed || raw.write(`${JSON.stringify(line)}\n`)) resolve();
+          else raw.once('drain', resolve);
+        });
+      let finalTypes: ReadonlyMap<string, StaticType> = new Map();
+      // Events go out as the scan finds them (newest first within each block, blocks newest first).
+      const onRows = async (rows: TimedRow[]): Promise<void> => {
+        for (const { row } of rows) {
+          if (raw.destroyed) return;
+          await write(formatRow(row, finalTypes));
+          written++;
+        }
+      };
+      let job: Job;
+      try {
+        const launched = service.start(parsed, { unlimited: true, onRows });
+        job = launched.job;
+        finalTypes = launched.plan.finalTypes;
+      } catch (error) {
+        if (error instanceof QueryError) throw invalidQuery(error);
+        if (error instanceof TooManyQueriesError) throw new ApiError(429, 'TOO_MANY_REQUESTS', error.message);
+        throw error;
+      }
+      reply.hijack();
+      raw.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const onClose = (): void => {
+        if (job.status === 'running') service.jobs.cancel(job.id, 'the client disconnected');
+      };
+      raw.on('close', onClose);
+      await job.finished;
+      try {
+        if (job.status !== 'done' || job.answer === null) {
+          await write({ __error: job.error ?? { code: 'INTERNAL_ERROR', message: 'the query failed' } });
+        } else {
+          const data = job.answer.data;
+          // Results that needed all input (aggregates, sort, ...) arrive whole at the end.
+          if (data.type === 'events') {
+            for (const event of data.events) {
+              await write(event);
+              written++;
+            }
+          } else {
+            for (const row of data.rows) {
+              await write(Object.fromEntries(data.columns.map((column, i) => [column, row[i]])));
+              written++;
+            }
+          }
+          await write({ __meta: { total: written, scanned: job.answer.meta.scanned, took_ms: Math.round(performance.now() - started) } });
+        }
+      } finally {
+        raw.off('close', onClose);
+        raw.end();
+      }
+    });
+
+    server.get<{ Querystring: Record<string, string> }>('/query/explain', async (request) => {
+      const q = request.query.q ?? request.query.query;
+      const language = request.query.language;
+      if (language !== undefined && language !== '' && language !== 'native') {
+        return { data: { is_valid: false, errors: [{ message: `language "${language}" is not supported: only native` }] }, meta: { language: 'native' } };
+      }
+      if (q === undefined || q.trim() === '') {
+        return { data: { is_valid: false, errors: [{ message: 'q (or query) is required: the query text' }] }, meta: { language: 'native' } };
+      }
+      const now = Date.now();
+      let fromMicros = 0;
+      let toMicros = now * 1000;
+      try {
+        if (request.query.from !== undefined) fromMicros = parseTimeBound('from', request.query.from, now) * 1000;
+        if (request.query.to !== undefined) toMicros = parseTimeBound('to', request.query.to, now) * 1000;
+      } catch (error) {
+        return { data: { is_valid: false, errors: [{ message: (error as Error).message }] }, meta: { language: 'native' } };
+      }
+      const result = service.explain(q, {}, fromMicros, toMicros);
+      if (!result.ok) {
+        return {
+          data: {
+            is_valid: false,
+            errors: result.errors.map((error) => ({
+              message: error.message,
+              code: error.code,
+              line: error.line,
+              column: error.column,
+              suggestion: error.suggestion,
+            })),
+          },
+          meta: { language: 'native' },
+        };
+      }
+      return { data: { is_valid: true, native_plan: result.plan, errors: [] }, meta: { language: 'native' } };
+    });
+
+    server.get<{ Querystring: { status?: string } }>('/query/jobs', async (request) => {
+      let status: JobStatus | null = null;
+      if (request.query.status !== undefined && request.query.status !== '') {
+        status = STATUS_ALIASES[request.query.status.toLowerCase()] ?? null;
+        if (status === null) throw validationError('status must be running, done, error or canceled (aliases complete, failed, cancelled)');
+      }
+      const jobs = service.jobs
+        .list()
+        .filter((job) => status === null || job.status === status)
+        .map((job) => ({ job_id: job.id, query: job.query, status: job.status, created_at: job.createdAt.toISOString() }));
+      return { data: { jobs } };
+    });
+
+    server.get<{ Params: { id: string } }>('/query/jobs/:id', async (request) => {
+      const job = service.jobs.get(request.params.id);
+      if (job === undefined) throw notFound(`no query job ${request.params.id}`);
+      return jobView(job);
+    });
+
+    server.delete<{ Params: { id: string } }>('/query/jobs/:id', async (request) => {
+      const job = service.jobs.get(request.params.id);
+      if (job === undefined) throw notFound(`no query job ${request.params.id}`);
+      const canceled = service.jobs.cancel(job.id);
+      return { data: { job_id: job.id, status: job.status, canceled, completed_at: job.completedAt?.toISOString() ?? null } };
+    });
+
+    server.get<{ Params: { id: string } }>('/query/jobs/:id/stream', async (request, reply) => {
+      const job = service.jobs.get(request.params.id);
+      if (job === undefined) throw notFound(`no query job ${request.params.id}`);
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const send = (event: string, data: unknown): void => {
+        raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      };
+      const progress = (): void => {
+        const data: Record<string, unknown> = { job_id: job.id, status: job.status, ...job.progress.snapshot() };
+        if (job.preview !== null && job.preview.length > 0) {
+          data.preview = job.preview;
+          data.preview_version = job.previewVersion;
+        }
+        send('progress', data);
+      };
+      const finish = (): void => {
+        clearInterval(ticker);
+        if (job.status === 'done' && job.answer !== null) send('complete', { data: job.answer.data, meta: job.answer.meta });
+        else if (job.status === 'canceled') send('canceled', { job_id: job.id, ...job.progress.snapshot() });
+        else send('failed', job.error ?? { code: 'INTERNAL_ERROR', message: 'the query failed' });
+        raw.end();
+      };
+      const ticker = setInterval(progress, 1000);
+      raw.on('close', () => clearInterval(ticker));
+      if (job.status !== 'running') finish();
+      else {
+        progress();
+        job.once('end', finish);
+      }
+    });
+
+    server.get('/cache/stats', async () => ({ data: service.cache.stats() }));
+    server.delete('/cache', async () => ({ data: { cleared: service.cache.clear() } }));
+  };
+}
+
+function jobView(job: Job): { data: Record<string, unknown>; meta?: Record<string, unknown> } {
+  switch (job.status) {
+    case 'running':
+      return { data: { type: 'job', job_id: job.id, status: 'running', query: job.query, progress: job.progress.snapshot() } };
+    case 'done': {
+      const answer = job.answer;
+      return {
+        data: {
+          type: 'job',
+          job_id: job.id,
+          status: 'done',
+          query: job.query,
+          created_at: job.createdAt.toISOString(),
+          completed_at: job.completedAt?.toISOString() ?? null,
+          results: answer?.data ?? null,
+        },
+        meta: { took_ms: answer?.meta.took_ms ?? 0, scanned: answer?.meta.scanned ?? 0, query_id: job.id },
+      };
+    }
+    default:
+      return { data: { type: 'job', job_id: job.id, status: job.status, error: job.error ?? { code: 'INTERNAL_ERROR', message: 'failed' } } };
+  }
+}

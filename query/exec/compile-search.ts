@@ -1,0 +1,142 @@
+/**
+ * The `search` stage: terms and phrases match `_raw` case-insensitively as whole tokens,
+ * `field=value` matches a field's value (case-insensitive, globs allowed), combined with
+ * AND/OR/NOT. Also derives the tokens every matching event must contain, for bloom pruning.
+ */
+import { fieldValueToken } from '../../storage/segment/bloom';
+import { tokenize } from '../../storage/segment/tokenizer';
+import type { SearchExpr } from '../syntax/ast';
+import type { Value } from '../value';
+import { valueAt } from './access';
+import type { CompiledExpr } from './compiled';
+import { globTokenMatcher, globValueMatcher, literalMatcher, type TextMatcher } from './text-match';
+import { setTruth, truthAt, truthColumn } from './vectors';
+
+const RAW = '_raw';
+
+function textTest(field: string, matcher: TextMatcher, valueTest: ((value: Value) => boolean) | null): CompiledExpr {
+  const cache = new WeakMap<string[], Uint8Array>();
+  return {
+    type: 'boolean',
+    duration: false,
+    constant: null,
+    fields: new Set([field]),
+    evaluate(batch, sel, n) {
+      const column = batch.columns.get(field);
+      const out = truthColumn(batch.rowCount);
+      if (column === undefined) return out; // no such field: nothing matches (all false)
+      const test = (value: Value): boolean =>
+        value !== null && (valueTest !== null ? valueTest(value) : matcher.test(typeof value === 'string' ? value : String(value)));
+      if (column.kind === 'dict') {
+        let table = cache.get(column.dict);
+        if (table === undefined) {
+          table = new Uint8Array(column.dict.length);
+          for (let code = 1; code < column.dict.length; code++) table[code] = test(column.dict[code]) ? 1 : 0;
+          cache.set(column.dict, table);
+        }
+        for (let i = 0; i < n; i++) out.values[sel[i]] = table[column.codes[sel[i]]];
+        return out;
+      }
+      if (column.kind === 'string' && valueTest === null) {
+        const values = column.values;
+        for (let i = 0; i < n; i++) {
+          const row = sel[i];
+          const text = values[row];
+          out.values[row] = text !== null && matcher.test(text) ? 1 : 0;
+        }
+        return out;
+      }
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        out.values[row] = test(valueAt(column, row)) ? 1 : 0;
+      }
+      return out;
+    },
+  };
+}
+
+function combine(kind: 'and' | 'or', operands: CompiledExpr[]): CompiledExpr {
+  const decisive = kind === 'and' ? 0 : 1;
+  return {
+    type: 'boolean',
+    duration: false,
+    constant: null,
+    fields: new Set(operands.flatMap((operand) => [...operand.fields])),
+    evaluate(batch, sel, n) {
+      const inputs = operands.map((operand) => operand.evaluate(batch, sel, n));
+      const out = truthColumn(batch.rowCount);
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        let result: 0 | 1 = decisive === 0 ? 1 : 0;
+        for (const input of inputs) {
+          if (truthAt(input, row) === decisive) {
+            result = decisive;
+            break;
+          }
+        }
+        setTruth(out, row, result);
+      }
+      return out;
+    },
+  };
+}
+
+function negate(operand: CompiledExpr): CompiledExpr {
+  return {
+    ...operand,
+    evaluate(batch, sel, n) {
+      const input = operand.evaluate(batch, sel, n);
+      const out = truthColumn(batch.rowCount);
+      for (let i = 0; i < n; i++) out.values[sel[i]] = truthAt(input, sel[i]) === 1 ? 0 : 1;
+      return out;
+    },
+  };
+}
+
+export function compileSearch(expr: SearchExpr, resolveField: (name: string) => string): CompiledExpr {
+  switch (expr.kind) {
+    case 'term':
+      return textTest(RAW, expr.glob ? globTokenMatcher(expr.text) : literalMatcher(expr.text), null);
+    case 'phrase':
+      return textTest(RAW, literalMatcher(expr.text), null);
+    case 'fieldmatch': {
+      const field = resolveField(expr.field);
+      const wanted = expr.value.toLowerCase();
+      const matcher = expr.glob && !expr.quoted ? globValueMatcher(expr.value) : null;
+      const equals = (value: Value): boolean => {
+        const text = typeof value === 'string' ? value : String(value);
+        return matcher !== null ? matcher.test(text) : text.toLowerCase() === wanted;
+      };
+      const test = expr.op === '=' ? equals : (value: Value) => !equals(value);
+      return textTest(field, { test: () => false }, test);
+    }
+    case 'and':
+    case 'or':
+      return combine(expr.kind, expr.operands.map((operand) => compileSearch(operand, resolveField)));
+    case 'not':
+      return negate(compileSearch(expr.operand, resolveField));
+  }
+}
+
+/** Lower-cased tokens every matching event must contain (terms and phrases under AND only). */
+export function requiredTokens(expr: SearchExpr, resolveField: (name: string) => string): string[] {
+  switch (expr.kind) {
+    case 'term':
+      return expr.glob ? [] : tokenize(expr.text);
+    case 'phrase':
+      return tokenize(expr.text);
+    case 'fieldmatch': {
+      if (expr.op !== '=' || (expr.glob && !expr.quoted)) return [];
+      // A numeric value may be stored as a number or in another text form ("500" vs "500.0"),
+      // whose tokens differ: only non-numeric values can prune.
+      if (expr.value.trim() !== '' && Number.isFinite(Number(expr.value))) return [];
+      const token = fieldValueToken(resolveField(expr.field), expr.value);
+      return token === null ? [] : [token];
+    }
+    case 'and':
+      return [...new Set(expr.operands.flatMap((operand) => requiredTokens(operand, resolveField)))];
+    case 'or':
+    case 'not':
+      return [];
+  }
+}

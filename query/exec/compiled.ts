@@ -1,0 +1,52 @@
+/**
+ * A compiled expression: built once per query by the planner, evaluated per batch over a
+ * selection. Constants are folded at compile time.
+ */
+import type { Column } from '../../storage/column';
+import type { EvalContext, StaticType, Value } from '../value';
+import type { Batch } from './vectors';
+
+export interface CompiledExpr {
+  /** What the planner knows of the values: `time` values are microseconds and print as ISO 8601. */
+  readonly type: StaticType;
+  /** True for a duration literal (microseconds), which time arithmetic adds as is. */
+  readonly duration: boolean;
+  /** Set when the expression does not depend on rows. */
+  readonly constant: { value: Value } | null;
+  /** Stored fields the expression reads. */
+  readonly fields: ReadonlySet<string>;
+  /** Values at the selected rows (other rows are unspecified). */
+  evaluate(batch: Batch, sel: Uint32Array, n: number): Column;
+}
+
+export interface CompileEnv {
+  ctx: EvalContext;
+  /** Static type of a field at this point of the pipeline. */
+  typeOf(name: string): StaticType;
+  /** Resolves aliases (`_timestamp` -> `_time`). */
+  resolveField(name: string): string;
+}
+
+export function constantExpr(value: Value, type: StaticType, duration = false): CompiledExpr {
+  const constant = { value };
+  return {
+    type,
+    duration,
+    constant,
+    fields: new Set(),
+    evaluate: (batch) => ({ kind: 'const', value, length: batch.rowCount }),
+  };
+}
+
+export function staticTypeOfValue(value: Value): StaticType {
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'boolean') return 'boolean';
+  return 'any';
+}
+
+export function unionFields(...exprs: CompiledExpr[]): Set<string> {
+  const out = new Set<string>();
+  for (const expr of exprs) for (const field of expr.fields) out.add(field);
+  return out;
+}

@@ -1,0 +1,210 @@
+/**
+ * Runs a plan. The coordinator side (this file, on the main thread) plans the scan, reads
+ * compressed blocks from storage and hands them to shard sessions in query worker threads,
+ * newest units first, stopping early once a `head` is satisfied; then it merges what the
+ * sessions produced and runs the coordinator stages (result.ts).
+ */
+import type { ColumnBatch } from '../../storage/column';
+import type { BufferedUnit, ScanPlan, ScanRequest, ScanStats, SegmentUnit } from '../../storage/scan';
+import { indexMatcher, storedColumnsToRead } from '../../storage/scan';
+import type { QueryPlan } from '../plan/plan';
+import { checkAlive, type MemoryBudget } from './limits';
+import { QueryProgress } from './progress';
+import { finishResult, type QueryResultData } from './result';
+import type { TimedRow } from './rows';
+import type { SessionSpec } from './query-worker';
+import type { QueryWorkerPool, SessionHandle } from './session-pool';
+import type { OpStats, ShardResult, UnitAck } from './shard-session';
+import type { PartialStats } from './stats';
+
+export type { OpStats };
+
+/** What the executor needs from storage. */
+export interface ScanSource {
+  planScan(request: ScanRequest, trace: boolean): Promise<ScanPlan>;
+  readSegmentBuffers(unit: SegmentUnit, block: number, stored: readonly string[]): Promise<(Buffer | null)[]>;
+  readBufferedUnit(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): ColumnBatch;
+  releasePlan(plan: ScanPlan): void;
+}
+
+export interface ExecuteOptions {
+  limit: number;
+  offset: number;
+  signal: AbortSignal;
+  budget: MemoryBudget;
+  progress: QueryProgress;
+  pool: QueryWorkerPool;
+  /** How sessions rebuild the plan in a worker. */
+  spec: SessionSpec;
+  /** Streaming export: events go here as sessions find them instead of being collected. */
+  onRows?: (rows: TimedRow[]) => Promise<void>;
+  /** Newest rows so far (about once a second), for job previews. */
+  onPreview?: (rows: TimedRow[]) => void;
+}
+
+/** The merged shard output the coordinator finishes. */
+export interface ShardOutput {
+  matched: number;
+  newest: TimedRow[] | null;
+  all: TimedRow[] | null;
+  partials: PartialStats[];
+  opStats: OpStats[];
+}
+
+type WorkUnit = { kind: 'segment'; unit: SegmentUnit; block: number; maxTime: number } | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
+
+/** Units newest first: the default order, and what makes head pushdown stop early. */
+function workUnits(plan: ScanPlan): WorkUnit[] {
+  const units: WorkUnit[] = [];
+  for (const unit of plan.segments) {
+    for (const block of unit.blocks) units.push({ kind: 'segment', unit, block, maxTime: unit.header.blocks[block].maxTime });
+  }
+  for (const unit of plan.buffered) units.push({ kind: 'buffered', unit, maxTime: unit.table.maxTime });
+  return units.sort((a, b) => b.maxTime - a.maxTime);
+}
+
+export function scanRequestOf(plan: QueryPlan): ScanRequest {
+  return {
+    index: indexMatcher(plan.indexPatterns),
+    fromMicros: plan.ctx.fromMicros,
+    toMicros: plan.ctx.toMicros,
+    columns: plan.scan.columns,
+    tokens: plan.scan.tokens,
+    predicates: plan.scan.predicates,
+    order: 'desc',
+  };
+}
+
+/** Units a session may have in flight: enough to overlap reads with decoding, little enough to stop early. */
+const IN_FLIGHT_PER_SESSION = 2;
+
+class SessionSlot {
+  inFlight: Promise<void>[] = [];
+  last: UnitAck | null = null;
+  memoryCharged = 0;
+
+  constructor(readonly handle: SessionHandle) {}
+}
+
+export async function executePlan(source: ScanSource, plan: QueryPlan, options: ExecuteOptions): Promise<{ data: QueryResultData; opStats: OpStats[] }> {
+  const { progress, signal, budget } = options;
+  const request = scanRequestOf(plan);
+  progress.phase = 'planning';
+  const scanPlan = await source.planScan(request, options.spec.trace);
+  progress.attach(scanPlan.stats);
+  const slots = options.pool.open(plan, options.spec).map((handle) => new SessionSlot(handle));
+  // Cancel or timeout: stop the sessions now, not after the units in flight finish.
+  const abort = (): void => slots.forEach((slot) => slot.handle.close());
+  signal.addEventListener('abort', abort, { once: true });
+  const boundary = plan.boundary;
+  let bufferedRowsRead = 0;
+  let streamChain: Promise<void> = Promise.resolve();
+  const refreshRowsRead = (): void => {
+    scanPlan.stats.rowsRead = bufferedRowsRead + slots.reduce((sum, slot) => sum + (slot.last?.rowsRead ?? 0), 0);
+  };
+  const onAck = (slot: SessionSlot, ack: UnitAck): void => {
+    slot.last = ack;
+    refreshRowsRead();
+    if (ack.memoryBytes > slot.memoryCharged) {
+      budget.charge(ack.memoryBytes - slot.memoryCharged);
+      slot.memoryCharged = ack.memoryBytes;
+    }
+    if (ack.rows !== null && ack.rows.length > 0 && options.onRows !== undefined) {
+      const rows = ack.rows;
+      const write = options.onRows;
+      streamChain = streamChain.then(() => write(rows));
+    }
+  };
+  let results: ShardResult[];
+  // In-flight units never reject: the first failure is kept here and rethrown by the loop.
+  let failure: unknown = null;
+  const rethrow = (): void => {
+    if (failure !== null) throw failure;
+  };
+  try {
+    progress.phase = 'scanning';
+    const units = workUnits(scanPlan);
+    progress.unitsTotal = units.length;
+    let lastPreview = performance.now();
+    let next = 0;
+    for (const work of units) {
+      checkAlive(signal);
+      rethrow();
+      if (boundary.kind === 'head') {
+        // Once a session holds N rows newer than this unit's newest, the unit cannot change the answer.
+        const floor = Math.max(...slots.map((slot) => (slot.last?.full === true ? slot.last.minTime : -Infinity)));
+        if (work.maxTime <= floor) break;
+      }
+      const slot = slots[next++ % slots.length];
+      if (slot.inFlight.length >= IN_FLIGHT_PER_SESSION) await slot.inFlight.shift();
+      let sent: Promise<UnitAck>;
+      if (work.kind === 'segment') {
+        const stored = storedColumnsToRead(work.unit.header, request);
+        const buffers = await source.readSegmentBuffers(work.unit, work.block, stored);
+        for (const buffer of buffers) scanPlan.stats.bytesRead += buffer?.length ?? 0;
+        sent = slot.handle.segment(work.unit.header, work.block, stored, buffers);
+      } else {
+        const before = scanPlan.stats.rowsRead;
+        const batch = source.readBufferedUnit(work.unit, request, scanPlan.stats);
+        bufferedRowsRead += scanPlan.stats.rowsRead - before;
+        sent = slot.handle.batch(batch);
+      }
+      slot.inFlight.push(
+        sent.then(
+          (ack) => {
+            progress.unitsDone++;
+            onAck(slot, ack);
+          },
+          (error: unknown) => {
+            failure ??= error;
+          },
+        ),
+      );
+      if (options.onPreview !== undefined && performance.now() - lastPreview > 1000) {
+        lastPreview = performance.now();
+        const onPreview = options.onPreview;
+        void Promise.all(slots.map((s) => s.handle.preview(100)))
+          .then((lists) => onPreview(lists.flat().sort((a, b) => b.time - a.time).slice(0, 100)))
+          .catch(() => undefined);
+      }
+    }
+    for (const slot of slots) await Promise.all(slot.inFlight);
+    checkAlive(signal);
+    rethrow();
+    await streamChain;
+    progress.phase = 'merging';
+    results = await Promise.all(slots.map((slot) => slot.handle.finish()));
+  } catch (error) {
+    for (const slot of slots) slot.handle.close();
+    // A canceled query reports its cancellation, not the closed sessions it caused.
+    checkAlive(signal);
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', abort);
+    source.releasePlan(scanPlan);
+  }
+  const output = mergeShardResults(results, plan, options);
+  return { data: finishResult(plan, output, options), opStats: output.opStats };
+}
+
+function mergeShardResults(results: ShardResult[], plan: QueryPlan, options: ExecuteOptions): ShardOutput {
+  const capacity = plan.boundary.kind === 'head' ? plan.boundary.count : options.offset + options.limit;
+  const newestLists = results.map((result) => result.newest).filter((rows): rows is TimedRow[] => rows !== null);
+  const allLists = results.map((result) => result.all).filter((rows): rows is TimedRow[] => rows !== null);
+  const opStats: OpStats[] = [];
+  for (const result of results) {
+    result.opStats?.forEach((stats, i) => {
+      const entry = (opStats[i] ??= { rowsIn: 0, rowsOut: 0, ms: 0 });
+      entry.rowsIn += stats.rowsIn;
+      entry.rowsOut += stats.rowsOut;
+      entry.ms += stats.ms;
+    });
+  }
+  return {
+    matched: results.reduce((sum, result) => sum + result.matched, 0),
+    newest: newestLists.length === 0 ? null : newestLists.flat().sort((a, b) => b.time - a.time).slice(0, capacity),
+    all: allLists.length === 0 ? null : allLists.flat(),
+    partials: results.map((result) => result.partial).filter((partial): partial is PartialStats => partial !== null),
+    opStats,
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Query worker thread: hosts shard sessions so that decoding and evaluating batches runs off the
+ * main event loop. The main thread keeps the scan plan and RocksDB reads and sends compressed
+ * blocks here; a session is rebuilt from the query text with the same deterministic planner.
+ */
+import { parentPort } from 'worker_threads';
+import type { ColumnBatch } from '../../storage/column';
+import { decodeSegmentBlock } from '../../storage/scan';
+import type { SegmentHeader } from '../../storage/segment/header';
+import { planQuery } from '../plan/planner';
+import { parseQuery } from '../syntax';
+import { ShardSession, type ShardResult, type UnitAck } from './shard-session';
+
+export interface SessionSpec {
+  text: string;
+  variables: Record<string, unknown>;
+  fromMicros: number;
+  toMicros: number;
+  nowMicros: number;
+  limit: number;
+  offset: number;
+  profile: boolean;
+  trace: boolean;
+  stream: boolean;
+}
+
+export type WorkerRequest =
+  | { type: 'open'; session: number; spec: SessionSpec }
+  | { type: 'segment'; session: number; seq: number; header: SegmentHeader; block: number; stored: string[]; buffers: (Uint8Array | null)[] }
+  | { type: 'batch'; session: number; seq: number; batch: ColumnBatch }
+  | { type: 'preview'; session: number; seq: number; limit: number }
+  | { type: 'finish'; session: number; seq: number }
+  | { type: 'close'; session: number };
+
+export type WorkerResponse =
+  | { type: 'ack'; session: number; seq: number; ack: UnitAck }
+  | { type: 'preview'; session: number; seq: number; rows: ReturnType<ShardSession['preview']> }
+  | { type: 'result'; session: number; seq: number; result: ShardResult }
+  | { type: 'error'; session: number; seq: number; message: string };
+
+export function openSession(spec: SessionSpec): ShardSession {
+  const plan = planQuery(parseQuery(spec.text, spec.variables), {
+    fromMicros: spec.fromMicros,
+    toMicros: spec.toMicros,
+    nowMicros: spec.nowMicros,
+  });
+  return new ShardSession(plan, spec);
+}
+
+if (parentPort !== null) {
+  const port = parentPort;
+  const sessions = new Map<number, ShardSession>();
+  port.on('message', (request: WorkerRequest) => {
+    try {
+      switch (request.type) {
+        case 'open':
+          sessions.set(request.session, openSession(request.spec));
+          return;
+        case 'close':
+          sessions.delete(request.session);
+          return;
+      }
+      const session = sessions.get(request.session);
+      // A closed (canceled) session ignores the units still in flight.
+      if (session === undefined) {
+        port.postMessage({ type: 'error', session: request.session, seq: request.seq, message: 'session closed' } satisfies WorkerResponse);
+        return;
+      }
+      switch (request.type) {
+        case 'segment': {
+          const batch = decodeSegmentBlock(request.header, request.block, request.stored, request.buffers, session.request, session.stats);
+          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack: session.process(batch) } satisfies WorkerResponse);
+          return;
+        }
+        case 'batch':
+          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack: session.process(request.batch) } satisfies WorkerResponse);
+          return;
+        case 'preview':
+          port.postMessage({ type: 'preview', session: request.session, seq: request.seq, rows: session.preview(request.limit) } satisfies WorkerResponse);
+          return;
+        case 'finish':
+          sessions.delete(request.session);
+          port.postMessage({ type: 'result', session: request.session, seq: request.seq, result: session.finish() } satisfies WorkerResponse);
+          return;
+      }
+    } catch (error) {
+      const seq = 'seq' in request ? request.seq : -1;
+      port.postMessage({ type: 'error', session: request.session, seq, message: (error as Error).stack ?? String(error) } satisfies WorkerResponse);
+    }
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * The coordinator part: merge what shards produced, run the remaining stages on rows, and shape
+ * the SPEC's answer (events newest first, or aggregate columns and rows), paged by offset/limit.
+ */
+import type { QueryPlan, RowOp, TopFinish } from '../plan/plan';
+import type { StaticType, Value } from '../value';
+import { formatTime } from '../value';
+import { applyBatchOp } from './batch-ops';
+import type { ExecuteOptions, ShardOutput } from './execute';
+import { batchToRows, dedupRows, formatRow, rowsToBatch, sortRows, type Row } from './rows';
+import { compareKeys, StatsAccumulator } from './stats';
+import { fullSelection } from './vectors';
+
+export type QueryResultData =
+  | { type: 'events'; events: Row[]; total: number; has_more: boolean }
+  | { type: 'aggregate'; columns: string[]; rows: Value[][]; total_rows: number; has_more: boolean };
+
+/** Well-known event fields first, in this order; the rest as they come. */
+const EVENT_FIELD_ORDER = ['_time', '_raw', 'index', 'source', 'sourcetype', 'host', 'level'];
+
+function orderEventFields(row: Row): Row {
+  const out: Row = {};
+  for (const name of EVENT_FIELD_ORDER) if (name in row) out[name] = row[name];
+  for (const name in row) if (!(name in out)) out[name] = row[name];
+  return out;
+}
+
+function statsRowsToObjects(accumulator: StatsAccumulator, top: TopFinish | null): Row[] {
+  const names = [...accumulator.spec.keys.map((key) => key.name), ...accumulator.spec.aggregates.map((aggregate) => aggregate.name)];
+  let rows = accumulator.rows().map((values) => {
+    const row: Row = {};
+    names.forEach((name, i) => (row[name] = values[i]));
+    return row;
+  });
+  if (top !== null) rows = finishTop(rows, names, top);
+  return rows;
+}
+
+/** `top`: percent of each value combination within its `by` group, the N most frequent per group. */
+function finishTop(rows: Row[], names: string[], top: TopFinish): Row[] {
+  const byNames = names.slice(0, top.byCount);
+  const fieldNames = names.slice(top.byCount, top.byCount + top.fieldCount);
+  const groups = new Map<string, Row[]>();
+  for (const row of rows) {
+    const key = JSON.stringify(byNames.map((name) => row[name]));
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [row]);
+    else group.push(row);
+  }
+  const out: Row[] = [];
+  for (const group of groups.values()) {
+    const total = group.reduce((sum, row) => sum + (row.count as number), 0);
+    group.sort((a, b) => {
+      const byCount = (b.count as number) - (a.count as number);
+      if (byCount !== 0) return byCount;
+      for (const name of fieldNames) {
+        const order = compareKeys(a[name], b[name]);
+        if (order !== 0) return order;
+      }
+      return 0;
+    });
+    for (const row of group.slice(0, top.count)) {
+      out.push({ ...row, percent: total === 0 ? 0 : Math.round(((row.count as number) / total) * 100 * 1e4) / 1e4 });
+    }
+  }
+  return out;
+}
+
+function applyRowOp(op: RowOp, rows: Row[]): Row[] {
+  switch (op.kind) {
+    case 'head':
+      return rows.slice(0, op.count);
+    case 'tail':
+      return rows.slice(Math.max(0, rows.length - op.count));
+    case 'dedup':
+      return dedupRows(rows, op.fields);
+    case 'sort':
+      return sortRows(rows, op.keys);
+    case 'stats': {
+      const accumulator = new StatsAccumulator(op.spec);
+      const batch = rowsToBatch(rows);
+      accumulator.add(batch, fullSelection(rows.length), rows.length);
+      return statsRowsToObjects(accumulator, op.top);
+    }
+    case 'topFinish':
+      return rows;
+    case 'batch': {
+      const batch = rowsToBatch(rows);
+      const sel = fullSelection(rows.length);
+      const n = applyBatchOp(op.op, batch, sel, rows.length);
+      return batchToRows(batch, sel, n, op.op.kind === 'keep');
+    }
+  }
+}
+
+function formatCell(value: Value, type: StaticType): Value {
+  return type === 'time' && typeof value === 'number' ? formatTime(value) : value;
+}
+
+export function finishResult(plan: QueryPlan, shard: ShardOutput, options: Pick<ExecuteOptions, 'offset' | 'limit'>): QueryResultData {
+  let rows: Row[];
+  let total: number | null = null;
+  const boundary = plan.boundary;
+  if (boundary.kind === 'stats') {
+    const accumulator = new StatsAccumulator(boundary.spec);
+    for (const partial of shard.partials) accumulator.mergePartial(partial);
+    rows = statsRowsToObjects(accumulator, boundary.top);
+  } else if (boundary.kind === 'events') {
+    rows = (shard.newest ?? []).map((timed) => timed.row);
+    total = shard.matched;
+  } else if (boundary.kind === 'head') {
+    rows = (shard.newest ?? []).map((timed) => timed.row).slice(0, boundary.count);
+  } else {
+    const all = shard.all ?? [];
+    all.sort((a, b) => b.time - a.time);
+    rows = all.map((timed) => timed.row);
+  }
+  for (const op of plan.rowOps) rows = applyRowOp(op, rows);
+
+  const { offset, limit } = options;
+  if (plan.resultKind === 'aggregate') {
+    const columns = plan.columns.length > 0 ? plan.columns : [...new Set(rows.flatMap((row) => Object.keys(row)))].map((name) => ({ name, type: plan.finalTypes.get(name) ?? 'any' }));
+    const page = rows.slice(offset, offset + limit);
+    return {
+      type: 'aggregate',
+      columns: columns.map((column) => column.name),
+      rows: page.map((row) => columns.map((column) => formatCell(column.name in row ? row[column.name] : null, column.type))),
+      total_rows: rows.length,
+      has_more: offset + page.length < rows.length,
+    };
+  }
+  const matched = total ?? rows.length;
+  const page = rows.slice(offset, offset + limit);
+  const ordered = !plan.shardOps.some((op) => op.kind === 'keep') && !plan.rowOps.some((op) => op.kind === 'batch' && op.op.kind === 'keep');
+  return {
+    type: 'events',
+    events: page.map((row) => {
+      const formatted = formatRow(row, plan.finalTypes);
+      return ordered ? orderEventFields(formatted) : formatted;
+    }),
+    total: matched,
+    has_more: offset + page.length < matched,
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Rows: the materialized form for output and for stages that need all input (sort, tail, dedup).
+ * A row keeps times as microseconds; they become ISO 8601 text only in the final answer.
+ */
+import type { Column } from '../../storage/column';
+import { columnFromValues } from '../../storage/column-build';
+import type { StaticType, Value } from '../value';
+import { formatTime } from '../value';
+import { valueAt } from './access';
+import type { CompiledExpr } from './compiled';
+import { compareKeys } from './stats';
+import { fullSelection, type Batch } from './vectors';
+
+export type Row = Record<string, Value>;
+
+/** An event row with the time used for the default newest-first order. */
+export interface TimedRow {
+  time: number;
+  row: Row;
+}
+
+/** Approximate bytes of a row, for the per-query memory budget. */
+export function rowBytes(row: Row): number {
+  let bytes = 64;
+  for (const name in row) {
+    const value = row[name];
+    bytes += 16 + name.length * 2 + (typeof value === 'string' ? value.length * 2 : 8);
+  }
+  return bytes;
+}
+
+/** One selected row of a batch as an object; nulls are left out unless `keepNulls`. */
+export function materialize(batch: Batch, row: number, keepNulls: boolean): Row {
+  const out: Row = {};
+  for (const [name, column] of batch.columns) {
+    const value = valueAt(column, row);
+    if (value !== null || keepNulls) out[name] = value;
+  }
+  return out;
+}
+
+/** The columns of a set of rows, in first-seen order, as a batch the operators can run on. */
+export function rowsToBatch(rows: readonly Row[]): Batch {
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (const row of rows) {
+    for (const name in row) {
+      if (!seen.has(name)) {
+        seen.add(name);
+        names.push(name);
+      }
+    }
+  }
+  const columns = new Map<string, Column>();
+  for (const name of names) {
+    const values = rows.map((row) => (name in row ? row[name] : null));
+    columns.set(name, name === '_time' && values.every((value) => typeof value === 'number') ? { kind: 'time', values: Float64Array.from(values as number[]) } : columnFromValues(values));
+  }
+  return { rowCount: rows.length, columns };
+}
+
+/** Rows of a batch after an operator ran on it: the selected rows, in selection order. */
+export function batchToRows(batch: Batch, sel: Uint32Array, n: number, keepNulls: boolean): Row[] {
+  const out: Row[] = new Array<Row>(n);
+  for (let i = 0; i < n; i++) out[i] = materialize(batch, sel[i], keepNulls);
+  return out;
+}
+
+/** Evaluates expressions over rows (for sort keys): one value array per expression. */
+export function evaluateOverRows(rows: readonly Row[], exprs: CompiledExpr[]): Value[][] {
+  const batch = rowsToBatch(rows);
+  const sel = fullSelection(rows.length);
+  return exprs.map((expr) => {
+    const column = expr.evaluate(batch, sel, rows.length);
+    return rows.map((_, row) => valueAt(column, row));
+  });
+}
+
+export function sortRows(rows: Row[], keys: { expr: CompiledExpr; direction: 'asc' | 'desc' }[]): Row[] {
+  const values = evaluateOverRows(rows, keys.map((key) => key.expr));
+  const order = rows.map((_, i) => i);
+  order.sort((a, b) => {
+    for (let k = 0; k < keys.length; k++) {
+      const x = values[k][a];
+      const y = values[k][b];
+      // Nulls last in both directions.
+      if (x === null || y === null) {
+        if (x === y) continue;
+        return x === null ? 1 : -1;
+      }
+      const cmp = compareKeys(x, y);
+      if (cmp !== 0) return keys[k].direction === 'desc' ? -cmp : cmp;
+    }
+    return a - b;
+  });
+  return order.map((i) => rows[i]);
+}
+
+export function dedupRows(rows: Row[], fields: string[]): Row[] {
+  const seen = new Set<string>();
+  return rows.filter((row) => {
+    const key = JSON.stringify(fields.map((field) => (field in row ? row[field] : null)));
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Formats time-typed values as ISO 8601 for the answer. */
+export function formatRow(row: Row, types: ReadonlyMap<string, StaticType>): Row {
+  const out: Row = {};
+  for (const name in row) {
+    const value = row[name];
+    out[name] = types.get(name) === 'time' && typeof value === 'number' ? formatTime(value) : value;
+  }
+  return out;
+}

@@ -1,0 +1,186 @@
+/**
+ * Shard sessions for the coordinator: one per query worker thread (or one in-process session
+ * when the pool has no workers). Messages to a worker are answered in order, matched by seq.
+ */
+import os from 'os';
+import path from 'path';
+import { Worker } from 'worker_threads';
+import type { ColumnBatch } from '../../storage/column';
+import { decodeSegmentBlock } from '../../storage/scan';
+import type { SegmentHeader } from '../../storage/segment/header';
+import type { QueryPlan } from '../plan/plan';
+import type { SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
+import type { TimedRow } from './rows';
+import { ShardSession, type ShardResult, type UnitAck } from './shard-session';
+
+export interface SessionHandle {
+  segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck>;
+  batch(batch: ColumnBatch): Promise<UnitAck>;
+  preview(limit: number): Promise<TimedRow[]>;
+  finish(): Promise<ShardResult>;
+  close(): void;
+}
+
+class LocalHandle implements SessionHandle {
+  constructor(private readonly session: ShardSession) {}
+
+  async segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck> {
+    return this.session.process(decodeSegmentBlock(header, block, stored, buffers, this.session.request, this.session.stats));
+  }
+
+  async batch(batch: ColumnBatch): Promise<UnitAck> {
+    return this.session.process(batch);
+  }
+
+  async preview(limit: number): Promise<TimedRow[]> {
+    return this.session.preview(limit);
+  }
+
+  async finish(): Promise<ShardResult> {
+    return this.session.finish();
+  }
+
+  close(): void {}
+}
+
+interface Pending {
+  resolve: (response: WorkerResponse) => void;
+  reject: (error: Error) => void;
+}
+
+class PooledWorker {
+  readonly worker: Worker;
+  private readonly pending = new Map<string, Pending>();
+  sessions = 0;
+  retired = false;
+
+  constructor() {
+    this.worker = new Worker(path.join(__dirname, 'query-worker.js'));
+    this.worker.on('message', (response: WorkerResponse) => {
+      const key = `${response.session}:${response.seq}`;
+      const pending = this.pending.get(key);
+      if (pending === undefined) return;
+      this.pending.delete(key);
+      if (response.type === 'error') pending.reject(new Error(response.message));
+      else pending.resolve(response);
+    });
+    this.worker.on('error', (error) => {
+      for (const pending of this.pending.values()) pending.reject(error);
+      this.pending.clear();
+    });
+  }
+
+  request(message: WorkerRequest & { seq: number }, transfer: ArrayBuffer[] = []): Promise<WorkerResponse> {
+    return new Promise((resolve, reject) => {
+      this.pending.set(`${message.session}:${message.seq}`, { resolve, reject });
+      this.worker.postMessage(message, transfer);
+    });
+  }
+
+  post(message: WorkerRequest): void {
+    this.worker.postMessage(message);
+  }
+
+  /** Rejects what a closed session still waits for. */
+  dropSession(session: number): void {
+    for (const [key, pending] of this.pending) {
+      if (key.startsWith(`${session}:`)) {
+        this.pending.delete(key);
+        pending.reject(new Error('session closed'));
+      }
+    }
+  }
+}
+
+class WorkerHandle implements SessionHandle {
+  private seq = 0;
+  private closed = false;
+
+  constructor(
+    private readonly worker: PooledWorker,
+    private readonly session: number,
+    private readonly retire: (worker: PooledWorker) => void,
+  ) {}
+
+  private async ack(message: WorkerRequest & { seq: number }, transfer: ArrayBuffer[] = []): Promise<UnitAck> {
+    const response = await this.worker.request(message, transfer);
+    if (response.type !== 'ack') throw new Error(`unexpected worker answer ${response.type}`);
+    return response.ack;
+  }
+
+  segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck> {
+    return this.ack({ type: 'segment', session: this.session, seq: ++this.seq, header, block, stored, buffers });
+  }
+
+  batch(batch: ColumnBatch): Promise<UnitAck> {
+    return this.ack({ type: 'batch', session: this.session, seq: ++this.seq, batch });
+  }
+
+  async preview(limit: number): Promise<TimedRow[]> {
+    const response = await this.worker.request({ type: 'preview', session: this.session, seq: ++this.seq, limit });
+    return response.type === 'preview' ? response.rows : [];
+  }
+
+  async finish(): Promise<ShardResult> {
+    const response = await this.worker.request({ type: 'finish', session: this.session, seq: ++this.seq });
+    this.release();
+    if (response.type !== 'result') throw new Error(`unexpected worker answer ${response.type}`);
+    return response.result;
+  }
+
+  /**
+   * Abandons the session (cancel, failure). Units already posted would still run to the end of
+   * their batch, so a worker left with no other session is terminated: the work stops at once.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.worker.post({ type: 'close', session: this.session });
+    this.worker.dropSession(this.session);
+    this.release();
+    if (this.worker.sessions === 0) this.retire(this.worker);
+  }
+
+  private release(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.worker.sessions--;
+  }
+}
+
+/** Query worker threads by default: one per core beyond the main thread's, at least one. */
+export function defaultQueryWorkers(): number {
+  return Math.max(1, Math.min(8, os.availableParallelism() - 1));
+}
+
+export class QueryWorkerPool {
+  private readonly workers: PooledWorker[] = [];
+  private nextSession = 1;
+
+  constructor(readonly size: number) {}
+
+  /** Sessions for one query: one per worker (started lazily), or one in-process. */
+  open(plan: QueryPlan, spec: SessionSpec): SessionHandle[] {
+    if (this.size === 0) return [new LocalHandle(new ShardSession(plan, spec))];
+    while (this.workers.length < this.size) this.workers.push(new PooledWorker());
+    return this.workers.map((worker) => {
+      const session = this.nextSession++;
+      worker.sessions++;
+      worker.post({ type: 'open', session, spec });
+      return new WorkerHandle(worker, session, (idle) => this.retire(idle));
+    });
+  }
+
+  /** Terminates a worker (a new one starts for the next query). */
+  private retire(worker: PooledWorker): void {
+    if (worker.retired) return;
+    worker.retired = true;
+    const position = this.workers.indexOf(worker);
+    if (position !== -1) this.workers.splice(position, 1);
+    void worker.worker.terminate();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.worker.terminate()));
+    this.workers.length = 0;
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * A shard session: the shard part of one query over the units it is given (decoded segment
+ * blocks, buffered rows), accumulating what the coordinator merges. It runs inside a query
+ * worker thread; the same code could run on another node.
+ */
+import type { ColumnBatch } from '../../storage/column';
+import type { ScanRequest, ScanStats } from '../../storage/scan';
+import { emptyScanStats, indexMatcher } from '../../storage/scan';
+import type { QueryPlan } from '../plan/plan';
+import { applyBatchOp } from './batch-ops';
+import { NewestRows } from './newest-rows';
+import { materialize, rowBytes, type TimedRow } from './rows';
+import { StatsAccumulator, type PartialStats } from './stats';
+import { fullSelection } from './vectors';
+
+/** Counters of one shard operator, when profiling. */
+export interface OpStats {
+  rowsIn: number;
+  rowsOut: number;
+  ms: number;
+}
+
+/** What a session hands back when the scan ends. */
+export interface ShardResult {
+  matched: number;
+  newest: TimedRow[] | null;
+  all: TimedRow[] | null;
+  partial: PartialStats | null;
+  opStats: OpStats[] | null;
+  stats: ScanStats;
+  memoryBytes: number;
+}
+
+/** After each unit: enough for the coordinator to stop early and report progress. */
+export interface UnitAck {
+  matched: number;
+  rowsRead: number;
+  /** The session holds the newest N rows it needs; units older than `minTime` cannot change them. */
+  full: boolean;
+  minTime: number;
+  memoryBytes: number;
+  /** Rows to stream out now (export mode). */
+  rows: TimedRow[] | null;
+}
+
+export class ShardSession {
+  readonly request: ScanRequest;
+  readonly stats: ScanStats;
+  private matched = 0;
+  private memoryBytes = 0;
+  private readonly newest: NewestRows | null;
+  private readonly all: TimedRow[] | null;
+  private readonly accumulator: StatsAccumulator | null;
+  private readonly opStats: OpStats[] | null;
+  private readonly keepNulls: boolean;
+
+  constructor(
+    readonly plan: QueryPlan,
+    options: { limit: number; offset: number; profile: boolean; trace: boolean; stream: boolean },
+  ) {
+    this.request = {
+      index: indexMatcher(plan.indexPatterns),
+      fromMicros: plan.ctx.fromMicros,
+      toMicros: plan.ctx.toMicros,
+      columns: plan.scan.columns,
+      tokens: plan.scan.tokens,
+      predicates: plan.scan.predicates,
+      order: 'desc',
+    };
+    this.stats = emptyScanStats(options.trace);
+    const boundary = plan.boundary;
+    this.stream = options.stream && boundary.kind === 'events';
+    this.newest =
+      this.stream ? null : boundary.kind === 'events' ? new NewestRows(options.offset + options.limit) : boundary.kind === 'head' ? new NewestRows(boundary.count) : null;
+    this.all = boundary.kind === 'rows' ? [] : null;
+    this.accumulator = boundary.kind === 'stats' ? new StatsAccumulator(boundary.spec) : null;
+    this.opStats = options.profile ? [] : null;
+    this.keepNulls = plan.shardOps.some((op) => op.kind === 'keep');
+  }
+
+  private readonly stream: boolean;
+
+  /** Runs the shard operators over one batch. */
+  process(batch: ColumnBatch): UnitAck {
+    const plan = this.plan;
+    let streamed: TimedRow[] | null = null;
+    if (batch.rowCount > 0) {
+      const times = batch.columns.get('_time');
+      const sel = fullSelection(batch.rowCount);
+      let n = batch.rowCount;
+      for (let o = 0; o < plan.shardOps.length && n > 0; o++) {
+        if (this.opStats === null) {
+          n = applyBatchOp(plan.shardOps[o], batch, sel, n);
+          continue;
+        }
+        const started = performance.now();
+        const before = n;
+        n = applyBatchOp(plan.shardOps[o], batch, sel, n);
+        const entry = (this.opStats[o] ??= { rowsIn: 0, rowsOut: 0, ms: 0 });
+        entry.rowsIn += before;
+        entry.rowsOut += n;
+        entry.ms += performance.now() - started;
+      }
+      this.matched += n;
+      if (n > 0) {
+        if (this.accumulator !== null) {
+          const before = this.accumulator.groupCount;
+          this.accumulator.add(batch, sel, n);
+          this.memoryBytes += (this.accumulator.groupCount - before) * 256;
+        } else {
+          const timeValues = times !== undefined && times.kind === 'time' ? times.values : null;
+          if (this.stream) streamed = [];
+          for (let i = 0; i < n; i++) {
+            const row = sel[i];
+            const time = timeValues === null ? 0 : timeValues[row];
+            if (this.newest !== null && !this.newest.accepts(time)) continue;
+            const materialized = materialize(batch, row, this.keepNulls);
+            if (streamed !== null) {
+              streamed.push({ time, row: materialized });
+              continue;
+            }
+            this.memoryBytes += rowBytes(materialized);
+            if (this.newest !== null) this.newest.push({ time, row: materialized });
+            else this.all?.push({ time, row: materialized });
+          }
+          streamed?.sort((a, b) => b.time - a.time);
+        }
+      }
+    }
+    return {
+      matched: this.matched,
+      rowsRead: this.stats.rowsRead,
+      full: this.newest?.full ?? false,
+      minTime: this.newest?.minTime ?? -Infinity,
+      memoryBytes: this.memoryBytes,
+      rows: streamed,
+    };
+  }
+
+  /** Rows kept so far, newest first (for previews). */
+  preview(limit: number): TimedRow[] {
+    if (this.newest === null) return [];
+    return [...this.newest.rows].sort((a, b) => b.time - a.time).slice(0, limit);
+  }
+
+  finish(): ShardResult {
+    return {
+      matched: this.matched,
+      newest: this.newest === null ? null : this.newest.sorted(),
+      all: this.all,
+      partial: this.accumulator === null ? null : this.accumulator.toPartial(),
+      opStats: this.opStats,
+      stats: this.stats,
+      memoryBytes: this.memoryBytes,
+    };
+  }
+}

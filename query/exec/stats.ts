@@ -1,0 +1,221 @@
+/**
+ * `stats`: grouping and aggregation split into partial and final parts. A shard (a worker, a
+ * cluster node) feeds batches into a StatsAccumulator and ships `toPartial()`; the coordinator
+ * merges partials with `mergePartial()` and reads ordered rows with `rows()`.
+ *
+ * Grouping assigns each key value a small id (dictionary columns once per dictionary entry, not
+ * per row), then combines key ids into a group id: nothing is allocated per row for one or two keys.
+ */
+import type { Column } from '../../storage/column';
+import type { AggregateFactory, AggregateSite, AggregateState } from '../aggregates/types';
+import type { StaticType, Value } from '../value';
+import { valueAt } from './access';
+import { compareValues } from './compare';
+import type { CompiledExpr } from './compiled';
+import { truthAt, type Batch } from './vectors';
+
+export interface StatsKeySpec {
+  name: string;
+  expr: CompiledExpr;
+}
+
+export interface StatsAggregateSpec {
+  name: string;
+  factory: AggregateFactory;
+  site: AggregateSite;
+  /** The aggregated expression; null for `count()` and `rate()`. For `countif` the condition. */
+  arg: CompiledExpr | null;
+  countif: boolean;
+}
+
+export interface StatsSpec {
+  keys: StatsKeySpec[];
+  aggregates: StatsAggregateSpec[];
+}
+
+/** A JSON-safe partial: key values and aggregate states per group. */
+export interface PartialStats {
+  groups: { key: Value[]; states: unknown[] }[];
+}
+
+/** Maps the values of one key to dense ids. */
+class KeyDictionary {
+  readonly values: Value[] = [];
+  private readonly ids = new Map<Value, number>();
+  private readonly dictIds = new WeakMap<string[], Int32Array>();
+
+  idOf(value: Value): number {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.ids.set(value, id);
+    }
+    return id;
+  }
+
+  /** Writes the key id of each selected row into `out` (indexed by selection position). */
+  assign(column: Column, sel: Uint32Array, n: number, out: Int32Array): void {
+    if (column.kind === 'dict') {
+      let table = this.dictIds.get(column.dict);
+      if (table === undefined) {
+        table = new Int32Array(column.dict.length).fill(-1);
+        this.dictIds.set(column.dict, table);
+      }
+      const codes = column.codes;
+      for (let i = 0; i < n; i++) {
+        const code = codes[sel[i]];
+        let id = table[code];
+        if (id === -1) {
+          id = this.idOf(code === 0 ? null : column.dict[code]);
+          table[code] = id;
+        }
+        out[i] = id;
+      }
+      return;
+    }
+    if (column.kind === 'const') {
+      out.fill(this.idOf(column.value), 0, n);
+      return;
+    }
+    for (let i = 0; i < n; i++) out[i] = this.idOf(valueAt(column, sel[i]));
+  }
+}
+
+export class StatsAccumulator {
+  private readonly dictionaries: KeyDictionary[];
+  private readonly groupIndex = new Map<number | string, number>();
+  private readonly groupKeys: number[][] = [];
+  private readonly states: AggregateState[][] = [];
+  private keyIds: Int32Array[] = [];
+  private groupIds = new Int32Array(0);
+
+  constructor(readonly spec: StatsSpec) {
+    this.dictionaries = spec.keys.map(() => new KeyDictionary());
+  }
+
+  get groupCount(): number {
+    return this.states.length;
+  }
+
+  private groupFor(composite: number | string, ids: number[]): number {
+    let group = this.groupIndex.get(composite);
+    if (group === undefined) {
+      group = this.states.length;
+      this.groupIndex.set(composite, group);
+      this.groupKeys.push(ids);
+      this.states.push(this.spec.aggregates.map((aggregate) => aggregate.factory.create(aggregate.site)));
+    }
+    return group;
+  }
+
+  /** Computes the group of each selected row into `this.groupIds`. */
+  private assignGroups(batch: Batch, sel: Uint32Array, n: number): void {
+    if (this.groupIds.length < n) this.groupIds = new Int32Array(Math.max(n, 1024));
+    const keys = this.spec.keys;
+    if (keys.length === 0) {
+      const group = this.groupFor(0, []);
+      this.groupIds.fill(group, 0, n);
+      return;
+    }
+    if (this.keyIds.length !== keys.length || this.keyIds[0].length < n) {
+      this.keyIds = keys.map(() => new Int32Array(Math.max(n, 1024)));
+    }
+    keys.forEach((key, k) => this.dictionaries[k].assign(key.expr.evaluate(batch, sel, n), sel, n, this.keyIds[k]));
+    const ids = this.keyIds;
+    if (keys.length === 1) {
+      const only = ids[0];
+      for (let i = 0; i < n; i++) this.groupIds[i] = this.groupFor(only[i], [only[i]]);
+      return;
+    }
+    if (keys.length === 2) {
+      const [first, second] = ids;
+      for (let i = 0; i < n; i++) {
+        const a = first[i];
+        const b = second[i];
+        this.groupIds[i] = a < 2 ** 26 && b < 2 ** 26 ? this.groupFor(a * 2 ** 26 + b, [a, b]) : this.groupFor(`${a},${b}`, [a, b]);
+      }
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      const tuple = ids.map((column) => column[i]);
+      this.groupIds[i] = this.groupFor(tuple.join(','), tuple);
+    }
+  }
+
+  add(batch: Batch, sel: Uint32Array, n: number): void {
+    if (n === 0) return;
+    this.assignGroups(batch, sel, n);
+    const groupIds = this.groupIds;
+    const times = batch.columns.get('_time');
+    const timeValues = times !== undefined && times.kind === 'time' ? times.values : null;
+    this.spec.aggregates.forEach((aggregate, a) => {
+      const column = aggregate.arg === null ? null : aggregate.arg.evaluate(batch, sel, n);
+      const states = this.states;
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        const time = timeValues === null ? NaN : timeValues[row];
+        let value: Value = null;
+        if (column !== null) value = aggregate.countif ? truthAt(column, row) === 1 : valueAt(column, row);
+        states[groupIds[i]][a].add(value, time);
+      }
+    });
+  }
+
+  toPartial(): PartialStats {
+    return {
+      groups: this.groupKeys.map((ids, group) => ({
+        key: ids.map((id, k) => this.dictionaries[k].values[id]),
+        states: this.states[group].map((state) => state.toJSON()),
+      })),
+    };
+  }
+
+  mergePartial(partial: PartialStats): void {
+    for (const { key, states } of partial.groups) {
+      const ids = key.map((value, k) => this.dictionaries[k].idOf(value));
+      const group = this.groupFor(ids.join(','), ids);
+      states.forEach((json, a) => {
+        const aggregate = this.spec.aggregates[a];
+        this.states[group][a].merge(aggregate.factory.fromJSON(aggregate.site, json));
+      });
+    }
+  }
+
+  /** Final rows, keys first then aggregates, ordered by keys ascending (nulls last). */
+  rows(): Value[][] {
+    const rows = this.groupKeys.map((ids, group) => [
+      ...ids.map((id, k) => this.dictionaries[k].values[id]),
+      ...this.states[group].map((state) => state.result()),
+    ]);
+    const keyCount = this.spec.keys.length;
+    rows.sort((a, b) => {
+      for (let k = 0; k < keyCount; k++) {
+        const order = compareKeys(a[k], b[k]);
+        if (order !== 0) return order;
+      }
+      return 0;
+    });
+    return rows;
+  }
+
+  columnTypes(): StaticType[] {
+    return [
+      ...this.spec.keys.map((key) => key.expr.type),
+      ...this.spec.aggregates.map((aggregate) => aggregate.factory.resultType(aggregate.site)),
+    ];
+  }
+}
+
+/** Ascending with nulls last; mixed types order numbers < strings < booleans. */
+export function compareKeys(a: Value, b: Value): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  if (typeof a === typeof b) {
+    const order = compareValues(a, b);
+    return Number.isNaN(order) ? 0 : order;
+  }
+  const rank = (value: Value): number => (typeof value === 'number' ? 0 : typeof value === 'string' ? 1 : 2);
+  return rank(a) - rank(b);
+}

@@ -1,0 +1,147 @@
+// Regular-expression functions. Patterns are constant string literals compiled once, at plan time,
+// with RE2 (linear time: a user pattern never runs on the backtracking JS engine); a pattern RE2
+// refuses is E008 for that argument.
+
+import RE2 from 're2';
+import type { Value } from '../value';
+import { constantString, fn, isTimeArg, textOf } from './common';
+import { FunctionArgumentError, type FunctionSite, type ScalarFactory } from './types';
+
+/** Compiles a user pattern with RE2, or throws E008 naming the argument. */
+export function compileRegex(source: string, flags: string, argument: number): RE2 {
+  try {
+    return new RE2(source, flags);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    throw new FunctionArgumentError(`invalid regular expression: ${message}`, 'E008', argument);
+  }
+}
+
+function siteRegex(site: FunctionSite, i: number, flags: string): RE2 {
+  return compileRegex(constantString(site, i, 'regular expression'), flags, i);
+}
+
+/** Capture groups of a pattern: how many, and the names of the named ones (re2 syntax). */
+export function regexGroups(source: string): { count: number; names: string[] } {
+  let count = 0;
+  const names: string[] = [];
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') {
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') {
+      inClass = true;
+      if (source[i + 1] === '^') i++;
+      if (source[i + 1] === ']') i++; // a leading ] is literal
+    } else if (c === '(') {
+      if (source[i + 1] !== '?') {
+        count++;
+      } else {
+        const m = /^\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(source.slice(i, i + 140));
+        if (m) {
+          count++;
+          names.push(m[1]!);
+        }
+      }
+    }
+  }
+  return { count, names };
+}
+
+/** match(s, regex): whether the regex matches anywhere in s (unanchored); null s gives null. */
+export const match: ScalarFactory = (site) => {
+  const re = siteRegex(site, 1, '');
+  const time = isTimeArg(site, 0);
+  return fn('boolean', (args) => {
+    const s = textOf(args[0]!, time);
+    return s === null ? null : re.test(s);
+  });
+};
+
+/**
+ * extract(s, regex[, group]): the text of a capture group of the first match; group 1 by default (the
+ * whole match when the regex has no group); the group may be a number or a group name. No match, or a
+ * group that did not take part, gives null. A constant group that the regex lacks is E005.
+ */
+export const extract: ScalarFactory = (site) => {
+  const source = constantString(site, 1, 'regular expression');
+  const re = compileRegex(source, '', 1);
+  const groups = regexGroups(source);
+  const time = isTimeArg(site, 0);
+  const hasGroupArg = site.argTypes.length > 2;
+  const g = site.constants[2];
+  if (!hasGroupArg || typeof g === 'number') {
+    const index = hasGroupArg ? (g as number) : groups.count > 0 ? 1 : 0;
+    if (!Number.isInteger(index) || index < 0 || index > groups.count) {
+      throw new FunctionArgumentError(`extract(): the regular expression has no group ${index} (it has ${groups.count})`, 'E005', 2);
+    }
+    return fn('string', (args) => {
+      const s = textOf(args[0]!, time);
+      if (s === null) return null;
+      const m = re.exec(s);
+      return m === null ? null : (m[index] ?? null);
+    });
+  }
+  if (typeof g === 'string') {
+    if (!groups.names.includes(g)) {
+      throw new FunctionArgumentError(`extract(): the regular expression has no group named ${JSON.stringify(g)}`, 'E005', 2);
+    }
+    return fn('string', (args) => {
+      const s = textOf(args[0]!, time);
+      if (s === null) return null;
+      const m = re.exec(s);
+      return m === null ? null : (m.groups?.[g] ?? null);
+    });
+  }
+  // A group computed per row: a number is an index, a string a name, anything else null.
+  return fn('string', (args) => {
+    const s = textOf(args[0]!, time);
+    const group = args[2]!;
+    if (s === null || group === null || typeof group === 'boolean') return null;
+    const m = re.exec(s);
+    if (m === null) return null;
+    if (typeof group === 'string') return m.groups?.[group] ?? null;
+    return Number.isInteger(group) && group >= 0 ? (m[group] ?? null) : null;
+  });
+};
+
+/**
+ * The replacement text in RE2/JS form: `$1`, `$<name>`, `$&` and `$$` as JS has them, plus `${name}`
+ * and `${1}` (as in .NET and Python) rewritten to the JS form.
+ */
+export function replacementText(text: string): string {
+  if (text.indexOf('${') < 0) return text;
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*|\d{1,2})\}/g, (_, ref: string) =>
+    /^\d/.test(ref) ? `$${ref.padStart(2, '0')}` : `$<${ref}>`,
+  );
+}
+
+/**
+ * replace(s, regex, with): every match replaced (RE2 global replace); `with` may refer to groups with
+ * `$1`, `${1}`, `$<name>`, `${name}` and to the whole match with `$&`; `$$` is a literal `$`.
+ */
+export const replace: ScalarFactory = (site) => {
+  const re = siteRegex(site, 1, 'g');
+  const t0 = isTimeArg(site, 0);
+  const t2 = isTimeArg(site, 2);
+  const w = site.constants[2];
+  if (w !== undefined) {
+    const withText = textOf(w, t2);
+    if (withText === null) return fn('string', () => null);
+    const repl = replacementText(withText);
+    return fn('string', (args) => {
+      const s = textOf(args[0]!, t0);
+      return s === null ? null : re.replace(s, repl);
+    });
+  }
+  return fn('string', (args): Value => {
+    const s = textOf(args[0]!, t0);
+    const withText = textOf(args[2]!, t2);
+    return s === null || withText === null ? null : re.replace(s, replacementText(withText));
+  });
+};
+
+export const REGEX_FUNCTIONS = { match, extract, replace } satisfies Record<string, ScalarFactory>;

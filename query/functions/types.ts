@@ -1,0 +1,37 @@
+/**
+ * The contract of scalar function implementations. The planner creates one instance per call
+ * site with the static types of the arguments and the values of constant arguments (so regexes
+ * and formats compile once), then calls it per row with the evaluated arguments.
+ */
+import type { ScalarFunctionName } from '../syntax/ast';
+import type { EvalContext, StaticType, Value } from '../value';
+
+export interface FunctionSite {
+  name: ScalarFunctionName;
+  /** Static type of each argument (times are microseconds with type `time`). */
+  argTypes: StaticType[];
+  /** The value of each argument that is a constant (a literal after folding), else undefined. */
+  constants: (Value | undefined)[];
+  ctx: EvalContext;
+}
+
+export interface ScalarFunction {
+  /** Static type of the result (`time` for now(), bin() of a time, strptime()). */
+  resultType: StaticType;
+  /** Evaluates one row. `args` is reused by the caller between rows: do not keep it. */
+  call(args: readonly Value[]): Value;
+}
+
+/** Thrown at plan time for bad constant arguments (an invalid regex, a bad format): E005/E008. */
+export class FunctionArgumentError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'E005' | 'E008',
+    readonly argument: number,
+  ) {
+    super(message);
+    this.name = 'FunctionArgumentError';
+  }
+}
+
+export type ScalarFactory = (site: FunctionSite) => ScalarFunction;

@@ -1,0 +1,69 @@
+/**
+ * The physical plan of a query: what the scan reads and prunes with, the streaming operators
+ * every shard runs on its batches, the boundary where shards hand over (newest rows, partial
+ * stats, or all rows), and the operators the coordinator runs on the merged rows.
+ */
+import type { ColumnPredicate } from '../../storage/scan';
+import type { Query } from '../syntax/ast';
+import type { EvalContext, StaticType } from '../value';
+import type { BatchOp } from '../exec/batch-ops';
+import type { CompiledExpr } from '../exec/compiled';
+import type { StatsSpec } from '../exec/stats';
+
+export type RowOp =
+  | { kind: 'batch'; op: BatchOp }
+  | { kind: 'head'; count: number }
+  | { kind: 'tail'; count: number }
+  | { kind: 'sort'; keys: { expr: CompiledExpr; direction: 'asc' | 'desc' }[] }
+  | { kind: 'dedup'; fields: string[] }
+  | { kind: 'stats'; spec: StatsSpec; top: TopFinish | null }
+  | { kind: 'topFinish'; finish: TopFinish };
+
+/** The ranking part of `top` after its counts: percent within the `by` group, N per group. */
+export interface TopFinish {
+  count: number;
+  byCount: number;
+  fieldCount: number;
+}
+
+/** Where shards stop and the coordinator takes over. */
+export type Boundary =
+  /** No blocking stage: shards return their newest rows (the answer's page) and a match count. */
+  | { kind: 'events' }
+  /** A `head N` in the current (newest first) order: shards return their newest N rows. */
+  | { kind: 'head'; count: number }
+  /** `stats` (or `top`, desugared): shards return partial states. */
+  | { kind: 'stats'; spec: StatsSpec; top: TopFinish | null }
+  /** A stage that needs all rows (sort, tail, dedup): shards return every row. */
+  | { kind: 'rows' };
+
+export interface ScanSpec {
+  /** Stored columns to decode (null = all). */
+  columns: string[] | null;
+  /** Tokens every match contains (bloom pruning). */
+  tokens: string[];
+  /** Column-statistics pruning hints. */
+  predicates: ColumnPredicate[];
+  /** The pushed filter's text, for explain. */
+  filters: string[];
+}
+
+export interface QueryPlan {
+  query: Query;
+  indexPatterns: string[];
+  ctx: EvalContext;
+  scan: ScanSpec;
+  shardOps: BatchOp[];
+  /** Text of each shard operator, for explain and profiles. */
+  shardOpLabels: string[];
+  boundary: Boundary;
+  rowOps: RowOp[];
+  rowOpLabels: string[];
+  resultKind: 'events' | 'aggregate';
+  /** Output columns of an aggregate result, in order, with their static types. */
+  columns: { name: string; type: StaticType }[];
+  /** Static types of fields at the end (time fields print as ISO 8601). */
+  finalTypes: Map<string, StaticType>;
+  /** Named rewrites that fired. */
+  rewrites: string[];
+}

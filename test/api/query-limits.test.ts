@@ -1,0 +1,127 @@
+import { strict as assert } from 'assert';
+import fs from 'fs';
+import { postJson, request, TestServer } from '../helpers/server';
+
+/** CPU seconds (user + system) the process has used, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function ingestMany(server: TestServer, count: number): Promise<void> {
+  const base = Date.UTC(2026, 1, 1) / 1000;
+  for (let start = 0; start < count; start += 50_000) {
+    const events = Array.from({ length: Math.min(50_000, count - start) }, (_, i) => ({
+      event: `line ${start + i} user=u${(start + i) % 977} some padding text to make the row longer ${(start + i) * 7919}`,
+      time: base + (start + i) / 1000,
+      fields: { n: start + i },
+    }));
+    const response = await postJson(`${server.api}/ingest`, events);
+    assert.equal(response.status, 200);
+  }
+}
+
+/** A query that costs a few microseconds per row: hashing every event twice. */
+const HEAVY = 'from main | extend a = sha256(_raw), b = md5(concat(_raw, a)) | stats dc(b)';
+
+describe('query limits and cancellation', function () {
+  this.timeout(120_000);
+  let server: TestServer;
+  before(async () => {
+    // No compaction during the test: the CPU check after cancel must see the query's work only.
+    server = await TestServer.start({ set: { 'query.max_concurrent': 1, 'storage.flush_interval': '200ms', 'storage.compaction_interval': '1h' } });
+    await ingestMany(server, 300_000);
+    for (let attempt = 0; attempt < 200; attempt++) {
+      if ((await request(`${server.api}/stats`)).body.data.buffered_events === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  it('refuses a query over query.max_concurrent with 429 TOO_MANY_REQUESTS, and cancel stops the CPU work', async () => {
+    const first = await postJson(`${server.api}/query`, { q: HEAVY, wait: 0 });
+    assert.equal(first.status, 202);
+    const id = first.body.data.job_id;
+    const second = await postJson(`${server.api}/query`, { q: 'from main | stats count()' });
+    assert.equal(second.status, 429);
+    assert.equal(second.body.error.code, 'TOO_MANY_REQUESTS');
+    // Wait until the job is visibly scanning, then cancel it.
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const job = (await request(`${server.api}/query/jobs/${id}`)).body.data;
+      if (job.status === 'running' && job.progress.rows_read_so_far > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const canceled = await request(`${server.api}/query/jobs/${id}`, { method: 'DELETE' });
+    assert.equal(canceled.body.data.canceled, true);
+    assert.equal(canceled.body.data.status, 'canceled');
+    const job = (await request(`${server.api}/query/jobs/${id}`)).body.data;
+    assert.equal(job.status, 'canceled');
+    assert.equal(typeof job.error.message, 'string');
+    // Within a moment the process goes (nearly) idle: the scan really stopped.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = cpuSeconds(server.process.pid as number);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const used = cpuSeconds(server.process.pid as number) - before;
+    assert.ok(used < 0.3, `the server used ${used}s of CPU in the second after cancel`);
+    // And a new query runs again.
+    const after = await postJson(`${server.api}/query`, { q: 'from main | stats count()' });
+    assert.equal(after.status, 200);
+    assert.deepEqual(after.body.data.rows, [[300_000]]);
+  });
+
+  it('ends an over-time query in error (query.max_query_runtime, patched at runtime)', async () => {
+    const patched = await request(`${server.api}/config`, {
+      method: 'PATCH',
+      body: JSON.stringify({ query: { max_query_runtime: '200ms' } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(patched.status, 200);
+    try {
+      const handle = await postJson(`${server.api}/query`, { q: HEAVY, wait: 0 });
+      let job;
+      for (let attempt = 0; attempt < 300; attempt++) {
+        job = (await request(`${server.api}/query/jobs/${handle.body.data.job_id}`)).body.data;
+        if (job.status !== 'running') break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(job.status, 'error');
+      assert.equal(job.error.code, 'QUERY_TIMEOUT');
+    } finally {
+      await request(`${server.api}/config`, {
+        method: 'PATCH',
+        body: JSON.stringify({ query: { max_query_runtime: '5m' } }),
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+  });
+
+  it('fails a query over its memory budget with QUERY_MEMORY_EXCEEDED (sync 400 and as a job error)', async () => {
+    await request(`${server.api}/config`, {
+      method: 'PATCH',
+      body: JSON.stringify({ query: { max_query_memory: '256kb' } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    try {
+      const sync = await postJson(`${server.api}/query`, { q: 'from main | sort n' });
+      assert.equal(sync.status, 400);
+      assert.equal(sync.body.error.code, 'QUERY_MEMORY_EXCEEDED');
+      const handle = await postJson(`${server.api}/query`, { q: 'from main | sort n', wait: 0 });
+      let job;
+      for (let attempt = 0; attempt < 300; attempt++) {
+        job = (await request(`${server.api}/query/jobs/${handle.body.data.job_id}`)).body.data;
+        if (job.status !== 'running') break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(job.status, 'error');
+      assert.equal(job.error.code, 'QUERY_MEMORY_EXCEEDED');
+    } finally {
+      await request(`${server.api}/config`, {
+        method: 'PATCH',
+        body: JSON.stringify({ query: { max_query_memory: '1gb' } }),
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+  });
+});
