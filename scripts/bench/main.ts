@@ -1,9 +1,10 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
 import { runIngestBench } from './ingest';
+import { runQueryBench } from './query';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -13,6 +14,8 @@ async function main(): Promise<void> {
       batch: { type: 'string' },
       concurrency: { type: 'string' },
       fsync: { type: 'boolean' },
+      runs: { type: 'string' },
+      'ingest-rate': { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -25,8 +28,15 @@ async function main(): Promise<void> {
         fsync: values.fsync === true,
       });
       return;
+    case 'query':
+      await runQueryBench({
+        events: Number(values.events ?? 10_000_000),
+        runs: Number(values.runs ?? 5),
+        ingestRate: Number(values['ingest-rate'] ?? 100_000),
+      });
+      return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest)`);
+      throw new Error(`unknown benchmark "${name}" (known: ingest, query)`);
   }
 }
 

@@ -33,6 +33,11 @@ export enum ColumnEncoding {
   String = 7,
   /** JSON array of values (rows whose types disagree). */
   Mixed = 8,
+  /**
+   * First value (float64) + uint32 deltas of sorted integral microseconds: the common case;
+   * fixed width decodes as a tight prefix sum, and zstd removes the zero high bytes.
+   */
+  TimeDelta32 = 9,
 }
 
 const COMPRESSION_NONE = 0;

@@ -75,7 +75,18 @@ export function encodeTimeBlock(times: ArrayLike<number>, start: number, end: nu
     w.typed(f);
     return seal(w, ColumnEncoding.TimeFloat, n, level);
   }
+  let sortedSmall = true;
+  for (let i = start + 1; sortedSmall && i < end; i++) {
+    const delta = times[i] - times[i - 1];
+    sortedSmall = delta >= 0 && delta < 2 ** 32;
+  }
   w.typed(new Float64Array([times[start]]));
+  if (sortedSmall) {
+    const deltas = new Uint32Array(Math.max(0, n - 1));
+    for (let i = start + 1; i < end; i++) deltas[i - start - 1] = times[i] - times[i - 1];
+    w.typed(deltas);
+    return seal(w, ColumnEncoding.TimeDelta32, n, level);
+  }
   for (let i = start + 1; i < end; i++) w.varint(zigzag(times[i] - times[i - 1]));
   return seal(w, ColumnEncoding.TimeDelta, n, level);
 }

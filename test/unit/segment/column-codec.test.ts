@@ -140,7 +140,7 @@ describe('segment column codec', () => {
     const unsorted = [5, 3, -2, 2 ** 50, -(2 ** 50), 0];
     const floats = [1.5, 2.25, 3];
     for (const [times, enc] of [
-      [sorted, ColumnEncoding.TimeDelta],
+      [sorted, ColumnEncoding.TimeDelta32],
       [unsorted, ColumnEncoding.TimeDelta],
       [floats, ColumnEncoding.TimeFloat],
       [[2 ** 53 + 2, 0], ColumnEncoding.TimeFloat],

@@ -1,0 +1,242 @@
+/**
+ * `npm run bench -- query [--events N] [--runs N] [--ingest-rate N]`
+ *
+ * Loads N generated events (default 10,000,000) into a real server, then times five queries
+ * (median of `runs`), and in the same run: DuckDB (`@duckdb/node-api`, installed into
+ * `.bench/duckdb`, outside the project's lockfile) over the same events in a native table, and
+ * ripgrep counting the rare needle in the raw NDJSON. Finally it measures the p99 latency of a
+ * simple query while ingest runs at `--ingest-rate` events/s.
+ */
+import { execFileSync, spawnSync } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import { REPO_ROOT, request, TestServer } from '../../test/helpers/server';
+import { EventGenerator } from './generate';
+
+export interface QueryBenchOptions {
+  events: number;
+  runs: number;
+  ingestRate: number;
+}
+
+const NEEDLE = 'zq7needlexv';
+const NEEDLE_EVERY = 1_000_000;
+
+interface BenchQuery {
+  name: string;
+  native: string;
+  sql: string;
+}
+
+const QUERIES: BenchQuery[] = [
+  { name: 'stats count() by host', native: 'from main | stats count() by host', sql: 'SELECT host, count(*) FROM logs GROUP BY host ORDER BY host' },
+  {
+    name: `search ${NEEDLE} (rare needle)`,
+    native: `from main | search ${NEEDLE}`,
+    sql: `SELECT * FROM logs WHERE event ILIKE '%${NEEDLE}%' ORDER BY time DESC LIMIT 1000`,
+  },
+  {
+    name: 'where status >= 500 | top 10 path',
+    native: 'from main | where status >= 500 | top 10 path',
+    sql: 'SELECT path, count(*) AS c FROM logs WHERE status >= 500 GROUP BY path ORDER BY c DESC, path LIMIT 10',
+  },
+  {
+    name: 'stats avg, p99(duration_ms) by bin(_time, 5m)',
+    native: 'from main | stats avg(duration_ms), p99(duration_ms) by bin(_time, 5m)',
+    sql: "SELECT time_bucket(INTERVAL '5 minutes', to_timestamp(time)) AS t, avg(duration_ms), quantile_cont(duration_ms, 0.99) FROM logs GROUP BY t ORDER BY t",
+  },
+  {
+    name: 'where level = "error" | head 100',
+    native: 'from main | where level = "error" | head 100',
+    sql: "SELECT * FROM logs WHERE level = 'error' ORDER BY time DESC LIMIT 100",
+  },
+];
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function percentile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+}
+
+async function postJson(url: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Generates the events into NDJSON (for ripgrep and DuckDB) and posts them to the server. */
+async function load(server: TestServer, options: QueryBenchOptions, ndjsonPath: string): Promise<{ seconds: number }> {
+  const spanMs = 6 * 3600_000;
+  const generator = new EventGenerator(7, Date.now() - spanMs, spanMs / options.events);
+  const file = fs.openSync(ndjsonPath, 'w');
+  const started = performance.now();
+  let inFlight: Promise<void>[] = [];
+  for (let produced = 0; produced < options.events; produced += 10_000) {
+    const batch = [];
+    const lines: string[] = [];
+    for (let i = 0; i < Math.min(10_000, options.events - produced); i++) {
+      const n = produced + i;
+      const event = generator.next(n % NEEDLE_EVERY === 12345 ? NEEDLE : undefined);
+      batch.push(event);
+      lines.push(JSON.stringify({ time: event.time, event: event.event, host: event.host, source: event.source, ...event.fields }));
+    }
+    fs.writeSync(file, `${lines.join('\n')}\n`);
+    const body = JSON.stringify(batch);
+    inFlight.push(
+      (async () => {
+        for (;;) {
+          const response = await fetch(`${server.api}/ingest`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+          await response.text();
+          if (response.status === 200) return;
+          if (response.status !== 503) throw new Error(`ingest answered ${response.status}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })(),
+    );
+    if (inFlight.length >= 2) {
+      await inFlight[0];
+      inFlight = inFlight.slice(1);
+    }
+  }
+  await Promise.all(inFlight);
+  fs.closeSync(file);
+  return { seconds: (performance.now() - started) / 1000 };
+}
+
+async function waitSettled(server: TestServer): Promise<void> {
+  let lastSegments = -1;
+  for (;;) {
+    const stats = (await request(`${server.api}/stats`)).body.data;
+    if (stats.buffered_events === 0 && stats.segment_count === lastSegments) return;
+    lastSegments = stats.segment_count;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
+}
+
+async function timeNative(server: TestServer, query: BenchQuery, runs: number): Promise<{ median: number; result: unknown }> {
+  const times: number[] = [];
+  let result: unknown = null;
+  for (let run = 0; run < runs; run++) {
+    // A fresh cache each run: we measure the engine, not the result cache.
+    await request(`${server.api}/cache`, { method: 'DELETE' });
+    const started = performance.now();
+    const response = await postJson(`${server.api}/query`, { q: query.native, limit: 1000 });
+    times.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`${query.native}: ${JSON.stringify(response.body)}`);
+    result = response.body.data.type === 'aggregate' ? response.body.data.rows.length : response.body.data.events.length;
+  }
+  return { median: median(times), result };
+}
+
+/** Installs DuckDB's Node API into .bench/duckdb (never into the project's lockfile). */
+function duckdbModule(): string {
+  const dir = path.join(REPO_ROOT, '.bench', 'duckdb');
+  const entry = path.join(dir, 'node_modules', '@duckdb', 'node-api');
+  if (!fs.existsSync(entry)) {
+    fs.mkdirSync(dir, { recursive: true });
+    if (!fs.existsSync(path.join(dir, 'package.json'))) fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"trawl-bench-duckdb","private":true}\n');
+    execFileSync('npm', ['install', '--no-save', '--prefix', dir, '@duckdb/node-api'], { stdio: 'inherit' });
+  }
+  return entry;
+}
+
+async function timeDuckdb(ndjsonPath: string, runs: number): Promise<Map<string, number> | string> {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const duckdb = require(duckdbModule()) as { DuckDBInstance: { create(path: string): Promise<any> } };
+    const instance = await duckdb.DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    await connection.run(`CREATE TABLE logs AS SELECT * FROM read_json_auto('${ndjsonPath}', format='newline_delimited')`);
+    const out = new Map<string, number>();
+    for (const query of QUERIES) {
+      const times: number[] = [];
+      for (let run = 0; run < runs; run++) {
+        const started = performance.now();
+        await connection.runAndReadAll(query.sql);
+        times.push(performance.now() - started);
+      }
+      out.set(query.name, median(times));
+    }
+    return out;
+  } catch (error) {
+    return `DuckDB unavailable: ${(error as Error).message}`;
+  }
+}
+
+function timeRipgrep(ndjsonPath: string, runs: number): number | string {
+  if (spawnSync('rg', ['--version']).status !== 0) return 'ripgrep not installed (apt-get install ripgrep)';
+  const times: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    spawnSync('rg', ['-c', NEEDLE, ndjsonPath]);
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+/** p99 latency of a simple query while ingest runs at `rate` events/s in the background. */
+async function latencyUnderIngest(server: TestServer, rate: number, seconds: number): Promise<{ p99: number; achieved: number }> {
+  const generator = new EventGenerator(99, Date.now() - 60_000, 1);
+  const batchSize = Math.max(1000, Math.round(rate / 10));
+  const bodies = Array.from({ length: 20 }, () => JSON.stringify(Array.from({ length: batchSize }, () => generator.next())));
+  let sent = 0;
+  let stop = false;
+  const started = performance.now();
+  const ingest = (async () => {
+    let i = 0;
+    while (!stop) {
+      const due = started + ((sent + batchSize) / rate) * 1000;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const response = await fetch(`${server.api}/ingest`, { method: 'POST', body: bodies[i++ % bodies.length], headers: { 'content-type': 'application/json' } });
+      await response.text();
+      if (response.status === 200) sent += batchSize;
+    }
+  })();
+  const latencies: number[] = [];
+  while (performance.now() - started < seconds * 1000) {
+    const t = performance.now();
+    await postJson(`${server.api}/query`, { q: 'from main | where level = "error" | head 10', from: '-5m' });
+    latencies.push(performance.now() - t);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  stop = true;
+  await ingest;
+  return { p99: percentile(latencies, 0.99), achieved: sent / ((performance.now() - started) / 1000) };
+}
+
+export async function runQueryBench(options: QueryBenchOptions): Promise<void> {
+  const dir = path.join(REPO_ROOT, '.bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const ndjsonPath = path.join(dir, 'events.ndjson');
+  const server = await TestServer.start({ set: { 'storage.compaction_interval': '5s' } });
+  try {
+    console.log(`loading ${options.events} events ...`);
+    const loaded = await load(server, options, ndjsonPath);
+    console.log(`loaded in ${loaded.seconds.toFixed(0)} s (${(options.events / loaded.seconds).toFixed(0)} events/s); waiting for flush and compaction`);
+    await waitSettled(server);
+    const native = new Map<string, { median: number; result: unknown }>();
+    for (const query of QUERIES) native.set(query.name, await timeNative(server, query, options.runs));
+    const duck = await timeDuckdb(ndjsonPath, options.runs);
+    const rg = timeRipgrep(ndjsonPath, options.runs);
+    const underLoad = await latencyUnderIngest(server, options.ingestRate, 30);
+
+    console.log(`\nquery benchmark: ${options.events} events, median of ${options.runs} runs (ms)`);
+    console.log('| query | trawl | DuckDB | ratio |');
+    console.log('|---|---:|---:|---:|');
+    for (const query of QUERIES) {
+      const ours = native.get(query.name)?.median ?? NaN;
+      const theirs = typeof duck === 'string' ? NaN : (duck.get(query.name) ?? NaN);
+      console.log(`| ${query.name} | ${ours.toFixed(1)} | ${Number.isNaN(theirs) ? '-' : theirs.toFixed(1)} | ${Number.isNaN(theirs) ? '-' : (ours / theirs).toFixed(2)} |`);
+    }
+    if (typeof duck === 'string') console.log(duck);
+    const needle = native.get(QUERIES[1].name)?.median ?? NaN;
+    console.log(`| ripgrep -c ${NEEDLE} (raw NDJSON) | ${typeof rg === 'string' ? rg : rg.toFixed(1)} | | ${typeof rg === 'string' ? '-' : `trawl ${(rg / needle).toFixed(1)}x faster`} |`);
+    console.log(`\nsimple query p99 while ingesting: ${underLoad.p99.toFixed(1)} ms at ${underLoad.achieved.toFixed(0)} events/s achieved (target ${options.ingestRate})`);
+  } finally {
+    await server.stop();
+  }
+}
