@@ -45,7 +45,7 @@ function storeToJSON(store: Store): number[] {
 }
 
 function storeFromJSON(store: Store, json: unknown): number | null {
-  if (!Array.isArray(json)) return null;
+  if (!Array.isArray(json) || (json.length > 0 && !Number.isSafeInteger(json[0]))) return null;
   let total = 0;
   for (let i = 1; i < json.length; i++) {
     const c: unknown = json[i];
@@ -53,7 +53,6 @@ function storeFromJSON(store: Store, json: unknown): number | null {
     if (c > 0) store.add((json[0] as number) + i - 1, c);
     total += c;
   }
-  if (json.length > 0 && !Number.isInteger(json[0])) return null;
   return total;
 }
 

@@ -5,7 +5,6 @@
  */
 import { parentPort } from 'worker_threads';
 import type { ColumnBatch } from '../../storage/column';
-import { decodeSegmentBlock } from '../../storage/scan';
 import type { SegmentHeader } from '../../storage/segment/header';
 import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';
@@ -68,8 +67,8 @@ if (parentPort !== null) {
       }
       switch (request.type) {
         case 'segment': {
-          const batch = decodeSegmentBlock(request.header, request.block, request.stored, request.buffers, session.request, session.stats);
-          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack: session.process(batch) } satisfies WorkerResponse);
+          const ack = session.processSegment(request.header, request.block, request.stored, request.buffers);
+          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack } satisfies WorkerResponse);
           return;
         }
         case 'batch':

@@ -6,7 +6,6 @@ import os from 'os';
 import path from 'path';
 import { Worker } from 'worker_threads';
 import type { ColumnBatch } from '../../storage/column';
-import { decodeSegmentBlock } from '../../storage/scan';
 import type { SegmentHeader } from '../../storage/segment/header';
 import type { QueryPlan } from '../plan/plan';
 import type { SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
@@ -25,7 +24,7 @@ class LocalHandle implements SessionHandle {
   constructor(private readonly session: ShardSession) {}
 
   async segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck> {
-    return this.session.process(decodeSegmentBlock(header, block, stored, buffers, this.session.request, this.session.stats));
+    return this.session.processSegment(header, block, stored, buffers);
   }
 
   async batch(batch: ColumnBatch): Promise<UnitAck> {

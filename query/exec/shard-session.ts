@@ -5,7 +5,8 @@
  */
 import type { ColumnBatch } from '../../storage/column';
 import type { ScanRequest, ScanStats } from '../../storage/scan';
-import { emptyScanStats, indexMatcher } from '../../storage/scan';
+import { decodeBlockColumns, decodeSegmentBlock, emptyScanStats, indexMatcher, sliceColumns, timeSlice } from '../../storage/scan';
+import type { SegmentHeader } from '../../storage/segment/header';
 import type { QueryPlan } from '../plan/plan';
 import { applyBatchOp } from './batch-ops';
 import { NewestRows } from './newest-rows';
@@ -76,31 +77,86 @@ export class ShardSession {
     this.accumulator = boundary.kind === 'stats' ? new StatsAccumulator(boundary.spec) : null;
     this.opStats = options.profile ? [] : null;
     this.keepNulls = plan.shardOps.some((op) => op.kind === 'keep');
+    let lead = 0;
+    while (lead < plan.shardOps.length && plan.shardOps[lead].kind === 'filter') {
+      const op = plan.shardOps[lead];
+      if (op.kind === 'filter') for (const field of op.predicate.fields) this.filterFields.add(field);
+      lead++;
+    }
+    this.leadingFilters = lead;
   }
+
+  /** Leading `where`/`search` operators, and the fields they read (decoded first). */
+  private readonly leadingFilters: number;
+  private readonly filterFields = new Set<string>();
 
   private readonly stream: boolean;
 
-  /** Runs the shard operators over one batch. */
-  process(batch: ColumnBatch): UnitAck {
+  /**
+   * One segment block, decoded late: the columns the leading filters read first, and the rest only
+   * when some row passes them (most blocks of a selective query are never fully decoded).
+   */
+  processSegment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): UnitAck {
+    const lead = this.leadingFilters;
+    if (lead === 0) return this.process(decodeSegmentBlock(header, block, stored, buffers, this.request, this.stats));
+    const rows = header.blocks[block].rows;
+    const early: string[] = [];
+    const earlyBuffers: (Uint8Array | null)[] = [];
+    const late: string[] = [];
+    const lateBuffers: (Uint8Array | null)[] = [];
+    stored.forEach((name, i) => {
+      const target = this.filterFields.has(name) || name === '_time' ? early : late;
+      (target === early ? earlyBuffers : lateBuffers).push(buffers[i]);
+      target.push(name);
+    });
+    const columns = decodeBlockColumns(header, block, early, earlyBuffers);
+    if (this.request.columns === null || this.request.columns.includes('index')) {
+      columns.set('index', { kind: 'const', value: header.index, length: rows });
+    }
+    const { start, end } = timeSlice(columns.get('_time'), rows, this.request);
+    this.stats.rowsRead += end - start;
+    const batch: ColumnBatch = { rowCount: end - start, columns: sliceColumns(columns, rows, start, end) };
+    if (batch.rowCount === 0) return this.ack(null);
+    const sel = fullSelection(batch.rowCount);
+    const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
+    if (n === 0) return this.ack(null);
+    for (const [name, column] of sliceColumns(decodeBlockColumns(header, block, late, lateBuffers), rows, start, end)) {
+      batch.columns.set(name, column);
+    }
+    return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length));
+  }
+
+  /** Runs shard operators [from, to) over the selection; returns the new count. */
+  private runOps(batch: ColumnBatch, sel: Uint32Array, n: number, from: number, to: number): number {
     const plan = this.plan;
-    let streamed: TimedRow[] | null = null;
-    if (batch.rowCount > 0) {
-      const times = batch.columns.get('_time');
-      const sel = fullSelection(batch.rowCount);
-      let n = batch.rowCount;
-      for (let o = 0; o < plan.shardOps.length && n > 0; o++) {
-        if (this.opStats === null) {
-          n = applyBatchOp(plan.shardOps[o], batch, sel, n);
-          continue;
-        }
-        const started = performance.now();
-        const before = n;
+    for (let o = from; o < to && n > 0; o++) {
+      if (this.opStats === null) {
         n = applyBatchOp(plan.shardOps[o], batch, sel, n);
-        const entry = (this.opStats[o] ??= { rowsIn: 0, rowsOut: 0, ms: 0 });
-        entry.rowsIn += before;
-        entry.rowsOut += n;
-        entry.ms += performance.now() - started;
+        continue;
       }
+      const started = performance.now();
+      const before = n;
+      n = applyBatchOp(plan.shardOps[o], batch, sel, n);
+      const entry = (this.opStats[o] ??= { rowsIn: 0, rowsOut: 0, ms: 0 });
+      entry.rowsIn += before;
+      entry.rowsOut += n;
+      entry.ms += performance.now() - started;
+    }
+    return n;
+  }
+
+  /** Runs the shard operators over one decoded batch. */
+  process(batch: ColumnBatch): UnitAck {
+    if (batch.rowCount === 0) return this.ack(null);
+    const sel = fullSelection(batch.rowCount);
+    return this.collect(batch, sel, this.runOps(batch, sel, batch.rowCount, 0, this.plan.shardOps.length));
+  }
+
+  /** Hands the selected rows to the boundary (stats, newest rows, all rows or the export stream). */
+  private collect(batch: ColumnBatch, sel: Uint32Array, n: number): UnitAck {
+    let streamed: TimedRow[] | null = null;
+    {
+      const times = batch.columns.get('_time');
       this.matched += n;
       if (n > 0) {
         if (this.accumulator !== null) {
@@ -127,6 +183,10 @@ export class ShardSession {
         }
       }
     }
+    return this.ack(streamed);
+  }
+
+  private ack(streamed: TimedRow[] | null): UnitAck {
     return {
       matched: this.matched,
       rowsRead: this.stats.rowsRead,

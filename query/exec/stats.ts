@@ -82,6 +82,14 @@ class KeyDictionary {
   }
 }
 
+/** The group map key of a tuple of key ids (the same whichever path creates the group). */
+function compositeOf(ids: number[]): number | string {
+  if (ids.length === 0) return 0;
+  if (ids.length === 1) return ids[0];
+  if (ids.length === 2 && ids[0] < 2 ** 26 && ids[1] < 2 ** 26) return ids[0] * 2 ** 26 + ids[1];
+  return ids.join(',');
+}
+
 export class StatsAccumulator {
   private readonly dictionaries: KeyDictionary[];
   private readonly groupIndex = new Map<number | string, number>();
@@ -89,6 +97,8 @@ export class StatsAccumulator {
   private readonly states: AggregateState[][] = [];
   private keyIds: Int32Array[] = [];
   private groupIds = new Int32Array(0);
+  /** One key: group of each key id (-1 until seen), so a row costs an array read, not a Map lookup. */
+  private groupOfKey = new Int32Array(64).fill(-1);
 
   constructor(readonly spec: StatsSpec) {
     this.dictionaries = spec.keys.map(() => new KeyDictionary());
@@ -125,7 +135,20 @@ export class StatsAccumulator {
     const ids = this.keyIds;
     if (keys.length === 1) {
       const only = ids[0];
-      for (let i = 0; i < n; i++) this.groupIds[i] = this.groupFor(only[i], [only[i]]);
+      for (let i = 0; i < n; i++) {
+        const id = only[i];
+        if (id >= this.groupOfKey.length) {
+          const grown = new Int32Array(Math.max(id + 1, this.groupOfKey.length * 2)).fill(-1);
+          grown.set(this.groupOfKey);
+          this.groupOfKey = grown;
+        }
+        let group = this.groupOfKey[id];
+        if (group === -1) {
+          group = this.groupFor(id, [id]);
+          this.groupOfKey[id] = group;
+        }
+        this.groupIds[i] = group;
+      }
       return;
     }
     if (keys.length === 2) {
@@ -133,13 +156,16 @@ export class StatsAccumulator {
       for (let i = 0; i < n; i++) {
         const a = first[i];
         const b = second[i];
-        this.groupIds[i] = a < 2 ** 26 && b < 2 ** 26 ? this.groupFor(a * 2 ** 26 + b, [a, b]) : this.groupFor(`${a},${b}`, [a, b]);
+        const composite = a < 2 ** 26 && b < 2 ** 26 ? a * 2 ** 26 + b : compositeOf([a, b]);
+        // The id pair is allocated only for a new group.
+        const known = this.groupIndex.get(composite);
+        this.groupIds[i] = known !== undefined ? known : this.groupFor(composite, [a, b]);
       }
       return;
     }
     for (let i = 0; i < n; i++) {
       const tuple = ids.map((column) => column[i]);
-      this.groupIds[i] = this.groupFor(tuple.join(','), tuple);
+      this.groupIds[i] = this.groupFor(compositeOf(tuple), tuple);
     }
   }
 
@@ -174,7 +200,7 @@ export class StatsAccumulator {
   mergePartial(partial: PartialStats): void {
     for (const { key, states } of partial.groups) {
       const ids = key.map((value, k) => this.dictionaries[k].idOf(value));
-      const group = this.groupFor(ids.join(','), ids);
+      const group = this.groupFor(compositeOf(ids), ids);
       states.forEach((json, a) => {
         const aggregate = this.spec.aggregates[a];
         this.states[group][a].merge(aggregate.factory.fromJSON(aggregate.site, json));

@@ -22,5 +22,5 @@ export const SCALAR_FUNCTIONS_IMPL: Readonly<Record<ScalarFunctionName, ScalarFa
 
 export { FunctionArgumentError } from './types';
 export type { FunctionSite, ScalarFactory, ScalarFunction } from './types';
-export { compileRegex } from './regex';
+export { compileRegex, requiredLiteral, UserRegex } from './userregex';
 export { formatTime } from '../value';

@@ -1,59 +1,20 @@
 // Regular-expression functions. Patterns are constant string literals compiled once, at plan time,
-// with RE2 (linear time: a user pattern never runs on the backtracking JS engine); a pattern RE2
-// refuses is E008 for that argument.
+// with RE2 behind a literal prefilter (userregex.ts); a pattern RE2 refuses is E008 for that argument.
 
-import RE2 from 're2';
 import type { Value } from '../value';
 import { constantString, fn, isTimeArg, textOf } from './common';
 import { FunctionArgumentError, type FunctionSite, type ScalarFactory } from './types';
+import { regexGroups, UserRegex } from './userregex';
 
-/** Compiles a user pattern with RE2, or throws E008 naming the argument. */
-export function compileRegex(source: string, flags: string, argument: number): RE2 {
-  try {
-    return new RE2(source, flags);
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    throw new FunctionArgumentError(`invalid regular expression: ${message}`, 'E008', argument);
-  }
-}
+export { compileRegex, regexGroups, requiredLiteral, UserRegex } from './userregex';
 
-function siteRegex(site: FunctionSite, i: number, flags: string): RE2 {
-  return compileRegex(constantString(site, i, 'regular expression'), flags, i);
-}
-
-/** Capture groups of a pattern: how many, and the names of the named ones (re2 syntax). */
-export function regexGroups(source: string): { count: number; names: string[] } {
-  let count = 0;
-  const names: string[] = [];
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === '\\') {
-      i++;
-    } else if (inClass) {
-      if (c === ']') inClass = false;
-    } else if (c === '[') {
-      inClass = true;
-      if (source[i + 1] === '^') i++;
-      if (source[i + 1] === ']') i++; // a leading ] is literal
-    } else if (c === '(') {
-      if (source[i + 1] !== '?') {
-        count++;
-      } else {
-        const m = /^\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(source.slice(i, i + 140));
-        if (m) {
-          count++;
-          names.push(m[1]!);
-        }
-      }
-    }
-  }
-  return { count, names };
+function siteRegex(site: FunctionSite, i: number): UserRegex {
+  return new UserRegex(constantString(site, i, 'regular expression'), i);
 }
 
 /** match(s, regex): whether the regex matches anywhere in s (unanchored); null s gives null. */
 export const match: ScalarFactory = (site) => {
-  const re = siteRegex(site, 1, '');
+  const re = siteRegex(site, 1);
   const time = isTimeArg(site, 0);
   return fn('boolean', (args) => {
     const s = textOf(args[0]!, time);
@@ -67,9 +28,8 @@ export const match: ScalarFactory = (site) => {
  * group that did not take part, gives null. A constant group that the regex lacks is E005.
  */
 export const extract: ScalarFactory = (site) => {
-  const source = constantString(site, 1, 'regular expression');
-  const re = compileRegex(source, '', 1);
-  const groups = regexGroups(source);
+  const re = siteRegex(site, 1);
+  const groups = regexGroups(re.source);
   const time = isTimeArg(site, 0);
   const hasGroupArg = site.argTypes.length > 2;
   const g = site.constants[2];
@@ -124,7 +84,7 @@ export function replacementText(text: string): string {
  * `$1`, `${1}`, `$<name>`, `${name}` and to the whole match with `$&`; `$$` is a literal `$`.
  */
 export const replace: ScalarFactory = (site) => {
-  const re = siteRegex(site, 1, 'g');
+  const re = siteRegex(site, 1);
   const t0 = isTimeArg(site, 0);
   const t2 = isTimeArg(site, 2);
   const w = site.constants[2];

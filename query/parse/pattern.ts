@@ -49,7 +49,7 @@ export function patternExtractor(pattern: string): Extractor {
     extract(text: string): Record<string, Value> {
       const first = literals[0]!;
       if (!text.startsWith(first)) return {};
-      // Find every boundary before building anything: all or nothing.
+      // All or nothing: a missing literal drops the fields found so far.
       let pos = first.length;
       const out: Record<string, Value> = {};
       for (let k = 0; k < captures.length; k++) {

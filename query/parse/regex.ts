@@ -1,15 +1,15 @@
 // `parse regex(f, "(?<name>...)")`: the named groups of the first match become fields (RE2, linear
-// time); unnamed groups are ignored, a group that did not take part gives nothing, and captures follow
+// time, behind the literal prefilter of functions/userregex.ts); unnamed groups are ignored, a group that did not take part gives nothing, and captures follow
 // the numeric-capture rule. No match gives no fields.
 
-import { compileRegex, regexGroups } from '../functions/regex';
+import { regexGroups, UserRegex } from '../functions/userregex';
 import { FunctionArgumentError } from '../functions/types';
 import type { Value } from '../value';
 import { captureValue, setField } from './common';
 import type { Extractor } from './types';
 
 export function regexExtractor(pattern: string): Extractor {
-  const re = compileRegex(pattern, '', 1);
+  const re = new UserRegex(pattern, 1);
   const names = regexGroups(pattern).names;
   if (names.length === 0) {
     throw new FunctionArgumentError('the regular expression has no named group (?<name>...) to extract', 'E008', 1);

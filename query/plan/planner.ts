@@ -65,7 +65,7 @@ function compileAggregate(call: AggregateCall, name: string, compileEnv: Compile
   const arg: CompiledExpr | null = call.args.length > 0 && call.name !== 'rate' ? compileExpr(call.args[0], compileEnv) : null;
   const second = call.args[1];
   const parameter = call.name === 'percentile' && second !== undefined && second.kind === 'number' ? second.value : null;
-  const site = { name: call.name, argType: arg?.type ?? 'any', parameter, ctx };
+  const site = { name: call.name, argType: arg?.type ?? 'any', parameter, ctx, argCount: call.args.length };
   return { name, factory: AGGREGATES_IMPL[call.name], site, arg, countif: call.name === 'countif' };
 }
 
