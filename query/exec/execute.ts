@@ -136,7 +136,9 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
         if (work.maxTime <= floor) break;
       }
       const slot = slots[next++ % slots.length];
-      if (slot.inFlight.length >= IN_FLIGHT_PER_SESSION) await slot.inFlight.shift();
+      // A head stops as soon as it is satisfied: read ahead by one unit only.
+      const depth = boundary.kind === 'head' ? 1 : IN_FLIGHT_PER_SESSION;
+      if (slot.inFlight.length >= depth) await slot.inFlight.shift();
       let sent: Promise<UnitAck>;
       if (work.kind === 'segment') {
         const stored = storedColumnsToRead(work.unit.header, request);

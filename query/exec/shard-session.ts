@@ -120,6 +120,16 @@ export class ShardSession {
     const sel = fullSelection(batch.rowCount);
     const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
     if (n === 0) return this.ack(null);
+    if (lead === this.plan.shardOps.length && this.newest !== null && this.newest.full) {
+      // Only the match count matters when no selected row is newer than the rows already kept.
+      const times = batch.columns.get('_time');
+      let newest = -Infinity;
+      if (times !== undefined && times.kind === 'time') for (let i = 0; i < n; i++) newest = Math.max(newest, times.values[sel[i]]);
+      if (newest <= this.newest.minTime) {
+        this.matched += n;
+        return this.ack(null);
+      }
+    }
     for (const [name, column] of sliceColumns(decodeBlockColumns(header, block, late, lateBuffers), rows, start, end)) {
       batch.columns.set(name, column);
     }
