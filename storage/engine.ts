@@ -12,7 +12,8 @@ import type { LogEvent } from './event';
 import { flushGeneration, type FlushResult } from './flusher';
 import type { Placement } from './partition';
 import { applyRetention, type RetentionResult } from './retention';
-import { directoryBytes, Rocks } from './rocks';
+import { WAL_PREFIX } from './keys';
+import { directoryBytes, prefixEnd, Rocks } from './rocks';
 import { planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
 import { SegmentStore } from './segment-store';
 import type { ColumnBatch } from './column';
@@ -154,6 +155,7 @@ export class StorageEngine extends EventEmitter {
     const run = this.maintenanceChain.then(async () => {
       const manifests = await this.compact(nowMs);
       const retention = await this.retain(nowMs);
+      await this.reclaimWriteBuffer();
       return { manifests, retention };
     });
     this.maintenanceChain = run.catch(() => undefined);
@@ -182,6 +184,14 @@ export class StorageEngine extends EventEmitter {
       }
     }
     return manifests;
+  }
+
+  /**
+   * Write-buffer records that reached an SST before their flush deleted them stay on disk until
+   * RocksDB compacts their range; compacting it right away returns that space.
+   */
+  private async reclaimWriteBuffer(): Promise<void> {
+    await this.rocks.compactRange(WAL_PREFIX, prefixEnd(WAL_PREFIX));
   }
 
   private async retain(nowMs: number): Promise<RetentionResult> {
@@ -282,6 +292,7 @@ export class StorageEngine extends EventEmitter {
     await this.maintenanceChain;
     try {
       await this.flush();
+      await this.reclaimWriteBuffer();
     } finally {
       await this.store.whenPurged();
       await this.pool.close();

@@ -49,7 +49,7 @@ export class Rocks {
     const db: NativeDb = new RocksDB(dir, {
       // Write-buffer records are deleted about a flush interval after they are written: a large
       // memtable lets the put and its delete meet in memory, so most records never reach an SST.
-      writeBufferSize: 128 * 1024 * 1024,
+      writeBufferSize: 256 * 1024 * 1024,
       maxWriteBufferNumber: 3,
     });
     await db.ready();

@@ -230,6 +230,36 @@ export function storedColumnsToRead(header: SegmentHeader, request: ScanRequest)
   return columnsToRead(header, request.columns).filter((name) => name !== INDEX_COLUMN);
 }
 
+/** Decodes the named columns of one row block from their fetched buffers (absent: null constants). */
+export function decodeBlockColumns(
+  header: SegmentHeader,
+  block: number,
+  names: readonly string[],
+  buffers: readonly (Uint8Array | null)[],
+): Map<string, Column> {
+  const rows = header.blocks[block].rows;
+  const decoded = new Map<string, Column>();
+  names.forEach((name, i) => {
+    const buffer = buffers[i];
+    decoded.set(name, buffer === null ? { kind: 'const', value: null, length: rows } : decodeColumnBlock(buffer));
+  });
+  return decoded;
+}
+
+/** The rows of a block (sorted by time) inside the request's time range: [start, end). */
+export function timeSlice(times: Column | undefined, rows: number, request: ScanRequest): { start: number; end: number } {
+  if (times === undefined || times.kind !== 'time') return { start: 0, end: rows };
+  return { start: lowerBound(times.values, request.fromMicros), end: lowerBound(times.values, request.toMicros) };
+}
+
+/** Restricts decoded columns to rows [start, end) (views for typed arrays). */
+export function sliceColumns(columns: Map<string, Column>, rows: number, start: number, end: number): Map<string, Column> {
+  if (start === 0 && end === rows) return columns;
+  const out = new Map<string, Column>();
+  for (const [name, column] of columns) out.set(name, sliceColumn(column, start, end));
+  return out;
+}
+
 /**
  * Decodes the fetched buffers of one row block (in `storedColumnsToRead` order) and restricts it
  * to the time range (segments are sorted by time, so that is a slice). Pure: runs in workers too.
@@ -243,25 +273,13 @@ export function decodeSegmentBlock(
   stats: ScanStats,
 ): ColumnBatch {
   const rows = header.blocks[block].rows;
-  const decoded = new Map<string, Column>();
-  stored.forEach((name, i) => {
-    const buffer = buffers[i];
-    decoded.set(name, buffer === null ? { kind: 'const', value: null, length: rows } : decodeColumnBlock(buffer));
-  });
+  const decoded = decodeBlockColumns(header, block, stored, buffers);
   if (request.columns === null || request.columns.includes(INDEX_COLUMN)) {
     decoded.set(INDEX_COLUMN, { kind: 'const', value: header.index, length: rows });
   }
-  const times = decoded.get(TIME_COLUMN) as Column;
-  let start = 0;
-  let end = rows;
-  if (times.kind === 'time') {
-    start = lowerBound(times.values, request.fromMicros);
-    end = lowerBound(times.values, request.toMicros);
-  }
-  const columns = new Map<string, Column>();
-  for (const [name, column] of decoded) columns.set(name, start === 0 && end === rows ? column : sliceColumn(column, start, end));
+  const { start, end } = timeSlice(decoded.get(TIME_COLUMN), rows, request);
   stats.rowsRead += end - start;
-  return { rowCount: end - start, columns };
+  return { rowCount: end - start, columns: sliceColumns(decoded, rows, start, end) };
 }
 
 /** Reads one row block of a segment, restricted to the time range. */
