@@ -81,8 +81,8 @@ export function parseQueryRequest(
     text: q,
     variables: variables as Record<string, unknown>,
     fromMicros: fromMs * 1000,
-    // `to` is inclusive of its whole millisecond.
-    toMicros: toMs * 1000 + 1000,
+    // The range is [from, to): events exactly at `to` belong to the next range (no double counting).
+    toMicros: toMs * 1000,
     nowMicros: nowMs * 1000,
     limit,
     offset,

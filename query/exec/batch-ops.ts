@@ -94,12 +94,13 @@ function applyParse(op: Extract<BatchOp, { kind: 'parse' }>, batch: Batch, sel: 
   }
   for (const [name, values] of extracted) {
     const existing = batch.columns.get(name);
-    if (existing !== undefined && !op.overwrite) {
-      // Extracted values fill gaps only: existing fields are not overwritten.
+    if (existing !== undefined) {
+      // Rows without a match keep their field. Where both have a value, an extracted one wins only
+      // for formats whose pattern names the field (regex, pattern).
       for (let i = 0; i < n; i++) {
         const row = sel[i];
         const current = valueAt(existing, row);
-        if (current !== null) values[row] = current;
+        if (current !== null && (values[row] === null || !op.overwrite)) values[row] = current;
       }
     }
     batch.columns.set(name, columnFromValues(values));

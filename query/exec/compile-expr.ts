@@ -3,7 +3,8 @@
  * operators live in compile-compare.ts, arithmetic in compile-arith.ts, calls in compile-call.ts.
  */
 import type { Column } from '../../storage/column';
-import type { Expr } from '../syntax/ast';
+import type { Expr, Pos } from '../syntax/ast';
+import { QueryError } from '../syntax/errors';
 import type { Value } from '../value';
 import { isNullAt, valueAt } from './access';
 import { compileArithmetic, compileNegate } from './compile-arith';
@@ -67,12 +68,12 @@ export function compileExpr(expr: Expr, env: CompileEnv): CompiledExpr {
     }
     case 'like': {
       const operand = compileExpr(expr.operand, env);
-      const pattern = compileExpr(expr.pattern, env);
+      const pattern = literalText(compileExpr(expr.pattern, env), 'the like pattern', expr.pattern.pos);
       return foldConstant(compileLike(operand, pattern, expr.negated), [operand, pattern]);
     }
     case 'has': {
       const operand = compileExpr(expr.operand, env);
-      const term = compileExpr(expr.term, env);
+      const term = literalText(compileExpr(expr.term, env), 'the has term', expr.term.pos);
       return foldConstant(compileHas(operand, term, expr.negated), [operand, term]);
     }
     case 'regex': {
@@ -90,6 +91,14 @@ export function compileExpr(expr: Expr, env: CompileEnv): CompiledExpr {
       return foldConstant(compiled, args);
     }
   }
+}
+
+/** `like` patterns and `has` terms are constants (a number is read as its text); else E005. */
+function literalText(expr: CompiledExpr, what: string, pos: Pos): CompiledExpr {
+  const value = expr.constant?.value;
+  if (typeof value === 'string') return expr;
+  if (typeof value === 'number' || typeof value === 'boolean') return constantExpr(String(value), 'string');
+  throw new QueryError('E005', `${what} must be a string literal`, pos, null);
 }
 
 function compileField(name: string, env: CompileEnv): CompiledExpr {

@@ -21,11 +21,16 @@ export class NewestRows {
   }
 
   push(row: TimedRow): void {
+    if (this.capacity === 0) return;
     this.rows.push(row);
     if (this.rows.length >= this.capacity * 2) this.compact();
   }
 
   compact(): void {
+    if (this.capacity === 0) {
+      this.rows = [];
+      return;
+    }
     this.rows.sort((a, b) => b.time - a.time);
     if (this.rows.length > this.capacity) this.rows.length = this.capacity;
     if (this.rows.length >= this.capacity) this.floor = this.rows[this.rows.length - 1].time;

@@ -84,7 +84,8 @@ if (parentPort !== null) {
       }
     } catch (error) {
       const seq = 'seq' in request ? request.seq : -1;
-      port.postMessage({ type: 'error', session: request.session, seq, message: (error as Error).stack ?? String(error) } satisfies WorkerResponse);
+      // The message reaches API clients: no stack trace in it.
+      port.postMessage({ type: 'error', session: request.session, seq, message: error instanceof Error ? error.message : String(error) } satisfies WorkerResponse);
     }
   });
 }

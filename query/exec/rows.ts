@@ -8,7 +8,7 @@ import type { StaticType, Value } from '../value';
 import { formatTime } from '../value';
 import { valueAt } from './access';
 import type { CompiledExpr } from './compiled';
-import { compareKeys } from './stats';
+import { compareForSort } from './stats';
 import { fullSelection, type Batch } from './vectors';
 
 export type Row = Record<string, Value>;
@@ -88,7 +88,7 @@ export function sortRows(rows: Row[], keys: { expr: CompiledExpr; direction: 'as
         if (x === y) continue;
         return x === null ? 1 : -1;
       }
-      const cmp = compareKeys(x, y);
+      const cmp = compareForSort(x, y);
       if (cmp !== 0) return keys[k].direction === 'desc' ? -cmp : cmp;
     }
     return a - b;

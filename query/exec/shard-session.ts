@@ -3,7 +3,7 @@
  * blocks, buffered rows), accumulating what the coordinator merges. It runs inside a query
  * worker thread; the same code could run on another node.
  */
-import type { ColumnBatch } from '../../storage/column';
+import type { Column, ColumnBatch } from '../../storage/column';
 import type { ScanRequest, ScanStats } from '../../storage/scan';
 import { decodeBlockColumns, decodeSegmentBlock, emptyScanStats, indexMatcher, sliceColumns, timeSlice } from '../../storage/scan';
 import type { SegmentHeader } from '../../storage/segment/header';
@@ -118,11 +118,11 @@ export class ShardSession {
     const batch: ColumnBatch = { rowCount: end - start, columns: sliceColumns(columns, rows, start, end) };
     if (batch.rowCount === 0) return this.ack(null);
     const sel = fullSelection(batch.rowCount);
+    const times = batch.columns.get('_time');
     const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
     if (n === 0) return this.ack(null);
     if (lead === this.plan.shardOps.length && this.newest !== null && this.newest.full) {
       // Only the match count matters when no selected row is newer than the rows already kept.
-      const times = batch.columns.get('_time');
       let newest = -Infinity;
       if (times !== undefined && times.kind === 'time') for (let i = 0; i < n; i++) newest = Math.max(newest, times.values[sel[i]]);
       if (newest <= this.newest.minTime) {
@@ -133,7 +133,7 @@ export class ShardSession {
     for (const [name, column] of sliceColumns(decodeBlockColumns(header, block, late, lateBuffers), rows, start, end)) {
       batch.columns.set(name, column);
     }
-    return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length));
+    return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
   }
 
   /** Runs shard operators [from, to) over the selection; returns the new count. */
@@ -159,19 +159,20 @@ export class ShardSession {
   process(batch: ColumnBatch): UnitAck {
     if (batch.rowCount === 0) return this.ack(null);
     const sel = fullSelection(batch.rowCount);
-    return this.collect(batch, sel, this.runOps(batch, sel, batch.rowCount, 0, this.plan.shardOps.length));
+    // Taken before the operators: a keep, drop or rename may remove `_time`, not the rows' order.
+    const times = batch.columns.get('_time');
+    return this.collect(batch, sel, this.runOps(batch, sel, batch.rowCount, 0, this.plan.shardOps.length), times);
   }
 
   /** Hands the selected rows to the boundary (stats, newest rows, all rows or the export stream). */
-  private collect(batch: ColumnBatch, sel: Uint32Array, n: number): UnitAck {
+  private collect(batch: ColumnBatch, sel: Uint32Array, n: number, times: Column | undefined): UnitAck {
     let streamed: TimedRow[] | null = null;
     {
-      const times = batch.columns.get('_time');
       this.matched += n;
       if (n > 0) {
         if (this.accumulator !== null) {
           const before = this.accumulator.groupCount;
-          this.accumulator.add(batch, sel, n);
+          this.accumulator.add(batch, sel, n, times);
           this.memoryBytes += (this.accumulator.groupCount - before) * 256;
         } else {
           const timeValues = times !== undefined && times.kind === 'time' ? times.values : null;

@@ -9,7 +9,7 @@
 import type { Column } from '../../storage/column';
 import type { AggregateFactory, AggregateSite, AggregateState } from '../aggregates/types';
 import type { StaticType, Value } from '../value';
-import { valueAt } from './access';
+import { stringToNumber, valueAt } from './access';
 import { compareValues } from './compare';
 import type { CompiledExpr } from './compiled';
 import { truthAt, type Batch } from './vectors';
@@ -169,11 +169,14 @@ export class StatsAccumulator {
     }
   }
 
-  add(batch: Batch, sel: Uint32Array, n: number): void {
+  /**
+   * Adds the selected rows. `times` is the rows' `_time` as read before the operators ran (a
+   * `keep` or `rename` may have removed it from the batch since); defaults to the batch's.
+   */
+  add(batch: Batch, sel: Uint32Array, n: number, times: Column | undefined = batch.columns.get('_time')): void {
     if (n === 0) return;
     this.assignGroups(batch, sel, n);
     const groupIds = this.groupIds;
-    const times = batch.columns.get('_time');
     const timeValues = times !== undefined && times.kind === 'time' ? times.values : null;
     this.spec.aggregates.forEach((aggregate, a) => {
       const column = aggregate.arg === null ? null : aggregate.arg.evaluate(batch, sel, n);
@@ -210,6 +213,8 @@ export class StatsAccumulator {
 
   /** Final rows, keys first then aggregates, ordered by keys ascending (nulls last). */
   rows(): Value[][] {
+    // Without `by`, stats answers one row even over no input (count 0), as alerts expect a value.
+    if (this.spec.keys.length === 0 && this.states.length === 0) this.groupFor(0, []);
     const rows = this.groupKeys.map((ids, group) => [
       ...ids.map((id, k) => this.dictionaries[k].values[id]),
       ...this.states[group].map((state) => state.result()),
@@ -233,7 +238,10 @@ export class StatsAccumulator {
   }
 }
 
-/** Ascending with nulls last; mixed types order numbers < strings < booleans. */
+/**
+ * Group-key order: ascending with nulls last; keys keep their types, so mixed types order
+ * numbers < strings < booleans (the number 17 and the string "17" are different groups).
+ */
 export function compareKeys(a: Value, b: Value): number {
   if (a === b) return 0;
   if (a === null) return 1;
@@ -244,4 +252,19 @@ export function compareKeys(a: Value, b: Value): number {
   }
   const rank = (value: Value): number => (typeof value === 'number' ? 0 : typeof value === 'string' ? 1 : 2);
   return rank(a) - rank(b);
+}
+
+/**
+ * `sort` order: values that read as numbers (numbers and numeric strings) compare as numbers
+ * (LANGUAGE.md) and come first; other values follow in group-key order. Equal readings tie, so
+ * the sort stays stable.
+ */
+export function compareForSort(a: Value, b: Value): number {
+  const x = typeof a === 'number' ? a : typeof a === 'string' ? stringToNumber(a) : NaN;
+  const y = typeof b === 'number' ? b : typeof b === 'string' ? stringToNumber(b) : NaN;
+  const xNumeric = !Number.isNaN(x);
+  const yNumeric = !Number.isNaN(y);
+  if (xNumeric && yNumeric) return x < y ? -1 : x > y ? 1 : 0;
+  if (xNumeric !== yNumeric) return xNumeric ? -1 : 1;
+  return compareKeys(a, b);
 }

@@ -272,7 +272,9 @@ export function planQuery(query: Query, options: PlanOptions): QueryPlan {
       scan.filters.push(stageToString(stage));
       rewrites.push(tokens.length > 0 ? `search pushed into scan (bloom tokens ${JSON.stringify(tokens)})` : 'search pushed into scan');
     } else if (stage.kind !== 'where' && stage.kind !== 'search') {
-      pushable = pushable && stage.kind !== 'rename';
+      // After a rename, or a parse whose fields are not known in advance (json, kv, logfmt, syslog),
+      // a name may not be a stored column: later filters only run as row filters.
+      pushable = pushable && stage.kind !== 'rename' && !(stage.kind === 'parse' && !['regex', 'pattern', 'combined', 'clf'].includes(stage.format));
     }
     const op = streamingOp(stage, schema, ctx);
     if (op !== null) {

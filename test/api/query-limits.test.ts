@@ -71,6 +71,50 @@ describe('query limits and cancellation', function () {
     assert.deepEqual(after.body.data.rows, [[300_000]]);
   });
 
+  it('reports live progress over SSE while a long query runs, then completes', async () => {
+    const handle = await postJson(`${server.api}/query`, { q: 'from main | where md5(_raw) != "x" | where n >= 0', wait: 0 });
+    const events: { event: string; data: any }[] = [];
+    const response = await fetch(`${server.api}/query/jobs/${handle.body.data.job_id}/stream`);
+    const text = await response.text();
+    for (const block of text.split('\n\n').filter((part) => part.trim() !== '')) {
+      events.push({ event: /^event: (.*)$/m.exec(block)?.[1] ?? '', data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null') });
+    }
+    assert.equal(events[0].event, 'progress');
+    for (const key of ['phase', 'segments_total', 'segments_scanned', 'segments_skipped_bloom', 'rows_read_so_far', 'elapsed_ms']) {
+      assert.ok(key in events[0].data, key);
+    }
+    const last = events[events.length - 1];
+    assert.equal(last.event, 'complete');
+    assert.equal(last.data.data.total, 300_000);
+    const withPreview = events.filter((event) => event.event === 'progress' && event.data.preview !== undefined);
+    for (const event of withPreview) assert.ok(event.data.preview.length > 0 && event.data.preview_version >= 1);
+  });
+
+  it('removes finished jobs after query.job_ttl', async () => {
+    await request(`${server.api}/config`, {
+      method: 'PATCH',
+      body: JSON.stringify({ query: { job_ttl: '300ms' } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    try {
+      const done = await postJson(`${server.api}/query`, { q: 'from main | stats count()' });
+      const id = done.body.meta.query_id;
+      assert.equal((await request(`${server.api}/query/jobs/${id}`)).status, 200);
+      let status = 200;
+      for (let attempt = 0; attempt < 60 && status === 200; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = (await request(`${server.api}/query/jobs/${id}`)).status;
+      }
+      assert.equal(status, 404);
+    } finally {
+      await request(`${server.api}/config`, {
+        method: 'PATCH',
+        body: JSON.stringify({ query: { job_ttl: '5m' } }),
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+  });
+
   it('ends an over-time query in error (query.max_query_runtime, patched at runtime)', async () => {
     const patched = await request(`${server.api}/config`, {
       method: 'PATCH',
