@@ -113,7 +113,7 @@ function compileField(name: string, env: CompileEnv): CompiledExpr {
   };
 }
 
-function compileNot(operand: CompiledExpr): CompiledExpr {
+export function compileNot(operand: CompiledExpr): CompiledExpr {
   return {
     type: 'boolean',
     duration: false,
@@ -133,7 +133,7 @@ function compileNot(operand: CompiledExpr): CompiledExpr {
 }
 
 /** Three-valued `and`/`or`: false wins for `and`, true wins for `or`, else null if any is null. */
-function compileLogical(op: 'and' | 'or', operands: CompiledExpr[]): CompiledExpr {
+export function compileLogical(op: 'and' | 'or', operands: CompiledExpr[]): CompiledExpr {
   const decisive = op === 'and' ? 0 : 1;
   return {
     type: 'boolean',

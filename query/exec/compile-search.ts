@@ -10,7 +10,8 @@ import type { Value } from '../value';
 import { valueAt } from './access';
 import type { CompiledExpr } from './compiled';
 import { globTokenMatcher, globValueMatcher, literalMatcher, type TextMatcher } from './text-match';
-import { setTruth, truthAt, truthColumn } from './vectors';
+import { truthColumn } from './vectors';
+import { compileLogical, compileNot } from './compile-expr';
 
 const RAW = '_raw';
 
@@ -55,44 +56,6 @@ function textTest(field: string, matcher: TextMatcher, valueTest: ((value: Value
   };
 }
 
-function combine(kind: 'and' | 'or', operands: CompiledExpr[]): CompiledExpr {
-  const decisive = kind === 'and' ? 0 : 1;
-  return {
-    type: 'boolean',
-    duration: false,
-    constant: null,
-    fields: new Set(operands.flatMap((operand) => [...operand.fields])),
-    evaluate(batch, sel, n) {
-      const inputs = operands.map((operand) => operand.evaluate(batch, sel, n));
-      const out = truthColumn(batch.rowCount);
-      for (let i = 0; i < n; i++) {
-        const row = sel[i];
-        let result: 0 | 1 = decisive === 0 ? 1 : 0;
-        for (const input of inputs) {
-          if (truthAt(input, row) === decisive) {
-            result = decisive;
-            break;
-          }
-        }
-        setTruth(out, row, result);
-      }
-      return out;
-    },
-  };
-}
-
-function negate(operand: CompiledExpr): CompiledExpr {
-  return {
-    ...operand,
-    evaluate(batch, sel, n) {
-      const input = operand.evaluate(batch, sel, n);
-      const out = truthColumn(batch.rowCount);
-      for (let i = 0; i < n; i++) out.values[sel[i]] = truthAt(input, sel[i]) === 1 ? 0 : 1;
-      return out;
-    },
-  };
-}
-
 export function compileSearch(expr: SearchExpr, resolveField: (name: string) => string): CompiledExpr {
   switch (expr.kind) {
     case 'term':
@@ -112,9 +75,9 @@ export function compileSearch(expr: SearchExpr, resolveField: (name: string) => 
     }
     case 'and':
     case 'or':
-      return combine(expr.kind, expr.operands.map((operand) => compileSearch(operand, resolveField)));
+      return compileLogical(expr.kind, expr.operands.map((operand) => compileSearch(operand, resolveField)));
     case 'not':
-      return negate(compileSearch(expr.operand, resolveField));
+      return compileNot(compileSearch(expr.operand, resolveField));
   }
 }
 

@@ -6,9 +6,10 @@
  */
 import type { ColumnBatch } from '../../storage/column';
 import type { BufferedUnit, ScanPlan, ScanRequest, ScanStats, SegmentUnit } from '../../storage/scan';
-import { indexMatcher, storedColumnsToRead } from '../../storage/scan';
+import { storedColumnsToRead } from '../../storage/scan';
 import type { QueryPlan } from '../plan/plan';
 import { checkAlive, type MemoryBudget } from './limits';
+import { scanRequestOf } from './scan-request';
 import { QueryProgress } from './progress';
 import { finishResult, type QueryResultData } from './result';
 import type { TimedRow } from './rows';
@@ -61,18 +62,6 @@ function workUnits(plan: ScanPlan): WorkUnit[] {
   }
   for (const unit of plan.buffered) units.push({ kind: 'buffered', unit, maxTime: unit.table.maxTime });
   return units.sort((a, b) => b.maxTime - a.maxTime);
-}
-
-export function scanRequestOf(plan: QueryPlan): ScanRequest {
-  return {
-    index: indexMatcher(plan.indexPatterns),
-    fromMicros: plan.ctx.fromMicros,
-    toMicros: plan.ctx.toMicros,
-    columns: plan.scan.columns,
-    tokens: plan.scan.tokens,
-    predicates: plan.scan.predicates,
-    order: 'desc',
-  };
 }
 
 /** Units a session may have in flight: enough to overlap reads with decoding, little enough to stop early. */

@@ -5,7 +5,8 @@
  */
 import type { Column, ColumnBatch } from '../../storage/column';
 import type { ScanRequest, ScanStats } from '../../storage/scan';
-import { decodeBlockColumns, decodeSegmentBlock, emptyScanStats, indexMatcher, sliceColumns, timeSlice } from '../../storage/scan';
+import { decodeBlockColumns, decodeSegmentBlock, emptyScanStats, sliceColumns, timeSlice } from '../../storage/scan';
+import { scanRequestOf } from './scan-request';
 import type { SegmentHeader } from '../../storage/segment/header';
 import type { QueryPlan } from '../plan/plan';
 import { applyBatchOp } from './batch-ops';
@@ -59,15 +60,7 @@ export class ShardSession {
     readonly plan: QueryPlan,
     options: { limit: number; offset: number; profile: boolean; trace: boolean; stream: boolean },
   ) {
-    this.request = {
-      index: indexMatcher(plan.indexPatterns),
-      fromMicros: plan.ctx.fromMicros,
-      toMicros: plan.ctx.toMicros,
-      columns: plan.scan.columns,
-      tokens: plan.scan.tokens,
-      predicates: plan.scan.predicates,
-      order: 'desc',
-    };
+    this.request = scanRequestOf(plan);
     this.stats = emptyScanStats(options.trace);
     const boundary = plan.boundary;
     this.stream = options.stream && boundary.kind === 'events';

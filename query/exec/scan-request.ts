@@ -1,0 +1,16 @@
+/** The storage scan a plan reads: indexes, time range, columns and pruning hints, newest first. */
+import type { ScanRequest } from '../../storage/scan';
+import { indexMatcher } from '../../storage/scan';
+import type { QueryPlan } from '../plan/plan';
+
+export function scanRequestOf(plan: QueryPlan): ScanRequest {
+  return {
+    index: indexMatcher(plan.indexPatterns),
+    fromMicros: plan.ctx.fromMicros,
+    toMicros: plan.ctx.toMicros,
+    columns: plan.scan.columns,
+    tokens: plan.scan.tokens,
+    predicates: plan.scan.predicates,
+    order: 'desc',
+  };
+}
