@@ -83,7 +83,7 @@ export class CodecPool {
     // Transferred buffers arrive as plain Uint8Arrays: give them Buffer views again.
     const result = response.result;
     result.blockData = result.blockData.map((blocks) => blocks.map((block) => toBuffer(block)));
-    result.bloom = toBuffer(result.bloom);
+    result.blooms = result.blooms.map((bloom) => toBuffer(bloom));
     pending.resolve(result);
   }
 

@@ -62,7 +62,7 @@ if (parentPort !== null) {
       const result = runCodecRequest(request);
       response = { id: request.id, ok: true, result };
       for (const column of result.blockData) for (const block of column) collectTransfer(block, transfer);
-      collectTransfer(result.bloom, transfer);
+      for (const bloom of result.blooms) collectTransfer(bloom, transfer);
     } catch (error) {
       response = { id: request.id, ok: false, error: (error as Error).stack ?? String(error) };
     }

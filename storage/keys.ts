@@ -5,7 +5,7 @@
  *   w:<seq u64 BE>                         write-buffer record (one acknowledged ingest batch)
  *   h:<segment id>                         segment header (JSON)
  *   b:<segment id>/<block u16 BE><col u16 BE>  one column of one row block (zstd)
- *   f:<segment id>                         segment bloom filter
+ *   f:<segment id>/<block u16 BE>          one row block's bloom filter
  *   c:<name>                               catalog snapshot (fields, sources)
  *   m:<finished ms u64 BE><id>             compaction manifest (JSON)
  *   x:<segment id>                         retired segment whose blocks await deletion
@@ -50,8 +50,17 @@ export function blockRange(segmentId: string): { start: Buffer; end: Buffer } {
   return { start: Buffer.from(`b:${segmentId}/`), end: Buffer.from(`b:${segmentId}0`) };
 }
 
-export function bloomKey(segmentId: string): Buffer {
-  return Buffer.from(`f:${segmentId}`);
+export function bloomKey(segmentId: string, block: number): Buffer {
+  const id = Buffer.from(`f:${segmentId}/`);
+  const key = Buffer.alloc(id.length + 2);
+  id.copy(key, 0);
+  key.writeUInt16BE(block, id.length);
+  return key;
+}
+
+/** The range of all bloom keys of a segment, for deletion. */
+export function bloomRange(segmentId: string): { start: Buffer; end: Buffer } {
+  return { start: Buffer.from(`f:${segmentId}/`), end: Buffer.from(`f:${segmentId}0`) };
 }
 
 export function catalogKey(name: string): Buffer {

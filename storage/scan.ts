@@ -46,6 +46,8 @@ export interface ScanStats {
   segmentsSkippedBloom: number;
   /** Row blocks inside read segments skipped because their time range is outside the query's. */
   blocksSkippedRange: number;
+  /** Row blocks inside read segments skipped by their bloom filter. */
+  blocksSkippedBloom: number;
   bufferedEvents: number;
   rowsRead: number;
   bytesRead: number;
@@ -62,6 +64,7 @@ export function emptyScanStats(trace = false): ScanStats {
     segmentsSkippedStats: 0,
     segmentsSkippedBloom: 0,
     blocksSkippedRange: 0,
+    blocksSkippedBloom: 0,
     bufferedEvents: 0,
     rowsRead: 0,
     bytesRead: 0,
@@ -162,14 +165,19 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
   const tokens = request.tokens ?? [];
   const segments: SegmentUnit[] = [];
   if (tokens.length > 0 && survivors.length > 0) {
-    const blooms = await Promise.all(survivors.map((unit) => store.readBloom(unit.header)));
+    // Each row block has its own bloom filter: keep the blocks that may hold every token.
+    const blooms = await Promise.all(survivors.map((unit) => store.readBlooms(unit.header, unit.blocks)));
     survivors.forEach((unit, i) => {
-      const bloom = blooms[i];
-      if (bloom !== null && !bloomMayContainAll(bloom, unit.header.bloom, tokens)) {
+      const kept = unit.blocks.filter((block, j) => {
+        const bloom = blooms[i][j];
+        return bloom === null || bloomMayContainAll(bloom, unit.header.blocks[block].bloom, tokens);
+      });
+      stats.blocksSkippedBloom += unit.blocks.length - kept.length;
+      if (kept.length === 0) {
         stats.segmentsSkippedBloom++;
         decide(unit.header, 'skipped: bloom');
         store.release([unit.header.id]);
-      } else segments.push(unit);
+      } else segments.push({ header: unit.header, blocks: kept });
     });
   } else segments.push(...survivors);
   for (const unit of segments) decide(unit.header, `read: ${unit.blocks.length}/${unit.header.blocks.length} blocks`);

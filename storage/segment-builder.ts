@@ -9,7 +9,7 @@ import type { CodecResult } from './codec-worker';
 import type { RowSet, SparseColumn } from './segment/row-set';
 
 /** Rows per row block inside a segment: the unit of decoding and of block-level time pruning. */
-export const BLOCK_ROWS = 65536;
+export const BLOCK_ROWS = 16384;
 
 export interface BuildOptions {
   compressionLevel: number;
@@ -33,7 +33,7 @@ export function withIdentity(encoded: CodecResult, key: PartitionKey, options: B
       sources: encoded.sources,
     },
     blockData: encoded.blockData,
-    bloom: encoded.bloom,
+    blooms: encoded.blooms,
   };
 }
 

@@ -7,6 +7,7 @@ import {
   blockKey,
   blockRange,
   bloomKey,
+  bloomRange,
   headerKey,
   HEADER_PREFIX,
   RETIRED_PREFIX,
@@ -24,7 +25,8 @@ export interface EncodedSegmentData {
   header: SegmentHeader;
   /** `blockData[b][c]`: row block b, column c (in `header.columns` order). */
   blockData: Buffer[][];
-  bloom: Buffer;
+  /** One bloom filter per row block (empty when the block has no tokens). */
+  blooms: Buffer[];
 }
 
 export class SegmentStore {
@@ -91,7 +93,9 @@ export class SegmentStore {
     segment.blockData.forEach((columns, block) => {
       columns.forEach((data, column) => ops.push({ type: 'put', key: blockKey(header.id, block, column), value: data }));
     });
-    if (segment.bloom.length > 0) ops.push({ type: 'put', key: bloomKey(header.id), value: segment.bloom });
+    segment.blooms.forEach((bloom, block) => {
+      if (bloom.length > 0) ops.push({ type: 'put', key: bloomKey(header.id, block), value: bloom });
+    });
     return ops;
   }
 
@@ -150,7 +154,8 @@ export class SegmentStore {
     for (const id of ids) {
       const range = blockRange(id);
       ops.push({ type: 'delRange', start: range.start, end: range.end });
-      ops.push({ type: 'del', key: bloomKey(id) });
+      const blooms = bloomRange(id);
+      ops.push({ type: 'delRange', start: blooms.start, end: blooms.end });
       ops.push({ type: 'del', key: retiredKey(id) });
     }
     await this.rocks.write(ops);
@@ -176,9 +181,12 @@ export class SegmentStore {
     return out;
   }
 
-  async readBloom(header: SegmentHeader): Promise<Buffer | null> {
-    if (header.bloom.bits === 0) return null;
-    return this.rocks.get(bloomKey(header.id));
+  /** The bloom filters of the given row blocks (null where a block has none), in one multi-get. */
+  async readBlooms(header: SegmentHeader, blocks: readonly number[]): Promise<(Buffer | null)[]> {
+    const wanted = blocks.filter((block) => header.blocks[block].bloom.bits > 0);
+    const values = await this.rocks.getMany(wanted.map((block) => bloomKey(header.id, block)));
+    const byBlock = new Map(wanted.map((block, i) => [block, values[i]]));
+    return blocks.map((block) => byBlock.get(block) ?? null);
   }
 
   /** Reads and decodes the named columns of one row block. Absent columns become null constants. */

@@ -3,7 +3,8 @@
  *
  * A segment holds the rows of one key `(index, time bucket, partition)`, sorted by `_time`,
  * cut into row blocks of at most `blockRows` rows. Each (block, column) pair is one zstd block
- * stored under its own key, so a query decodes only the columns and blocks it needs.
+ * stored under its own key, so a query decodes only the columns and blocks it needs; each row
+ * block has its own token bloom filter, so a rare token prunes blocks, not only segments.
  */
 
 /** Per-column statistics over the whole segment. */
@@ -28,6 +29,8 @@ export interface BlockMeta {
   rows: number;
   minTime: number;
   maxTime: number;
+  /** The block's token bloom filter (its bits are stored under the block's bloom key). */
+  bloom: BloomMeta;
 }
 
 export interface BloomMeta {
@@ -46,8 +49,7 @@ export interface SegmentStats {
   blocks: BlockMeta[];
   /** In stored order; `blockData[b][c]` is the block of `columns[c]` in row block `b`. Always starts with `_time`, `_raw`. */
   columns: ColumnStats[];
-  bloom: BloomMeta;
-  /** Total compressed bytes: all column blocks plus the bloom filter. */
+  /** Total compressed bytes: all column blocks plus the blocks' bloom filters. */
   bytes: number;
   /** Sum of the UTF-8 lengths of `_raw`: the ingested size the catalog reports. */
   rawBytes: number;

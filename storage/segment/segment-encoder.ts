@@ -34,8 +34,8 @@ export interface EncodedSegment {
   stats: SegmentStats;
   /** `blockData[b][c]`: row block b of column `stats.columns[c]`. */
   blockData: Buffer[][];
-  /** The bloom filter bits, described by `stats.bloom`. */
-  bloom: Buffer;
+  /** Each row block's bloom filter bits, described by `stats.blocks[b].bloom`. */
+  blooms: Buffer[];
 }
 
 export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): EncodedSegment {
@@ -53,11 +53,13 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   const blockData: Buffer[][] = [];
   for (let start = 0; start < n; start += blockRows) {
     const end = Math.min(n, start + blockRows);
-    blocks.push({ rows: end - start, minTime: times[start], maxTime: times[end - 1] });
+    blocks.push({ rows: end - start, minTime: times[start], maxTime: times[end - 1], bloom: { bits: 0, hashes: 0, tokens: 0 } });
     blockData.push([]);
   }
 
-  const tokens = new TokenHashSet();
+  // One token set per row block: its bloom filter prunes that block alone.
+  const blockTokens = blocks.map(() => new TokenHashSet());
+  let tokens = blockTokens[0] ?? new TokenHashSet();
   const columns: ColumnStats[] = [timeStats(times, blockData, level, blockRows)];
 
   // _raw in sorted order. The codec hands its UTF-8 to the bloom as it writes it (every line, or
@@ -68,6 +70,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   const rawSink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
   for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
     const end = start + blocks[b].rows;
+    tokens = blockTokens[b];
     const { data, summary } = encodeColumnBlock(raws, start, end, level, rawSink);
     blockData[b].push(data);
     rawStats.add(summary, data.length, raws, start, end);
@@ -95,6 +98,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     const sink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8Field(t, bytes, s, e, prefix) };
     for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
       const end = start + blocks[b].rows;
+      tokens = blockTokens[b];
       const { data, summary } = encodeColumnBlock(dense, start, end, level, sink);
       blockData[b].push(data);
       stats.add(summary, data.length, dense, start, end);
@@ -107,8 +111,13 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     columns.push(stats.finish());
   }
 
-  const { bits, meta } = buildBloom(tokens, opts.bloomBitsPerToken ?? DEFAULT_BLOOM_BITS_PER_TOKEN);
-  let bytes = bits.length;
+  const blooms: Buffer[] = blockTokens.map((set, b) => {
+    const { bits, meta } = buildBloom(set, opts.bloomBitsPerToken ?? DEFAULT_BLOOM_BITS_PER_TOKEN);
+    blocks[b].bloom = meta;
+    return bits;
+  });
+  let bytes = 0;
+  for (const bloom of blooms) bytes += bloom.length;
   for (const c of columns) bytes += c.bytes;
   const stats: SegmentStats = {
     rowCount: n,
@@ -116,11 +125,10 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     maxTime: n > 0 ? times[n - 1] : 0,
     blocks,
     columns,
-    bloom: meta,
     bytes,
     rawBytes,
   };
-  return { stats, blockData, bloom: bits };
+  return { stats, blockData, blooms };
 }
 
 /** Stable sort order of the rows by time, or null when they are already sorted. */

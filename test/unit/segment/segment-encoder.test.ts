@@ -70,7 +70,7 @@ describe('segment encoder', () => {
     );
     assert.equal(seg.stats.minTime, 5);
     assert.equal(seg.stats.maxTime, 30);
-    assert.deepEqual(seg.stats.blocks, [{ rows: 5, minTime: 5, maxTime: 30 }]);
+    assert.deepEqual(seg.stats.blocks.map(({ rows, minTime, maxTime }) => ({ rows, minTime, maxTime })), [{ rows: 5, minTime: 5, maxTime: 30 }]);
   });
 
   it('cuts many blocks; a field absent from a block gets an all-null block', () => {
@@ -128,7 +128,7 @@ describe('segment encoder', () => {
     let blockBytes = 0;
     for (const block of seg.blockData) for (const b of block) blockBytes += b.length;
     assert.equal(seg.stats.columns.reduce((a, c) => a + c.bytes, 0), blockBytes);
-    assert.equal(seg.stats.bytes, blockBytes + seg.bloom.length);
+    assert.equal(seg.stats.bytes, blockBytes + seg.blooms.reduce((a, b) => a + b.length, 0));
     assert.equal(seg.stats.rawBytes, events.reduce((a, e) => a + Buffer.byteLength(e.raw), 0));
   });
 
@@ -145,7 +145,7 @@ describe('segment encoder', () => {
       ev(2, '東京 エラー 😀', { host: 'db-2', status: 'unknown' }),
     ];
     const seg = encodeSegment(rowSetFromEvents(events), OPTS);
-    const has = (t: string) => bloomMayContain(seg.bloom, seg.stats.bloom, t);
+    const has = (t: string) => bloomMayContain(seg.blooms[0], seg.stats.blocks[0].bloom, t);
     for (const e of events) for (const t of tokenize(e.raw)) assert.ok(has(t), t);
     for (const t of ['web', '01', 'db', '2', 'disk', 'full', 'unknown']) assert.ok(has(t), t);
     for (const [name, v] of [['host', 'WEB-01'], ['host', 'db-2'], ['status', 503], ['status', 'unknown'], ['ok', true], ['msg', 'disk full']] as const) {
@@ -155,7 +155,7 @@ describe('segment encoder', () => {
     let misses = 0;
     for (let i = 0; i < 200; i++) if (!has(`absent${i}`)) misses++;
     assert.ok(misses > 190, `${misses}`);
-    assert.ok(seg.stats.bloom.tokens > 10);
+    assert.ok(seg.stats.blocks[0].bloom.tokens > 10);
   });
 
   it('compaction path: decode -> rowSetFromBatches -> encode keeps the rows', () => {
@@ -175,12 +175,20 @@ describe('segment encoder', () => {
     const seg = encodeSegment(emptyRowSet(), OPTS);
     assert.equal(seg.stats.rowCount, 0);
     assert.deepEqual(seg.blockData, []);
-    assert.deepEqual(seg.stats.bloom, { bits: 0, hashes: 0, tokens: 0 });
+    assert.deepEqual(seg.blooms, []);
     const bad = rowSetFromEvents([ev(NaN, 'x')]);
     assert.throws(() => encodeSegment(bad, OPTS), /non-finite time/);
     const reserved = rowSetFromEvents([ev(1, 'x', { _raw: 'y' })]);
     assert.throws(() => encodeSegment(reserved, OPTS), /reserved/);
     assert.throws(() => encodeSegment(rowSetFromEvents([ev(1, 'x')]), { ...OPTS, blockRows: 0 }), /blockRows/);
+  });
+
+  it('gives each row block its own bloom filter: a token prunes the blocks without it', () => {
+    const events = Array.from({ length: 30 }, (_, i) => ev(i, i === 25 ? 'rare needle here' : `common line ${i}`));
+    const seg = encodeSegment(rowSetFromEvents(events), { compressionLevel: 1, blockRows: 10 });
+    assert.equal(seg.blooms.length, 3);
+    const holds = seg.blooms.map((bits, b) => bloomMayContain(bits, seg.stats.blocks[b].bloom, 'needle'));
+    assert.deepEqual(holds, [false, false, true]);
   });
 
   it('appendEvent skips absent values', () => {
@@ -213,7 +221,9 @@ describe('segment encoder', () => {
             // A mixed block goes through JSON, which turns -0 into 0.
             assert.ok(Object.is(g, w) || (Object.is(w, -0) && g === 0), `${k}: ${String(g)} vs ${String(w)}`);
           }
-          for (const t of tokenize(want[i].raw)) assert.ok(bloomMayContain(seg.bloom, seg.stats.bloom, t));
+          // Each row's tokens are in its own block's filter.
+          const block = Math.floor(i / blockRows);
+          for (const t of tokenize(want[i].raw)) assert.ok(bloomMayContain(seg.blooms[block], seg.stats.blocks[block].bloom, t));
         }
       }),
       { numRuns: 300 },
