@@ -27,7 +27,7 @@ function orderEventFields(row: Row): Row {
 
 function statsRowsToObjects(accumulator: StatsAccumulator, top: TopFinish | null): Row[] {
   const names = [...accumulator.spec.keys.map((key) => key.name), ...accumulator.spec.aggregates.map((aggregate) => aggregate.name)];
-  let rows = accumulator.rows().map((values) => {
+  let rows = accumulator.rows(top === null).map((values) => {
     const row: Row = {};
     names.forEach((name, i) => (row[name] = values[i]));
     return row;
@@ -40,27 +40,44 @@ function statsRowsToObjects(accumulator: StatsAccumulator, top: TopFinish | null
 function finishTop(rows: Row[], names: string[], top: TopFinish): Row[] {
   const byNames = names.slice(0, top.byCount);
   const fieldNames = names.slice(top.byCount, top.byCount + top.fieldCount);
-  const groups = new Map<string, Row[]>();
+  // Most frequent first, ties by value ascending.
+  const rank = (a: Row, b: Row): number => {
+    const byCount = (b.count as number) - (a.count as number);
+    if (byCount !== 0) return byCount;
+    for (const name of fieldNames) {
+      const order = compareKeys(a[name], b[name]);
+      if (order !== 0) return order;
+    }
+    return 0;
+  };
+  const groups = new Map<string, { key: Row; total: number; best: Row[] }>();
   for (const row of rows) {
-    const key = JSON.stringify(byNames.map((name) => row[name]));
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [row]);
-    else group.push(row);
+    const id = JSON.stringify(byNames.map((name) => row[name]));
+    let group = groups.get(id);
+    if (group === undefined) {
+      group = { key: row, total: 0, best: [] };
+      groups.set(id, group);
+    }
+    group.total += row.count as number;
+    // Keep only the N best per group: an insertion into a short sorted list, not a sort of all rows.
+    const best = group.best;
+    if (best.length === top.count && rank(row, best[best.length - 1]) >= 0) continue;
+    let at = best.length;
+    while (at > 0 && rank(row, best[at - 1]) < 0) at--;
+    best.splice(at, 0, row);
+    if (best.length > top.count) best.pop();
   }
+  const ordered = [...groups.values()].sort((a, b) => {
+    for (const name of byNames) {
+      const order = compareKeys(a.key[name], b.key[name]);
+      if (order !== 0) return order;
+    }
+    return 0;
+  });
   const out: Row[] = [];
-  for (const group of groups.values()) {
-    const total = group.reduce((sum, row) => sum + (row.count as number), 0);
-    group.sort((a, b) => {
-      const byCount = (b.count as number) - (a.count as number);
-      if (byCount !== 0) return byCount;
-      for (const name of fieldNames) {
-        const order = compareKeys(a[name], b[name]);
-        if (order !== 0) return order;
-      }
-      return 0;
-    });
-    for (const row of group.slice(0, top.count)) {
-      out.push({ ...row, percent: total === 0 ? 0 : Math.round(((row.count as number) / total) * 100 * 1e4) / 1e4 });
+  for (const group of ordered) {
+    for (const row of group.best) {
+      out.push({ ...row, percent: group.total === 0 ? 0 : Math.round(((row.count as number) / group.total) * 100 * 1e4) / 1e4 });
     }
   }
   return out;

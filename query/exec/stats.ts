@@ -212,7 +212,8 @@ export class StatsAccumulator {
   }
 
   /** Final rows, keys first then aggregates, ordered by keys ascending (nulls last). */
-  rows(): Value[][] {
+  /** `sorted: false` skips ordering (for `top`, which ranks by count itself). */
+  rows(sorted = true): Value[][] {
     // Without `by`, stats answers one row even over no input (count 0), as alerts expect a value.
     if (this.spec.keys.length === 0 && this.states.length === 0) this.groupFor(0, []);
     const rows = this.groupKeys.map((ids, group) => [
@@ -220,6 +221,7 @@ export class StatsAccumulator {
       ...this.states[group].map((state) => state.result()),
     ]);
     const keyCount = this.spec.keys.length;
+    if (!sorted) return rows;
     rows.sort((a, b) => {
       for (let k = 0; k < keyCount; k++) {
         const order = compareKeys(a[k], b[k]);
