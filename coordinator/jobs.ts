@@ -152,7 +152,7 @@ export class JobManager {
 /** Known failures keep their code; anything else is an internal error. */
 export function toJobError(error: unknown): JobError {
   if (error instanceof QueryLimitError) return { code: error.code, message: error.message };
-  const coded = error as { code?: unknown; message?: unknown; toJSON?: () => Record<string, unknown> };
+  const coded = error as { code?: unknown };
   if (error instanceof Error && typeof coded.code === 'string' && /^[A-Z_]+$/.test(coded.code)) {
     return { code: coded.code, message: error.message };
   }
