@@ -41,7 +41,10 @@ export interface Settings {
     seeds: string[];
     role: string;
     replicationFactor: number;
-    /** Partitions per (index, bucket): `cluster.partitions` in a cluster, 1 on a lone node. */
+    /**
+     * Partitions per (index, bucket): 1 on a lone node, so its segments stay large. Cluster mode
+     * (membership, ring, gRPC) is not built yet, so a node always runs alone for now.
+     */
     partitions: number;
     bucketSpanMs: number;
   };
@@ -108,7 +111,7 @@ export function resolveSettings(config: Config): Settings {
       seeds,
       role: cluster.role as string,
       replicationFactor: cluster.replication_factor as number,
-      partitions: seeds.length > 0 ? (cluster.partitions as number) : 1,
+      partitions: 1,
       bucketSpanMs: ms(cluster.bucket_span),
     },
   };
