@@ -197,9 +197,17 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
   return { segments, buffered, stats, released: false };
 }
 
-function columnsToRead(header: SegmentHeader, requested: readonly string[] | null): string[] {
+/**
+ * Columns to read for one row block: the requested ones, plus `_time` when the block straddles the
+ * time range (its rows are then cut by time); a block wholly inside the range needs no `_time`
+ * unless the query reads it.
+ */
+function columnsToRead(header: SegmentHeader, block: number, request: ScanRequest): string[] {
+  const requested = request.columns;
   const names = requested === null ? [...header.columns.map((column) => column.name), INDEX_COLUMN] : [...requested];
-  return names.includes(TIME_COLUMN) ? names : [TIME_COLUMN, ...names];
+  const meta = header.blocks[block];
+  const inside = meta.minTime >= request.fromMicros && meta.maxTime < request.toMicros;
+  return names.includes(TIME_COLUMN) || inside ? names : [TIME_COLUMN, ...names];
 }
 
 /** First index with values[i] >= target in an ascending array. */
@@ -234,8 +242,8 @@ function sliceColumn(column: Column, start: number, end: number): Column {
 }
 
 /** The stored columns a block read needs (always `_time`; `index` is not stored). */
-export function storedColumnsToRead(header: SegmentHeader, request: ScanRequest): string[] {
-  return columnsToRead(header, request.columns).filter((name) => name !== INDEX_COLUMN);
+export function storedColumnsToRead(header: SegmentHeader, block: number, request: ScanRequest): string[] {
+  return columnsToRead(header, block, request).filter((name) => name !== INDEX_COLUMN);
 }
 
 /** Decodes the named columns of one row block from their fetched buffers (absent: null constants). */
@@ -298,7 +306,7 @@ export async function readSegmentBlock(
   request: ScanRequest,
   stats: ScanStats,
 ): Promise<ColumnBatch> {
-  const stored = storedColumnsToRead(unit.header, request);
+  const stored = storedColumnsToRead(unit.header, block, request);
   const buffers = await store.readBlockBuffers(unit.header, block, stored);
   for (const buffer of buffers) stats.bytesRead += buffer?.length ?? 0;
   return decodeSegmentBlock(unit.header, block, stored, buffers, request, stats);

@@ -130,7 +130,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
       if (slot.inFlight.length >= depth) await slot.inFlight.shift();
       let sent: Promise<UnitAck>;
       if (work.kind === 'segment') {
-        const stored = storedColumnsToRead(work.unit.header, request);
+        const stored = storedColumnsToRead(work.unit.header, work.block, request);
         const buffers = await source.readSegmentBuffers(work.unit, work.block, stored);
         for (const buffer of buffers) scanPlan.stats.bytesRead += buffer?.length ?? 0;
         sent = slot.handle.segment(work.unit.header, work.block, stored, buffers);

@@ -177,9 +177,13 @@ function rowOp(stage: Stage, schema: Schema, ctx: EvalContext): RowOp {
   }
 }
 
+/** Aggregates that order values by `_time`: they read it even when no expression names it. */
+const TIME_ORDERED_AGGREGATES = new Set(['first', 'last', 'earliest', 'latest']);
+
 /** Stored columns the shard must decode (null = all), from what the operators read. */
 function projection(shardOps: BatchOp[], boundary: Boundary): string[] | null {
-  const read = new Set<string>(['_time']);
+  // Rows handed over as events are ordered by `_time`; partial stats need it only when read.
+  const read = new Set<string>(boundary.kind === 'stats' ? [] : ['_time']);
   let kept: Set<string> | null = null;
   const readExpr = (expr: CompiledExpr): void => {
     for (const field of expr.fields) if (kept === null || kept.has(field)) read.add(field);
@@ -212,7 +216,10 @@ function projection(shardOps: BatchOp[], boundary: Boundary): string[] | null {
   }
   if (boundary.kind !== 'stats') return null;
   for (const key of boundary.spec.keys) readExpr(key.expr);
-  for (const aggregate of boundary.spec.aggregates) if (aggregate.arg !== null) readExpr(aggregate.arg);
+  for (const aggregate of boundary.spec.aggregates) {
+    if (aggregate.arg !== null) readExpr(aggregate.arg);
+    if (TIME_ORDERED_AGGREGATES.has(aggregate.site.name)) read.add('_time');
+  }
   return [...read];
 }
 
