@@ -2,6 +2,7 @@
  * The set of stored segments: every header in memory (pruning never touches disk), the write
  * operations that add or remove a segment, and block reads for the scan.
  */
+import { BloomCache } from './bloom-cache';
 import type { Column } from './column';
 import {
   blockKey,
@@ -37,6 +38,10 @@ export class SegmentStore {
   private readonly retired = new Set<string>();
   private purging: Promise<void> = Promise.resolve();
   private counter = 0;
+  /** 64 MiB of recently probed bloom filters. */
+  private readonly blooms = new BloomCache(64 * 1024 * 1024);
+  /** Row-block counts of retired segments, to forget their cached filters. */
+  private readonly retiredBlocks = new Map<string, number>();
   /** Bumped on every change, so derived views (catalog, caches) know when to recompute. */
   version = 0;
 
@@ -113,6 +118,8 @@ export class SegmentStore {
   /** Publishes a committed change to readers (call after the RocksDB write resolved). */
   apply(added: SegmentHeader[], retiredIds: string[]): void {
     for (const id of retiredIds) {
+      const header = this.headers.get(id);
+      if (header !== undefined) this.retiredBlocks.set(id, header.blocks.length);
       this.headers.delete(id);
       this.retired.add(id);
     }
@@ -159,7 +166,11 @@ export class SegmentStore {
       ops.push({ type: 'del', key: retiredKey(id) });
     }
     await this.rocks.write(ops);
-    for (const id of ids) this.retired.delete(id);
+    for (const id of ids) {
+      this.retired.delete(id);
+      this.blooms.forget(id, this.retiredBlocks.get(id) ?? 0);
+      this.retiredBlocks.delete(id);
+    }
   }
 
   /** The compressed buffers of the named columns in one row block (null when a column is absent). */
@@ -183,9 +194,20 @@ export class SegmentStore {
 
   /** The bloom filters of the given row blocks (null where a block has none), in one multi-get. */
   async readBlooms(header: SegmentHeader, blocks: readonly number[]): Promise<(Buffer | null)[]> {
-    const wanted = blocks.filter((block) => header.blocks[block].bloom.bits > 0);
-    const values = await this.rocks.getMany(wanted.map((block) => bloomKey(header.id, block)));
-    const byBlock = new Map(wanted.map((block, i) => [block, values[i]]));
+    const byBlock = new Map<number, Buffer | null>();
+    const missing: number[] = [];
+    for (const block of blocks) {
+      if (header.blocks[block].bloom.bits === 0) continue;
+      const cached = this.blooms.get(`${header.id}/${block}`);
+      if (cached !== undefined) byBlock.set(block, cached);
+      else missing.push(block);
+    }
+    const values = await this.rocks.getMany(missing.map((block) => bloomKey(header.id, block)));
+    missing.forEach((block, i) => {
+      const value = values[i];
+      byBlock.set(block, value);
+      if (value !== null) this.blooms.set(`${header.id}/${block}`, value);
+    });
     return blocks.map((block) => byBlock.get(block) ?? null);
   }
 
