@@ -48,7 +48,7 @@ describe('query syntax: grammar', () => {
     for (const [label, text] of big) {
       assert.ok(text.length >= 45_000 && text.length <= 70_000, `${label}: ${text.length} chars`);
       const ms = timed(() => checkQuery(text));
-      assert.ok(ms < 3000, `${label}: ${text.length} chars took ${ms} ms`);
+      assert.ok(ms < 10_000, `${label}: ${text.length} chars took ${ms} ms`);
     }
   });
 });
