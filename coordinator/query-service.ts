@@ -5,6 +5,7 @@
  */
 import { executePlan, type OpStats, type ScanSource } from '../query/exec/execute';
 import { MemoryBudget, MemoryPool } from '../query/exec/limits';
+import type { QueryInput } from '../query/exec/query-worker';
 import type { QueryWorkerPool } from '../query/exec/session-pool';
 import type { QueryResultData } from '../query/exec/result';
 import type { TimedRow } from '../query/exec/rows';
@@ -18,14 +19,7 @@ import { ResultCache, type ChangedSince } from './result-cache';
 
 export type ProfileLevel = 'basic' | 'full' | 'trace';
 
-export interface QueryRequest {
-  text: string;
-  variables: Record<string, unknown>;
-  fromMicros: number;
-  toMicros: number;
-  nowMicros: number;
-  limit: number;
-  offset: number;
+export interface QueryRequest extends QueryInput {
   profile: ProfileLevel | null;
 }
 

@@ -8,7 +8,7 @@ import { literalMatcher, likeMatcher, regexMatcher, type TextMatcher } from './t
 import type { Value } from '../value';
 import { numberAt, valueAt, valueToNumber } from './access';
 import { compareNumbers, comparisonResult, compareValues, valueToTimeMicros, type ComparisonOp } from './compare';
-import { constantExpr, type CompiledExpr, unionFields } from './compiled';
+import { booleanExpr, constantExpr, type CompiledExpr } from './compiled';
 import { setTruth, truthColumn, type TruthColumn } from './vectors';
 
 const FLIPPED: Record<ComparisonOp, ComparisonOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
@@ -52,10 +52,6 @@ function perValue(
     const row = sel[i];
     setTruth(out, row, outcome(valueAt(column, row)));
   }
-}
-
-function booleanExpr(inputs: CompiledExpr[], evaluate: CompiledExpr['evaluate']): CompiledExpr {
-  return { type: 'boolean', duration: false, constant: null, fields: unionFields(...inputs), evaluate };
 }
 
 export function compileComparison(op: ComparisonOp, left: CompiledExpr, right: CompiledExpr): CompiledExpr {

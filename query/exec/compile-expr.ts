@@ -10,7 +10,7 @@ import { isNullAt, valueAt } from './access';
 import { compileArithmetic, compileNegate } from './compile-arith';
 import { compileCall } from './compile-call';
 import { compileComparison, compileHas, compileIn, compileLike, compileRegex } from './compile-compare';
-import { constantExpr, type CompiledExpr, type CompileEnv, unionFields } from './compiled';
+import { booleanExpr, constantExpr, type CompiledExpr, type CompileEnv } from './compiled';
 import { setTruth, truthAt, truthColumn, type Batch } from './vectors';
 
 const ONE_ROW: Batch = { rowCount: 1, columns: new Map() };
@@ -114,69 +114,51 @@ function compileField(name: string, env: CompileEnv): CompiledExpr {
 }
 
 export function compileNot(operand: CompiledExpr): CompiledExpr {
-  return {
-    type: 'boolean',
-    duration: false,
-    constant: null,
-    fields: operand.fields,
-    evaluate(batch, sel, n) {
-      const input = operand.evaluate(batch, sel, n);
-      const out = truthColumn(batch.rowCount);
-      for (let i = 0; i < n; i++) {
-        const row = sel[i];
-        const truth = truthAt(input, row);
-        setTruth(out, row, truth === 2 ? 2 : truth === 1 ? 0 : 1);
-      }
-      return out;
-    },
-  };
+  return booleanExpr([operand], (batch, sel, n) => {
+    const input = operand.evaluate(batch, sel, n);
+    const out = truthColumn(batch.rowCount);
+    for (let i = 0; i < n; i++) {
+      const row = sel[i];
+      const truth = truthAt(input, row);
+      setTruth(out, row, truth === 2 ? 2 : truth === 1 ? 0 : 1);
+    }
+    return out;
+  });
 }
 
 /** Three-valued `and`/`or`: false wins for `and`, true wins for `or`, else null if any is null. */
 export function compileLogical(op: 'and' | 'or', operands: CompiledExpr[]): CompiledExpr {
   const decisive = op === 'and' ? 0 : 1;
-  return {
-    type: 'boolean',
-    duration: false,
-    constant: null,
-    fields: unionFields(...operands),
-    evaluate(batch, sel, n) {
-      const inputs = operands.map((operand) => operand.evaluate(batch, sel, n));
-      const out = truthColumn(batch.rowCount);
-      for (let i = 0; i < n; i++) {
-        const row = sel[i];
-        let result: 0 | 1 | 2 = decisive === 0 ? 1 : 0;
-        for (let j = 0; j < inputs.length; j++) {
-          const truth = truthAt(inputs[j], row);
-          if (truth === decisive) {
-            result = decisive;
-            break;
-          }
-          if (truth === 2) result = 2;
+  return booleanExpr(operands, (batch, sel, n) => {
+    const inputs = operands.map((operand) => operand.evaluate(batch, sel, n));
+    const out = truthColumn(batch.rowCount);
+    for (let i = 0; i < n; i++) {
+      const row = sel[i];
+      let result: 0 | 1 | 2 = decisive === 0 ? 1 : 0;
+      for (let j = 0; j < inputs.length; j++) {
+        const truth = truthAt(inputs[j], row);
+        if (truth === decisive) {
+          result = decisive;
+          break;
         }
-        setTruth(out, row, result);
+        if (truth === 2) result = 2;
       }
-      return out;
-    },
-  };
+      setTruth(out, row, result);
+    }
+    return out;
+  });
 }
 
 function compileIsNull(operand: CompiledExpr, negated: boolean): CompiledExpr {
-  return {
-    type: 'boolean',
-    duration: false,
-    constant: null,
-    fields: operand.fields,
-    evaluate(batch, sel, n) {
-      const input = operand.evaluate(batch, sel, n);
-      const out = truthColumn(batch.rowCount);
-      for (let i = 0; i < n; i++) {
-        const row = sel[i];
-        out.values[row] = isNullAt(input, row) !== negated ? 1 : 0;
-      }
-      return out;
-    },
-  };
+  return booleanExpr([operand], (batch, sel, n) => {
+    const input = operand.evaluate(batch, sel, n);
+    const out = truthColumn(batch.rowCount);
+    for (let i = 0; i < n; i++) {
+      const row = sel[i];
+      out.values[row] = isNullAt(input, row) !== negated ? 1 : 0;
+    }
+    return out;
+  });
 }
 
 /** The values of an evaluated column at the selected rows, for row-wise code paths. */

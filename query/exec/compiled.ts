@@ -50,3 +50,8 @@ export function unionFields(...exprs: CompiledExpr[]): Set<string> {
   for (const expr of exprs) for (const field of expr.fields) out.add(field);
   return out;
 }
+
+/** A boolean-valued expression over the given inputs (comparisons, logic, text tests). */
+export function booleanExpr(inputs: CompiledExpr[], evaluate: CompiledExpr['evaluate']): CompiledExpr {
+  return { type: 'boolean', duration: false, constant: null, fields: unionFields(...inputs), evaluate };
+}

@@ -10,7 +10,8 @@ import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';
 import { ShardSession, type ShardResult, type UnitAck } from './shard-session';
 
-export interface SessionSpec {
+/** A query as both the coordinator and a shard receive it: text, variables, clock, page. */
+export interface QueryInput {
   text: string;
   variables: Record<string, unknown>;
   fromMicros: number;
@@ -18,6 +19,9 @@ export interface SessionSpec {
   nowMicros: number;
   limit: number;
   offset: number;
+}
+
+export interface SessionSpec extends QueryInput {
   profile: boolean;
   trace: boolean;
   stream: boolean;

@@ -1,5 +1,6 @@
 import { strict as assert } from 'assert';
 import fs from 'fs';
+import { patchConfig } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 
 /** CPU seconds (user + system) the process has used, from /proc. */
@@ -91,11 +92,7 @@ describe('query limits and cancellation', function () {
   });
 
   it('removes finished jobs after query.job_ttl', async () => {
-    await request(`${server.api}/config`, {
-      method: 'PATCH',
-      body: JSON.stringify({ query: { job_ttl: '300ms' } }),
-      headers: { 'content-type': 'application/json' },
-    });
+    await patchConfig(server, { query: { job_ttl: '300ms' } });
     try {
       const done = await postJson(`${server.api}/query`, { q: 'from main | stats count()' });
       const id = done.body.meta.query_id;
@@ -107,20 +104,12 @@ describe('query limits and cancellation', function () {
       }
       assert.equal(status, 404);
     } finally {
-      await request(`${server.api}/config`, {
-        method: 'PATCH',
-        body: JSON.stringify({ query: { job_ttl: '5m' } }),
-        headers: { 'content-type': 'application/json' },
-      });
+      await patchConfig(server, { query: { job_ttl: '5m' } });
     }
   });
 
   it('ends an over-time query in error (query.max_query_runtime, patched at runtime)', async () => {
-    const patched = await request(`${server.api}/config`, {
-      method: 'PATCH',
-      body: JSON.stringify({ query: { max_query_runtime: '200ms' } }),
-      headers: { 'content-type': 'application/json' },
-    });
+    const patched = await patchConfig(server, { query: { max_query_runtime: '200ms' } });
     assert.equal(patched.status, 200);
     try {
       const handle = await postJson(`${server.api}/query`, { q: HEAVY, wait: 0 });
@@ -133,20 +122,12 @@ describe('query limits and cancellation', function () {
       assert.equal(job.status, 'error');
       assert.equal(job.error.code, 'QUERY_TIMEOUT');
     } finally {
-      await request(`${server.api}/config`, {
-        method: 'PATCH',
-        body: JSON.stringify({ query: { max_query_runtime: '5m' } }),
-        headers: { 'content-type': 'application/json' },
-      });
+      await patchConfig(server, { query: { max_query_runtime: '5m' } });
     }
   });
 
   it('fails a query over its memory budget with QUERY_MEMORY_EXCEEDED (sync 400 and as a job error)', async () => {
-    await request(`${server.api}/config`, {
-      method: 'PATCH',
-      body: JSON.stringify({ query: { max_query_memory: '256kb' } }),
-      headers: { 'content-type': 'application/json' },
-    });
+    await patchConfig(server, { query: { max_query_memory: '256kb' } });
     try {
       const sync = await postJson(`${server.api}/query`, { q: 'from main | sort n' });
       assert.equal(sync.status, 400);
@@ -161,11 +142,7 @@ describe('query limits and cancellation', function () {
       assert.equal(job.status, 'error');
       assert.equal(job.error.code, 'QUERY_MEMORY_EXCEEDED');
     } finally {
-      await request(`${server.api}/config`, {
-        method: 'PATCH',
-        body: JSON.stringify({ query: { max_query_memory: '1gb' } }),
-        headers: { 'content-type': 'application/json' },
-      });
+      await patchConfig(server, { query: { max_query_memory: '1gb' } });
     }
   });
 });

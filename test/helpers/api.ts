@@ -75,3 +75,8 @@ export async function dispose(server: TestServer | undefined, kill = false): Pro
   else await server.stop();
   fs.rmSync(server.dataDir, { recursive: true, force: true });
 }
+
+/** PATCH /api/v1/config with a JSON body. */
+export function patchConfig(server: TestServer, patch: unknown): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  return request(`${server.api}/config`, { method: 'PATCH', body: JSON.stringify(patch), headers: { 'content-type': 'application/json' } });
+}
