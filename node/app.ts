@@ -12,6 +12,7 @@ import type { Config } from './config/schema';
 import { RESTART_REQUIRED_KEYS } from './config/schema';
 import { resolveSettings, type Settings } from './config/settings';
 import { changedKeys } from './config/validate';
+import { defaultIngestWorkers, IngestParser } from './ingest-parser';
 import { localScanSource } from './local-scan-source';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
@@ -53,6 +54,7 @@ export class App {
   readonly jobs: JobManager;
   readonly queries: QueryService;
   readonly queryWorkers: QueryWorkerPool;
+  readonly ingestParser = new IngestParser(defaultIngestWorkers());
 
   private constructor(
     public config: Config,

@@ -4,9 +4,11 @@
  * cost a serialization per event; replay after a crash runs the same deterministic parser on the
  * same inputs and gets the same events.
  */
+import { isAscii } from 'buffer';
 import type { LogEvent } from '../storage/event';
 import type { RecordDecoder } from '../storage/write-buffer';
-import { parseBulk, parseEsDoc } from './ingest/bulk';
+import { invalidRequest } from './errors';
+import { parseBulk, parseEsDoc, type BulkItem } from './ingest/bulk';
 import type { IngestContext } from './ingest/common';
 import { parseHecLines } from './ingest/hec';
 import { parseNativeBatch } from './ingest/native';
@@ -29,22 +31,50 @@ export interface IngestParams {
   pathIndex?: string;
 }
 
+/** What a route answers besides the count of accepted events. */
+export type ParseSummary =
+  | { format: 'native'; failed: number; errors: { item: number; reason: string }[] }
+  | { format: 'raw' }
+  | { format: 'hec'; skipped: number; errors: { line: number; reason: string }[] }
+  | { format: 'bulk'; errors: boolean; items: BulkItem[] }
+  | { format: 'doc'; id: string }
+  | { format: 'otlp' };
+
+/** Runs the parser a record names: the accepted events and the route's summary. Throws ApiError for a bad request. */
+export function parseRecord(params: IngestParams, body: string): { events: LogEvent[]; summary: ParseSummary } {
+  switch (params.format) {
+    case 'native': {
+      const { events, failed, errors } = parseNativeBatch(body, params.ctx);
+      return { events, summary: { format: 'native', failed, errors } };
+    }
+    case 'raw':
+      return { events: parseRawLines(body, params.raw ?? {}, params.ctx).events, summary: { format: 'raw' } };
+    case 'hec': {
+      if (body.trim() === '') throw invalidRequest('the body holds no event (send one JSON object per line)');
+      const { events, skipped, errors } = parseHecLines(body, params.ctx);
+      return { events, summary: { format: 'hec', skipped, errors } };
+    }
+    case 'bulk': {
+      const { events, items, errors } = parseBulk(body, params.ctx, params.idSeed ?? '', params.pathIndex);
+      return { events, summary: { format: 'bulk', items, errors } };
+    }
+    case 'doc': {
+      const { event, id } = parseEsDoc(body, params.pathIndex ?? '', params.ctx, params.idSeed ?? '');
+      return { events: [event], summary: { format: 'doc', id } };
+    }
+    case 'otlp':
+      return { events: parseOtlpLogs(body, params.ctx).events, summary: { format: 'otlp' } };
+  }
+}
+
 /** Runs the parser a record names; returns only the accepted events. */
 export function eventsOf(params: IngestParams, body: string): LogEvent[] {
-  switch (params.format) {
-    case 'native':
-      return parseNativeBatch(body, params.ctx).events;
-    case 'raw':
-      return parseRawLines(body, params.raw ?? {}, params.ctx).events;
-    case 'hec':
-      return parseHecLines(body, params.ctx).events;
-    case 'bulk':
-      return parseBulk(body, params.ctx, params.idSeed ?? '', params.pathIndex).events;
-    case 'doc':
-      return [parseEsDoc(body, params.pathIndex ?? '', params.ctx, params.idSeed ?? '').event];
-    case 'otlp':
-      return parseOtlpLogs(body, params.ctx).events;
-  }
+  return parseRecord(params, body).events;
+}
+
+/** A body as text. ASCII (the common case) is copied as one-byte text without UTF-8 validation. */
+export function bodyText(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /** The record's parts (header line, body); the write buffer joins them with a single copy. */
@@ -56,5 +86,5 @@ export const decodeIngestRecord: RecordDecoder = (payload) => {
   const newline = payload.indexOf(0x0a);
   if (newline === -1) throw new Error('ingest record without a header line');
   const params = JSON.parse(payload.subarray(0, newline).toString('utf8')) as IngestParams;
-  return eventsOf(params, payload.subarray(newline + 1).toString('utf8'));
+  return eventsOf(params, bodyText(payload.subarray(newline + 1)));
 };

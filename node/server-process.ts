@@ -70,6 +70,7 @@ async function shutdown(app: App, server: FastifyInstance): Promise<void> {
   await Promise.race([closed, timeout]);
   app.jobs.close();
   await app.queryWorkers.close();
+  await app.ingestParser.close();
   await app.engine.close();
   app.logger.info('storage flushed and closed');
 }

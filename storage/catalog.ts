@@ -5,6 +5,7 @@
  */
 import type { FieldValue } from './event';
 import { RAW_COLUMN, TIME_COLUMN } from './event';
+import { fieldRow, fieldValues, packedLength, type EventChunk } from './event-chunk';
 import type { MemTable } from './memtable';
 import type { SegmentHeader } from './segment/header';
 
@@ -102,23 +103,26 @@ export class Catalog {
     for (const table of tables) {
       if (filter.index !== null && !filter.index(table.key.index)) continue;
       if (table.count === 0 || !overlaps(table.minTime, table.maxTime, filter)) continue;
-      const rowsOfSource = filter.source === null ? null : rowsWithSource(table, filter.source);
-      if (rowsOfSource !== null && rowsOfSource.size === 0) continue;
-      const time = get(TIME_COLUMN);
-      const raw = get(RAW_COLUMN);
-      const rows = rowsOfSource === null ? table.count : rowsOfSource.size;
-      time.count += rows;
-      raw.count += rows;
-      raw.types.string += rows;
-      widen(time, table.minTime, table.maxTime, table.minTime, table.maxTime);
-      widen(raw, null, null, table.minTime, table.maxTime);
-      for (const [name, column] of table.fields) {
-        const summary = get(name);
-        for (let i = 0; i < column.rows.length; i++) {
-          const row = column.rows[i];
-          if (row >= table.count) break;
-          if (rowsOfSource !== null && !rowsOfSource.has(row)) continue;
-          countValue(summary, column.values[i], table.times[row]);
+      for (const chunk of table.chunks) {
+        if (!overlaps(chunk.minTime, chunk.maxTime, filter)) continue;
+        const rowsOfSource = filter.source === null ? null : rowsWithSource(chunk, filter.source);
+        if (rowsOfSource !== null && rowsOfSource.size === 0) continue;
+        const time = get(TIME_COLUMN);
+        const raw = get(RAW_COLUMN);
+        const rows = rowsOfSource === null ? chunk.count : rowsOfSource.size;
+        time.count += rows;
+        raw.count += rows;
+        raw.types.string += rows;
+        widen(time, chunk.minTime, chunk.maxTime, chunk.minTime, chunk.maxTime);
+        widen(raw, null, null, chunk.minTime, chunk.maxTime);
+        for (const field of chunk.fields) {
+          const summary = get(field.name);
+          const values = fieldValues(field);
+          for (let i = 0; i < values.length; i++) {
+            const row = fieldRow(field, i);
+            if (rowsOfSource !== null && !rowsOfSource.has(row)) continue;
+            countValue(summary, values[i], chunk.times[row]);
+          }
         }
       }
     }
@@ -152,17 +156,18 @@ export class Catalog {
     for (const table of tables) {
       if (filter.index !== null && !filter.index(table.key.index)) continue;
       if (table.count === 0 || !overlaps(table.minTime, table.maxTime, filter)) continue;
-      const sourceOfRow = sourcesByRow(table);
-      for (let row = 0; row < table.count; row++) {
-        const summary = get(sourceOfRow[row]);
-        summary.eventCount++;
-        summary.rawBytes += Buffer.byteLength(table.raws[row]);
-        summary.firstEvent = Math.min(summary.firstEvent, table.times[row]);
-        summary.lastEvent = Math.max(summary.lastEvent, table.times[row]);
-      }
-      for (const [name, column] of table.fields) {
-        for (const row of column.rows) {
-          if (row < table.count) out.get(sourceOfRow[row])?.fields.add(name);
+      for (const chunk of table.chunks) {
+        const sourceOfRow = sourcesByRow(chunk);
+        for (let row = 0; row < chunk.count; row++) {
+          const summary = get(sourceOfRow[row]);
+          summary.eventCount++;
+          summary.rawBytes += packedLength(chunk.raws, row);
+          summary.firstEvent = Math.min(summary.firstEvent, chunk.times[row]);
+          summary.lastEvent = Math.max(summary.lastEvent, chunk.times[row]);
+        }
+        for (const field of chunk.fields) {
+          const entries = field.rows === null ? chunk.count : field.rows.length;
+          for (let i = 0; i < entries; i++) out.get(sourceOfRow[fieldRow(field, i)])?.fields.add(field.name);
         }
       }
     }
@@ -183,20 +188,19 @@ function countValue(summary: FieldSummary, value: FieldValue, time: number): voi
   widen(summary, null, null, time, time);
 }
 
-function sourcesByRow(table: MemTable): string[] {
-  const out = new Array<string>(table.count).fill('');
-  const column = table.fields.get('source');
-  if (column !== undefined) {
-    for (let i = 0; i < column.rows.length; i++) {
-      if (column.rows[i] < table.count) out[column.rows[i]] = String(column.values[i]);
-    }
+function sourcesByRow(chunk: EventChunk): string[] {
+  const out = new Array<string>(chunk.count).fill('');
+  const field = chunk.fields.find((candidate) => candidate.name === 'source');
+  if (field !== undefined) {
+    const values = fieldValues(field);
+    for (let i = 0; i < values.length; i++) out[fieldRow(field, i)] = String(values[i]);
   }
   return out;
 }
 
-function rowsWithSource(table: MemTable, source: string): Set<number> {
+function rowsWithSource(chunk: EventChunk, source: string): Set<number> {
   const rows = new Set<number>();
-  const names = sourcesByRow(table);
-  for (let row = 0; row < table.count; row++) if (names[row] === source) rows.add(row);
+  const names = sourcesByRow(chunk);
+  for (let row = 0; row < chunk.count; row++) if (names[row] === source) rows.add(row);
   return rows;
 }

@@ -7,7 +7,7 @@ import path from 'path';
 import { Worker } from 'worker_threads';
 import type { CodecRequest, CodecResponse, CodecResult, MergeInput } from './codec-worker';
 import { runCodecRequest } from './codec-worker';
-import type { RowSet } from './segment/row-set';
+import type { ChunkPiece } from './event-chunk';
 import type { EncodeSegmentOptions } from './segment/segment-encoder';
 
 interface Pending {
@@ -33,8 +33,9 @@ export class CodecPool {
 
   constructor(private readonly size: number) {}
 
-  encode(rows: RowSet, options: EncodeSegmentOptions): Promise<CodecResult> {
-    return this.run({ id: 0, type: 'encode', rows, options });
+  /** Encodes chunk rows as one segment (the chunks are copied to the worker: the memtable keeps reading them). */
+  encode(pieces: ChunkPiece[], options: EncodeSegmentOptions): Promise<CodecResult> {
+    return this.run({ id: 0, type: 'encode', pieces, options });
   }
 
   merge(inputs: MergeInput[], options: EncodeSegmentOptions): Promise<CodecResult> {

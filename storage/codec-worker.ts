@@ -4,7 +4,9 @@
  * transferred ArrayBuffers, so nothing large is copied twice.
  */
 import { parentPort } from 'worker_threads';
+import { rowSetOfPieces } from './chunk-read';
 import type { ColumnBatch, Column } from './column';
+import type { ChunkPiece } from './event-chunk';
 import { decodeColumnBlock } from './segment/column-codec';
 import type { SegmentHeader, SourceStats } from './segment/header';
 import { rowSetFromBatches, type RowSet } from './segment/row-set';
@@ -23,7 +25,7 @@ export interface MergeInput {
 }
 
 export type CodecRequest =
-  | { id: number; type: 'encode'; rows: RowSet; options: EncodeSegmentOptions }
+  | { id: number; type: 'encode'; pieces: ChunkPiece[]; options: EncodeSegmentOptions }
   | { id: number; type: 'merge'; inputs: MergeInput[]; options: EncodeSegmentOptions };
 
 export type CodecResponse = { id: number; ok: true; result: CodecResult } | { id: number; ok: false; error: string };
@@ -50,7 +52,9 @@ export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOption
 }
 
 export function runCodecRequest(request: CodecRequest): CodecResult {
-  return request.type === 'encode' ? encodeWithSources(request.rows, request.options) : mergeSegments(request.inputs, request.options);
+  return request.type === 'encode'
+    ? encodeWithSources(rowSetOfPieces(request.pieces), request.options)
+    : mergeSegments(request.inputs, request.options);
 }
 
 if (parentPort !== null) {

@@ -9,6 +9,7 @@ import { Catalog, type CatalogFilter, type FieldSummary, type SourceSummary } fr
 import { CodecPool } from './codec-pool';
 import { compactGroup, pickCompactions, readManifests, type CompactionManifest } from './compactor';
 import type { LogEvent } from './event';
+import type { EventChunk } from './event-chunk';
 import { flushGeneration, type FlushResult } from './flusher';
 import type { Placement } from './partition';
 import { applyRetention, type RetentionResult } from './retention';
@@ -107,8 +108,8 @@ export class StorageEngine extends EventEmitter {
   }
 
   /** Durable once resolved (see WriteBuffer.append); triggers an early flush when a segment's worth is buffered. */
-  async append(events: LogEvent[], kind: number, payload: Buffer | Buffer[]): Promise<void> {
-    await this.buffer.append(events, kind, payload, this.options.fsync);
+  async append(chunks: readonly EventChunk[], kind: number, payload: Buffer | Buffer[]): Promise<void> {
+    await this.buffer.append(chunks, kind, payload, this.options.fsync);
     this.afterAppend();
   }
 
@@ -261,7 +262,10 @@ export class StorageEngine extends EventEmitter {
       totalEvents += table.count;
       oldest = Math.min(oldest, table.minTime);
       newest = Math.max(newest, table.maxTime);
-      for (let row = 0; row < table.count; row++) if (table.times[row] >= dayStart) eventsToday++;
+      for (const chunk of table.chunks) {
+        if (chunk.minTime >= dayStart) eventsToday += chunk.count;
+        else if (chunk.maxTime >= dayStart) for (const time of chunk.times) if (time >= dayStart) eventsToday++;
+      }
     }
     return {
       totalEvents,

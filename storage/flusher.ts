@@ -36,7 +36,7 @@ export async function flushGeneration(
   const headers: SegmentHeader[] = [];
   const built = await Promise.all(
     [...generation.tables.values()].map((table) =>
-      buildSegments(pool, table.toRowSet(), table.key, {
+      buildSegments(pool, table.chunks, table.key, {
         compressionLevel: options.compressionLevel,
         segmentMaxEvents: options.segmentMaxEvents,
         level: 0,

@@ -78,10 +78,10 @@ export interface SegmentUnit {
   blocks: number[];
 }
 
-/** Buffered rows of one memtable, fixed at plan time (rows appended later are not seen). */
+/** One buffered chunk of a memtable (chunks are immutable; chunks appended after planning are not seen). */
 export interface BufferedUnit {
   table: MemTable;
-  rows: number;
+  chunk: number;
 }
 
 export interface ScanPlan {
@@ -190,8 +190,11 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
     for (const table of generation.tables.values()) {
       if (!request.index(table.key.index) || table.count === 0) continue;
       if (table.maxTime < request.fromMicros || table.minTime >= request.toMicros) continue;
-      buffered.push({ table, rows: table.count });
-      stats.bufferedEvents += table.count;
+      table.chunks.forEach((chunk, index) => {
+        if (chunk.maxTime < request.fromMicros || chunk.minTime >= request.toMicros) return;
+        buffered.push({ table, chunk: index });
+        stats.bufferedEvents += chunk.count;
+      });
     }
   }
   return { segments, buffered, stats, released: false };
@@ -312,17 +315,17 @@ export async function readSegmentBlock(
   return decodeSegmentBlock(unit.header, block, stored, buffers, request, stats);
 }
 
-/** The buffered rows of a memtable that fall in the time range. */
+/** The buffered rows of one chunk that fall in the time range. */
 export function readBufferedUnit(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): ColumnBatch {
   const names = request.columns === null ? null : request.columns.includes(TIME_COLUMN) ? request.columns : [TIME_COLUMN, ...request.columns];
-  const batch = unit.table.readBatch(unit.rows, names);
+  const batch = unit.table.readChunk(unit.chunk, names);
+  const times = unit.table.chunks[unit.chunk].times;
   const inRange: number[] = [];
-  const times = unit.table.times;
-  for (let row = 0; row < unit.rows; row++) {
+  for (let row = 0; row < batch.rowCount; row++) {
     if (times[row] >= request.fromMicros && times[row] < request.toMicros) inRange.push(row);
   }
   stats.rowsRead += inRange.length;
-  if (inRange.length === unit.rows) return batch;
+  if (inRange.length === batch.rowCount) return batch;
   const columns = new Map<string, Column>();
   for (const [name, column] of batch.columns) columns.set(name, takeRows(column, inRange));
   return { rowCount: inRange.length, columns };

@@ -30,7 +30,8 @@ export function sourceStatsOf(rows: RowSet): SourceStats[] {
   for (const [field, column] of rows.fields) {
     // A field is attributed to every source that has at least one row with it.
     const seen = new Set<string>();
-    for (const row of column.rows) {
+    for (let i = 0; i < column.rows.length; i++) {
+      const row = column.rows[i];
       if (row >= rows.count) break;
       const name = sourceOfRow[row];
       if (seen.has(name)) continue;

@@ -8,9 +8,10 @@
  * of that generation in the same atomic batch: no event is lost or stored twice across a crash.
  */
 import type { LogEvent } from './event';
+import { chunkEvents, type EventChunk } from './event-chunk';
 import { WAL_PREFIX, walKey, walSeqOf } from './keys';
 import { MemTable } from './memtable';
-import { keyOf, keyString, type Placement } from './partition';
+import { keyString, type Placement } from './partition';
 import type { Rocks } from './rocks';
 
 /** Record payload kinds. Kind 0 (JSON events) is built in; callers register cheaper ones (e.g. raw bodies). */
@@ -25,44 +26,27 @@ export class Generation {
 
   constructor(readonly id: number) {}
 
-  /** Adds a record's events; returns the event-time range it added per index (for cache invalidation). */
-  add(seq: number, events: LogEvent[], placement: Placement): Map<string, { min: number; max: number }> {
+  /** Adds a record's chunks; returns the event-time range it added per index (for cache invalidation). */
+  add(seq: number, chunks: readonly EventChunk[]): Map<string, { min: number; max: number }> {
     this.seqs.push(seq);
     const touched = new Map<string, { min: number; max: number }>();
-    let range: { min: number; max: number } | undefined;
-    let rangeIndex = '';
-    // Consecutive events mostly share index and bucket: on a lone node (one partition) reuse the
-    // last table without building a key string per event.
-    let last: MemTable | null = null;
-    let lastEnd = 0;
-    const single = placement.partitions <= 1;
-    for (const event of events) {
-      if (range === undefined || event.index !== rangeIndex) {
-        rangeIndex = event.index;
-        range = touched.get(rangeIndex);
-        if (range === undefined) {
-          range = { min: event.time, max: event.time };
-          touched.set(rangeIndex, range);
-        }
-      }
-      if (event.time < range.min) range.min = event.time;
-      if (event.time > range.max) range.max = event.time;
-      if (single && last !== null && event.index === last.key.index && event.time >= last.key.bucket && event.time < lastEnd) {
-        last.append(event);
-        continue;
-      }
-      const key = keyOf(event, placement);
-      const name = keyString(key);
+    for (const chunk of chunks) {
+      if (chunk.count === 0) continue;
+      const name = keyString(chunk.key);
       let table = this.tables.get(name);
       if (table === undefined) {
-        table = new MemTable(key);
+        table = new MemTable(chunk.key);
         this.tables.set(name, table);
       }
-      table.append(event);
-      last = table;
-      lastEnd = key.bucket + placement.bucketSpanMicros;
+      table.add(chunk);
+      this.events += chunk.count;
+      const range = touched.get(chunk.key.index);
+      if (range === undefined) touched.set(chunk.key.index, { min: chunk.minTime, max: chunk.maxTime });
+      else {
+        range.min = Math.min(range.min, chunk.minTime);
+        range.max = Math.max(range.max, chunk.maxTime);
+      }
     }
-    this.events += events.length;
     return touched;
   }
 }
@@ -151,7 +135,7 @@ export class WriteBuffer {
         undecodable++;
         continue;
       }
-      this.active.add(seq, decoded, this.placement);
+      this.active.add(seq, chunkEvents(decoded, this.placement));
       records++;
       events += decoded.length;
     }
@@ -160,20 +144,25 @@ export class WriteBuffer {
 
   /**
    * Makes a batch durable, then readable. `payload` must decode (by `kind`'s decoder) to exactly
-   * `events`; callers with no cheaper form use `appendEvents`.
+   * the events of `chunks`; callers with no cheaper form use `appendEvents`.
    */
-  async append(events: LogEvent[], kind: number, payload: Buffer | Buffer[], sync: boolean): Promise<void> {
-    if (events.length === 0) return;
+  async append(chunks: readonly EventChunk[], kind: number, payload: Buffer | Buffer[], sync: boolean): Promise<void> {
+    if (!chunks.some((chunk) => chunk.count > 0)) return;
     const seq = ++this.seq;
     const parts = Array.isArray(payload) ? payload : [payload];
     // One copy: the kind byte and the payload parts into the record value.
     const value = Buffer.concat([Buffer.of(kind), ...parts]);
     await this.rocks.write([{ type: 'put', key: walKey(seq), value }], sync);
-    for (const [index, range] of this.active.add(seq, events, this.placement)) this.changes.record(index, range.min, range.max);
+    for (const [index, range] of this.active.add(seq, chunks)) this.changes.record(index, range.min, range.max);
   }
 
   appendEvents(events: LogEvent[], sync: boolean): Promise<void> {
-    return this.append(events, JSON_EVENTS_KIND, Buffer.from(JSON.stringify(events)), sync);
+    return this.append(chunkEvents(events, this.placement), JSON_EVENTS_KIND, Buffer.from(JSON.stringify(events)), sync);
+  }
+
+  /** The placement new chunks must be keyed by. */
+  get currentPlacement(): Placement {
+    return this.placement;
   }
 
   /** Seals the active generation for flushing and starts a new one. */
@@ -214,7 +203,7 @@ export class WriteBuffer {
   get bufferedBytes(): number {
     let total = 0;
     for (const generation of this.generations()) {
-      for (const table of generation.tables.values()) total += table.rawChars;
+      for (const table of generation.tables.values()) total += table.rawBytes;
     }
     return total;
   }

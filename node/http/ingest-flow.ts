@@ -3,11 +3,11 @@
  * fixed context, make the accepted events durable (the write-buffer record) and count them.
  */
 import type { FastifyRequest } from 'fastify';
-import type { LogEvent } from '../../storage/event';
 import type { App } from '../app';
 import { ApiError } from '../errors';
 import type { IngestContext } from '../ingest/common';
-import { encodeIngestRecord, INGEST_RECORD_KIND, type IngestParams } from '../ingest-record';
+import type { ParsedBody } from '../ingest-parser';
+import { encodeIngestRecord, INGEST_RECORD_KIND, type IngestParams, type ParseSummary } from '../ingest-record';
 import { rawBody, type RawBody } from './body';
 import type { IngestRateLimiter } from './rate-limit';
 
@@ -45,27 +45,45 @@ export class IngestFlow {
     return body;
   }
 
-  /** Stores accepted events; resolves once they are durable (the request may then be acknowledged). */
-  async commit(request: FastifyRequest, endpoint: IngestEndpoint, params: IngestParams, body: Buffer, events: LogEvent[]): Promise<void> {
+  /**
+   * Parses a body (off the main thread when it is large) and stores its accepted events; resolves
+   * once they are durable, so the request may then be acknowledged. A whole-request failure is
+   * counted and rethrown.
+   */
+  async ingest(request: FastifyRequest, endpoint: IngestEndpoint, params: IngestParams, body: Buffer): Promise<ParsedBody> {
     const { app } = this;
-    if (events.length === 0) return;
+    // Counted from the parse on: a graceful shutdown waits for requests already being parsed.
+    app.inFlight++;
     try {
-      this.limiter.take(request.ip, events.length);
+      let parsed: ParsedBody;
+      try {
+        parsed = await app.ingestParser.parse(params, body, app.engine.buffer.currentPlacement);
+      } catch (error) {
+        this.failed(endpoint, error);
+        throw error;
+      }
+      await this.commit(request, endpoint, params, body, parsed);
+      return parsed;
+    } finally {
+      app.inFlight--;
+    }
+  }
+
+  private async commit(request: FastifyRequest, endpoint: IngestEndpoint, params: IngestParams, body: Buffer, parsed: ParsedBody): Promise<void> {
+    const { app } = this;
+    if (parsed.events === 0) return;
+    try {
+      this.limiter.take(request.ip, parsed.events);
     } catch (error) {
       app.metrics.ingestErrors.inc({ endpoint, code: 'RATE_LIMITED' });
       throw error;
     }
-    if (app.engine.buffer.bufferedEvents + events.length > app.settings.ingest.maxBufferedEvents) {
+    if (app.engine.buffer.bufferedEvents + parsed.events > app.settings.ingest.maxBufferedEvents) {
       app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
       throw backpressure(app);
     }
-    app.inFlight++;
-    try {
-      await app.engine.append(events, INGEST_RECORD_KIND, encodeIngestRecord(params, body));
-    } finally {
-      app.inFlight--;
-    }
-    app.metrics.ingestEvents.inc({ endpoint }, events.length);
+    await app.engine.append(parsed.chunks, INGEST_RECORD_KIND, encodeIngestRecord(params, body));
+    app.metrics.ingestEvents.inc({ endpoint }, parsed.events);
   }
 
   /** Counts a parse failure of a whole request. */
@@ -77,4 +95,10 @@ export class IngestFlow {
   itemFailures(endpoint: IngestEndpoint, count: number): void {
     if (count > 0) this.app.metrics.ingestErrors.inc({ endpoint, code: 'ITEM_FAILED' }, count);
   }
+}
+
+/** The summary of a parse, narrowed to the format the route asked for. */
+export function summaryOf<F extends ParseSummary['format']>(parsed: ParsedBody, format: F): Extract<ParseSummary, { format: F }> {
+  if (parsed.summary.format !== format) throw new Error(`expected a ${format} parse summary, got ${parsed.summary.format}`);
+  return parsed.summary as Extract<ParseSummary, { format: F }>;
 }

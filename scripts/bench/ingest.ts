@@ -5,6 +5,7 @@
  * requests in flight) and prints, in the same run: events/s and MB/s, the JSON.parse-only
  * ceiling on the same bodies, their ratio, and data-dir bytes after flush divided by raw bytes.
  */
+import fs from 'fs';
 import { directoryBytes } from '../../storage/rocks';
 import { TestServer, request } from '../../test/helpers/server';
 import { EventGenerator } from './generate';
@@ -14,6 +15,17 @@ export interface IngestBenchOptions {
   batch: number;
   concurrency: number;
   fsync: boolean;
+}
+
+/** User + system CPU seconds a process has used (Linux /proc), all threads; 0 where unavailable. */
+function processCpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, i.e. 11 and 12 after the command name.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 function median(values: number[]): number {
@@ -49,6 +61,7 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
   try {
     const latencies: number[] = [];
     let next = 0;
+    const cpuBefore = processCpuSeconds(server.process.pid);
     const started = performance.now();
     const worker = async (): Promise<void> => {
       while (next < bodies.length) {
@@ -67,6 +80,7 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     await Promise.all(Array.from({ length: options.concurrency }, worker));
     const seconds = (performance.now() - started) / 1000;
     const eventsPerSecond = options.events / seconds;
+    const cpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
 
     // Wait for the flusher to empty the write buffer, then stop cleanly and weigh the data dir.
     for (;;) {
@@ -87,6 +101,8 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     row('JSON.parse-only ceiling, events/s (1 core)', parseEventsPerSecond.toFixed(0));
     row('ratio ingest / JSON.parse ceiling', (eventsPerSecond / parseEventsPerSecond).toFixed(2));
     row('median request latency, ms', median(latencies).toFixed(1));
+    row('server CPU (all threads) per event, µs', ((cpuSeconds * 1e6) / options.events).toFixed(2));
+    row('server CPU cores busy while ingesting', (cpuSeconds / seconds).toFixed(2));
     row('raw log-line bytes', String(lineBytes));
     row('request body bytes', String(bodyBytes));
     row('data dir bytes after flush and shutdown', String(dataBytes));

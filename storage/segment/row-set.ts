@@ -9,6 +9,12 @@ import { RAW_COLUMN, TIME_COLUMN } from '../event';
 
 /** One field's non-null values. `rows` ascending, each row at most once; `values[i]` is row `rows[i]`'s. */
 export interface SparseColumn {
+  rows: ArrayLike<number>;
+  values: ArrayLike<FieldValue>;
+}
+
+/** A SparseColumn being built by appending. */
+interface GrowingColumn {
   rows: number[];
   values: FieldValue[];
 }
@@ -16,17 +22,25 @@ export interface SparseColumn {
 /** `count` rows; `times` in microseconds, not necessarily sorted (the encoder sorts). */
 export interface RowSet {
   count: number;
-  times: number[];
-  raws: string[];
+  times: ArrayLike<number>;
+  raws: ArrayLike<string>;
   fields: Map<string, SparseColumn>;
 }
 
-export function emptyRowSet(): RowSet {
+/** A RowSet being built by appending. */
+export interface GrowingRowSet {
+  count: number;
+  times: number[];
+  raws: string[];
+  fields: Map<string, GrowingColumn>;
+}
+
+export function emptyRowSet(): GrowingRowSet {
   return { count: 0, times: [], raws: [], fields: new Map() };
 }
 
 /** Appends one event (its `index` is not a row value: it is part of the segment key). */
-export function appendEvent(set: RowSet, event: LogEvent): void {
+export function appendEvent(set: GrowingRowSet, event: LogEvent): void {
   const row = set.count++;
   set.times.push(event.time);
   set.raws.push(event.raw);

@@ -132,7 +132,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
 }
 
 /** Stable sort order of the rows by time, or null when they are already sorted. */
-function sortOrder(times: readonly number[], n: number): Uint32Array | null {
+function sortOrder(times: ArrayLike<number>, n: number): Uint32Array | null {
   let sorted = true;
   for (let i = 0; i < n; i++) {
     const t = times[i];

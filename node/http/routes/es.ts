@@ -7,9 +7,8 @@
 import crypto from 'crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app';
-import { parseBulk, parseEsDoc } from '../../ingest/bulk';
 import type { IngestParams } from '../../ingest-record';
-import type { IngestFlow } from '../ingest-flow';
+import { summaryOf, type IngestFlow } from '../ingest-flow';
 
 /** A request-unique seed for generated document ids, stored with the record so replay gives the same ids. */
 function idSeed(): string {
@@ -22,15 +21,9 @@ export function esRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
     const started = performance.now();
     const body = flow.begin('bulk', request);
     const params: IngestParams = { format: 'bulk', ctx: flow.context(), idSeed: idSeed(), pathIndex: request.params.index };
-    let result;
-    try {
-      result = parseBulk(body.bytes.toString('utf8'), params.ctx, params.idSeed as string, params.pathIndex);
-    } catch (error) {
-      flow.failed('bulk', error);
-      throw error;
-    }
-    await flow.commit(request, 'bulk', params, body.bytes, result.events);
-    flow.itemFailures('bulk', result.items.length - result.events.length);
+    const parsed = await flow.ingest(request, 'bulk', params, body.bytes);
+    const result = summaryOf(parsed, 'bulk');
+    flow.itemFailures('bulk', result.items.length - parsed.events);
     return reply.send({ took: Math.round(performance.now() - started), errors: result.errors, items: result.items });
   };
 
@@ -42,15 +35,8 @@ export function esRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
       idSeed: request.params.id ?? idSeed(),
       pathIndex: request.params.index,
     };
-    let parsed;
-    try {
-      parsed = parseEsDoc(body.bytes.toString('utf8'), request.params.index, params.ctx, params.idSeed as string);
-    } catch (error) {
-      flow.failed('doc', error);
-      throw error;
-    }
-    const id = request.params.id ?? parsed.id;
-    await flow.commit(request, 'doc', params, body.bytes, [parsed.event]);
+    const parsed = await flow.ingest(request, 'doc', params, body.bytes);
+    const id = request.params.id ?? summaryOf(parsed, 'doc').id;
     return reply.status(201).send({
       _index: request.params.index,
       _id: id,

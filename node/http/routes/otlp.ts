@@ -1,7 +1,6 @@
 /** `POST /otlp/v1/logs`: OTLP/HTTP logs in the JSON encoding (protobuf answers 415). */
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../errors';
-import { parseOtlpLogs } from '../../ingest/otlp';
 import type { IngestParams } from '../../ingest-record';
 import type { IngestFlow } from '../ingest-flow';
 
@@ -20,14 +19,7 @@ export function otlpRoutes(flow: IngestFlow): FastifyPluginAsync {
       }
       const body = flow.begin('otlp', request);
       const params: IngestParams = { format: 'otlp', ctx: flow.context() };
-      let events;
-      try {
-        events = parseOtlpLogs(body.bytes.toString('utf8'), params.ctx).events;
-      } catch (error) {
-        flow.failed('otlp', error);
-        throw error;
-      }
-      await flow.commit(request, 'otlp', params, body.bytes, events);
+      await flow.ingest(request, 'otlp', params, body.bytes);
       return reply.status(200).send();
     });
   };

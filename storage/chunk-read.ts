@@ -1,0 +1,154 @@
+/**
+ * Reading event chunks: as decoded column vectors for queries over buffered rows, and as the
+ * segment encoder's RowSet for a flush (run in the codec worker, so the main thread never decodes
+ * a chunk it only writes out).
+ */
+import type { Column } from './column';
+import type { FieldValue } from './event';
+import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
+import { fieldRow, unpackStrings, type ChunkField, type ChunkPiece, type EventChunk, type PackedStrings } from './event-chunk';
+import type { RowSet, SparseColumn } from './segment/row-set';
+
+/** One column of a chunk, all rows. `index` is a constant; a field the chunk lacks is all-null. */
+export function chunkColumn(chunk: EventChunk, name: string): Column {
+  if (name === TIME_COLUMN) return { kind: 'time', values: chunk.times };
+  if (name === RAW_COLUMN) return { kind: 'string', values: unpackStrings(chunk.raws) };
+  if (name === INDEX_COLUMN) return { kind: 'const', value: chunk.key.index, length: chunk.count };
+  const field = chunk.fields.find((candidate) => candidate.name === name);
+  return field === undefined ? { kind: 'const', value: null, length: chunk.count } : fieldColumn(field, chunk.count);
+}
+
+function fieldColumn(field: ChunkField, count: number): Column {
+  const rows = field.rows;
+  const entries = rows === null ? count : rows.length;
+  switch (field.type) {
+    case 'string': {
+      // Code 0 is null in a dict column, so chunk codes shift up by one.
+      const dict = ['', ...unpackStrings(field.dict as PackedStrings)];
+      const codes = dict.length <= 0xff ? new Uint8Array(count) : dict.length <= 0xffff ? new Uint16Array(count) : new Uint32Array(count);
+      const source = field.codes as Uint32Array;
+      for (let i = 0; i < entries; i++) codes[rows === null ? i : rows[i]] = source[i] + 1;
+      return { kind: 'dict', dict, codes };
+    }
+    case 'number':
+    case 'boolean': {
+      const source = field.numbers as Float64Array;
+      const nulls = rows === null ? null : new Uint8Array(count).fill(1);
+      if (field.type === 'boolean') {
+        const values = new Uint8Array(count);
+        for (let i = 0; i < entries; i++) {
+          const row = rows === null ? i : rows[i];
+          values[row] = source[i];
+          if (nulls !== null) nulls[row] = 0;
+        }
+        return { kind: 'boolean', values, nulls };
+      }
+      const values = rows === null ? source : new Float64Array(count);
+      let allIntegers = true;
+      for (let i = 0; i < entries; i++) {
+        if (allIntegers && !Number.isInteger(source[i])) allIntegers = false;
+        if (rows !== null) {
+          values[rows[i]] = source[i];
+          (nulls as Uint8Array)[rows[i]] = 0;
+        }
+      }
+      return { kind: 'number', values, nulls, allIntegers };
+    }
+    case 'mixed': {
+      const values = new Array<FieldValue | null>(count).fill(null);
+      const source = field.mixed as FieldValue[];
+      for (let i = 0; i < entries; i++) values[fieldRow(field, i)] = source[i];
+      return { kind: 'mixed', values };
+    }
+  }
+}
+
+/**
+ * The rows of chunk pieces, in order, as the segment encoder's input. Arrays are sized up front
+ * and filled by index, and each string dictionary is decoded once per chunk.
+ */
+export function rowSetOfPieces(pieces: readonly ChunkPiece[]): RowSet {
+  let count = 0;
+  const entries = new Map<string, number>();
+  for (const { chunk, start, end } of pieces) {
+    count += end - start;
+    for (const field of chunk.fields) {
+      const [from, to] = entryRange(field, start, end);
+      if (to > from) entries.set(field.name, (entries.get(field.name) ?? 0) + (to - from));
+    }
+  }
+  const times = new Array<number>(count);
+  const raws = new Array<string>(count);
+  const fields = new Map<string, { rows: Uint32Array; values: FieldValue[]; filled: number }>();
+  for (const [name, total] of entries) fields.set(name, { rows: new Uint32Array(total), values: new Array<FieldValue>(total), filled: 0 });
+  let base = 0;
+  for (const { chunk, start, end } of pieces) {
+    for (let row = start; row < end; row++) times[base + row - start] = chunk.times[row];
+    const text = unpackStrings(chunk.raws, start, end);
+    for (let i = 0; i < text.length; i++) raws[base + i] = text[i];
+    for (const field of chunk.fields) {
+      const [from, to] = entryRange(field, start, end);
+      if (to <= from) continue;
+      const column = fields.get(field.name)!;
+      copyEntries(field, from, to, base - start, column);
+    }
+    base += end - start;
+  }
+  const out = new Map<string, SparseColumn>();
+  for (const [name, { rows, values }] of fields) out.set(name, { rows, values });
+  return { count, times, raws, fields: out };
+}
+
+/** The entries of a field whose rows fall in `[start, end)`. */
+function entryRange(field: ChunkField, start: number, end: number): [number, number] {
+  if (field.rows === null) return [start, end];
+  return [lowerBound(field.rows, start), lowerBound(field.rows, end)];
+}
+
+function lowerBound(sorted: Uint32Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function copyEntries(
+  field: ChunkField,
+  from: number,
+  to: number,
+  rowShift: number,
+  column: { rows: Uint32Array; values: FieldValue[]; filled: number },
+): void {
+  const { rows, values } = column;
+  let k = column.filled;
+  for (let i = from; i < to; i++, k++) rows[k] = fieldRow(field, i) + rowShift;
+  k = column.filled;
+  switch (field.type) {
+    case 'string': {
+      const dict = unpackStrings(field.dict as PackedStrings);
+      const codes = field.codes as Uint32Array;
+      for (let i = from; i < to; i++) values[k++] = dict[codes[i]];
+      break;
+    }
+    case 'number': {
+      const numbers = field.numbers as Float64Array;
+      for (let i = from; i < to; i++) values[k++] = numbers[i];
+      break;
+    }
+    case 'boolean': {
+      const numbers = field.numbers as Float64Array;
+      for (let i = from; i < to; i++) values[k++] = numbers[i] === 1;
+      break;
+    }
+    case 'mixed': {
+      const mixed = field.mixed as FieldValue[];
+      for (let i = from; i < to; i++) values[k++] = mixed[i];
+      break;
+    }
+  }
+  column.filled = k;
+}

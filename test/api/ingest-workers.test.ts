@@ -1,0 +1,130 @@
+/**
+ * Large bodies are parsed in ingest worker threads, small ones in place (node/ingest-parser.ts).
+ * Differential test through HTTP: the same events sent as one large body and as many small ones
+ * give the same answers and store the same events; errors from a worker keep their status and code.
+ */
+import { strict as assert } from 'assert';
+import { INLINE_PARSE_BYTES } from '../../node/ingest-parser';
+import { assertError, dispose, post } from '../helpers/api';
+import { TestServer } from '../helpers/server';
+import { readStoredEvents, type StoredEvent } from '../helpers/storage';
+
+const BASE_SECONDS = 1_700_000_000;
+
+function nativeEvents(index: string, count: number): unknown[] {
+  return Array.from({ length: count }, (_, i) =>
+    i % 250 === 7
+      ? { event: i } // not a string: fails alone
+      : {
+          event: `GET /item/${i} 200 ${'x'.repeat(i % 40)} é`,
+          time: BASE_SECONDS + i / 1000,
+          host: `web-${i % 5}`,
+          index,
+          fields: { status: i % 7 === 0 ? 'n/a' : 200 + (i % 3), ok: i % 2 === 0, nested: { depth: i } },
+        },
+  );
+}
+
+/** A stored event without what differs by design between the two runs (index, source label). */
+function comparable(event: StoredEvent): string {
+  const { index: _index, source: _source, ...rest } = event;
+  return JSON.stringify(Object.fromEntries(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b))));
+}
+
+function sameEvents(stored: StoredEvent[], a: (e: StoredEvent) => boolean, b: (e: StoredEvent) => boolean, expected: number): void {
+  const left = stored.filter(a).map(comparable).sort();
+  const right = stored.filter(b).map(comparable).sort();
+  assert.equal(left.length, expected);
+  assert.deepEqual(left, right);
+}
+
+describe('api: large bodies are parsed in ingest workers', function () {
+  this.timeout(120_000);
+  let server: TestServer;
+  let stored: StoredEvent[] = [];
+
+  before(async () => {
+    server = await TestServer.start();
+  });
+
+  after(async () => {
+    await dispose(server);
+  });
+
+  it('/ingest: one large body and many small ones give the same counts and per-element errors', async () => {
+    const large = JSON.stringify(nativeEvents('large', 4000));
+    assert.ok(large.length > 4 * INLINE_PARSE_BYTES, 'the large body must take the worker path');
+    const answer = await post(`${server.api}/ingest`, large, { 'content-type': 'application/json' });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.data.accepted, 4000 - 16);
+    assert.equal(answer.body.data.failed, 16);
+    assert.deepEqual(answer.body.data.errors[1], { item: 257, reason: "'event' must be a string" });
+
+    const small = nativeEvents('small', 4000);
+    let accepted = 0;
+    for (let i = 0; i < small.length; i += 100) {
+      const part = await post(`${server.api}/ingest`, JSON.stringify(small.slice(i, i + 100)), { 'content-type': 'application/json' });
+      assert.equal(part.status, 200, part.text);
+      accepted += part.body.data.accepted;
+    }
+    assert.equal(accepted, 4000 - 16);
+  });
+
+  it('/ingest: a large malformed body is INVALID_JSON from the worker, and a large object is refused', async () => {
+    const large = JSON.stringify(nativeEvents('bad', 2000));
+    assertError(await post(`${server.api}/ingest`, `${large.slice(0, -1)},}]`, { 'content-type': 'application/json' }), 400, 'INVALID_JSON');
+    assertError(await post(`${server.api}/ingest`, `{"events": ${large}}`, { 'content-type': 'application/json' }), 400, 'INVALID_JSON');
+  });
+
+  it('/ingest/bulk: a large body answers item by item, in order, like small ones', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 1500; i++) {
+      lines.push(JSON.stringify(i % 100 === 3 ? { update: { _id: `u${i}` } } : { index: { _index: 'orders' } }));
+      lines.push(JSON.stringify({ '@timestamp': new Date((BASE_SECONDS + i) * 1000).toISOString(), order: i, note: 'y'.repeat(i % 30) }));
+    }
+    const answer = await post(`${server.api}/ingest/bulk`, `${lines.join('\n')}\n`, { 'content-type': 'application/x-ndjson' });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.items.length, 1500);
+    assert.equal(answer.body.errors, true);
+    assert.equal(answer.body.items[0].index.status, 201);
+    assert.equal(answer.body.items[3].update.status, 400);
+    assert.equal(answer.body.items.filter((item: Record<string, { status: number }>) => Object.values(item)[0].status === 201).length, 1485);
+  });
+
+  it('/ingest/raw and /ingest/hec: large bodies', async () => {
+    const rawLines = Array.from({ length: 3000 }, (_, i) => `2024-05-01T10:00:${String(i % 60).padStart(2, '0')}Z ERROR line ${i} ${'z'.repeat(i % 50)}`);
+    const raw = await post(`${server.api}/ingest/raw`, rawLines.join('\n'), { 'x-source': 'bigraw' });
+    assert.equal(raw.status, 200, raw.text);
+    assert.deepEqual(raw.body.data, { accepted: 3000, truncated: false });
+
+    const hecLines = Array.from({ length: 3000 }, (_, i) => (i === 10 ? 'not json' : JSON.stringify({ event: `hec ${i} ${'q'.repeat(i % 40)}`, source: 'bighec', time: BASE_SECONDS + i })));
+    const hec = await post(`${server.api}/ingest/hec`, hecLines.join('\n'));
+    assert.equal(hec.status, 200, hec.text);
+    assert.equal(hec.body.text, 'Success');
+    assert.equal(hec.body.accepted, 2999);
+    assert.equal(hec.body.skipped, 1);
+  });
+
+  describe('stored events (after a clean stop)', () => {
+    before(async () => {
+      assert.equal(await server.stop(), 0, server.log);
+      stored = await readStoredEvents(server.dataDir);
+    });
+
+    it('the large and the small requests stored the same events', () => {
+      sameEvents(stored, (e) => e.index === 'large', (e) => e.index === 'small', 4000 - 16);
+      const one = stored.find((e) => e.index === 'large' && e._raw.startsWith('GET /item/14 '));
+      assert.ok(one !== undefined);
+      assert.equal(one.status, 'n/a');
+      assert.equal(one.ok, true);
+      assert.equal(one['nested.depth'], 14);
+    });
+
+    it('nothing of a refused body was stored; every accepted event of the other bodies was', () => {
+      assert.equal(stored.filter((e) => e.index === 'bad').length, 0);
+      assert.equal(stored.filter((e) => e.source === 'orders').length, 1485);
+      assert.equal(stored.filter((e) => e.source === 'bigraw' && e.level === 'error').length, 3000);
+      assert.equal(stored.filter((e) => e.source === 'bighec').length, 2999);
+    });
+  });
+});

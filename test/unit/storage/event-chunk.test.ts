@@ -1,0 +1,149 @@
+import { strict as assert } from 'assert';
+import fc from 'fast-check';
+import { MessageChannel, receiveMessageOnPort } from 'worker_threads';
+import { chunkColumn, rowSetOfPieces } from '../../../storage/chunk-read';
+import { valueAt } from '../../../storage/column';
+import type { FieldValue, LogEvent } from '../../../storage/event';
+import {
+  chunkEvents,
+  chunkTransferList,
+  groupChunkRows,
+  packStrings,
+  unpackStrings,
+  type EventChunk,
+} from '../../../storage/event-chunk';
+import { keyOf, keyString, type Placement } from '../../../storage/partition';
+
+const HOUR = 3_600_000_000;
+const ONE_PARTITION: Placement = { bucketSpanMicros: HOUR, partitions: 1 };
+
+const fieldValue = fc.oneof(
+  fc.string({ maxLength: 5 }),
+  fc.constantFrom('web-1', 'web-2', 'é', '\ud800'),
+  fc.integer({ min: -3, max: 3 }),
+  fc.double({ noNaN: true }),
+  fc.boolean(),
+);
+
+const eventArb = fc.record({
+  time: fc.integer({ min: 0, max: 3 * HOUR }),
+  raw: fc.string({ unit: 'binary', maxLength: 30 }),
+  index: fc.constantFrom('main', 'web'),
+  fields: fc.dictionary(fc.constantFrom('host', 'source', 'status', 'msg', 'ok'), fieldValue, { maxKeys: 4 }),
+});
+
+/** The events of one partition key, in arrival order. */
+function eventsByKey(events: LogEvent[], placement: Placement): Map<string, LogEvent[]> {
+  const out = new Map<string, LogEvent[]>();
+  for (const event of events) {
+    const name = keyString(keyOf(event, placement));
+    out.set(name, [...(out.get(name) ?? []), event]);
+  }
+  return out;
+}
+
+describe('event chunks', () => {
+  it('packs strings and unpacks them exactly: ASCII, UTF-8, lone surrogates, empty', () => {
+    for (const values of [[], ['a', '', 'bc'], ['é', 'x', '日本語'], ['ok', '\ud800', 'x\udc00y']]) {
+      const packed = packStrings(values);
+      assert.deepEqual(unpackStrings(packed), values);
+      const from = Math.min(1, values.length);
+      assert.deepEqual(unpackStrings(packed, from, values.length), values.slice(from));
+    }
+    assert.equal(packStrings(['abc']).encoding, 'latin1');
+    assert.equal(packStrings(['é']).encoding, 'utf8');
+    assert.equal(packStrings(['\ud800']).encoding, 'utf16le');
+  });
+
+  it('round-trips any strings (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 12 }), { maxLength: 20 }), (values) => {
+        assert.deepEqual(unpackStrings(packStrings(values)), values);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('groups events by partition key and reads every value back with its own type (property)', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 40 }), fc.constantFrom(1, 3), (events, partitions) => {
+        const placement = { bucketSpanMicros: HOUR, partitions };
+        const chunks = chunkEvents(events, placement);
+        const expected = eventsByKey(events, placement);
+        assert.equal(chunks.length, expected.size);
+        for (const chunk of chunks) {
+          const want = expected.get(keyString(chunk.key)) as LogEvent[];
+          assert.equal(chunk.count, want.length);
+          assert.equal(chunk.minTime, Math.min(...want.map((e) => e.time)));
+          assert.equal(chunk.maxTime, Math.max(...want.map((e) => e.time)));
+          assert.deepEqual(Array.from(chunk.times), want.map((e) => e.time));
+          assert.deepEqual(unpackStrings(chunk.raws), want.map((e) => e.raw));
+          for (const name of ['host', 'source', 'status', 'msg', 'ok', 'absent']) {
+            const column = chunkColumn(chunk, name);
+            want.forEach((event, row) => {
+              const value: FieldValue | null = event.fields[name] ?? null;
+              assert.ok(Object.is(valueAt(column, row), value), `${name} row ${row}: ${String(valueAt(column, row))} vs ${String(value)}`);
+            });
+          }
+          assert.equal(valueAt(chunkColumn(chunk, 'index'), 0), chunk.key.index);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('cuts chunks into encoder row sets of at most N rows without losing or moving a value (property)', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 60 }), fc.integer({ min: 1, max: 25 }), (events, size) => {
+        const sameKey = events.map((event) => ({ ...event, index: 'main', time: event.time % HOUR }));
+        // Several chunks of one key, as successive requests would make them.
+        const chunks: EventChunk[] = [];
+        for (let i = 0; i < sameKey.length; i += 7) chunks.push(...chunkEvents(sameKey.slice(i, i + 7), ONE_PARTITION));
+        const groups = groupChunkRows(chunks, size);
+        let row = 0;
+        for (const group of groups) {
+          const set = rowSetOfPieces(group);
+          assert.ok(set.count <= size && set.count > 0);
+          for (let i = 0; i < set.count; i++) {
+            const event = sameKey[row + i];
+            assert.equal(set.times[i], event.time);
+            assert.equal(set.raws[i], event.raw);
+          }
+          for (const [name, column] of set.fields) {
+            for (let j = 0; j < column.rows.length; j++) {
+              assert.ok(Object.is(column.values[j], sameKey[row + column.rows[j]].fields[name]));
+            }
+          }
+          const present = (name: string): number => sameKey.slice(row, row + set.count).filter((e) => e.fields[name] !== undefined).length;
+          for (const name of ['host', 'source', 'status', 'msg', 'ok']) assert.equal(set.fields.get(name)?.rows.length ?? 0, present(name));
+          row += set.count;
+        }
+        assert.equal(row, sameKey.length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('moves to another thread by transfer, leaving no buffer behind', () => {
+    const [chunk] = chunkEvents(
+      [
+        { time: 1, raw: 'a b', index: 'main', fields: { host: 'h', n: 1, ok: true } },
+        { time: 2, raw: 'c', index: 'main', fields: { host: 'h', mixed: 'x' } },
+        { time: 3, raw: 'd', index: 'main', fields: { mixed: 2 } },
+      ],
+      ONE_PARTITION,
+    );
+    const transfer = chunkTransferList([chunk]);
+    assert.ok(transfer.length >= 6);
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(chunk, transfer);
+    const received = receiveMessageOnPort(port2)?.message as EventChunk;
+    port1.close();
+    assert.equal(chunk.times.byteLength, 0, 'the sender keeps no copy');
+    assert.deepEqual(unpackStrings(received.raws), ['a b', 'c', 'd']);
+    assert.equal(valueAt(chunkColumn(received, 'mixed'), 1), 'x');
+    assert.equal(valueAt(chunkColumn(received, 'mixed'), 2), 2);
+    assert.equal(valueAt(chunkColumn(received, 'ok'), 0), true);
+    assert.equal(valueAt(chunkColumn(received, 'ok'), 1), null);
+  });
+});
