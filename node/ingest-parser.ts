@@ -11,10 +11,12 @@ import { Worker } from 'worker_threads';
 import { chunkEvents, type EventChunk } from '../storage/event-chunk';
 import type { Placement } from '../storage/partition';
 import { ApiError, type ErrorCode } from './errors';
-import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
+import { bodyText, ingestRecordValue, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
 
 export interface ParsedBody {
   chunks: EventChunk[];
+  /** The write-buffer record value (kind byte, params, body), built where the body was parsed. */
+  record: Buffer;
   /** Accepted events. */
   events: number;
   summary: ParseSummary;
@@ -51,7 +53,7 @@ export function defaultIngestWorkers(): number {
 /** The parse itself (in a worker or in place). Throws ApiError for a bad request. */
 export function parseBody(params: IngestParams, body: Buffer, placement: Placement): ParsedBody {
   const { events, summary } = parseRecord(params, bodyText(body));
-  return { chunks: chunkEvents(events, placement), events: events.length, summary };
+  return { chunks: chunkEvents(events, placement), record: ingestRecordValue(params, body), events: events.length, summary };
 }
 
 interface Pending {
@@ -74,6 +76,7 @@ export class IngestParser {
   /** `size` 0 parses everything in place. */
   constructor(private readonly size: number) {}
 
+  /** Parses a body; a large one is handed to a worker and must not be used by the caller afterwards. */
   parse(params: IngestParams, body: Buffer, placement: Placement): Promise<ParsedBody> {
     if (this.size === 0 || this.closed || body.length < INLINE_PARSE_BYTES) {
       try {
@@ -87,9 +90,10 @@ export class IngestParser {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, worker: target });
       target.busy++;
-      // The body is copied (not transferred): the route still writes it to the write buffer.
+      // A body that owns its memory moves to the worker without a copy; it comes back inside the record.
       const request: ParseRequest = { id, params, body, placement };
-      target.worker.postMessage(request);
+      const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+      target.worker.postMessage(request, owned ? [body.buffer as ArrayBuffer] : []);
     });
   }
 
@@ -112,7 +116,12 @@ export class IngestParser {
     if (pending === undefined) return;
     this.pending.delete(response.id);
     pending.worker.busy--;
-    if (response.ok) pending.resolve(response.parsed);
+    if (response.ok) {
+      const { record } = response.parsed;
+      // Transferred buffers arrive as plain Uint8Arrays.
+      response.parsed.record = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
+      pending.resolve(response.parsed);
+    }
     else {
       const { apiError, status, code, message, details } = response.error;
       pending.reject(apiError ? new ApiError(status, code, message, details) : new Error(message));

@@ -77,9 +77,15 @@ export function bodyText(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
-/** The record's parts (header line, body); the write buffer joins them with a single copy. */
-export function encodeIngestRecord(params: IngestParams, body: Buffer): Buffer[] {
-  return [Buffer.from(`${JSON.stringify(params)}\n`), body];
+/** The write-buffer record value: the kind byte, the params as a JSON line, then the body (one copy). */
+export function ingestRecordValue(params: IngestParams, body: Buffer): Buffer {
+  const header = `${JSON.stringify(params)}\n`;
+  const headerBytes = Buffer.byteLength(header);
+  const value = Buffer.allocUnsafeSlow(1 + headerBytes + body.length);
+  value[0] = INGEST_RECORD_KIND;
+  value.write(header, 1, 'utf8');
+  body.copy(value, 1 + headerBytes);
+  return value;
 }
 
 export const decodeIngestRecord: RecordDecoder = (payload) => {

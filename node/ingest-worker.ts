@@ -12,7 +12,7 @@ if (parentPort !== null) {
     try {
       const body = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
       const parsed = parseBody(request.params, body, request.placement);
-      transfer = chunkTransferList(parsed.chunks);
+      transfer = [...chunkTransferList(parsed.chunks), parsed.record.buffer as ArrayBuffer];
       response = { id: request.id, ok: true, parsed };
     } catch (error) {
       const failure =

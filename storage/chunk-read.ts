@@ -7,6 +7,7 @@ import type { Column } from './column';
 import type { FieldValue } from './event';
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
 import { fieldRow, unpackStrings, type ChunkField, type ChunkPiece, type EventChunk, type PackedStrings } from './event-chunk';
+import type { AsciiText } from './segment/ascii-text';
 import type { RowSet, SparseColumn } from './segment/row-set';
 
 /** One column of a chunk, all rows. `index` is a constant; a field the chunk lacks is all-null. */
@@ -77,15 +78,19 @@ export function rowSetOfPieces(pieces: readonly ChunkPiece[]): RowSet {
       if (to > from) entries.set(field.name, (entries.get(field.name) ?? 0) + (to - from));
     }
   }
-  const times = new Array<number>(count);
-  const raws = new Array<string>(count);
+  const times = new Float64Array(count);
+  // ASCII text stays bytes all the way into the segment (ascii-text.ts).
+  const rawText = pieces.every((piece) => piece.chunk.raws.encoding === 'latin1') ? concatText(pieces, count) : undefined;
+  const raws = rawText === undefined ? new Array<string>(count) : [];
   const fields = new Map<string, { rows: Uint32Array; values: FieldValue[]; filled: number }>();
   for (const [name, total] of entries) fields.set(name, { rows: new Uint32Array(total), values: new Array<FieldValue>(total), filled: 0 });
   let base = 0;
   for (const { chunk, start, end } of pieces) {
     for (let row = start; row < end; row++) times[base + row - start] = chunk.times[row];
-    const text = unpackStrings(chunk.raws, start, end);
-    for (let i = 0; i < text.length; i++) raws[base + i] = text[i];
+    if (rawText === undefined) {
+      const text = unpackStrings(chunk.raws, start, end);
+      for (let i = 0; i < text.length; i++) raws[base + i] = text[i];
+    }
     for (const field of chunk.fields) {
       const [from, to] = entryRange(field, start, end);
       if (to <= from) continue;
@@ -96,7 +101,29 @@ export function rowSetOfPieces(pieces: readonly ChunkPiece[]): RowSet {
   }
   const out = new Map<string, SparseColumn>();
   for (const [name, { rows, values }] of fields) out.set(name, { rows, values });
-  return { count, times, raws, fields: out };
+  return { count, times, raws, rawText, fields: out };
+}
+
+/** The pieces' `_raw` bytes as one buffer. */
+function concatText(pieces: readonly ChunkPiece[], count: number): AsciiText {
+  let total = 0;
+  for (const { chunk, start, end } of pieces) total += byteOffset(chunk.raws, end) - byteOffset(chunk.raws, start);
+  const bytes = new Uint8Array(total);
+  const ends = new Uint32Array(count);
+  let at = 0;
+  let row = 0;
+  for (const { chunk, start, end } of pieces) {
+    const from = byteOffset(chunk.raws, start);
+    bytes.set(chunk.raws.bytes.subarray(from, byteOffset(chunk.raws, end)), at);
+    for (let i = start; i < end; i++) ends[row++] = at + chunk.raws.ends[i] - from;
+    at += byteOffset(chunk.raws, end) - from;
+  }
+  return { bytes, ends };
+}
+
+/** Where string i starts. */
+function byteOffset(packed: PackedStrings, i: number): number {
+  return i === 0 ? 0 : packed.ends[i - 1];
 }
 
 /** The entries of a field whose rows fall in `[start, end)`. */

@@ -113,6 +113,12 @@ export class StorageEngine extends EventEmitter {
     this.afterAppend();
   }
 
+  /** append() with a prebuilt record value (first byte: the kind). */
+  async appendRecord(chunks: readonly EventChunk[], value: Buffer): Promise<void> {
+    await this.buffer.appendRecord(chunks, value, this.options.fsync);
+    this.afterAppend();
+  }
+
   async appendEvents(events: LogEvent[]): Promise<void> {
     await this.buffer.appendEvents(events, this.options.fsync);
     this.afterAppend();

@@ -14,6 +14,7 @@ export function sourceStatsOf(rows: RowSet): SourceStats[] {
     }
   }
   const byName = new Map<string, SourceStats & { fieldSet: Set<string> }>();
+  const rawText = rows.rawText;
   for (let row = 0; row < rows.count; row++) {
     const name = sourceOfRow[row];
     let stats = byName.get(name);
@@ -22,7 +23,7 @@ export function sourceStatsOf(rows: RowSet): SourceStats[] {
       byName.set(name, stats);
     }
     stats.rows++;
-    stats.rawBytes += Buffer.byteLength(rows.raws[row]);
+    stats.rawBytes += rawText === undefined ? Buffer.byteLength(rows.raws[row]) : rawText.ends[row] - (row === 0 ? 0 : rawText.ends[row - 1]);
     const time = rows.times[row];
     if (time < stats.minTime) stats.minTime = time;
     if (time > stats.maxTime) stats.maxTime = time;

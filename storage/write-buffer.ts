@@ -148,10 +148,16 @@ export class WriteBuffer {
    */
   async append(chunks: readonly EventChunk[], kind: number, payload: Buffer | Buffer[], sync: boolean): Promise<void> {
     if (!chunks.some((chunk) => chunk.count > 0)) return;
-    const seq = ++this.seq;
     const parts = Array.isArray(payload) ? payload : [payload];
     // One copy: the kind byte and the payload parts into the record value.
-    const value = Buffer.concat([Buffer.of(kind), ...parts]);
+    await this.appendRecord(chunks, Buffer.concat([Buffer.of(kind), ...parts]), sync);
+  }
+
+  /** append() with the record value already built: its first byte is the kind. */
+  async appendRecord(chunks: readonly EventChunk[], value: Buffer, sync: boolean): Promise<void> {
+    if (!chunks.some((chunk) => chunk.count > 0)) return;
+    if (!this.decoders.has(value[0])) throw new Error(`no decoder for record kind ${value[0]}`);
+    const seq = ++this.seq;
     await this.rocks.write([{ type: 'put', key: walKey(seq), value }], sync);
     for (const [index, range] of this.active.add(seq, chunks)) this.changes.record(index, range.min, range.max);
   }

@@ -7,7 +7,7 @@ import type { App } from '../app';
 import { ApiError } from '../errors';
 import type { IngestContext } from '../ingest/common';
 import type { ParsedBody } from '../ingest-parser';
-import { encodeIngestRecord, INGEST_RECORD_KIND, type IngestParams, type ParseSummary } from '../ingest-record';
+import type { IngestParams, ParseSummary } from '../ingest-record';
 import { rawBody, type RawBody } from './body';
 import type { IngestRateLimiter } from './rate-limit';
 
@@ -62,14 +62,14 @@ export class IngestFlow {
         this.failed(endpoint, error);
         throw error;
       }
-      await this.commit(request, endpoint, params, body, parsed);
+      await this.commit(request, endpoint, parsed);
       return parsed;
     } finally {
       app.inFlight--;
     }
   }
 
-  private async commit(request: FastifyRequest, endpoint: IngestEndpoint, params: IngestParams, body: Buffer, parsed: ParsedBody): Promise<void> {
+  private async commit(request: FastifyRequest, endpoint: IngestEndpoint, parsed: ParsedBody): Promise<void> {
     const { app } = this;
     if (parsed.events === 0) return;
     try {
@@ -82,7 +82,7 @@ export class IngestFlow {
       app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
       throw backpressure(app);
     }
-    await app.engine.append(parsed.chunks, INGEST_RECORD_KIND, encodeIngestRecord(params, body));
+    await app.engine.appendRecord(parsed.chunks, parsed.record);
     app.metrics.ingestEvents.inc({ endpoint }, parsed.events);
   }
 

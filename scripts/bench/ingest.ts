@@ -28,6 +28,19 @@ function processCpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds per thread of a process (Linux), busiest first: which thread is the bottleneck. */
+function printThreadCpu(pid: number | undefined): void {
+  const rows: [string, number][] = [];
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    rows.push([`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) / 100]);
+  }
+  rows.sort((a, b) => b[1] - a[1]);
+  for (const [name, seconds] of rows.slice(0, 12)) console.log(`thread ${name.padEnd(28)} ${seconds.toFixed(2)} s`);
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -81,6 +94,7 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     const seconds = (performance.now() - started) / 1000;
     const eventsPerSecond = options.events / seconds;
     const cpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
+    if (process.env.BENCH_THREADS === '1') printThreadCpu(server.process.pid);
 
     // Wait for the flusher to empty the write buffer, then stop cleanly and weigh the data dir.
     for (;;) {

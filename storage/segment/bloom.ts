@@ -170,6 +170,11 @@ export class TokenHashSet {
       this.addText(text);
       return;
     }
+    this.addAsciiBytes(bytes, start, end);
+  }
+
+  /** Adds the tokens of ASCII text given as bytes (see addUtf8 for the sentinel). */
+  addAsciiBytes(bytes: Uint8Array, start: number, end: number): void {
     if (end >= bytes.length) {
       this.scanBytes(bytes, start, end);
       return;

@@ -45,14 +45,15 @@ const MAX_SCRATCH_BYTES = 32 * 1024 * 1024;
 let scratch: ByteWriter | null = null;
 
 /** An empty writer for a payload, reusing one buffer across calls (blocks are sealed at once). */
-function payloadWriter(capacity: number): ByteWriter {
+export function payloadWriter(capacity: number): ByteWriter {
   if (scratch === null) scratch = new ByteWriter(Math.max(capacity, 64 * 1024));
   scratch.pos = 0;
   scratch.ensure(capacity);
   return scratch;
 }
 
-function seal(w: ByteWriter, encoding: ColumnEncoding, rows: number, level: number): Buffer {
+/** Compresses a payload written with payloadWriter into a stored block. */
+export function seal(w: ByteWriter, encoding: ColumnEncoding, rows: number, level: number): Buffer {
   const out = sealBlock(encoding, rows, w.finish(), level);
   if (w === scratch && w.buf.length > MAX_SCRATCH_BYTES) scratch = null;
   return out;

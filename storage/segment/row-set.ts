@@ -3,6 +3,7 @@
  * arrive; compaction rebuilds it from decoded segments (rowSetFromBatches).
  */
 import type { ColumnBatch } from '../column';
+import type { AsciiText } from './ascii-text';
 import { valueAt } from '../column';
 import type { FieldValue, LogEvent } from '../event';
 import { RAW_COLUMN, TIME_COLUMN } from '../event';
@@ -23,7 +24,10 @@ interface GrowingColumn {
 export interface RowSet {
   count: number;
   times: ArrayLike<number>;
+  /** `_raw` per row; empty when `rawText` holds it. */
   raws: ArrayLike<string>;
+  /** `_raw` as ASCII bytes (a flush of ASCII text): the encoder copies and scans the bytes. */
+  rawText?: AsciiText;
   fields: Map<string, SparseColumn>;
 }
 

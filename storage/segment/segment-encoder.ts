@@ -20,6 +20,7 @@ import { DEFAULT_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom, fieldPrefixHash
 import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary, StringSink } from './column-encode';
 import { encodeColumnBlock, encodeTimeBlock } from './column-encode';
+import { encodeAsciiTextBlock, rowText, type AsciiSink, type AsciiText } from './ascii-text';
 
 export interface EncodeSegmentOptions {
   /** zstd level of the column blocks. */
@@ -40,7 +41,8 @@ export interface EncodedSegment {
 
 export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): EncodedSegment {
   const n = rows.count;
-  if (rows.times.length !== n || rows.raws.length !== n) throw new Error('encodeSegment: times/raws length differs from count');
+  const rawCount = rows.rawText === undefined ? rows.raws.length : rows.rawText.ends.length;
+  if (rows.times.length !== n || rawCount !== n) throw new Error('encodeSegment: times/raws length differs from count');
   const blockRows = opts.blockRows;
   if (!Number.isInteger(blockRows) || blockRows < 1) throw new Error(`encodeSegment: bad blockRows ${blockRows}`);
   const level = opts.compressionLevel;
@@ -63,19 +65,31 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   const columns: ColumnStats[] = [timeStats(times, blockData, level, blockRows)];
 
   // _raw in sorted order. The codec hands its UTF-8 to the bloom as it writes it (every line, or
-  // every dictionary entry), which is cheaper to scan than the JS strings.
-  const raws = order === null ? rows.raws : Array.from(order, (i) => rows.raws[i]);
+  // every dictionary entry), which is cheaper to scan than the JS strings. ASCII text that arrives
+  // as bytes (a flush) is copied and scanned as bytes, with no string per row.
+  const rawText = rows.rawText ?? null;
+  const raws = rawText !== null ? null : order === null ? rows.raws : Array.from(order, (i) => rows.raws[i]);
   let rawBytes = 0;
   const rawStats = new StatsBuilder(RAW_COLUMN);
   const rawSink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
+  const rawAsciiSink: AsciiSink = (bytes, s, e) => tokens.addAsciiBytes(bytes, s, e);
   for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
     const end = start + blocks[b].rows;
     tokens = blockTokens[b];
-    const { data, summary } = encodeColumnBlock(raws, start, end, level, rawSink);
+    const direct = rawText === null ? null : encodeAsciiTextBlock(rawText, order, start, end, level, rawAsciiSink);
+    if (direct !== null && rawText !== null) {
+      blockData[b].push(direct.data);
+      rawStats.addAscii(direct.summary, direct.data.length, rawText, order, start, end);
+      rawBytes += direct.summary.stringBytes;
+      continue;
+    }
+    // Strings: all of them, or (bytes that would rather be a dictionary) this block's.
+    const [values, from, to] = raws !== null ? [raws, start, end] : [blockTexts(rawText as AsciiText, order, start, end), 0, end - start];
+    const { data, summary } = encodeColumnBlock(values, from, to, level, rawSink);
     blockData[b].push(data);
-    rawStats.add(summary, data.length, raws, start, end);
+    rawStats.add(summary, data.length, values, from, to);
     rawBytes += summary.stringBytes;
-    if (summary.encoding === ColumnEncoding.Mixed) addFieldTokens(tokens, null, raws, start, end);
+    if (summary.encoding === ColumnEncoding.Mixed) addFieldTokens(tokens, null, values, from, to);
   }
   columns.push(rawStats.finish());
 
@@ -129,6 +143,13 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     rawBytes,
   };
   return { stats, blockData, blooms };
+}
+
+/** Rows `start..end` of ASCII text (in sort order) as strings. */
+function blockTexts(text: AsciiText, order: Uint32Array | null, start: number, end: number): string[] {
+  const out = new Array<string>(end - start);
+  for (let i = start; i < end; i++) out[i - start] = rowText(text, order === null ? i : order[i]);
+  return out;
 }
 
 /** Stable sort order of the rows by time, or null when they are already sorted. */
@@ -220,16 +241,7 @@ class StatsBuilder {
   constructor(private readonly name: string) {}
 
   add(s: ColumnBlockSummary, bytes: number, values: ArrayLike<FieldValue | null>, start: number, end: number): void {
-    this.counts.string += s.counts.string;
-    this.counts.number += s.counts.number;
-    this.counts.integer += s.counts.integer;
-    this.counts.boolean += s.counts.boolean;
-    this.nullCount += s.nullCount;
-    this.bytes += bytes;
-    if (s.min !== null && (this.min === null || s.min < this.min)) this.min = s.min;
-    if (s.max !== null && (this.max === null || s.max > this.max)) this.max = s.max;
-    if (s.minString !== null && (this.minString === null || s.minString < this.minString)) this.minString = s.minString;
-    if (s.maxString !== null && (this.maxString === null || s.maxString > this.maxString)) this.maxString = s.maxString;
+    this.addSummary(s, bytes);
     if (this.distinct === null || s.counts.string === 0) return;
     if (s.dict !== null) {
       for (const v of s.dict) this.distinct.add(v);
@@ -241,6 +253,28 @@ class StatsBuilder {
       }
     }
     if (this.distinct.size > MAX_HEADER_DICT) this.distinct = null;
+  }
+
+  /** add() for a plain block written from ASCII bytes (rows `order[start..end)`). */
+  addAscii(s: ColumnBlockSummary, bytes: number, text: AsciiText, order: Uint32Array | null, start: number, end: number): void {
+    this.addSummary(s, bytes);
+    for (let i = start; this.distinct !== null && i < end && this.distinct.size <= MAX_HEADER_DICT; i++) {
+      this.distinct.add(rowText(text, order === null ? i : order[i]));
+    }
+    if (this.distinct !== null && this.distinct.size > MAX_HEADER_DICT) this.distinct = null;
+  }
+
+  private addSummary(s: ColumnBlockSummary, bytes: number): void {
+    this.counts.string += s.counts.string;
+    this.counts.number += s.counts.number;
+    this.counts.integer += s.counts.integer;
+    this.counts.boolean += s.counts.boolean;
+    this.nullCount += s.nullCount;
+    this.bytes += bytes;
+    if (s.min !== null && (this.min === null || s.min < this.min)) this.min = s.min;
+    if (s.max !== null && (this.max === null || s.max > this.max)) this.max = s.max;
+    if (s.minString !== null && (this.minString === null || s.minString < this.minString)) this.minString = s.minString;
+    if (s.maxString !== null && (this.maxString === null || s.maxString > this.maxString)) this.maxString = s.maxString;
   }
 
   finish(): ColumnStats {

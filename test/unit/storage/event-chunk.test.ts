@@ -13,6 +13,10 @@ import {
   type EventChunk,
 } from '../../../storage/event-chunk';
 import { keyOf, keyString, type Placement } from '../../../storage/partition';
+import { rowText } from '../../../storage/segment/ascii-text';
+import { ColumnEncoding, readBlockHeader } from '../../../storage/segment/column-codec';
+import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
+import { encodeSegment, type EncodedSegment } from '../../../storage/segment/segment-encoder';
 
 const HOUR = 3_600_000_000;
 const ONE_PARTITION: Placement = { bucketSpanMicros: HOUR, partitions: 1 };
@@ -31,6 +35,15 @@ const eventArb = fc.record({
   index: fc.constantFrom('main', 'web'),
   fields: fc.dictionary(fc.constantFrom('host', 'source', 'status', 'msg', 'ok'), fieldValue, { maxKeys: 4 }),
 });
+
+/** Every row of an encoded segment, column by column. */
+function decodedRows(segment: EncodedSegment): unknown[][] {
+  const rows: unknown[][] = [];
+  for (const batch of decodeSegmentBatches(segment.stats, segment.blockData)) {
+    for (let i = 0; i < batch.rowCount; i++) rows.push([...batch.columns].map(([name, column]) => [name, valueAt(column, i)]));
+  }
+  return rows;
+}
 
 /** The events of one partition key, in arrival order. */
 function eventsByKey(events: LogEvent[], placement: Placement): Map<string, LogEvent[]> {
@@ -107,7 +120,7 @@ describe('event chunks', () => {
           for (let i = 0; i < set.count; i++) {
             const event = sameKey[row + i];
             assert.equal(set.times[i], event.time);
-            assert.equal(set.raws[i], event.raw);
+            assert.equal(set.rawText === undefined ? set.raws[i] : rowText(set.rawText, i), event.raw);
           }
           for (const [name, column] of set.fields) {
             for (let j = 0; j < column.rows.length; j++) {
@@ -122,6 +135,44 @@ describe('event chunks', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('an ASCII flush keeps _raw as bytes and encodes the same segment as from strings (property)', () => {
+    const asciiEvent = fc.record({
+      time: fc.integer({ min: 0, max: 1000 }),
+      raw: fc.oneof(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '=', '1', '.'), maxLength: 12 }), fc.constantFrom('same line', 'other')),
+      index: fc.constant('main'),
+      fields: fc.dictionary(fc.constantFrom('host', 'n'), fieldValue, { maxKeys: 2 }),
+    });
+    fc.assert(
+      fc.property(fc.array(asciiEvent, { minLength: 1, maxLength: 700 }), fc.integer({ min: 1, max: 600 }), (events, blockRows) => {
+        const chunks: EventChunk[] = [];
+        for (let i = 0; i < events.length; i += 9) chunks.push(...chunkEvents(events.slice(i, i + 9), ONE_PARTITION));
+        const [pieces] = groupChunkRows(chunks, 1000);
+        const fromBytes = rowSetOfPieces(pieces);
+        assert.ok(fromBytes.rawText !== undefined);
+        const fromStrings = { ...fromBytes, raws: events.map((e) => e.raw), rawText: undefined };
+        const a = encodeSegment(fromBytes, { compressionLevel: 1, blockRows });
+        const b = encodeSegment(fromStrings, { compressionLevel: 1, blockRows });
+        // The byte path may pick a plain block where strings would get a dictionary: same rows, same tokens.
+        assert.deepEqual(decodedRows(a), decodedRows(b));
+        assert.deepEqual(a.blooms, b.blooms);
+        assert.equal(a.stats.columns[1].minString, b.stats.columns[1].minString);
+        assert.equal(a.stats.columns[1].maxString, b.stats.columns[1].maxString);
+        assert.deepEqual(a.stats.columns[1].dict, b.stats.columns[1].dict);
+      }),
+      { numRuns: 60 },
+    );
+    // Distinct lines past the dictionary threshold take the byte path: a plain block.
+    const lines = Array.from({ length: 2000 }, (_, i) => ({ time: i, raw: `line ${i} x=${i * 7}`, index: 'main', fields: {} }));
+    const [chunk] = chunkEvents(lines, ONE_PARTITION);
+    const segment = encodeSegment(rowSetOfPieces([{ chunk, start: 0, end: 2000 }]), { compressionLevel: 1, blockRows: 1000 });
+    assert.equal(readBlockHeader(segment.blockData[0][1]).encoding, ColumnEncoding.String);
+    assert.deepEqual(decodedRows(segment).map((row) => (row[1] as unknown[])[1]), lines.map((line) => line.raw));
+    assert.equal(segment.stats.columns[1].minString, 'line 0 x=0');
+    assert.equal(segment.stats.columns[1].maxString, 'line 999 x=6993');
+    const [mixed] = chunkEvents([{ time: 1, raw: 'é', index: 'main', fields: {} }], ONE_PARTITION);
+    assert.equal(rowSetOfPieces([{ chunk: mixed, start: 0, end: 1 }]).rawText, undefined);
   });
 
   it('moves to another thread by transfer, leaving no buffer behind', () => {
