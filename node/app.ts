@@ -7,7 +7,6 @@ import { JobManager } from '../coordinator/jobs';
 import { QueryService } from '../coordinator/query-service';
 import { defaultQueryWorkers, QueryWorkerPool } from '../query/exec/session-pool';
 import { StorageEngine, type EngineOptions } from '../storage/engine';
-import type { RecordDecoder } from '../storage/write-buffer';
 import type { Config } from './config/schema';
 import { RESTART_REQUIRED_KEYS } from './config/schema';
 import { resolveSettings, type Settings } from './config/settings';
@@ -84,9 +83,9 @@ export class App {
     engine.on('error', (error: Error, phase: string) => logger.error(`storage ${phase} failed: ${error.message}`));
   }
 
-  static async start(config: Config, logger: Logger, decoders: Map<number, RecordDecoder>): Promise<App> {
+  static async start(config: Config, logger: Logger): Promise<App> {
     const settings = resolveSettings(config);
-    const engine = await StorageEngine.open(engineOptions(settings), decoders);
+    const engine = await StorageEngine.open(engineOptions(settings));
     if (engine.replayed.records > 0) {
       logger.info(`replayed ${engine.replayed.events} buffered events from ${engine.replayed.records} write-buffer records`);
     }

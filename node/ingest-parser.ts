@@ -8,14 +8,15 @@
 import os from 'os';
 import path from 'path';
 import { Worker } from 'worker_threads';
+import { decodeChunkRecord, encodeChunkRecord } from '../storage/chunk-record';
 import { chunkEvents, type EventChunk } from '../storage/event-chunk';
 import type { Placement } from '../storage/partition';
 import { ApiError, type ErrorCode } from './errors';
-import { bodyText, ingestRecordValue, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
+import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
 
 export interface ParsedBody {
   chunks: EventChunk[];
-  /** The write-buffer record value (kind byte, params, body), built where the body was parsed. */
+  /** The chunk record (storage/chunk-record.ts): the write-buffer record, and the memory `chunks` view. */
   record: Buffer;
   /** Accepted events. */
   events: number;
@@ -30,7 +31,7 @@ export interface ParseRequest {
 }
 
 export type ParseResponse =
-  | { id: number; ok: true; parsed: ParsedBody }
+  | { id: number; ok: true; parsed: Omit<ParsedBody, 'chunks'> }
   | { id: number; ok: false; error: ParseFailure };
 
 /** A failed parse: an ApiError's parts, or (apiError false) an unexpected error's stack. */
@@ -50,10 +51,15 @@ export function defaultIngestWorkers(): number {
   return Math.max(1, Math.min(4, os.availableParallelism() - 1));
 }
 
-/** The parse itself (in a worker or in place). Throws ApiError for a bad request. */
-export function parseBody(params: IngestParams, body: Buffer, placement: Placement): ParsedBody {
+/** The parse itself (in a worker or in place): the chunk record and the route's summary. Throws ApiError for a bad request. */
+export function parseBody(params: IngestParams, body: Buffer, placement: Placement): Omit<ParsedBody, 'chunks'> {
   const { events, summary } = parseRecord(params, bodyText(body));
-  return { chunks: chunkEvents(events, placement), record: ingestRecordValue(params, body), events: events.length, summary };
+  return { record: encodeChunkRecord(chunkEvents(events, placement), placement), events: events.length, summary };
+}
+
+/** A parse result with its chunks as views into the record. */
+function withChunks(parsed: Omit<ParsedBody, 'chunks'>): ParsedBody {
+  return { ...parsed, chunks: decodeChunkRecord(parsed.record).chunks };
 }
 
 interface Pending {
@@ -80,7 +86,7 @@ export class IngestParser {
   parse(params: IngestParams, body: Buffer, placement: Placement): Promise<ParsedBody> {
     if (this.size === 0 || this.closed || body.length < INLINE_PARSE_BYTES) {
       try {
-        return Promise.resolve(parseBody(params, body, placement));
+        return Promise.resolve(withChunks(parseBody(params, body, placement)));
       } catch (error) {
         return Promise.reject(error as Error);
       }
@@ -117,10 +123,9 @@ export class IngestParser {
     this.pending.delete(response.id);
     pending.worker.busy--;
     if (response.ok) {
+      // The record arrives alone (transferred); its chunks are views into it, made on this side.
       const { record } = response.parsed;
-      // Transferred buffers arrive as plain Uint8Arrays.
-      response.parsed.record = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
-      pending.resolve(response.parsed);
+      pending.resolve(withChunks({ ...response.parsed, record: Buffer.from(record.buffer, record.byteOffset, record.byteLength) }));
     }
     else {
       const { apiError, status, code, message, details } = response.error;

@@ -1,12 +1,9 @@
 /**
- * The write-buffer record of one ingest request: the (decompressed) body plus everything its
- * parser was given. Storing the body costs one copy, where re-encoding the parsed events would
- * cost a serialization per event; replay after a crash runs the same deterministic parser on the
- * same inputs and gets the same events.
+ * One ingest request's parse: its format and inputs (IngestParams), the parser they name, and the
+ * route's summary. Parsers are deterministic: the same body and params give the same events.
  */
 import { isAscii } from 'buffer';
 import type { LogEvent } from '../storage/event';
-import type { RecordDecoder } from '../storage/write-buffer';
 import { invalidRequest } from './errors';
 import { parseBulk, parseEsDoc, type BulkItem } from './ingest/bulk';
 import type { IngestContext } from './ingest/common';
@@ -14,9 +11,6 @@ import { parseHecLines } from './ingest/hec';
 import { parseNativeBatch } from './ingest/native';
 import { parseOtlpLogs } from './ingest/otlp';
 import { parseRawLines, type RawHeaders } from './ingest/raw';
-
-/** Record kind in the write buffer (kind 0 is the engine's own JSON events). */
-export const INGEST_RECORD_KIND = 1;
 
 export type IngestFormat = 'native' | 'raw' | 'hec' | 'bulk' | 'doc' | 'otlp';
 
@@ -76,21 +70,3 @@ export function eventsOf(params: IngestParams, body: string): LogEvent[] {
 export function bodyText(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
-
-/** The write-buffer record value: the kind byte, the params as a JSON line, then the body (one copy). */
-export function ingestRecordValue(params: IngestParams, body: Buffer): Buffer {
-  const header = `${JSON.stringify(params)}\n`;
-  const headerBytes = Buffer.byteLength(header);
-  const value = Buffer.allocUnsafeSlow(1 + headerBytes + body.length);
-  value[0] = INGEST_RECORD_KIND;
-  value.write(header, 1, 'utf8');
-  body.copy(value, 1 + headerBytes);
-  return value;
-}
-
-export const decodeIngestRecord: RecordDecoder = (payload) => {
-  const newline = payload.indexOf(0x0a);
-  if (newline === -1) throw new Error('ingest record without a header line');
-  const params = JSON.parse(payload.subarray(0, newline).toString('utf8')) as IngestParams;
-  return eventsOf(params, bodyText(payload.subarray(newline + 1)));
-};

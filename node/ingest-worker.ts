@@ -1,6 +1,5 @@
 /** Ingest worker thread: parses request bodies for ingest-parser.ts. */
 import { parentPort } from 'worker_threads';
-import { chunkTransferList } from '../storage/event-chunk';
 import { ApiError } from './errors';
 import { parseBody, type ParseRequest, type ParseResponse } from './ingest-parser';
 
@@ -12,7 +11,7 @@ if (parentPort !== null) {
     try {
       const body = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
       const parsed = parseBody(request.params, body, request.placement);
-      transfer = [...chunkTransferList(parsed.chunks), parsed.record.buffer as ArrayBuffer];
+      transfer = [parsed.record.buffer as ArrayBuffer];
       response = { id: request.id, ok: true, parsed };
     } catch (error) {
       const failure =

@@ -8,7 +8,6 @@ import { App } from './app';
 import { loadConfig, type CommandLineOverrides } from './config/load';
 import { resolveSettings } from './config/settings';
 import { buildServer } from './http/server';
-import { decodeIngestRecord, INGEST_RECORD_KIND } from './ingest-record';
 import { createLogger } from './logger';
 
 export async function runServer(overrides: CommandLineOverrides): Promise<void> {
@@ -16,7 +15,7 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   // The level is read per line from the live config, so SIGHUP and PATCH /config both apply it.
   let running: App | null = null;
   const logger = createLogger(() => (running?.config.log_level ?? config.log_level) as string);
-  const app = await App.start(config, logger, new Map([[INGEST_RECORD_KIND, decodeIngestRecord]]));
+  const app = await App.start(config, logger);
   running = app;
   const server = await buildServer(app);
   const { host, port } = resolveSettings(config).listen;

@@ -3,12 +3,28 @@
  * segment encoder's RowSet for a flush (run in the codec worker, so the main thread never decodes
  * a chunk it only writes out).
  */
-import type { Column } from './column';
-import type { FieldValue } from './event';
+import { valueAt, type Column } from './column';
+import type { FieldValue, LogEvent } from './event';
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
 import { fieldRow, unpackStrings, type ChunkField, type ChunkPiece, type EventChunk, type PackedStrings } from './event-chunk';
 import type { AsciiText } from './segment/ascii-text';
 import type { RowSet, SparseColumn } from './segment/row-set';
+
+/** The chunk's rows as events again (replay under a changed placement). */
+export function chunkEventsOf(chunk: EventChunk): LogEvent[] {
+  const raws = unpackStrings(chunk.raws);
+  const events: LogEvent[] = Array.from(raws, (raw, row) => ({ time: chunk.times[row], raw, index: chunk.key.index, fields: {} }));
+  for (const field of chunk.fields) {
+    const column = fieldColumn(field, chunk.count);
+    const entries = field.rows === null ? chunk.count : field.rows.length;
+    for (let i = 0; i < entries; i++) {
+      const row = fieldRow(field, i);
+      const value = valueAt(column, row);
+      if (value !== null) events[row].fields[field.name] = value;
+    }
+  }
+  return events;
+}
 
 /** One column of a chunk, all rows. `index` is a constant; a field the chunk lacks is all-null. */
 export function chunkColumn(chunk: EventChunk, name: string): Column {

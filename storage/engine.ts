@@ -18,7 +18,7 @@ import { directoryBytes, prefixEnd, Rocks } from './rocks';
 import { planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
 import { SegmentStore } from './segment-store';
 import type { ColumnBatch } from './column';
-import { WriteBuffer, type RecordDecoder } from './write-buffer';
+import { WriteBuffer } from './write-buffer';
 
 export interface EngineOptions {
   dataDir: string;
@@ -70,12 +70,11 @@ export class StorageEngine extends EventEmitter {
   }
 
   /** Opens (or creates) the engine and replays the write buffer left by the previous run. */
-  static async open(options: EngineOptions, decoders: Map<number, RecordDecoder> = new Map()): Promise<StorageEngine> {
+  static async open(options: EngineOptions): Promise<StorageEngine> {
     const rocks = await Rocks.open(path.join(options.dataDir, 'storage'));
     const store = new SegmentStore(rocks);
     await store.load();
     const buffer = new WriteBuffer(rocks, options.placement);
-    for (const [kind, decoder] of decoders) buffer.registerDecoder(kind, decoder);
     const engine = new StorageEngine(rocks, store, buffer, options, new CodecPool(options.codecWorkers));
     engine.replayed = await buffer.replay();
     return engine;
@@ -107,13 +106,7 @@ export class StorageEngine extends EventEmitter {
     this.maintenanceTimer.unref();
   }
 
-  /** Durable once resolved (see WriteBuffer.append); triggers an early flush when a segment's worth is buffered. */
-  async append(chunks: readonly EventChunk[], kind: number, payload: Buffer | Buffer[]): Promise<void> {
-    await this.buffer.append(chunks, kind, payload, this.options.fsync);
-    this.afterAppend();
-  }
-
-  /** append() with a prebuilt record value (first byte: the kind). */
+  /** Durable once resolved (see WriteBuffer.appendRecord); triggers an early flush when a segment's worth is buffered. */
   async appendRecord(chunks: readonly EventChunk[], value: Buffer): Promise<void> {
     await this.buffer.appendRecord(chunks, value, this.options.fsync);
     this.afterAppend();

@@ -8,16 +8,16 @@
  * of that generation in the same atomic batch: no event is lost or stored twice across a crash.
  */
 import type { LogEvent } from './event';
+import { chunkEventsOf } from './chunk-read';
+import { CHUNK_RECORD_KIND, decodeChunkRecord } from './chunk-record';
 import { chunkEvents, type EventChunk } from './event-chunk';
 import { WAL_PREFIX, walKey, walSeqOf } from './keys';
 import { MemTable } from './memtable';
 import { keyString, type Placement } from './partition';
 import type { Rocks } from './rocks';
 
-/** Record payload kinds. Kind 0 (JSON events) is built in; callers register cheaper ones (e.g. raw bodies). */
+/** Record kinds: 0 is a JSON array of events (appendEvents); chunk records are CHUNK_RECORD_KIND. */
 export const JSON_EVENTS_KIND = 0;
-
-export type RecordDecoder = (payload: Buffer) => LogEvent[];
 
 export class Generation {
   readonly tables = new Map<string, MemTable>();
@@ -97,20 +97,12 @@ export class WriteBuffer {
   private active: Generation;
   /** Rotated generations whose segments are being written; still readable. */
   private readonly sealed: Generation[] = [];
-  private readonly decoders = new Map<number, RecordDecoder>([
-    [JSON_EVENTS_KIND, (payload) => JSON.parse(payload.toString('utf8')) as LogEvent[]],
-  ]);
 
   constructor(
     private readonly rocks: Rocks,
     private placement: Placement,
   ) {
     this.active = new Generation(++this.generationCounter);
-  }
-
-  registerDecoder(kind: number, decoder: RecordDecoder): void {
-    if (kind === JSON_EVENTS_KIND) throw new Error('kind 0 is reserved for JSON events');
-    this.decoders.set(kind, decoder);
   }
 
   setPlacement(placement: Placement): void {
@@ -125,45 +117,52 @@ export class WriteBuffer {
     for await (const { key, value } of this.rocks.scan(WAL_PREFIX)) {
       const seq = walSeqOf(key);
       this.seq = Math.max(this.seq, seq);
-      const decoder = this.decoders.get(value[0]);
-      let decoded: LogEvent[];
+      let chunks: EventChunk[];
       try {
-        if (decoder === undefined) throw new Error(`no decoder for record kind ${value[0]}`);
-        decoded = decoder(value.subarray(1));
+        chunks = this.decodeRecord(value);
       } catch {
         // Keep the record (it is never deleted while undecodable) and say so in the stats.
         undecodable++;
         continue;
       }
-      this.active.add(seq, chunkEvents(decoded, this.placement));
+      this.active.add(seq, chunks);
       records++;
-      events += decoded.length;
+      for (const chunk of chunks) events += chunk.count;
     }
     return { records, events, undecodable };
   }
 
-  /**
-   * Makes a batch durable, then readable. `payload` must decode (by `kind`'s decoder) to exactly
-   * the events of `chunks`; callers with no cheaper form use `appendEvents`.
-   */
-  async append(chunks: readonly EventChunk[], kind: number, payload: Buffer | Buffer[], sync: boolean): Promise<void> {
-    if (!chunks.some((chunk) => chunk.count > 0)) return;
-    const parts = Array.isArray(payload) ? payload : [payload];
-    // One copy: the kind byte and the payload parts into the record value.
-    await this.appendRecord(chunks, Buffer.concat([Buffer.of(kind), ...parts]), sync);
+  /** A record's chunks, keyed by the current placement. */
+  private decodeRecord(value: Buffer): EventChunk[] {
+    if (value[0] === CHUNK_RECORD_KIND) {
+      const { chunks, placement } = decodeChunkRecord(value);
+      const same = placement.bucketSpanMicros === this.placement.bucketSpanMicros && placement.partitions === this.placement.partitions;
+      return same ? chunks : chunkEvents(chunks.flatMap(chunkEventsOf), this.placement);
+    }
+    if (value[0] !== JSON_EVENTS_KIND) throw new Error(`no decoder for record kind ${value[0]}`);
+    return chunkEvents(JSON.parse(value.subarray(1).toString('utf8')) as LogEvent[], this.placement);
   }
 
-  /** append() with the record value already built: its first byte is the kind. */
+  /**
+   * Makes a chunk record (chunk-record.ts) durable, then its chunks readable. `chunks` are the
+   * record's own (views into it), keyed by the current placement.
+   */
   async appendRecord(chunks: readonly EventChunk[], value: Buffer, sync: boolean): Promise<void> {
     if (!chunks.some((chunk) => chunk.count > 0)) return;
-    if (!this.decoders.has(value[0])) throw new Error(`no decoder for record kind ${value[0]}`);
+    if (value[0] !== CHUNK_RECORD_KIND) throw new Error(`not a chunk record (kind ${value[0]})`);
+    await this.put(chunks, value, sync);
+  }
+
+  /** Makes events durable (as a JSON record), then readable: for callers without a parse worker. */
+  async appendEvents(events: LogEvent[], sync: boolean): Promise<void> {
+    if (events.length === 0) return;
+    await this.put(chunkEvents(events, this.placement), Buffer.concat([Buffer.of(JSON_EVENTS_KIND), Buffer.from(JSON.stringify(events))]), sync);
+  }
+
+  private async put(chunks: readonly EventChunk[], value: Buffer, sync: boolean): Promise<void> {
     const seq = ++this.seq;
     await this.rocks.write([{ type: 'put', key: walKey(seq), value }], sync);
     for (const [index, range] of this.active.add(seq, chunks)) this.changes.record(index, range.min, range.max);
-  }
-
-  appendEvents(events: LogEvent[], sync: boolean): Promise<void> {
-    return this.append(chunkEvents(events, this.placement), JSON_EVENTS_KIND, Buffer.from(JSON.stringify(events)), sync);
   }
 
   /** The placement new chunks must be keyed by. */

@@ -5,7 +5,6 @@
 import { valueAt } from '../../storage/column';
 import { StorageEngine } from '../../storage/engine';
 import { indexMatcher, type ScanRequest } from '../../storage/scan';
-import { decodeIngestRecord, INGEST_RECORD_KIND } from '../../node/ingest-record';
 
 export type StoredEvent = Record<string, unknown> & { _time: number; _raw: string; index: string };
 
@@ -23,8 +22,6 @@ export async function readStoredEvents(dataDir: string): Promise<StoredEvent[]> 
       retentionMs: 100 * 365 * 24 * 3600_000,
       codecWorkers: 0,
     },
-    // Records written by the server's ingest routes decode with the same parsers.
-    new Map([[INGEST_RECORD_KIND, decodeIngestRecord]]),
   );
   try {
     const request: ScanRequest = { index: indexMatcher(['*']), fromMicros: -Number.MAX_SAFE_INTEGER, toMicros: Number.MAX_SAFE_INTEGER, columns: null };

@@ -13,6 +13,7 @@ import {
   type EventChunk,
 } from '../../../storage/event-chunk';
 import { keyOf, keyString, type Placement } from '../../../storage/partition';
+import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/chunk-record';
 import { rowText } from '../../../storage/segment/ascii-text';
 import { ColumnEncoding, readBlockHeader } from '../../../storage/segment/column-codec';
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
@@ -173,6 +174,35 @@ describe('event chunks', () => {
     assert.equal(segment.stats.columns[1].maxString, 'line 999 x=6993');
     const [mixed] = chunkEvents([{ time: 1, raw: 'é', index: 'main', fields: {} }], ONE_PARTITION);
     assert.equal(rowSetOfPieces([{ chunk: mixed, start: 0, end: 1 }]).rawText, undefined);
+  });
+
+  it('serializes a request\'s chunks into one record and reads them back as views, even from an unaligned copy (property)', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 40 }), fc.constantFrom(1, 3), (events, partitions) => {
+        const placement = { bucketSpanMicros: HOUR, partitions };
+        const chunks = chunkEvents(events, placement);
+        const record = encodeChunkRecord(chunks, placement);
+        const unaligned = Buffer.alloc(record.length + 1).subarray(1);
+        record.copy(unaligned);
+        for (const value of [record, unaligned]) {
+          const decoded = decodeChunkRecord(value);
+          assert.deepEqual(decoded.placement, placement);
+          assert.equal(decoded.chunks.length, chunks.length);
+          decoded.chunks.forEach((chunk, c) => {
+            assert.deepEqual(chunk.key, chunks[c].key);
+            assert.deepEqual(Array.from(chunk.times), Array.from(chunks[c].times));
+            assert.deepEqual(unpackStrings(chunk.raws), unpackStrings(chunks[c].raws));
+            for (const field of chunks[c].fields) {
+              const want = chunkColumn(chunks[c], field.name);
+              const got = chunkColumn(chunk, field.name);
+              for (let row = 0; row < chunk.count; row++) assert.ok(Object.is(valueAt(got, row), valueAt(want, row)));
+            }
+          });
+        }
+        assert.throws(() => decodeChunkRecord(record.subarray(0, Math.min(record.length, 7))));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('moves to another thread by transfer, leaving no buffer behind', () => {
