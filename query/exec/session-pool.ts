@@ -6,25 +6,44 @@ import os from 'os';
 import path from 'path';
 import { Worker } from 'worker_threads';
 import type { ColumnBatch } from '../../storage/column';
-import type { SegmentHeader } from '../../storage/segment/header';
 import type { QueryPlan } from '../plan/plan';
 import type { SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
 import type { TimedRow } from './rows';
-import { ShardSession, type ShardResult, type UnitAck } from './shard-session';
+import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
 
 export interface SessionHandle {
-  segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck>;
+  /** Segment row blocks, processed in order; the ack is the one after the last. */
+  blocks(inputs: BlockInput[]): Promise<UnitAck>;
   batch(batch: ColumnBatch): Promise<UnitAck>;
   preview(limit: number): Promise<TimedRow[]>;
   finish(): Promise<ShardResult>;
   close(): void;
 }
 
+/**
+ * The memory of the blocks' buffers, to move to the worker instead of copying. Only buffers that
+ * span their whole ArrayBuffer qualify (RocksDB hands each value its own); a view into a shared
+ * pool would detach the pool. The sender must not touch the buffers afterwards.
+ */
+function ownedArrayBuffers(inputs: BlockInput[]): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  for (const input of inputs) {
+    for (const buffer of input.buffers) {
+      if (buffer === null || !(buffer.buffer instanceof ArrayBuffer)) continue;
+      if (buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) out.add(buffer.buffer);
+    }
+  }
+  return [...out];
+}
+
 class LocalHandle implements SessionHandle {
   constructor(private readonly session: ShardSession) {}
 
-  async segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck> {
-    return this.session.processSegment(header, block, stored, buffers);
+  async blocks(inputs: BlockInput[]): Promise<UnitAck> {
+    let ack: UnitAck | null = null;
+    for (const input of inputs) ack = this.session.processBlock(input);
+    if (ack === null) throw new Error('no blocks to process');
+    return ack;
   }
 
   async batch(batch: ColumnBatch): Promise<UnitAck> {
@@ -107,8 +126,8 @@ class WorkerHandle implements SessionHandle {
     return response.ack;
   }
 
-  segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck> {
-    return this.ack({ type: 'segment', session: this.session, seq: ++this.seq, header, block, stored, buffers });
+  blocks(inputs: BlockInput[]): Promise<UnitAck> {
+    return this.ack({ type: 'blocks', session: this.session, seq: ++this.seq, blocks: inputs }, ownedArrayBuffers(inputs));
   }
 
   batch(batch: ColumnBatch): Promise<UnitAck> {
