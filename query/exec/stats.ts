@@ -307,12 +307,21 @@ export class StatsAccumulator {
   }
 
   mergePartial(partial: PartialStats): void {
+    const aggregates = this.spec.aggregates;
     for (const { key, states } of partial.groups) {
       const ids = key.map((value, k) => this.dictionaries[k].idOf(value));
-      const group = this.groupFor(compositeOf(ids), ids);
+      const composite = compositeOf(ids);
+      const known = this.groupIndex.get(composite);
+      if (known === undefined) {
+        // A new group takes the partial's states as they are (nothing to merge them into).
+        this.groupIndex.set(composite, this.states.length);
+        this.groupKeys.push(ids);
+        this.states.push(states.map((json, a) => aggregates[a].factory.fromJSON(aggregates[a].site, json)));
+        continue;
+      }
       states.forEach((json, a) => {
-        const aggregate = this.spec.aggregates[a];
-        this.states[group][a].merge(aggregate.factory.fromJSON(aggregate.site, json));
+        const aggregate = aggregates[a];
+        this.states[known][a].merge(aggregate.factory.fromJSON(aggregate.site, json));
       });
     }
   }
