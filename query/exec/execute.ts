@@ -77,10 +77,11 @@ function workUnits(plan: ScanPlan): WorkUnit[] {
 
 /**
  * Blocks per message: one message (and one RocksDB multi-get) per block costs more than decoding
- * a small column block, so blocks travel in groups of about this many compressed bytes.
+ * a small column block, so small blocks travel in groups. Large blocks (`_raw`) go a few at a
+ * time, so that a scan of few blocks still spreads over every session.
  */
 const MAX_BLOCKS_PER_MESSAGE = 16;
-const MAX_BYTES_PER_MESSAGE = 4 * 1024 * 1024;
+const MAX_BYTES_PER_MESSAGE = 1024 * 1024;
 
 /** Compressed bytes of some columns of one row block, estimated from the segment's totals. */
 function estimatedBytes(unit: SegmentUnit, stored: readonly string[]): number {
