@@ -129,11 +129,12 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
   progress.phase = 'planning';
   const scanPlan = await source.planScan(request, options.spec.trace);
   progress.attach(scanPlan.stats);
-  const slots = options.pool.open(plan, options.spec).map((handle) => new SessionSlot(handle));
+  const boundary = plan.boundary;
+  // A head reads a block or two and each session must fill the whole head: one session is fastest.
+  const slots = options.pool.open(plan, options.spec, boundary.kind === 'head' ? 1 : Infinity).map((handle) => new SessionSlot(handle));
   // Cancel or timeout: stop the sessions now, not after the units in flight finish.
   const abort = (): void => slots.forEach((slot) => slot.handle.close());
   signal.addEventListener('abort', abort, { once: true });
-  const boundary = plan.boundary;
   let bufferedRowsRead = 0;
   let streamChain: Promise<void> = Promise.resolve();
   const refreshRowsRead = (): void => {

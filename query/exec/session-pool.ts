@@ -180,11 +180,15 @@ export class QueryWorkerPool {
 
   constructor(readonly size: number) {}
 
-  /** Sessions for one query: one per worker (started lazily), or one in-process. */
-  open(plan: QueryPlan, spec: SessionSpec): SessionHandle[] {
+  /**
+   * Sessions for one query: one per worker (started lazily), at most `limit` of them on the
+   * least busy workers, or one in-process.
+   */
+  open(plan: QueryPlan, spec: SessionSpec, limit = Infinity): SessionHandle[] {
     if (this.size === 0) return [new LocalHandle(new ShardSession(plan, spec))];
     while (this.workers.length < this.size) this.workers.push(new PooledWorker());
-    return this.workers.map((worker) => {
+    const chosen = limit >= this.workers.length ? this.workers : [...this.workers].sort((a, b) => a.sessions - b.sessions).slice(0, Math.max(1, limit));
+    return chosen.map((worker) => {
       const session = this.nextSession++;
       worker.sessions++;
       worker.post({ type: 'open', session, spec });
