@@ -6,7 +6,7 @@ import { readBufferedUnit, releasePlan } from '../storage/scan';
 export function localScanSource(engine: StorageEngine): ScanSource {
   return {
     planScan: (request, trace) => engine.planScan(request, trace),
-    readSegmentBuffers: (unit, block, stored) => engine.store.readBlockBuffers(unit.header, block, stored),
+    readSegmentBlocks: (reads) => engine.store.readBlocksBuffers(reads.map((read) => ({ header: read.unit.header, block: read.block, columns: read.stored }))),
     readBufferedUnit: (unit, request, stats) => readBufferedUnit(unit, request, stats),
     releasePlan: (plan) => releasePlan(engine.store, plan),
   };

@@ -256,7 +256,11 @@ export function decodeBlockColumns(
   names: readonly string[],
   buffers: readonly (Uint8Array | null)[],
 ): Map<string, Column> {
-  const rows = header.blocks[block].rows;
+  return decodeColumns(header.blocks[block].rows, names, buffers);
+}
+
+/** decodeBlockColumns given the block's row count (what a worker receives instead of the header). */
+export function decodeColumns(rows: number, names: readonly string[], buffers: readonly (Uint8Array | null)[]): Map<string, Column> {
   const decoded = new Map<string, Column>();
   names.forEach((name, i) => {
     const buffer = buffers[i];

@@ -20,6 +20,10 @@ export class CountState implements AggregateState {
     if (this.counts === Counts.ROWS || (this.counts === Counts.VALUES ? value !== null : value === true)) this.n++;
   }
 
+  addRows(rows: number): void {
+    if (this.counts === Counts.ROWS) this.n += rows;
+  }
+
   merge(other: AggregateState): void {
     this.n += (other as CountState).n;
   }

@@ -30,6 +30,11 @@ export interface AggregateState {
    * Must not allocate per call on the common path.
    */
   add(value: Value, time: number): void;
+  /**
+   * Optional: the same as `rows` calls of `add(null, time)` for a state whose result does not
+   * depend on the times (`count()`): lets grouping hand over a batch's row count at once.
+   */
+  addRows?(rows: number): void;
   /** Folds another partial state of the same site into this one. */
   merge(other: AggregateState): void;
   /** The final value (`time`-typed results are microseconds; the caller formats them). */

@@ -8,8 +8,8 @@ import { columnFromValues } from '../../storage/column-build';
 import type { Extractor } from '../parse/types';
 import type { Value } from '../value';
 import { valueAt } from './access';
-import type { CompiledExpr } from './compiled';
-import { filterTrue, type Batch } from './vectors';
+import { selectTrue, type CompiledExpr } from './compiled';
+import type { Batch } from './vectors';
 
 export type BatchOp =
   | { kind: 'filter'; predicate: CompiledExpr }
@@ -36,7 +36,7 @@ export function nameMatcher(pattern: string, glob: boolean): NameMatcher {
 export function applyBatchOp(op: BatchOp, batch: Batch, sel: Uint32Array, n: number): number {
   switch (op.kind) {
     case 'filter':
-      return filterTrue(op.predicate.evaluate(batch, sel, n), sel, n);
+      return selectTrue(op.predicate, batch, sel, n);
     case 'extend':
       // Later assignments see earlier ones: each result enters the batch before the next runs.
       for (const assignment of op.assignments) batch.columns.set(assignment.name, assignment.expr.evaluate(batch, sel, n));

@@ -9,7 +9,7 @@ import type { Value } from '../value';
 import { numberAt, valueAt, valueToNumber } from './access';
 import { compareNumbers, comparisonResult, compareValues, valueToTimeMicros, type ComparisonOp } from './compare';
 import { booleanExpr, constantExpr, type CompiledExpr } from './compiled';
-import { setTruth, truthColumn, type TruthColumn } from './vectors';
+import { filterTrue, setTruth, truthColumn, type TruthColumn } from './vectors';
 
 const FLIPPED: Record<ComparisonOp, ComparisonOp> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
 
@@ -54,6 +54,72 @@ function perValue(
   }
 }
 
+/** Keeps the selected rows whose dictionary code's outcome is true (1). */
+function selectByTable(table: Uint8Array, codes: ArrayLike<number>, sel: Uint32Array, n: number): number {
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const row = sel[i];
+    if (table[codes[row]] === 1) sel[kept++] = row;
+  }
+  return kept;
+}
+
+/**
+ * Keeps the selected rows whose number compares true with `constant` (null and NaN rows never
+ * do): one loop per operator, so the row loop has no dispatch.
+ */
+function selectNumbers(op: ComparisonOp, values: Float64Array, nulls: Uint8Array | null, constant: number, sel: Uint32Array, n: number): number {
+  if (Number.isNaN(constant)) return 0;
+  let kept = 0;
+  switch (op) {
+    case '=':
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        if (values[row] === constant) sel[kept++] = row;
+      }
+      break;
+    case '!=':
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        const value = values[row];
+        if (value !== constant && value === value) sel[kept++] = row;
+      }
+      break;
+    case '<':
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        if (values[row] < constant) sel[kept++] = row;
+      }
+      break;
+    case '<=':
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        if (values[row] <= constant) sel[kept++] = row;
+      }
+      break;
+    case '>':
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        if (values[row] > constant) sel[kept++] = row;
+      }
+      break;
+    case '>=':
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        if (values[row] >= constant) sel[kept++] = row;
+      }
+      break;
+  }
+  if (nulls === null) return kept;
+  // A null row holds 0 in `values`: drop the null rows that passed.
+  let out = 0;
+  for (let i = 0; i < kept; i++) {
+    const row = sel[i];
+    if (nulls[row] === 0) sel[out++] = row;
+  }
+  return out;
+}
+
 export function compileComparison(op: ComparisonOp, left: CompiledExpr, right: CompiledExpr): CompiledExpr {
   if (left.constant !== null && right.constant === null) return compileComparison(FLIPPED[op], right, left);
   const timed = left.type === 'time' || right.type === 'time';
@@ -81,27 +147,32 @@ export function compileComparison(op: ComparisonOp, left: CompiledExpr, right: C
   if (right.constant !== null) {
     const constant = right.constant.value;
     const cache = new WeakMap<string[], Uint8Array>();
-    if (typeof constant === 'number') {
-      return booleanExpr([left], (batch, sel, n) => {
-        const column = left.evaluate(batch, sel, n);
-        const out = truthColumn(batch.rowCount);
-        if (column.kind === 'number' || column.kind === 'time') {
-          const values = column.values;
-          const nulls = column.kind === 'number' ? column.nulls : null;
-          for (let i = 0; i < n; i++) {
-            const row = sel[i];
-            setTruth(out, row, nulls !== null && nulls[row] === 1 ? 2 : compareNumbers(op, values[row], constant));
-          }
-        } else perValue(column, sel, n, out, cache, (value) => comparisonResult(op, compareValues(value, constant)));
-        return out;
-      });
-    }
-    return booleanExpr([left], (batch, sel, n) => {
-      const column = left.evaluate(batch, sel, n);
-      const out = truthColumn(batch.rowCount);
-      perValue(column, sel, n, out, cache, (value) => comparisonResult(op, compareValues(value, constant)));
+    const outcome = (value: Value): 0 | 1 | 2 => comparisonResult(op, compareValues(value, constant));
+    const truthOf = (column: Column, rowCount: number, sel: Uint32Array, n: number): TruthColumn => {
+      const out = truthColumn(rowCount);
+      if (typeof constant === 'number' && (column.kind === 'number' || column.kind === 'time')) {
+        const values = column.values;
+        const nulls = column.kind === 'number' ? column.nulls : null;
+        for (let i = 0; i < n; i++) {
+          const row = sel[i];
+          setTruth(out, row, nulls !== null && nulls[row] === 1 ? 2 : compareNumbers(op, values[row], constant));
+        }
+      } else perValue(column, sel, n, out, cache, outcome);
       return out;
-    });
+    };
+    return booleanExpr(
+      [left],
+      (batch, sel, n) => truthOf(left.evaluate(batch, sel, n), batch.rowCount, sel, n),
+      (batch, sel, n) => {
+        const column = left.evaluate(batch, sel, n);
+        if (typeof constant === 'number') {
+          if (column.kind === 'number') return selectNumbers(op, column.values, column.nulls, constant, sel, n);
+          if (column.kind === 'time') return selectNumbers(op, column.values, null, constant, sel, n);
+        }
+        if (column.kind === 'dict') return selectByTable(dictTable(cache, column.dict, outcome), column.codes, sel, n);
+        return filterTrue(truthOf(column, batch.rowCount, sel, n), sel, n);
+      },
+    );
   }
   return booleanExpr([left, right], (batch, sel, n) => {
     const a = left.evaluate(batch, sel, n);

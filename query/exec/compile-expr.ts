@@ -10,7 +10,7 @@ import { isNullAt, valueAt } from './access';
 import { compileArithmetic, compileNegate } from './compile-arith';
 import { compileCall } from './compile-call';
 import { compileComparison, compileHas, compileIn, compileLike, compileRegex } from './compile-compare';
-import { booleanExpr, constantExpr, type CompiledExpr, type CompileEnv } from './compiled';
+import { booleanExpr, constantExpr, selectTrue, type CompiledExpr, type CompileEnv } from './compiled';
 import { setTruth, truthAt, truthColumn, type Batch } from './vectors';
 
 const ONE_ROW: Batch = { rowCount: 1, columns: new Map() };
@@ -146,7 +146,14 @@ export function compileLogical(op: 'and' | 'or', operands: CompiledExpr[]): Comp
       setTruth(out, row, result);
     }
     return out;
-  });
+  }, op === 'and' ? (batch, sel, n) => {
+    // True only where every operand is: each narrows what the previous ones kept.
+    for (const operand of operands) {
+      if (n === 0) break;
+      n = selectTrue(operand, batch, sel, n);
+    }
+    return n;
+  } : undefined);
 }
 
 function compileIsNull(operand: CompiledExpr, negated: boolean): CompiledExpr {

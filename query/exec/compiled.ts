@@ -4,7 +4,7 @@
  */
 import type { Column } from '../../storage/column';
 import type { EvalContext, StaticType, Value } from '../value';
-import type { Batch } from './vectors';
+import { filterTrue, type Batch } from './vectors';
 
 export interface CompiledExpr {
   /** What the planner knows of the values: `time` values are microseconds and print as ISO 8601. */
@@ -17,6 +17,12 @@ export interface CompiledExpr {
   readonly fields: ReadonlySet<string>;
   /** Values at the selected rows (other rows are unspecified). */
   evaluate(batch: Batch, sel: Uint32Array, n: number): Column;
+  /**
+   * Optional, for predicates: narrows the selection in place to the rows where the value is true
+   * and returns their count, exactly as `filterTrue(evaluate(...))` would, without building a
+   * truth column. Use `selectTrue`, which falls back to that.
+   */
+  select?(batch: Batch, sel: Uint32Array, n: number): number;
 }
 
 export interface CompileEnv {
@@ -51,7 +57,15 @@ export function unionFields(...exprs: CompiledExpr[]): Set<string> {
   return out;
 }
 
+/** Narrows the selection to the rows where a predicate is true; returns the new count. */
+export function selectTrue(predicate: CompiledExpr, batch: Batch, sel: Uint32Array, n: number): number {
+  if (predicate.select !== undefined) return predicate.select(batch, sel, n);
+  return filterTrue(predicate.evaluate(batch, sel, n), sel, n);
+}
+
 /** A boolean-valued expression over the given inputs (comparisons, logic, text tests). */
-export function booleanExpr(inputs: CompiledExpr[], evaluate: CompiledExpr['evaluate']): CompiledExpr {
-  return { type: 'boolean', duration: false, constant: null, fields: unionFields(...inputs), evaluate };
+export function booleanExpr(inputs: CompiledExpr[], evaluate: CompiledExpr['evaluate'], select?: CompiledExpr['select']): CompiledExpr {
+  const expr: CompiledExpr = { type: 'boolean', duration: false, constant: null, fields: unionFields(...inputs), evaluate };
+  if (select !== undefined) expr.select = select;
+  return expr;
 }

@@ -15,15 +15,23 @@ import { finishResult, type QueryResultData } from './result';
 import type { TimedRow } from './rows';
 import type { SessionSpec } from './query-worker';
 import type { QueryWorkerPool, SessionHandle } from './session-pool';
-import type { OpStats, ShardResult, UnitAck } from './shard-session';
+import type { BlockInput, OpStats, ShardResult, UnitAck } from './shard-session';
 import type { PartialStats } from './stats';
 
 export type { OpStats };
 
+/** The stored columns of one row block, to read. */
+export interface SegmentBlockRead {
+  unit: SegmentUnit;
+  block: number;
+  stored: string[];
+}
+
 /** What the executor needs from storage. */
 export interface ScanSource {
   planScan(request: ScanRequest, trace: boolean): Promise<ScanPlan>;
-  readSegmentBuffers(unit: SegmentUnit, block: number, stored: readonly string[]): Promise<(Buffer | null)[]>;
+  /** The compressed buffers of the `stored` columns of several row blocks (null: column absent). */
+  readSegmentBlocks(reads: readonly SegmentBlockRead[]): Promise<(Buffer | null)[][]>;
   readBufferedUnit(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): ColumnBatch;
   releasePlan(plan: ScanPlan): void;
 }
@@ -54,6 +62,9 @@ export interface ShardOutput {
 
 type WorkUnit = { kind: 'segment'; unit: SegmentUnit; block: number; maxTime: number } | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
 
+/** What one session message carries: consecutive segment blocks, or one buffered unit. */
+type WorkGroup = { kind: 'segment'; reads: SegmentBlockRead[]; maxTime: number } | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
+
 /** Units newest first: the default order, and what makes head pushdown stop early. */
 function workUnits(plan: ScanPlan): WorkUnit[] {
   const units: WorkUnit[] = [];
@@ -64,7 +75,44 @@ function workUnits(plan: ScanPlan): WorkUnit[] {
   return units.sort((a, b) => b.maxTime - a.maxTime);
 }
 
-/** Units a session may have in flight: enough to overlap reads with decoding, little enough to stop early. */
+/**
+ * Blocks per message: one message (and one RocksDB multi-get) per block costs more than decoding
+ * a small column block, so small blocks travel in groups. Large blocks (`_raw`) go a few at a
+ * time, so that a scan of few blocks still spreads over every session.
+ */
+const MAX_BLOCKS_PER_MESSAGE = 16;
+const MAX_BYTES_PER_MESSAGE = 1024 * 1024;
+
+/** Compressed bytes of some columns of one row block, estimated from the segment's totals. */
+function estimatedBytes(unit: SegmentUnit, stored: readonly string[]): number {
+  let bytes = 0;
+  for (const column of unit.header.columns) if (stored.includes(column.name)) bytes += column.bytes;
+  return bytes / Math.max(1, unit.header.blocks.length);
+}
+
+/** Groups the units into messages, keeping their order; `single` keeps one unit per message (head). */
+function workGroups(units: WorkUnit[], request: ScanRequest, single: boolean): WorkGroup[] {
+  const groups: WorkGroup[] = [];
+  let open: { group: Extract<WorkGroup, { kind: 'segment' }>; bytes: number } | null = null;
+  for (const work of units) {
+    if (work.kind === 'buffered') {
+      open = null;
+      groups.push(work);
+      continue;
+    }
+    const stored = storedColumnsToRead(work.unit.header, work.block, request);
+    const bytes = estimatedBytes(work.unit, stored);
+    if (open === null || single || open.group.reads.length >= MAX_BLOCKS_PER_MESSAGE || open.bytes + bytes > MAX_BYTES_PER_MESSAGE) {
+      open = { group: { kind: 'segment', reads: [], maxTime: work.maxTime }, bytes: 0 };
+      groups.push(open.group);
+    }
+    open.group.reads.push({ unit: work.unit, block: work.block, stored });
+    open.bytes += bytes;
+  }
+  return groups;
+}
+
+/** Messages a session may have in flight: enough to overlap reads with decoding, little enough to stop early. */
 const IN_FLIGHT_PER_SESSION = 2;
 
 class SessionSlot {
@@ -81,11 +129,12 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
   progress.phase = 'planning';
   const scanPlan = await source.planScan(request, options.spec.trace);
   progress.attach(scanPlan.stats);
-  const slots = options.pool.open(plan, options.spec).map((handle) => new SessionSlot(handle));
+  const boundary = plan.boundary;
+  // A head reads a block or two and each session must fill the whole head: one session is fastest.
+  const slots = options.pool.open(plan, options.spec, boundary.kind === 'head' ? 1 : Infinity).map((handle) => new SessionSlot(handle));
   // Cancel or timeout: stop the sessions now, not after the units in flight finish.
   const abort = (): void => slots.forEach((slot) => slot.handle.close());
   signal.addEventListener('abort', abort, { once: true });
-  const boundary = plan.boundary;
   let bufferedRowsRead = 0;
   let streamChain: Promise<void> = Promise.resolve();
   const refreshRowsRead = (): void => {
@@ -114,9 +163,21 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
     progress.phase = 'scanning';
     const units = workUnits(scanPlan);
     progress.unitsTotal = units.length;
+    const groups = workGroups(units, request, boundary.kind === 'head');
+    // A head stops as soon as it is satisfied: read ahead by one unit only.
+    const depth = boundary.kind === 'head' ? 1 : IN_FLIGHT_PER_SESSION;
+    const startRead = (group: WorkGroup | undefined): Promise<(Buffer | null)[][]> | null => {
+      if (group === undefined || group.kind !== 'segment') return null;
+      const reading = source.readSegmentBlocks(group.reads);
+      // Awaited below unless the scan stops first; an abandoned read must not go unhandled.
+      reading.catch(() => undefined);
+      return reading;
+    };
     let lastPreview = performance.now();
     let next = 0;
-    for (const work of units) {
+    let reading = startRead(groups[0]);
+    for (let g = 0; g < groups.length; g++) {
+      const work = groups[g];
       checkAlive(signal);
       rethrow();
       if (boundary.kind === 'head') {
@@ -125,25 +186,29 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
         if (work.maxTime <= floor) break;
       }
       const slot = slots[next++ % slots.length];
-      // A head stops as soon as it is satisfied: read ahead by one unit only.
-      const depth = boundary.kind === 'head' ? 1 : IN_FLIGHT_PER_SESSION;
       if (slot.inFlight.length >= depth) await slot.inFlight.shift();
       let sent: Promise<UnitAck>;
       if (work.kind === 'segment') {
-        const stored = storedColumnsToRead(work.unit.header, work.block, request);
-        const buffers = await source.readSegmentBuffers(work.unit, work.block, stored);
-        for (const buffer of buffers) scanPlan.stats.bytesRead += buffer?.length ?? 0;
-        sent = slot.handle.segment(work.unit.header, work.block, stored, buffers);
+        const buffers = await (reading ?? (startRead(work) as Promise<(Buffer | null)[][]>));
+        // Other queries: the next group's read overlaps this one's processing.
+        reading = boundary.kind === 'head' ? null : startRead(groups[g + 1]);
+        const inputs: BlockInput[] = work.reads.map((read, i) => {
+          for (const buffer of buffers[i]) scanPlan.stats.bytesRead += buffer?.length ?? 0;
+          return { index: read.unit.header.index, rows: read.unit.header.blocks[read.block].rows, stored: read.stored, buffers: buffers[i] };
+        });
+        sent = slot.handle.blocks(inputs);
       } else {
+        reading = boundary.kind === 'head' ? null : startRead(groups[g + 1]);
         const before = scanPlan.stats.rowsRead;
         const batch = source.readBufferedUnit(work.unit, request, scanPlan.stats);
         bufferedRowsRead += scanPlan.stats.rowsRead - before;
         sent = slot.handle.batch(batch);
       }
+      const unitsInGroup = work.kind === 'segment' ? work.reads.length : 1;
       slot.inFlight.push(
         sent.then(
           (ack) => {
-            progress.unitsDone++;
+            progress.unitsDone += unitsInGroup;
             onAck(slot, ack);
           },
           (error: unknown) => {

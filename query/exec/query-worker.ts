@@ -5,10 +5,9 @@
  */
 import { parentPort } from 'worker_threads';
 import type { ColumnBatch } from '../../storage/column';
-import type { SegmentHeader } from '../../storage/segment/header';
 import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';
-import { ShardSession, type ShardResult, type UnitAck } from './shard-session';
+import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
 
 /** A query as both the coordinator and a shard receive it: text, variables, clock, page. */
 export interface QueryInput {
@@ -29,7 +28,7 @@ export interface SessionSpec extends QueryInput {
 
 export type WorkerRequest =
   | { type: 'open'; session: number; spec: SessionSpec }
-  | { type: 'segment'; session: number; seq: number; header: SegmentHeader; block: number; stored: string[]; buffers: (Uint8Array | null)[] }
+  | { type: 'blocks'; session: number; seq: number; blocks: BlockInput[] }
   | { type: 'batch'; session: number; seq: number; batch: ColumnBatch }
   | { type: 'preview'; session: number; seq: number; limit: number }
   | { type: 'finish'; session: number; seq: number }
@@ -70,8 +69,10 @@ if (parentPort !== null) {
         return;
       }
       switch (request.type) {
-        case 'segment': {
-          const ack = session.processSegment(request.header, request.block, request.stored, request.buffers);
+        case 'blocks': {
+          let ack = null;
+          for (const block of request.blocks) ack = session.processBlock(block);
+          if (ack === null) throw new Error('empty blocks message');
           port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack } satisfies WorkerResponse);
           return;
         }

@@ -27,38 +27,42 @@ function orderEventFields(row: Row): Row {
 
 function statsRowsToObjects(accumulator: StatsAccumulator, top: TopFinish | null): Row[] {
   const names = [...accumulator.spec.keys.map((key) => key.name), ...accumulator.spec.aggregates.map((aggregate) => aggregate.name)];
-  let rows = accumulator.rows(top === null).map((values) => {
+  const toObject = (values: Value[]): Row => {
     const row: Row = {};
     names.forEach((name, i) => (row[name] = values[i]));
     return row;
-  });
-  if (top !== null) rows = finishTop(rows, names, top);
-  return rows;
+  };
+  if (top === null) return accumulator.rows().map(toObject);
+  // Only the rows `top` keeps become objects (a high-cardinality field has many groups).
+  return finishTop(accumulator.rows(false), top).map(({ values, percent }) => ({ ...toObject(values), percent }));
 }
 
-/** `top`: percent of each value combination within its `by` group, the N most frequent per group. */
-function finishTop(rows: Row[], names: string[], top: TopFinish): Row[] {
-  const byNames = names.slice(0, top.byCount);
-  const fieldNames = names.slice(top.byCount, top.byCount + top.fieldCount);
+/**
+ * `top`: percent of each value combination within its `by` group, the N most frequent per group.
+ * Rows are stats rows: the `by` keys, the field keys, then the count.
+ */
+function finishTop(rows: Value[][], top: TopFinish): { values: Value[]; percent: number }[] {
+  const fieldsEnd = top.byCount + top.fieldCount;
+  const countAt = fieldsEnd;
   // Most frequent first, ties by value ascending.
-  const rank = (a: Row, b: Row): number => {
-    const byCount = (b.count as number) - (a.count as number);
+  const rank = (a: Value[], b: Value[]): number => {
+    const byCount = (b[countAt] as number) - (a[countAt] as number);
     if (byCount !== 0) return byCount;
-    for (const name of fieldNames) {
-      const order = compareKeys(a[name], b[name]);
+    for (let k = top.byCount; k < fieldsEnd; k++) {
+      const order = compareKeys(a[k], b[k]);
       if (order !== 0) return order;
     }
     return 0;
   };
-  const groups = new Map<string, { key: Row; total: number; best: Row[] }>();
+  const groups = new Map<string, { key: Value[]; total: number; best: Value[][] }>();
   for (const row of rows) {
-    const id = JSON.stringify(byNames.map((name) => row[name]));
+    const id = top.byCount === 0 ? '' : JSON.stringify(row.slice(0, top.byCount));
     let group = groups.get(id);
     if (group === undefined) {
       group = { key: row, total: 0, best: [] };
       groups.set(id, group);
     }
-    group.total += row.count as number;
+    group.total += row[countAt] as number;
     // Keep only the N best per group: an insertion into a short sorted list, not a sort of all rows.
     const best = group.best;
     if (best.length === top.count && rank(row, best[best.length - 1]) >= 0) continue;
@@ -68,16 +72,16 @@ function finishTop(rows: Row[], names: string[], top: TopFinish): Row[] {
     if (best.length > top.count) best.pop();
   }
   const ordered = [...groups.values()].sort((a, b) => {
-    for (const name of byNames) {
-      const order = compareKeys(a.key[name], b.key[name]);
+    for (let k = 0; k < top.byCount; k++) {
+      const order = compareKeys(a.key[k], b.key[k]);
       if (order !== 0) return order;
     }
     return 0;
   });
-  const out: Row[] = [];
+  const out: { values: Value[]; percent: number }[] = [];
   for (const group of ordered) {
-    for (const row of group.best) {
-      out.push({ ...row, percent: group.total === 0 ? 0 : Math.round(((row.count as number) / group.total) * 100 * 1e4) / 1e4 });
+    for (const values of group.best) {
+      out.push({ values, percent: group.total === 0 ? 0 : Math.round(((values[countAt] as number) / group.total) * 100 * 1e4) / 1e4 });
     }
   }
   return out;

@@ -6,25 +6,44 @@ import os from 'os';
 import path from 'path';
 import { Worker } from 'worker_threads';
 import type { ColumnBatch } from '../../storage/column';
-import type { SegmentHeader } from '../../storage/segment/header';
 import type { QueryPlan } from '../plan/plan';
 import type { SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
 import type { TimedRow } from './rows';
-import { ShardSession, type ShardResult, type UnitAck } from './shard-session';
+import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
 
 export interface SessionHandle {
-  segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck>;
+  /** Segment row blocks, processed in order; the ack is the one after the last. */
+  blocks(inputs: BlockInput[]): Promise<UnitAck>;
   batch(batch: ColumnBatch): Promise<UnitAck>;
   preview(limit: number): Promise<TimedRow[]>;
   finish(): Promise<ShardResult>;
   close(): void;
 }
 
+/**
+ * The memory of the blocks' buffers, to move to the worker instead of copying. Only buffers that
+ * span their whole ArrayBuffer qualify (RocksDB hands each value its own); a view into a shared
+ * pool would detach the pool. The sender must not touch the buffers afterwards.
+ */
+function ownedArrayBuffers(inputs: BlockInput[]): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  for (const input of inputs) {
+    for (const buffer of input.buffers) {
+      if (buffer === null || !(buffer.buffer instanceof ArrayBuffer)) continue;
+      if (buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) out.add(buffer.buffer);
+    }
+  }
+  return [...out];
+}
+
 class LocalHandle implements SessionHandle {
   constructor(private readonly session: ShardSession) {}
 
-  async segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck> {
-    return this.session.processSegment(header, block, stored, buffers);
+  async blocks(inputs: BlockInput[]): Promise<UnitAck> {
+    let ack: UnitAck | null = null;
+    for (const input of inputs) ack = this.session.processBlock(input);
+    if (ack === null) throw new Error('no blocks to process');
+    return ack;
   }
 
   async batch(batch: ColumnBatch): Promise<UnitAck> {
@@ -107,8 +126,8 @@ class WorkerHandle implements SessionHandle {
     return response.ack;
   }
 
-  segment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): Promise<UnitAck> {
-    return this.ack({ type: 'segment', session: this.session, seq: ++this.seq, header, block, stored, buffers });
+  blocks(inputs: BlockInput[]): Promise<UnitAck> {
+    return this.ack({ type: 'blocks', session: this.session, seq: ++this.seq, blocks: inputs }, ownedArrayBuffers(inputs));
   }
 
   batch(batch: ColumnBatch): Promise<UnitAck> {
@@ -146,9 +165,13 @@ class WorkerHandle implements SessionHandle {
   }
 }
 
-/** Query worker threads by default: one per core beyond the main thread's, at least one. */
+/**
+ * Query worker threads by default: one per core (at most 8). During a scan the main thread
+ * mostly waits for RocksDB reads and hands blocks over, so it needs no core of its own; with
+ * one worker on a 2-core machine, one core stayed idle through every large query.
+ */
 export function defaultQueryWorkers(): number {
-  return Math.max(1, Math.min(8, os.availableParallelism() - 1));
+  return Math.max(1, Math.min(8, os.availableParallelism()));
 }
 
 export class QueryWorkerPool {
@@ -157,11 +180,15 @@ export class QueryWorkerPool {
 
   constructor(readonly size: number) {}
 
-  /** Sessions for one query: one per worker (started lazily), or one in-process. */
-  open(plan: QueryPlan, spec: SessionSpec): SessionHandle[] {
+  /**
+   * Sessions for one query: one per worker (started lazily), at most `limit` of them on the
+   * least busy workers, or one in-process.
+   */
+  open(plan: QueryPlan, spec: SessionSpec, limit = Infinity): SessionHandle[] {
     if (this.size === 0) return [new LocalHandle(new ShardSession(plan, spec))];
     while (this.workers.length < this.size) this.workers.push(new PooledWorker());
-    return this.workers.map((worker) => {
+    const chosen = limit >= this.workers.length ? this.workers : [...this.workers].sort((a, b) => a.sessions - b.sessions).slice(0, Math.max(1, limit));
+    return chosen.map((worker) => {
       const session = this.nextSession++;
       worker.sessions++;
       worker.post({ type: 'open', session, spec });

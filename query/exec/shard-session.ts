@@ -5,21 +5,32 @@
  */
 import type { Column, ColumnBatch } from '../../storage/column';
 import type { ScanRequest, ScanStats } from '../../storage/scan';
-import { decodeBlockColumns, decodeSegmentBlock, emptyScanStats, sliceColumns, timeSlice } from '../../storage/scan';
+import { decodeColumns, emptyScanStats, sliceColumns, timeSlice } from '../../storage/scan';
+import { INDEX_COLUMN, TIME_COLUMN } from '../../storage/event';
 import { scanRequestOf } from './scan-request';
-import type { SegmentHeader } from '../../storage/segment/header';
 import type { QueryPlan } from '../plan/plan';
 import { applyBatchOp } from './batch-ops';
 import { NewestRows } from './newest-rows';
 import { materialize, rowBytes, type TimedRow } from './rows';
 import { StatsAccumulator, type PartialStats } from './stats';
-import { fullSelection } from './vectors';
+import { SelectionScratch } from './vectors';
 
 /** Counters of one shard operator, when profiling. */
 export interface OpStats {
   rowsIn: number;
   rowsOut: number;
   ms: number;
+}
+
+/**
+ * One segment row block as a session receives it: the compressed buffers of the stored columns
+ * (null for a column the segment lacks) and the little of the header that decoding needs.
+ */
+export interface BlockInput {
+  index: string;
+  rows: number;
+  stored: string[];
+  buffers: (Uint8Array | null)[];
 }
 
 /** What a session hands back when the scan ends. */
@@ -85,33 +96,34 @@ export class ShardSession {
 
   private readonly stream: boolean;
 
+  private readonly selections = new SelectionScratch();
+
   /**
    * One segment block, decoded late: the columns the leading filters read first, and the rest only
    * when some row passes them (most blocks of a selective query are never fully decoded).
    */
-  processSegment(header: SegmentHeader, block: number, stored: string[], buffers: (Uint8Array | null)[]): UnitAck {
+  processBlock(input: BlockInput): UnitAck {
+    const { rows, stored, buffers } = input;
     const lead = this.leadingFilters;
-    if (lead === 0) return this.process(decodeSegmentBlock(header, block, stored, buffers, this.request, this.stats));
-    const rows = header.blocks[block].rows;
     const early: string[] = [];
     const earlyBuffers: (Uint8Array | null)[] = [];
     const late: string[] = [];
     const lateBuffers: (Uint8Array | null)[] = [];
     stored.forEach((name, i) => {
-      const target = this.filterFields.has(name) || name === '_time' ? early : late;
+      const target = lead === 0 || this.filterFields.has(name) || name === TIME_COLUMN ? early : late;
       (target === early ? earlyBuffers : lateBuffers).push(buffers[i]);
       target.push(name);
     });
-    const columns = decodeBlockColumns(header, block, early, earlyBuffers);
-    if (this.request.columns === null || this.request.columns.includes('index')) {
-      columns.set('index', { kind: 'const', value: header.index, length: rows });
+    const columns = decodeColumns(rows, early, earlyBuffers);
+    if (this.request.columns === null || this.request.columns.includes(INDEX_COLUMN)) {
+      columns.set(INDEX_COLUMN, { kind: 'const', value: input.index, length: rows });
     }
-    const { start, end } = timeSlice(columns.get('_time'), rows, this.request);
+    const { start, end } = timeSlice(columns.get(TIME_COLUMN), rows, this.request);
     this.stats.rowsRead += end - start;
     const batch: ColumnBatch = { rowCount: end - start, columns: sliceColumns(columns, rows, start, end) };
     if (batch.rowCount === 0) return this.ack(null);
-    const sel = fullSelection(batch.rowCount);
-    const times = batch.columns.get('_time');
+    const sel = this.selections.take(batch.rowCount);
+    const times = batch.columns.get(TIME_COLUMN);
     const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
     if (n === 0) return this.ack(null);
     if (lead === this.plan.shardOps.length && this.newest !== null && this.newest.full) {
@@ -123,8 +135,10 @@ export class ShardSession {
         return this.ack(null);
       }
     }
-    for (const [name, column] of sliceColumns(decodeBlockColumns(header, block, late, lateBuffers), rows, start, end)) {
-      batch.columns.set(name, column);
+    if (late.length > 0) {
+      for (const [name, column] of sliceColumns(decodeColumns(rows, late, lateBuffers), rows, start, end)) {
+        batch.columns.set(name, column);
+      }
     }
     return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
   }
@@ -151,7 +165,7 @@ export class ShardSession {
   /** Runs the shard operators over one decoded batch. */
   process(batch: ColumnBatch): UnitAck {
     if (batch.rowCount === 0) return this.ack(null);
-    const sel = fullSelection(batch.rowCount);
+    const sel = this.selections.take(batch.rowCount);
     // Taken before the operators: a keep, drop or rename may remove `_time`, not the rows' order.
     const times = batch.columns.get('_time');
     return this.collect(batch, sel, this.runOps(batch, sel, batch.rowCount, 0, this.plan.shardOps.length), times);

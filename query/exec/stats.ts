@@ -78,6 +78,28 @@ class KeyDictionary {
       out.fill(this.idOf(column.value), 0, n);
       return;
     }
+    if (column.kind === 'number' || column.kind === 'time') {
+      // Number keys often come in runs (`bin(_time, 5m)` over time-sorted rows): look a value up
+      // once per run. -0 and 0 share a run, as they share a Map entry.
+      const values = column.values;
+      const nulls = column.kind === 'number' ? column.nulls : null;
+      let last = NaN;
+      let lastId = -1;
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        if (nulls !== null && nulls[row] === 1) {
+          out[i] = this.idOf(null);
+          continue;
+        }
+        const value = values[row];
+        if (value !== last) {
+          last = value;
+          lastId = this.idOf(value);
+        }
+        out[i] = lastId;
+      }
+      return;
+    }
     for (let i = 0; i < n; i++) out[i] = this.idOf(valueAt(column, sel[i]));
   }
 }
@@ -99,9 +121,21 @@ export class StatsAccumulator {
   private groupIds = new Int32Array(0);
   /** One key: group of each key id (-1 until seen), so a row costs an array read, not a Map lookup. */
   private groupOfKey = new Int32Array(64).fill(-1);
+  /**
+   * Aggregates that count rows without reading a value (`count()`): they take each group's row
+   * count of a batch at once (AggregateState.addRows) instead of one call per row.
+   */
+  private readonly countsRows: boolean[];
+  /** Every aggregate counts rows: a one-key batch over a dictionary column is a histogram of codes. */
+  private readonly onlyCounts: boolean;
+  /** Scratch: rows per dictionary code or per group in the batch at hand. */
+  private rowCounts = new Uint32Array(0);
+  private touched = new Int32Array(0);
 
   constructor(readonly spec: StatsSpec) {
     this.dictionaries = spec.keys.map(() => new KeyDictionary());
+    this.countsRows = spec.aggregates.map((aggregate) => aggregate.arg === null && typeof aggregate.factory.create(aggregate.site).addRows === 'function');
+    this.onlyCounts = this.countsRows.every((counts) => counts);
   }
 
   get groupCount(): number {
@@ -119,8 +153,32 @@ export class StatsAccumulator {
     return group;
   }
 
-  /** Computes the group of each selected row into `this.groupIds`. */
-  private assignGroups(batch: Batch, sel: Uint32Array, n: number): void {
+  /** One key: the group of a key id. */
+  private groupOfKeyId(id: number): number {
+    if (id >= this.groupOfKey.length) {
+      const grown = new Int32Array(Math.max(id + 1, this.groupOfKey.length * 2)).fill(-1);
+      grown.set(this.groupOfKey);
+      this.groupOfKey = grown;
+    }
+    let group = this.groupOfKey[id];
+    if (group === -1) {
+      group = this.groupFor(id, [id]);
+      this.groupOfKey[id] = group;
+    }
+    return group;
+  }
+
+  /** Zeroed scratch counters for `size` slots. */
+  private counters(size: number): Uint32Array {
+    if (this.rowCounts.length < size) {
+      this.rowCounts = new Uint32Array(Math.max(size, this.rowCounts.length * 2, 1024));
+      this.touched = new Int32Array(this.rowCounts.length);
+    } else this.rowCounts.fill(0, 0, size);
+    return this.rowCounts;
+  }
+
+  /** Computes the group of each selected row into `this.groupIds`, given the evaluated key columns. */
+  private assignGroups(columns: Column[], sel: Uint32Array, n: number): void {
     if (this.groupIds.length < n) this.groupIds = new Int32Array(Math.max(n, 1024));
     const keys = this.spec.keys;
     if (keys.length === 0) {
@@ -131,23 +189,19 @@ export class StatsAccumulator {
     if (this.keyIds.length !== keys.length || this.keyIds[0].length < n) {
       this.keyIds = keys.map(() => new Int32Array(Math.max(n, 1024)));
     }
-    keys.forEach((key, k) => this.dictionaries[k].assign(key.expr.evaluate(batch, sel, n), sel, n, this.keyIds[k]));
+    columns.forEach((column, k) => this.dictionaries[k].assign(column, sel, n, this.keyIds[k]));
     const ids = this.keyIds;
     if (keys.length === 1) {
       const only = ids[0];
+      let lastId = -1;
+      let lastGroup = -1;
       for (let i = 0; i < n; i++) {
         const id = only[i];
-        if (id >= this.groupOfKey.length) {
-          const grown = new Int32Array(Math.max(id + 1, this.groupOfKey.length * 2)).fill(-1);
-          grown.set(this.groupOfKey);
-          this.groupOfKey = grown;
+        if (id !== lastId) {
+          lastId = id;
+          lastGroup = this.groupOfKeyId(id);
         }
-        let group = this.groupOfKey[id];
-        if (group === -1) {
-          group = this.groupFor(id, [id]);
-          this.groupOfKey[id] = group;
-        }
-        this.groupIds[i] = group;
+        this.groupIds[i] = lastGroup;
       }
       return;
     }
@@ -170,17 +224,69 @@ export class StatsAccumulator {
   }
 
   /**
+   * `count() by k` over a dictionary column: one counter per code for the batch, then one group
+   * lookup per code present (a block has few distinct codes, however many rows).
+   */
+  private countDictCodes(column: Extract<Column, { kind: 'dict' }>, sel: Uint32Array, n: number): void {
+    const size = column.dict.length;
+    const counts = this.counters(size);
+    const codes = column.codes;
+    for (let i = 0; i < n; i++) counts[codes[sel[i]]]++;
+    const dictionary = this.dictionaries[0];
+    for (let code = 0; code < size; code++) {
+      const rows = counts[code];
+      if (rows === 0) continue;
+      const group = this.groupOfKeyId(dictionary.idOf(code === 0 ? null : column.dict[code]));
+      for (const state of this.states[group]) (state.addRows as (rows: number) => void)(rows);
+    }
+  }
+
+  /** Hands the row-counting aggregates each group's row count in the batch (groups in `groupIds`). */
+  private addGroupRowCounts(n: number): void {
+    const counts = this.counters(this.states.length);
+    const touched = this.touched;
+    const groupIds = this.groupIds;
+    let distinct = 0;
+    for (let i = 0; i < n; i++) {
+      const group = groupIds[i];
+      if (counts[group]++ === 0) touched[distinct++] = group;
+    }
+    for (let t = 0; t < distinct; t++) {
+      const group = touched[t];
+      const states = this.states[group];
+      for (let a = 0; a < states.length; a++) if (this.countsRows[a]) (states[a].addRows as (rows: number) => void)(counts[group]);
+    }
+  }
+
+  /**
    * Adds the selected rows. `times` is the rows' `_time` as read before the operators ran (a
    * `keep` or `rename` may have removed it from the batch since); defaults to the batch's.
    */
   add(batch: Batch, sel: Uint32Array, n: number, times: Column | undefined = batch.columns.get('_time')): void {
     if (n === 0) return;
-    this.assignGroups(batch, sel, n);
+    const keyColumns = this.spec.keys.map((key) => key.expr.evaluate(batch, sel, n));
+    if (this.onlyCounts && keyColumns.length === 1 && keyColumns[0].kind === 'dict') {
+      this.countDictCodes(keyColumns[0], sel, n);
+      return;
+    }
+    this.assignGroups(keyColumns, sel, n);
+    if (this.countsRows.some((counts) => counts)) this.addGroupRowCounts(n);
     const groupIds = this.groupIds;
     const timeValues = times !== undefined && times.kind === 'time' ? times.values : null;
     this.spec.aggregates.forEach((aggregate, a) => {
+      if (this.countsRows[a]) return;
       const column = aggregate.arg === null ? null : aggregate.arg.evaluate(batch, sel, n);
       const states = this.states;
+      if (column !== null && column.kind === 'number' && !aggregate.countif) {
+        // The common case (a numeric field): read the typed array directly.
+        const values = column.values;
+        const nulls = column.nulls;
+        for (let i = 0; i < n; i++) {
+          const row = sel[i];
+          states[groupIds[i]][a].add(nulls !== null && nulls[row] === 1 ? null : values[row], timeValues === null ? NaN : timeValues[row]);
+        }
+        return;
+      }
       for (let i = 0; i < n; i++) {
         const row = sel[i];
         const time = timeValues === null ? NaN : timeValues[row];
@@ -201,12 +307,21 @@ export class StatsAccumulator {
   }
 
   mergePartial(partial: PartialStats): void {
+    const aggregates = this.spec.aggregates;
     for (const { key, states } of partial.groups) {
       const ids = key.map((value, k) => this.dictionaries[k].idOf(value));
-      const group = this.groupFor(compositeOf(ids), ids);
+      const composite = compositeOf(ids);
+      const known = this.groupIndex.get(composite);
+      if (known === undefined) {
+        // A new group takes the partial's states as they are (nothing to merge them into).
+        this.groupIndex.set(composite, this.states.length);
+        this.groupKeys.push(ids);
+        this.states.push(states.map((json, a) => aggregates[a].factory.fromJSON(aggregates[a].site, json)));
+        continue;
+      }
       states.forEach((json, a) => {
-        const aggregate = this.spec.aggregates[a];
-        this.states[group][a].merge(aggregate.factory.fromJSON(aggregate.site, json));
+        const aggregate = aggregates[a];
+        this.states[known][a].merge(aggregate.factory.fromJSON(aggregate.site, json));
       });
     }
   }

@@ -82,3 +82,23 @@ export function fullSelection(rowCount: number): Uint32Array {
   for (let i = 0; i < rowCount; i++) sel[i] = i;
   return sel;
 }
+
+/**
+ * Identity selections from reused memory: a session processes one block at a time and the
+ * filters narrow the selection in place, so each block gets a fresh copy of [0, n) without a
+ * new allocation and a fill loop.
+ */
+export class SelectionScratch {
+  private identity: Uint32Array = new Uint32Array(0);
+  private work: Uint32Array = new Uint32Array(0);
+
+  /** [0, n), valid until the next call. */
+  take(n: number): Uint32Array {
+    if (this.identity.length < n) {
+      this.identity = fullSelection(Math.max(n, this.identity.length * 2));
+      this.work = new Uint32Array(this.identity.length);
+    }
+    this.work.set(this.identity.subarray(0, n));
+    return this.work.subarray(0, n);
+  }
+}
