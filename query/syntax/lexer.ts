@@ -245,6 +245,13 @@ export class TokenStream {
         throw badNumber(text, pos);
       case 'variable':
         throw new QueryError('E014', `unknown variable ${show(text)}`, pos);
+      case 'term':
+        // Substitution skips a `$name` glued to a word (`search$x`); as a search term it could not
+        // be printed back without turning into a variable, and it is almost surely a typo.
+        if (/^\$[A-Za-z_]/.test(text)) {
+          throw new QueryError('E014', `${show(text)} is glued to the word before it: put a space before a $variable`, pos);
+        }
+        return;
       case 'invalid':
         throw new QueryError('E001', `unexpected character ${show(text)}${CHARACTER_HINTS[text] ?? (/\p{L}/u.test(text) ? NAME_HINT : '')}`, pos);
       default:

@@ -193,6 +193,9 @@ describe('query syntax: errors', () => {
   it('E014 unknown variable, at its position in the original text', () => {
     assertError('from main\n| where host = $nope', 'E014', 2, 16);
     assertError('from main | where host = ${nope}', 'E014', 1, 26);
+    // Glued to a word, `$x` is not substituted; as a search term it is refused (it could not be printed back).
+    assertError('from main | search$x', 'E014', 1, 19);
+    assertError('from main | search error $x', 'E014', 1, 26);
   });
 
   it('checkQuery lists every validation error in order; the first one is what parseQuery throws', () => {
