@@ -93,7 +93,10 @@ export class App {
       logger.warn(`${engine.replayed.undecodable} write-buffer records could not be decoded and were kept`);
     }
     engine.start();
-    return new App(config, engine, logger);
+    const app = new App(config, engine, logger);
+    app.queryWorkers.warm();
+    app.ingestParser.warm();
+    return app;
   }
 
   /** Applies a validated config (SIGHUP or `PATCH /config`): live keys at once, others after a restart. */

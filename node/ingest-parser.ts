@@ -103,17 +103,24 @@ export class IngestParser {
     });
   }
 
+  /** Starts the workers now, so that the first large request does not pay for thread startup. */
+  warm(): void {
+    while (!this.closed && this.workers.length < this.size) this.startWorker();
+  }
+
+  private startWorker(): PoolWorker {
+    const entry: PoolWorker = { worker: new Worker(path.join(__dirname, 'ingest-worker.js')), busy: 0 };
+    entry.worker.on('message', (response: ParseResponse) => this.settle(response));
+    entry.worker.on('error', (error) => this.failWorker(entry, error));
+    entry.worker.unref();
+    this.workers.push(entry);
+    return entry;
+  }
+
   private pickWorker(): PoolWorker {
     const idle = this.workers.find((entry) => entry.busy === 0);
     if (idle !== undefined) return idle;
-    if (this.workers.length < this.size) {
-      const entry: PoolWorker = { worker: new Worker(path.join(__dirname, 'ingest-worker.js')), busy: 0 };
-      entry.worker.on('message', (response: ParseResponse) => this.settle(response));
-      entry.worker.on('error', (error) => this.failWorker(entry, error));
-      entry.worker.unref();
-      this.workers.push(entry);
-      return entry;
-    }
+    if (this.workers.length < this.size) return this.startWorker();
     return this.workers.reduce((best, current) => (current.busy < best.busy ? current : best));
   }
 

@@ -11,7 +11,9 @@ if (parentPort !== null) {
     try {
       const body = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
       const parsed = parseBody(request.params, body, request.placement);
-      transfer = [parsed.record.buffer as ArrayBuffer];
+      // A record in a SharedArrayBuffer is shared by the message itself; anything else moves.
+      const memory = parsed.record.buffer;
+      transfer = memory instanceof ArrayBuffer ? [memory] : [];
       response = { id: request.id, ok: true, parsed };
     } catch (error) {
       const failure =

@@ -3,12 +3,72 @@
  * segment encoder's RowSet for a flush (run in the codec worker, so the main thread never decodes
  * a chunk it only writes out).
  */
-import { valueAt, type Column } from './column';
+import { valueAt, type Column, type ColumnBatch } from './column';
 import type { FieldValue, LogEvent } from './event';
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
 import { fieldRow, unpackStrings, type ChunkField, type ChunkPiece, type EventChunk, type PackedStrings } from './event-chunk';
 import type { AsciiText } from './segment/ascii-text';
 import type { RowSet, SparseColumn } from './segment/row-set';
+
+/** What a scan of a buffered chunk reads: a time range and columns (null = all). */
+export interface ChunkScan {
+  fromMicros: number;
+  toMicros: number;
+  columns: readonly string[] | null;
+}
+
+export function rowsInRange(chunk: EventChunk, fromMicros: number, toMicros: number): number {
+  if (chunk.minTime >= fromMicros && chunk.maxTime < toMicros) return chunk.count;
+  let rows = 0;
+  for (const time of chunk.times) if (time >= fromMicros && time < toMicros) rows++;
+  return rows;
+}
+
+/** The chunk's rows in the time range, with the requested columns (and `_time`) decoded. */
+export function chunkBatch(chunk: EventChunk, scan: ChunkScan): ColumnBatch {
+  const names =
+    scan.columns === null
+      ? [TIME_COLUMN, RAW_COLUMN, INDEX_COLUMN, ...chunk.fields.map((field) => field.name)]
+      : scan.columns.includes(TIME_COLUMN)
+        ? scan.columns
+        : [TIME_COLUMN, ...scan.columns];
+  const inRange: number[] = [];
+  const all = chunk.minTime >= scan.fromMicros && chunk.maxTime < scan.toMicros;
+  if (!all) for (let row = 0; row < chunk.count; row++) if (chunk.times[row] >= scan.fromMicros && chunk.times[row] < scan.toMicros) inRange.push(row);
+  const columns = new Map<string, Column>();
+  for (const name of names) {
+    const column = chunkColumn(chunk, name);
+    columns.set(name, all ? column : takeRows(column, inRange));
+  }
+  return { rowCount: all ? chunk.count : inRange.length, columns };
+}
+
+function takeRows(column: Column, rows: number[]): Column {
+  switch (column.kind) {
+    case 'time':
+      return { kind: 'time', values: Float64Array.from(rows, (row) => column.values[row]) };
+    case 'number':
+      return {
+        ...column,
+        values: Float64Array.from(rows, (row) => column.values[row]),
+        nulls: column.nulls === null ? null : Uint8Array.from(rows, (row) => (column.nulls as Uint8Array)[row]),
+      };
+    case 'boolean':
+      return {
+        ...column,
+        values: Uint8Array.from(rows, (row) => column.values[row]),
+        nulls: column.nulls === null ? null : Uint8Array.from(rows, (row) => (column.nulls as Uint8Array)[row]),
+      };
+    case 'dict':
+      return { kind: 'dict', dict: column.dict, codes: Uint32Array.from(rows, (row) => column.codes[row]) };
+    case 'string':
+      return { kind: 'string', values: rows.map((row) => column.values[row]) };
+    case 'mixed':
+      return { kind: 'mixed', values: rows.map((row) => column.values[row]) };
+    case 'const':
+      return { kind: 'const', value: column.value, length: rows.length };
+  }
+}
 
 /** The chunk's rows as events again (replay under a changed placement). */
 export function chunkEventsOf(chunk: EventChunk): LogEvent[] {

@@ -1,8 +1,9 @@
 /**
  * Chunk records: the event chunks of one ingest request serialized into ONE buffer, which is at
  * once the write-buffer record (durable in RocksDB) and the memory the memtable reads (the
- * chunks' typed arrays are views into it). The parse worker builds it and transfers it, so the
- * main thread neither copies nor allocates per request, and replay needs no parser.
+ * chunks' typed arrays are views into it). The buffer is a SharedArrayBuffer, written once by the
+ * parse worker and only read after: the main thread, the codec worker (flush) and the query
+ * workers all read the same memory, and no message copies it. Replay needs no parser.
  *
  *   u8   kind (CHUNK_RECORD_KIND)
  *   u32  header length (little-endian)
@@ -88,7 +89,7 @@ export function encodeChunkRecord(chunks: readonly EventChunk[], placement: Plac
   const sized = layout(chunks, 0, () => undefined);
   const header = Buffer.from(JSON.stringify({ placement, chunks: sized.headers } satisfies RecordHeader));
   const base = align8(5 + header.length);
-  const record = Buffer.allocUnsafeSlow(base + sized.end);
+  const record = Buffer.from(new SharedArrayBuffer(base + sized.end));
   record[0] = CHUNK_RECORD_KIND;
   record.writeUInt32LE(header.length, 1);
   header.copy(record, 5);

@@ -226,7 +226,8 @@ export class ChunkBuilder {
     let position = 0;
     for (const name in fields) {
       const value = fields[name];
-      if (value === undefined || value === null) continue;
+      // Non-finite numbers (JSON's 1e999) are null, as segments store them: reads agree before and after a flush.
+      if (value === undefined || value === null || (typeof value === 'number' && value - value !== 0)) continue;
       let builder: FieldBuilder | undefined;
       if (names[position] === name) builder = builders[position];
       else {

@@ -3,7 +3,9 @@
  * statistics and bloom filter, then hand out column batches of only the requested columns,
  * restricted to the time range. Pruning decisions are counted (the `segments_skipped_*` counters).
  */
+import { chunkBatch, rowsInRange } from './chunk-read';
 import type { Column, ColumnBatch } from './column';
+import type { EventChunk } from './event-chunk';
 import type { FieldValue } from './event';
 import { INDEX_COLUMN, TIME_COLUMN } from './event';
 import type { MemTable } from './memtable';
@@ -82,6 +84,8 @@ export interface SegmentUnit {
 export interface BufferedUnit {
   table: MemTable;
   chunk: number;
+  /** The chunk's newest event: scans that want the newest rows first read the newest chunks first. */
+  maxTime: number;
 }
 
 export interface ScanPlan {
@@ -192,7 +196,7 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
       if (table.maxTime < request.fromMicros || table.minTime >= request.toMicros) continue;
       table.chunks.forEach((chunk, index) => {
         if (chunk.maxTime < request.fromMicros || chunk.minTime >= request.toMicros) return;
-        buffered.push({ table, chunk: index });
+        buffered.push({ table, chunk: index, maxTime: chunk.maxTime });
         stats.bufferedEvents += chunk.count;
       });
     }
@@ -319,47 +323,19 @@ export async function readSegmentBlock(
   return decodeSegmentBlock(unit.header, block, stored, buffers, request, stats);
 }
 
-/** The buffered rows of one chunk that fall in the time range. */
-export function readBufferedUnit(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): ColumnBatch {
-  const names = request.columns === null ? null : request.columns.includes(TIME_COLUMN) ? request.columns : [TIME_COLUMN, ...request.columns];
-  const batch = unit.table.readChunk(unit.chunk, names);
-  const times = unit.table.chunks[unit.chunk].times;
-  const inRange: number[] = [];
-  for (let row = 0; row < batch.rowCount; row++) {
-    if (times[row] >= request.fromMicros && times[row] < request.toMicros) inRange.push(row);
-  }
-  stats.rowsRead += inRange.length;
-  if (inRange.length === batch.rowCount) return batch;
-  const columns = new Map<string, Column>();
-  for (const [name, column] of batch.columns) columns.set(name, takeRows(column, inRange));
-  return { rowCount: inRange.length, columns };
+/** The chunk of a buffered unit, counting its rows in the time range as read; null when none are. */
+export function readBufferedChunk(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): EventChunk | null {
+  const chunk = unit.table.chunks[unit.chunk];
+  const rows = rowsInRange(chunk, request.fromMicros, request.toMicros);
+  stats.rowsRead += rows;
+  return rows === 0 ? null : chunk;
 }
 
-function takeRows(column: Column, rows: number[]): Column {
-  switch (column.kind) {
-    case 'time':
-      return { kind: 'time', values: Float64Array.from(rows, (row) => column.values[row]) };
-    case 'number':
-      return {
-        ...column,
-        values: Float64Array.from(rows, (row) => column.values[row]),
-        nulls: column.nulls === null ? null : Uint8Array.from(rows, (row) => (column.nulls as Uint8Array)[row]),
-      };
-    case 'boolean':
-      return {
-        ...column,
-        values: Uint8Array.from(rows, (row) => column.values[row]),
-        nulls: column.nulls === null ? null : Uint8Array.from(rows, (row) => (column.nulls as Uint8Array)[row]),
-      };
-    case 'dict':
-      return { kind: 'dict', dict: column.dict, codes: Uint32Array.from(rows, (row) => column.codes[row]) };
-    case 'string':
-      return { kind: 'string', values: rows.map((row) => column.values[row]) };
-    case 'mixed':
-      return { kind: 'mixed', values: rows.map((row) => column.values[row]) };
-    case 'const':
-      return { kind: 'const', value: column.value, length: rows.length };
-  }
+/** The buffered rows of one chunk that fall in the time range, decoded. */
+export function readBufferedUnit(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): ColumnBatch {
+  const chunk = unit.table.chunks[unit.chunk];
+  stats.rowsRead += rowsInRange(chunk, request.fromMicros, request.toMicros);
+  return chunkBatch(chunk, { fromMicros: request.fromMicros, toMicros: request.toMicros, columns: request.columns });
 }
 
 /** Gives back the read references of a plan that will not be (fully) scanned. Idempotent. */

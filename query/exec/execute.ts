@@ -4,7 +4,7 @@
  * newest units first, stopping early once a `head` is satisfied; then it merges what the
  * sessions produced and runs the coordinator stages (result.ts).
  */
-import type { ColumnBatch } from '../../storage/column';
+import type { EventChunk } from '../../storage/event-chunk';
 import type { BufferedUnit, ScanPlan, ScanRequest, ScanStats, SegmentUnit } from '../../storage/scan';
 import { storedColumnsToRead } from '../../storage/scan';
 import type { QueryPlan } from '../plan/plan';
@@ -32,7 +32,8 @@ export interface ScanSource {
   planScan(request: ScanRequest, trace: boolean): Promise<ScanPlan>;
   /** The compressed buffers of the `stored` columns of several row blocks (null: column absent). */
   readSegmentBlocks(reads: readonly SegmentBlockRead[]): Promise<(Buffer | null)[][]>;
-  readBufferedUnit(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): ColumnBatch;
+  /** A buffered unit's chunk (null when none of its rows is in range), counting the rows read. */
+  readBufferedChunk(unit: BufferedUnit, request: ScanRequest, stats: ScanStats): EventChunk | null;
   releasePlan(plan: ScanPlan): void;
 }
 
@@ -71,7 +72,7 @@ function workUnits(plan: ScanPlan): WorkUnit[] {
   for (const unit of plan.segments) {
     for (const block of unit.blocks) units.push({ kind: 'segment', unit, block, maxTime: unit.header.blocks[block].maxTime });
   }
-  for (const unit of plan.buffered) units.push({ kind: 'buffered', unit, maxTime: unit.table.maxTime });
+  for (const unit of plan.buffered) units.push({ kind: 'buffered', unit, maxTime: unit.maxTime });
   return units.sort((a, b) => b.maxTime - a.maxTime);
 }
 
@@ -200,9 +201,14 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
       } else {
         reading = boundary.kind === 'head' ? null : startRead(groups[g + 1]);
         const before = scanPlan.stats.rowsRead;
-        const batch = source.readBufferedUnit(work.unit, request, scanPlan.stats);
+        const chunk = source.readBufferedChunk(work.unit, request, scanPlan.stats);
         bufferedRowsRead += scanPlan.stats.rowsRead - before;
-        sent = slot.handle.batch(batch);
+        if (chunk === null) {
+          progress.unitsDone++;
+          continue;
+        }
+        // The chunk goes as it is (typed arrays, one buffer): the session decodes what it reads.
+        sent = slot.handle.chunk(chunk, { fromMicros: request.fromMicros, toMicros: request.toMicros, columns: request.columns });
       }
       const unitsInGroup = work.kind === 'segment' ? work.reads.length : 1;
       slot.inFlight.push(

@@ -4,7 +4,8 @@
  * blocks here; a session is rebuilt from the query text with the same deterministic planner.
  */
 import { parentPort } from 'worker_threads';
-import type { ColumnBatch } from '../../storage/column';
+import type { ChunkScan } from '../../storage/chunk-read';
+import type { EventChunk } from '../../storage/event-chunk';
 import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';
 import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
@@ -29,7 +30,7 @@ export interface SessionSpec extends QueryInput {
 export type WorkerRequest =
   | { type: 'open'; session: number; spec: SessionSpec }
   | { type: 'blocks'; session: number; seq: number; blocks: BlockInput[] }
-  | { type: 'batch'; session: number; seq: number; batch: ColumnBatch }
+  | { type: 'chunk'; session: number; seq: number; chunk: EventChunk; scan: ChunkScan }
   | { type: 'preview'; session: number; seq: number; limit: number }
   | { type: 'finish'; session: number; seq: number }
   | { type: 'close'; session: number };
@@ -76,9 +77,11 @@ if (parentPort !== null) {
           port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack } satisfies WorkerResponse);
           return;
         }
-        case 'batch':
-          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack: session.process(request.batch) } satisfies WorkerResponse);
+        case 'chunk': {
+          const ack = session.processChunk(request.chunk, request.scan);
+          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack } satisfies WorkerResponse);
           return;
+        }
         case 'preview':
           port.postMessage({ type: 'preview', session: request.session, seq: request.seq, rows: session.preview(request.limit) } satisfies WorkerResponse);
           return;

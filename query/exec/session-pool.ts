@@ -5,7 +5,8 @@
 import os from 'os';
 import path from 'path';
 import { Worker } from 'worker_threads';
-import type { ColumnBatch } from '../../storage/column';
+import type { ChunkScan } from '../../storage/chunk-read';
+import type { EventChunk } from '../../storage/event-chunk';
 import type { QueryPlan } from '../plan/plan';
 import type { SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
 import type { TimedRow } from './rows';
@@ -14,7 +15,8 @@ import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from '.
 export interface SessionHandle {
   /** Segment row blocks, processed in order; the ack is the one after the last. */
   blocks(inputs: BlockInput[]): Promise<UnitAck>;
-  batch(batch: ColumnBatch): Promise<UnitAck>;
+  /** Rows of a buffered chunk: decoded (the scan's columns and time range) where the session runs. */
+  chunk(chunk: EventChunk, scan: ChunkScan): Promise<UnitAck>;
   preview(limit: number): Promise<TimedRow[]>;
   finish(): Promise<ShardResult>;
   close(): void;
@@ -46,8 +48,8 @@ class LocalHandle implements SessionHandle {
     return ack;
   }
 
-  async batch(batch: ColumnBatch): Promise<UnitAck> {
-    return this.session.process(batch);
+  async chunk(chunk: EventChunk, scan: ChunkScan): Promise<UnitAck> {
+    return this.session.processChunk(chunk, scan);
   }
 
   async preview(limit: number): Promise<TimedRow[]> {
@@ -130,8 +132,8 @@ class WorkerHandle implements SessionHandle {
     return this.ack({ type: 'blocks', session: this.session, seq: ++this.seq, blocks: inputs }, ownedArrayBuffers(inputs));
   }
 
-  batch(batch: ColumnBatch): Promise<UnitAck> {
-    return this.ack({ type: 'batch', session: this.session, seq: ++this.seq, batch });
+  chunk(chunk: EventChunk, scan: ChunkScan): Promise<UnitAck> {
+    return this.ack({ type: 'chunk', session: this.session, seq: ++this.seq, chunk, scan });
   }
 
   async preview(limit: number): Promise<TimedRow[]> {
@@ -180,13 +182,18 @@ export class QueryWorkerPool {
 
   constructor(readonly size: number) {}
 
+  /** Starts the workers now, so that the first query does not pay for thread startup (~0.3 s). */
+  warm(): void {
+    while (this.workers.length < this.size) this.workers.push(new PooledWorker());
+  }
+
   /**
    * Sessions for one query: one per worker (started lazily), at most `limit` of them on the
    * least busy workers, or one in-process.
    */
   open(plan: QueryPlan, spec: SessionSpec, limit = Infinity): SessionHandle[] {
     if (this.size === 0) return [new LocalHandle(new ShardSession(plan, spec))];
-    while (this.workers.length < this.size) this.workers.push(new PooledWorker());
+    this.warm();
     const chosen = limit >= this.workers.length ? this.workers : [...this.workers].sort((a, b) => a.sessions - b.sessions).slice(0, Math.max(1, limit));
     return chosen.map((worker) => {
       const session = this.nextSession++;

@@ -6,7 +6,9 @@
 import type { Column, ColumnBatch } from '../../storage/column';
 import type { ScanRequest, ScanStats } from '../../storage/scan';
 import { decodeColumns, emptyScanStats, sliceColumns, timeSlice } from '../../storage/scan';
-import { INDEX_COLUMN, TIME_COLUMN } from '../../storage/event';
+import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../../storage/event';
+import { chunkBatch, type ChunkScan } from '../../storage/chunk-read';
+import type { EventChunk } from '../../storage/event-chunk';
 import { scanRequestOf } from './scan-request';
 import type { QueryPlan } from '../plan/plan';
 import { applyBatchOp } from './batch-ops';
@@ -126,14 +128,9 @@ export class ShardSession {
     const times = batch.columns.get(TIME_COLUMN);
     const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
     if (n === 0) return this.ack(null);
-    if (lead === this.plan.shardOps.length && this.newest !== null && this.newest.full) {
-      // Only the match count matters when no selected row is newer than the rows already kept.
-      let newest = -Infinity;
-      if (times !== undefined && times.kind === 'time') for (let i = 0; i < n; i++) newest = Math.max(newest, times.values[sel[i]]);
-      if (newest <= this.newest.minTime) {
-        this.matched += n;
-        return this.ack(null);
-      }
+    if (this.cannotEnterHead(sel, n, times)) {
+      this.matched += n;
+      return this.ack(null);
     }
     if (late.length > 0) {
       for (const [name, column] of sliceColumns(decodeColumns(rows, late, lateBuffers), rows, start, end)) {
@@ -141,6 +138,41 @@ export class ShardSession {
       }
     }
     return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
+  }
+
+  /**
+   * A buffered chunk, decoded late as processBlock does: the leading filters' columns first, the
+   * rest only when some row passes them and may enter the answer.
+   */
+  processChunk(chunk: EventChunk, scan: ChunkScan): UnitAck {
+    const lead = this.leadingFilters;
+    const names = scan.columns ?? [TIME_COLUMN, RAW_COLUMN, INDEX_COLUMN, ...chunk.fields.map((field) => field.name)];
+    const early = names.filter((name) => lead === 0 || this.filterFields.has(name) || name === TIME_COLUMN);
+    const late = names.filter((name) => !early.includes(name));
+    const batch = chunkBatch(chunk, { ...scan, columns: early });
+    if (batch.rowCount === 0) return this.ack(null);
+    const sel = this.selections.take(batch.rowCount);
+    const times = batch.columns.get(TIME_COLUMN);
+    const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
+    if (n === 0) return this.ack(null);
+    if (this.cannotEnterHead(sel, n, times)) {
+      this.matched += n;
+      return this.ack(null);
+    }
+    if (late.length > 0) {
+      for (const [name, column] of chunkBatch(chunk, { ...scan, columns: late }).columns) {
+        if (name !== TIME_COLUMN) batch.columns.set(name, column);
+      }
+    }
+    return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
+  }
+
+  /** True when every operator ran, the head is full and no selected row is newer than the rows it keeps. */
+  private cannotEnterHead(sel: Uint32Array, n: number, times: Column | undefined): boolean {
+    if (this.leadingFilters !== this.plan.shardOps.length || this.newest === null || !this.newest.full) return false;
+    let newest = -Infinity;
+    if (times !== undefined && times.kind === 'time') for (let i = 0; i < n; i++) newest = Math.max(newest, times.values[sel[i]]);
+    return newest <= this.newest.minTime;
   }
 
   /** Runs shard operators [from, to) over the selection; returns the new count. */
@@ -160,15 +192,6 @@ export class ShardSession {
       entry.ms += performance.now() - started;
     }
     return n;
-  }
-
-  /** Runs the shard operators over one decoded batch. */
-  process(batch: ColumnBatch): UnitAck {
-    if (batch.rowCount === 0) return this.ack(null);
-    const sel = this.selections.take(batch.rowCount);
-    // Taken before the operators: a keep, drop or rename may remove `_time`, not the rows' order.
-    const times = batch.columns.get('_time');
-    return this.collect(batch, sel, this.runOps(batch, sel, batch.rowCount, 0, this.plan.shardOps.length), times);
   }
 
   /** Hands the selected rows to the boundary (stats, newest rows, all rows or the export stream). */

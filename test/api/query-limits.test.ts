@@ -22,8 +22,10 @@ async function ingestMany(server: TestServer, count: number): Promise<void> {
   }
 }
 
-/** A query that costs a few microseconds per row: hashing every event twice. */
-const HEAVY = 'from main | extend a = sha256(_raw), b = md5(concat(_raw, a)) | stats dc(b)';
+/** A query that costs tens of microseconds per row (seconds over the test's events): hashing every event over and over. */
+const HEAVY =
+  'from main | extend a = sha256(_raw), b = sha256(concat(a, _raw)), c = sha256(concat(b, _raw)), d = sha256(concat(c, _raw)), ' +
+  'e = sha256(concat(d, _raw)), f = md5(concat(e, _raw)) | stats dc(f)';
 
 describe('query limits and cancellation', function () {
   this.timeout(120_000);
