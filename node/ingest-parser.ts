@@ -7,9 +7,9 @@
  */
 import os from 'os';
 import path from 'path';
-import { Worker } from 'worker_threads';
 import { decodeChunkRecord, encodeChunkRecord } from '../storage/chunk-record';
 import { chunkEvents, type EventChunk } from '../storage/event-chunk';
+import { WorkerPool } from '../storage/worker-pool';
 import type { Placement } from '../storage/partition';
 import { ApiError, type ErrorCode } from './errors';
 import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
@@ -62,98 +62,35 @@ function withChunks(parsed: Omit<ParsedBody, 'chunks'>): ParsedBody {
   return { ...parsed, chunks: decodeChunkRecord(parsed.record).chunks };
 }
 
-interface Pending {
-  resolve: (parsed: ParsedBody) => void;
-  reject: (error: Error) => void;
-  worker: PoolWorker;
-}
-
-interface PoolWorker {
-  worker: Worker;
-  busy: number;
-}
-
 export class IngestParser {
-  private readonly workers: PoolWorker[] = [];
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
-  private closed = false;
+  private readonly workers: WorkerPool<ParseResponse>;
 
   /** `size` 0 parses everything in place. */
-  constructor(private readonly size: number) {}
-
-  /** Parses a body; a large one is handed to a worker and must not be used by the caller afterwards. */
-  parse(params: IngestParams, body: Buffer, placement: Placement): Promise<ParsedBody> {
-    if (this.size === 0 || this.closed || body.length < INLINE_PARSE_BYTES) {
-      try {
-        return Promise.resolve(withChunks(parseBody(params, body, placement)));
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    }
-    const target = this.pickWorker();
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, worker: target });
-      target.busy++;
-      // A body that owns its memory moves to the worker without a copy; it comes back inside the record.
-      const request: ParseRequest = { id, params, body, placement };
-      const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
-      target.worker.postMessage(request, owned ? [body.buffer as ArrayBuffer] : []);
-    });
+  constructor(private readonly size: number) {
+    this.workers = new WorkerPool<ParseResponse>(path.join(__dirname, 'ingest-worker.js'), size, true);
   }
 
   /** Starts the workers now, so that the first large request does not pay for thread startup. */
   warm(): void {
-    while (!this.closed && this.workers.length < this.size) this.startWorker();
+    this.workers.warm();
   }
 
-  private startWorker(): PoolWorker {
-    const entry: PoolWorker = { worker: new Worker(path.join(__dirname, 'ingest-worker.js')), busy: 0 };
-    entry.worker.on('message', (response: ParseResponse) => this.settle(response));
-    entry.worker.on('error', (error) => this.failWorker(entry, error));
-    entry.worker.unref();
-    this.workers.push(entry);
-    return entry;
-  }
-
-  private pickWorker(): PoolWorker {
-    const idle = this.workers.find((entry) => entry.busy === 0);
-    if (idle !== undefined) return idle;
-    if (this.workers.length < this.size) return this.startWorker();
-    return this.workers.reduce((best, current) => (current.busy < best.busy ? current : best));
-  }
-
-  private settle(response: ParseResponse): void {
-    const pending = this.pending.get(response.id);
-    if (pending === undefined) return;
-    this.pending.delete(response.id);
-    pending.worker.busy--;
-    if (response.ok) {
-      // The record arrives alone (transferred); its chunks are views into it, made on this side.
-      const { record } = response.parsed;
-      pending.resolve(withChunks({ ...response.parsed, record: Buffer.from(record.buffer, record.byteOffset, record.byteLength) }));
-    }
-    else {
+  /** Parses a body; a large one is handed to a worker and must not be used by the caller afterwards. */
+  async parse(params: IngestParams, body: Buffer, placement: Placement): Promise<ParsedBody> {
+    if (this.size === 0 || this.workers.closed || body.length < INLINE_PARSE_BYTES) return withChunks(parseBody(params, body, placement));
+    // A body that owns its memory moves to the worker without a copy.
+    const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+    const request: Omit<ParseRequest, 'id'> = { params, body, placement };
+    const response = await this.workers.request(request, owned ? [body.buffer as ArrayBuffer] : []);
+    if (!response.ok) {
       const { apiError, status, code, message, details } = response.error;
-      pending.reject(apiError ? new ApiError(status, code, message, details) : new Error(message));
+      throw apiError ? new ApiError(status, code, message, details) : new Error(message);
     }
-  }
-
-  private failWorker(entry: PoolWorker, error: Error): void {
-    for (const [id, pending] of this.pending) {
-      if (pending.worker === entry) {
-        this.pending.delete(id);
-        pending.reject(error);
-      }
-    }
-    const position = this.workers.indexOf(entry);
-    if (position !== -1) this.workers.splice(position, 1);
+    const { record } = response.parsed;
+    return withChunks({ ...response.parsed, record: Buffer.from(record.buffer, record.byteOffset, record.byteLength) });
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all(this.workers.map((entry) => entry.worker.terminate()));
-    this.workers.length = 0;
+    await this.workers.close();
   }
 }

@@ -106,51 +106,43 @@ export class ShardSession {
    */
   processBlock(input: BlockInput): UnitAck {
     const { rows, stored, buffers } = input;
-    const lead = this.leadingFilters;
-    const early: string[] = [];
-    const earlyBuffers: (Uint8Array | null)[] = [];
-    const late: string[] = [];
-    const lateBuffers: (Uint8Array | null)[] = [];
-    stored.forEach((name, i) => {
-      const target = lead === 0 || this.filterFields.has(name) || name === TIME_COLUMN ? early : late;
-      (target === early ? earlyBuffers : lateBuffers).push(buffers[i]);
-      target.push(name);
-    });
-    const columns = decodeColumns(rows, early, earlyBuffers);
+    const early = this.earlyColumns(stored);
+    const earlyBuffers = buffers.filter((_, i) => early.has(stored[i]));
+    const columns = decodeColumns(rows, [...early], earlyBuffers);
     if (this.request.columns === null || this.request.columns.includes(INDEX_COLUMN)) {
       columns.set(INDEX_COLUMN, { kind: 'const', value: input.index, length: rows });
     }
     const { start, end } = timeSlice(columns.get(TIME_COLUMN), rows, this.request);
     this.stats.rowsRead += end - start;
     const batch: ColumnBatch = { rowCount: end - start, columns: sliceColumns(columns, rows, start, end) };
-    if (batch.rowCount === 0) return this.ack(null);
-    const sel = this.selections.take(batch.rowCount);
-    const times = batch.columns.get(TIME_COLUMN);
-    const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
-    if (n === 0) return this.ack(null);
-    if (this.cannotEnterHead(sel, n, times)) {
-      this.matched += n;
-      return this.ack(null);
-    }
-    if (late.length > 0) {
-      for (const [name, column] of sliceColumns(decodeColumns(rows, late, lateBuffers), rows, start, end)) {
-        batch.columns.set(name, column);
-      }
-    }
-    return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
+    return this.processLate(batch, () => {
+      const late = stored.filter((name) => !early.has(name));
+      const lateBuffers = buffers.filter((_, i) => !early.has(stored[i]));
+      return late.length === 0 ? [] : sliceColumns(decodeColumns(rows, late, lateBuffers), rows, start, end);
+    });
   }
 
-  /**
-   * A buffered chunk, decoded late as processBlock does: the leading filters' columns first, the
-   * rest only when some row passes them and may enter the answer.
-   */
+  /** A buffered chunk, decoded late as processBlock does. */
   processChunk(chunk: EventChunk, scan: ChunkScan): UnitAck {
-    const lead = this.leadingFilters;
     const names = scan.columns ?? [TIME_COLUMN, RAW_COLUMN, INDEX_COLUMN, ...chunk.fields.map((field) => field.name)];
-    const early = names.filter((name) => lead === 0 || this.filterFields.has(name) || name === TIME_COLUMN);
-    const late = names.filter((name) => !early.includes(name));
-    const batch = chunkBatch(chunk, { ...scan, columns: early });
+    const early = this.earlyColumns(names);
+    const batch = chunkBatch(chunk, { ...scan, columns: [...early] });
+    return this.processLate(batch, () => {
+      const late = names.filter((name) => !early.has(name));
+      return late.length === 0 ? [] : [...chunkBatch(chunk, { ...scan, columns: late }).columns].filter(([name]) => name !== TIME_COLUMN);
+    });
+  }
+
+  /** The columns to decode before the leading filters run: what they read, and `_time` (all without filters). */
+  private earlyColumns(names: readonly string[]): Set<string> {
+    const lead = this.leadingFilters;
+    return new Set(names.filter((name) => lead === 0 || this.filterFields.has(name) || name === TIME_COLUMN));
+  }
+
+  /** Runs the leading filters on `batch`, then the rest of the operators once `decodeLate` has added the other columns. */
+  private processLate(batch: ColumnBatch, decodeLate: () => Iterable<[string, Column]>): UnitAck {
     if (batch.rowCount === 0) return this.ack(null);
+    const lead = this.leadingFilters;
     const sel = this.selections.take(batch.rowCount);
     const times = batch.columns.get(TIME_COLUMN);
     const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
@@ -159,11 +151,7 @@ export class ShardSession {
       this.matched += n;
       return this.ack(null);
     }
-    if (late.length > 0) {
-      for (const [name, column] of chunkBatch(chunk, { ...scan, columns: late }).columns) {
-        if (name !== TIME_COLUMN) batch.columns.set(name, column);
-      }
-    }
+    for (const [name, column] of decodeLate()) batch.columns.set(name, column);
     return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
   }
 

@@ -1,0 +1,94 @@
+/**
+ * A small pool of worker threads that answer requests by id: each request goes to an idle worker
+ * (or the least busy one once `size` have started), and a worker that dies fails only its own
+ * requests. The codec pool (segment encoding) and the ingest parser (node/) are built on it.
+ */
+import { Worker, type TransferListItem } from 'worker_threads';
+
+/** What a worker posts back: the id of the request it answers. */
+export interface PoolResponse {
+  id: number;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  busy: number;
+}
+
+interface Pending<R> {
+  resolve: (response: R) => void;
+  reject: (error: Error) => void;
+  worker: PoolWorker;
+}
+
+export class WorkerPool<R extends PoolResponse> {
+  private readonly workers: PoolWorker[] = [];
+  private readonly pending = new Map<number, Pending<R>>();
+  private nextId = 1;
+  closed = false;
+
+  /** `unref`: the workers alone do not keep the process alive. */
+  constructor(
+    private readonly script: string,
+    readonly size: number,
+    private readonly unref = false,
+  ) {}
+
+  /** Starts every worker now, so that the first request does not pay for thread startup. */
+  warm(): void {
+    while (!this.closed && this.workers.length < this.size) this.start();
+  }
+
+  /** Posts `message` with a fresh `id` and resolves with the worker's response to it. */
+  request(message: Record<string, unknown>, transfer: readonly TransferListItem[] = []): Promise<R> {
+    if (this.closed) return Promise.reject(new Error('worker pool is closed'));
+    const target = this.pick();
+    const id = this.nextId++;
+    return new Promise<R>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, worker: target });
+      target.busy++;
+      target.worker.postMessage({ ...message, id }, transfer);
+    });
+  }
+
+  private start(): PoolWorker {
+    const entry: PoolWorker = { worker: new Worker(this.script), busy: 0 };
+    entry.worker.on('message', (response: R) => this.settle(response));
+    entry.worker.on('error', (error) => this.fail(entry, error));
+    if (this.unref) entry.worker.unref();
+    this.workers.push(entry);
+    return entry;
+  }
+
+  private pick(): PoolWorker {
+    const idle = this.workers.find((entry) => entry.busy === 0);
+    if (idle !== undefined) return idle;
+    if (this.workers.length < this.size) return this.start();
+    return this.workers.reduce((best, current) => (current.busy < best.busy ? current : best));
+  }
+
+  private settle(response: R): void {
+    const pending = this.pending.get(response.id);
+    if (pending === undefined) return;
+    this.pending.delete(response.id);
+    pending.worker.busy--;
+    pending.resolve(response);
+  }
+
+  private fail(entry: PoolWorker, error: Error): void {
+    for (const [id, pending] of this.pending) {
+      if (pending.worker === entry) {
+        this.pending.delete(id);
+        pending.reject(error);
+      }
+    }
+    const position = this.workers.indexOf(entry);
+    if (position !== -1) this.workers.splice(position, 1);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.workers.map((entry) => entry.worker.terminate()));
+    this.workers.length = 0;
+  }
+}
