@@ -229,6 +229,14 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<void> {
     await waitSettled(server);
     const native = new Map<string, { median: number; result: unknown }>();
     for (const query of QUERIES) native.set(query.name, await timeNative(server, query, options.runs));
+    // The latency phase runs before DuckDB and ripgrep load this process and the machine.
+    let latency: string;
+    try {
+      const underLoad = await latencyUnderIngest(server, options.ingestRate, 30);
+      latency = `simple query p99 while ingesting: ${underLoad.p99.toFixed(1)} ms at ${underLoad.achieved.toFixed(0)} events/s achieved (target ${options.ingestRate})`;
+    } catch (error) {
+      latency = `latency under ingest failed: ${String(error)}\nserver log (tail):\n${server.log.slice(-3000)}`;
+    }
     const duck = await timeDuckdb(ndjsonPath, options.runs);
     const rg = timeRipgrep(ndjsonPath, options.runs);
     console.log(`\nquery benchmark: ${options.events} events, median of ${options.runs} runs (ms)`);
@@ -242,13 +250,7 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<void> {
     if (typeof duck === 'string') console.log(duck);
     const needle = native.get(QUERIES[1].name)?.median ?? NaN;
     console.log(`| ripgrep -c ${NEEDLE} (raw NDJSON) | ${typeof rg === 'string' ? rg : rg.toFixed(1)} | | ${typeof rg === 'string' ? '-' : `trawl ${(rg / needle).toFixed(1)}x faster`} |`);
-    // Last, and printed on its own: it loads the server hardest.
-    try {
-      const underLoad = await latencyUnderIngest(server, options.ingestRate, 30);
-      console.log(`\nsimple query p99 while ingesting: ${underLoad.p99.toFixed(1)} ms at ${underLoad.achieved.toFixed(0)} events/s achieved (target ${options.ingestRate})`);
-    } catch (error) {
-      console.log(`\nlatency under ingest failed: ${String(error)}\nserver log (tail):\n${server.log.slice(-3000)}`);
-    }
+    console.log(`\n${latency}`);
   } finally {
     await server.stop();
   }
