@@ -1,9 +1,9 @@
 /**
- * Runs ingest parsers off the main thread. A body is parsed (JSON.parse, mapping, columnizing)
- * in an ingest worker, which hands back event chunks grouped by partition key (typed arrays and
- * UTF-8 buffers, transferred without a copy) and the route's summary. The main thread keeps only
- * what must be ordered there: the write-buffer record and the memtable append. Small bodies are
- * parsed in place: a thread round trip would cost more than the parse.
+ * Runs ingest parsers off the main thread. A body is parsed (JSON.parse, mapping, grouping by
+ * partition key into columnar chunks) in an ingest worker, which hands back the chunk record
+ * (storage/chunk-record.ts: one SharedArrayBuffer, no copy) and the route's summary. The main
+ * thread keeps only what must be ordered there: the write-buffer record and the memtable append.
+ * Small bodies are parsed in place: a thread round trip would cost more than the parse.
  */
 import os from 'os';
 import path from 'path';
