@@ -61,11 +61,6 @@ export function parseRecord(params: IngestParams, body: string): { events: LogEv
   }
 }
 
-/** Runs the parser a record names; returns only the accepted events. */
-export function eventsOf(params: IngestParams, body: string): LogEvent[] {
-  return parseRecord(params, body).events;
-}
-
 /** A body as text. ASCII (the common case) is copied as one-byte text without UTF-8 validation. */
 export function bodyText(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');

@@ -8,6 +8,7 @@ import type { FieldValue, LogEvent } from './event';
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
 import { fieldRow, unpackStrings, type ChunkField, type ChunkPiece, type EventChunk, type PackedStrings } from './event-chunk';
 import type { AsciiText } from './segment/ascii-text';
+import { lowerBound } from './sorted';
 import type { RowSet, SparseColumn } from './segment/row-set';
 
 /** What a scan of a buffered chunk reads: a time range and columns (null = all). */
@@ -206,17 +207,6 @@ function byteOffset(packed: PackedStrings, i: number): number {
 function entryRange(field: ChunkField, start: number, end: number): [number, number] {
   if (field.rows === null) return [start, end];
   return [lowerBound(field.rows, start), lowerBound(field.rows, end)];
-}
-
-function lowerBound(sorted: Uint32Array, value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function copyEntries(

@@ -1,9 +1,9 @@
 /**
  * Event chunks: a batch of normalized events of one partition key in columnar, transferable form.
  *
- * Parsers run in ingest worker threads and hand their events to the main thread as chunks: typed
- * arrays and UTF-8 byte buffers move between threads without a per-event copy or object, and the
- * write buffer keeps them as they are (see memtable.ts). Strings are decoded again only when a
+ * Parsers run in ingest worker threads and hand their events to the main thread as chunks (in a
+ * chunk record, chunk-record.ts): typed arrays and UTF-8 bytes, no object per event, kept as they
+ * are by the write buffer (memtable.ts). Strings are decoded again only when a
  * query or a flush reads them. A chunk is immutable once built.
  */
 import type { FieldValue, LogEvent } from './event';
@@ -116,31 +116,6 @@ export function fieldValues(field: ChunkField): FieldValue[] {
 /** The row of entry i of a field. */
 export function fieldRow(field: ChunkField, i: number): number {
   return field.rows === null ? i : field.rows[i];
-}
-
-/** The buffers a chunk owns, to transfer it to another thread without a copy. */
-export function chunkTransferList(chunks: readonly EventChunk[]): ArrayBuffer[] {
-  const out = new Set<ArrayBuffer>();
-  const add = (array: ArrayBufferView | null): void => {
-    if (array === null) return;
-    const memory = array.buffer;
-    if (memory instanceof ArrayBuffer && array.byteOffset === 0 && array.byteLength === memory.byteLength) out.add(memory);
-  };
-  for (const chunk of chunks) {
-    add(chunk.times);
-    add(chunk.raws.bytes);
-    add(chunk.raws.ends);
-    for (const field of chunk.fields) {
-      add(field.rows);
-      add(field.numbers);
-      add(field.codes);
-      if (field.dict !== null) {
-        add(field.dict.bytes);
-        add(field.dict.ends);
-      }
-    }
-  }
-  return [...out];
 }
 
 class FieldBuilder {

@@ -6,6 +6,7 @@
 import { chunkBatch, rowsInRange } from './chunk-read';
 import type { Column, ColumnBatch } from './column';
 import type { EventChunk } from './event-chunk';
+import { lowerBound } from './sorted';
 import type { FieldValue } from './event';
 import { INDEX_COLUMN, TIME_COLUMN } from './event';
 import type { MemTable } from './memtable';
@@ -215,18 +216,6 @@ function columnsToRead(header: SegmentHeader, block: number, request: ScanReques
   const meta = header.blocks[block];
   const inside = meta.minTime >= request.fromMicros && meta.maxTime < request.toMicros;
   return names.includes(TIME_COLUMN) || inside ? names : [TIME_COLUMN, ...names];
-}
-
-/** First index with values[i] >= target in an ascending array. */
-function lowerBound(values: Float64Array, target: number): number {
-  let low = 0;
-  let high = values.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (values[mid] < target) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }
 
 function sliceColumn(column: Column, start: number, end: number): Column {
