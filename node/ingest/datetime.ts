@@ -3,6 +3,7 @@
  * Date objects (the raw pipeline calls these once per line), digit readers over char codes, month and
  * weekday names, and year inference for formats that carry no year.
  */
+import { daysFromCivil, daysInMonth } from '../../query/functions/calendar';
 
 export const MICROS_PER_SECOND = 1_000_000;
 export const MICROS_PER_DAY = 86_400 * MICROS_PER_SECOND;
@@ -15,25 +16,8 @@ export function isValidEventMicros(t: number): boolean {
   return Number.isSafeInteger(t) && t >= MIN_EVENT_MICROS && t < MAX_EVENT_MICROS;
 }
 
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
-export function daysFromCivil(y: number, m: number, d: number): number {
-  const yy = m <= 2 ? y - 1 : y;
-  const era = Math.floor(yy / 400);
-  const yoe = yy - era * 400;
-  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-export function isLeapYear(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-}
-
-const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-export function daysInMonth(y: number, m: number): number {
-  return m === 2 && isLeapYear(y) ? 29 : MONTH_DAYS[m]!;
-}
+// Civil-date arithmetic is the query functions' (one implementation for both layers).
+export { daysFromCivil, daysInMonth, isLeapYear } from '../../query/functions/calendar';
 
 /**
  * Validated civil time (UTC unless offsetMinutes) -> epoch micros, or NaN when a part is out of range or
