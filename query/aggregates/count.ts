@@ -1,7 +1,7 @@
 // count() / count(f) / countif(cond) / rate(): exact counters; partials merge by adding.
 
 import type { Value } from '../value';
-import { badPartial, factory, isRecord, numberField } from './common';
+import { badPartial, factory } from './common';
 import type { AggregateSite, AggregateState } from './types';
 
 /** What a counter counts: every row, non-null values, or true conditions. */
@@ -11,6 +11,7 @@ export class CountState implements AggregateState {
   n = 0;
 
   constructor(
+    private readonly name: string,
     private readonly counts: Counts,
     /** rate(): the range in seconds (events per second); null for plain counts. */
     private readonly seconds: number | null,
@@ -28,26 +29,29 @@ export class CountState implements AggregateState {
     this.n += (other as CountState).n;
   }
 
+  mergeJSON(json: unknown): void {
+    this.n += readCount(this.name, json);
+  }
+
   result(): Value {
     if (this.seconds === null) return this.n;
     return this.seconds > 0 && Number.isFinite(this.seconds) ? this.n / this.seconds : null;
   }
 
+  /** The bare count: a `by` with many groups ships one number per group. */
   toJSON(): unknown {
-    return { n: this.n };
+    return this.n;
   }
 }
 
 function readCount(name: string, json: unknown): number {
-  if (!isRecord(json)) throw badPartial(name, json);
-  const n = numberField(json, 'n', name);
-  if (!Number.isInteger(n) || n < 0) throw badPartial(name, json);
-  return n;
+  if (typeof json !== 'number' || !Number.isInteger(json) || json < 0) throw badPartial(name, json);
+  return json;
 }
 
 function counter(counts: (site: AggregateSite) => Counts, rate: boolean) {
   const seconds = (site: AggregateSite): number | null => (rate ? (site.ctx.toMicros - site.ctx.fromMicros) / 1e6 : null);
-  const create = (site: AggregateSite): CountState => new CountState(counts(site), seconds(site));
+  const create = (site: AggregateSite): CountState => new CountState(site.name, counts(site), seconds(site));
   return factory(
     () => 'number',
     create,

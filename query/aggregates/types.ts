@@ -37,6 +37,11 @@ export interface AggregateState {
   addRows?(rows: number): void;
   /** Folds another partial state of the same site into this one. */
   merge(other: AggregateState): void;
+  /**
+   * Optional: folds a JSON partial (as `toJSON` wrote it) in directly, without building a state
+   * for it first; the same as `merge(fromJSON(json))` (cheap states with many groups use it).
+   */
+  mergeJSON?(json: unknown): void;
   /** The final value (`time`-typed results are microseconds; the caller formats them). */
   result(): Value;
   /** A JSON-safe partial state. */

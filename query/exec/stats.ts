@@ -33,9 +33,15 @@ export interface StatsSpec {
   aggregates: StatsAggregateSpec[];
 }
 
-/** A JSON-safe partial: key values and aggregate states per group. */
+/**
+ * A JSON-safe partial, column-wise: `keys[k][g]` is key k of group g and `states[a][g]` the JSON
+ * state of aggregate a for group g. Columns of primitives cross threads (and later the network)
+ * far cheaper than one object per group, and a high-cardinality `by` has many groups.
+ */
 export interface PartialStats {
-  groups: { key: Value[]; states: unknown[] }[];
+  groupCount: number;
+  keys: Value[][];
+  states: unknown[][];
 }
 
 /** Maps the values of one key to dense ids. */
@@ -143,10 +149,11 @@ export class StatsAccumulator {
   }
 
   private groupFor(composite: number | string, ids: number[]): number {
-    let group = this.groupIndex.get(composite);
+    // One key: groupOfKey is the index (every caller goes through groupOfKeyId), no Map needed.
+    let group = this.spec.keys.length === 1 ? undefined : this.groupIndex.get(composite);
     if (group === undefined) {
       group = this.states.length;
-      this.groupIndex.set(composite, group);
+      if (this.spec.keys.length !== 1) this.groupIndex.set(composite, group);
       this.groupKeys.push(ids);
       this.states.push(this.spec.aggregates.map((aggregate) => aggregate.factory.create(aggregate.site)));
     }
@@ -298,31 +305,35 @@ export class StatsAccumulator {
   }
 
   toPartial(): PartialStats {
+    const groupCount = this.groupKeys.length;
     return {
-      groups: this.groupKeys.map((ids, group) => ({
-        key: ids.map((id, k) => this.dictionaries[k].values[id]),
-        states: this.states[group].map((state) => state.toJSON()),
-      })),
+      groupCount,
+      keys: this.dictionaries.map((dictionary, k) => this.groupKeys.map((ids) => dictionary.values[ids[k]])),
+      states: this.spec.aggregates.map((_, a) => this.states.map((states) => states[a].toJSON())),
     };
   }
 
   mergePartial(partial: PartialStats): void {
     const aggregates = this.spec.aggregates;
-    for (const { key, states } of partial.groups) {
-      const ids = key.map((value, k) => this.dictionaries[k].idOf(value));
-      const composite = compositeOf(ids);
-      const known = this.groupIndex.get(composite);
-      if (known === undefined) {
-        // A new group takes the partial's states as they are (nothing to merge them into).
-        this.groupIndex.set(composite, this.states.length);
-        this.groupKeys.push(ids);
-        this.states.push(states.map((json, a) => aggregates[a].factory.fromJSON(aggregates[a].site, json)));
-        continue;
+    const keyCount = this.spec.keys.length;
+    if (!Number.isInteger(partial.groupCount) || partial.keys.length !== keyCount || partial.states.length !== aggregates.length) {
+      throw new Error('invalid stats partial: its keys or aggregates do not match the query');
+    }
+    const ids: number[] = new Array<number>(keyCount);
+    for (let g = 0; g < partial.groupCount; g++) {
+      for (let k = 0; k < keyCount; k++) ids[k] = this.dictionaries[k].idOf(partial.keys[k][g]);
+      const before = this.states.length;
+      const group = keyCount === 1 ? this.groupOfKeyId(ids[0]) : this.groupFor(compositeOf(ids), [...ids]);
+      const fresh = group === before;
+      const states = this.states[group];
+      for (let a = 0; a < aggregates.length; a++) {
+        const json = partial.states[a][g];
+        const state = states[a];
+        // A fresh state is empty: merging into it equals adopting the partial's state.
+        if (state.mergeJSON !== undefined) state.mergeJSON(json);
+        else if (fresh) states[a] = aggregates[a].factory.fromJSON(aggregates[a].site, json);
+        else state.merge(aggregates[a].factory.fromJSON(aggregates[a].site, json));
       }
-      states.forEach((json, a) => {
-        const aggregate = aggregates[a];
-        this.states[known][a].merge(aggregate.factory.fromJSON(aggregate.site, json));
-      });
     }
   }
 

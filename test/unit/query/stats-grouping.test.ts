@@ -148,6 +148,37 @@ describe('stats grouping fast paths', () => {
     );
   });
 
+  it('partials of several shards merge (as JSON) to the single-shard answer, with one, two and three keys', () => {
+    const queries = [
+      'from main | stats count(), avg(x), max(x) by k',
+      'from main | stats count(), sum(x) by k, x',
+      'from main | stats count(), min(x) by k, x, k as k2',
+    ];
+    fc.assert(
+      fc.property(fc.array(batchArb, { minLength: 2, maxLength: 8 }), fc.integer({ min: 2, max: 4 }), fc.constantFrom(...queries), (batches, shardCount, text) => {
+        const single = new StatsAccumulator(specOf(text));
+        const shards = Array.from({ length: shardCount }, () => new StatsAccumulator(specOf(text)));
+        batches.forEach((batch, b) => {
+          const { columns, sel, n } = toBatch(batch);
+          single.add(columns, sel, n);
+          const again = toBatch(batch);
+          shards[b % shardCount].add(again.columns, again.sel, again.n);
+        });
+        const merged = new StatsAccumulator(specOf(text));
+        for (const shard of shards) merged.mergePartial(JSON.parse(JSON.stringify(shard.toPartial())));
+        const round = (rows: Value[][]): Value[][] => rows.map((row) => row.map((v) => (typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v)));
+        assert.deepEqual(round(merged.rows()), round(single.rows()));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a partial whose keys or aggregates do not match the query is refused', () => {
+    const merged = new StatsAccumulator(specOf('from main | stats count() by k'));
+    assert.throws(() => merged.mergePartial({ groupCount: 1, keys: [['a'], ['b']], states: [[1]] }), /do not match/);
+    assert.throws(() => merged.mergePartial({ groupCount: 1, keys: [['a']], states: [[-1]] }), /invalid partial state for count/);
+  });
+
   it('count() without keys counts the selected rows', () => {
     fc.assert(
       fc.property(fc.array(batchArb, { minLength: 1, maxLength: 6 }), (batches) => {
