@@ -12,7 +12,7 @@ import { INDEX_COLUMN, TIME_COLUMN } from './event';
 import type { MemTable } from './memtable';
 import type { SegmentStore } from './segment-store';
 import { bloomMayContainAll } from './segment/bloom';
-import { decodeColumnBlock } from './segment/column-codec';
+import { decodeColumnBlock, decodeColumnBlockRows } from './segment/column-codec';
 import type { ColumnStats, SegmentHeader } from './segment/header';
 import type { WriteBuffer } from './write-buffer';
 
@@ -252,12 +252,22 @@ export function decodeBlockColumns(
   return decodeColumns(header.blocks[block].rows, names, buffers);
 }
 
-/** decodeBlockColumns given the block's row count (what a worker receives instead of the header). */
-export function decodeColumns(rows: number, names: readonly string[], buffers: readonly (Uint8Array | null)[]): Map<string, Column> {
+/**
+ * decodeBlockColumns given the block's row count (what a worker receives instead of the header).
+ * With `only` (ascending block rows), string columns are decoded at those rows alone and must not
+ * be read elsewhere.
+ */
+export function decodeColumns(
+  rows: number,
+  names: readonly string[],
+  buffers: readonly (Uint8Array | null)[],
+  only?: ArrayLike<number>,
+): Map<string, Column> {
   const decoded = new Map<string, Column>();
   names.forEach((name, i) => {
     const buffer = buffers[i];
-    decoded.set(name, buffer === null ? { kind: 'const', value: null, length: rows } : decodeColumnBlock(buffer));
+    if (buffer === null) decoded.set(name, { kind: 'const', value: null, length: rows });
+    else decoded.set(name, only === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, only));
   });
   return decoded;
 }

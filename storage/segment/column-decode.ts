@@ -4,9 +4,10 @@
  */
 import type { Column, NumberColumn } from '../column';
 import type { FieldValue } from '../event';
-import { ColumnEncoding, openBlock } from './block-envelope';
+import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from './block-envelope';
 import { ByteReader, unpackBits, unzigzag } from './bytes';
-import { readStringList } from './string-list';
+import type { LiteralByteSearch } from './literal-search';
+import { readStringList, readStringListMatching, readStringListRows } from './string-list';
 
 type TypedCtor<T> = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
@@ -31,6 +32,10 @@ function readNulls(r: ByteReader, hasNulls: boolean, n: number): Uint8Array | nu
 /** Decodes a block written by encodeColumnBlock or encodeTimeBlock. */
 export function decodeColumnBlock(block: Buffer | Uint8Array): Column {
   const { encoding, rows: n, payload } = openBlock(block);
+  return decodeOpened(encoding, n, payload);
+}
+
+function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Column {
   const r = new ByteReader(payload);
   switch (encoding) {
     case ColumnEncoding.AllNull:
@@ -83,6 +88,31 @@ export function decodeColumnBlock(block: Buffer | Uint8Array): Column {
     default:
       throw new Error(`segment block: unknown encoding ${String(encoding)}`);
   }
+}
+
+/**
+ * Decodes a text column block for a search of `literals` (see literal-search.ts): a plain string
+ * block is searched as bytes and only the rows that may match become strings; `rows` lists them
+ * (ascending) and the other rows must not be read. Other encodings decode whole (`rows` null: any
+ * row may match).
+ */
+export function decodeColumnBlockMatching(block: Buffer | Uint8Array, literals: readonly LiteralByteSearch[]): { column: Column; rows: Uint32Array | null } {
+  if (readBlockHeader(block).encoding !== ColumnEncoding.String || literals.length === 0) return { column: decodeColumnBlock(block), rows: null };
+  // The matching reader copies out the strings it keeps: the payload can be scratch memory.
+  const { rows: n, payload } = openBlockTransient(block);
+  const { values, rows } = readStringListMatching(payload, new ByteReader(payload), n, true, literals);
+  return { column: { kind: 'string', values }, rows };
+}
+
+/**
+ * Decodes a column block for the listed rows (ascending) only: a plain string block makes strings
+ * of those rows alone (the others are null and must not be read); other encodings decode whole.
+ */
+export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLike<number>): Column {
+  if (readBlockHeader(block).encoding !== ColumnEncoding.String) return decodeColumnBlock(block);
+  // The strings are copied out: the payload can be scratch memory.
+  const { rows: n, payload } = openBlockTransient(block);
+  return { kind: 'string', values: readStringListRows(payload, new ByteReader(payload), n, true, rows) };
 }
 
 function decodeTimeDeltas(payload: Buffer, r: ByteReader, n: number): Float64Array {
