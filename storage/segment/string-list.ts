@@ -205,7 +205,10 @@ export function readStringListRows(
           off += len;
         }
       } else {
-        const ends = rowByteEnds(payload, lens, chunkRow, chunk);
+        // Ends up to the chunk's last listed row only.
+        let last = next;
+        while (last + 1 < rows.length && rows[last + 1] < chunkEnd) last++;
+        const ends = rowByteEnds(payload, lens, chunkRow, chunk, rows[last] - chunkRow + 1);
         for (; next < rows.length && rows[next] < chunkEnd; next++) {
           const i = rows[next] - chunkRow;
           if (lens[rows[next]] >= 0) values[rows[next]] = payload.toString(encoding, i === 0 ? chunk.start : ends[i - 1], ends[i]);
@@ -218,13 +221,20 @@ export function readStringListRows(
 }
 
 /**
- * Byte ends (payload offsets) of the rows of one chunk, from their UTF-16 lengths: in an ASCII
- * chunk a unit is a byte; in a UTF-8 chunk each character is walked (4-byte sequences are two units).
+ * Byte ends (payload offsets) of the first `rows` rows of one chunk, from their UTF-16 lengths: in
+ * an ASCII chunk a unit is a byte; in a UTF-8 chunk each character is walked (4-byte sequences are
+ * two units).
  */
-function rowByteEnds(payload: Buffer, lens: Int32Array, firstRow: number, chunk: StringListLayout['chunks'][number]): Uint32Array {
-  const ends = new Uint32Array(chunk.rows);
+function rowByteEnds(
+  payload: Buffer,
+  lens: Int32Array,
+  firstRow: number,
+  chunk: StringListLayout['chunks'][number],
+  rows = chunk.rows,
+): Uint32Array {
+  const ends = new Uint32Array(rows);
   let pos = chunk.start;
-  for (let i = 0; i < chunk.rows; i++) {
+  for (let i = 0; i < rows; i++) {
     let units = Math.max(0, lens[firstRow + i]);
     if (chunk.encoding === TextEncoding.Ascii) pos += units;
     else {
@@ -242,7 +252,7 @@ function rowByteEnds(payload: Buffer, lens: Int32Array, firstRow: number, chunk:
     }
     ends[i] = pos;
   }
-  if (pos !== chunk.end) throw new Error('string list: lengths do not match the text');
+  if (rows === chunk.rows ? pos !== chunk.end : pos > chunk.end) throw new Error('string list: lengths do not match the text');
   return ends;
 }
 
