@@ -35,6 +35,8 @@ export interface BlockInput {
   rows: number;
   stored: string[];
   buffers: (Uint8Array | null)[];
+  /** The frames of a framed `_raw` that may match (null: all); the other frames' rows cannot. */
+  rawFrames: number[] | null;
 }
 
 /** What a session hands back when the scan ends. */
@@ -128,8 +130,10 @@ export class ShardSession {
     const { rows, stored, buffers } = input;
     const early = this.earlyColumns(stored);
     // A `_raw` the leading filters search is searched as bytes first: only candidate rows get strings.
-    const rawAt = this.rawSearches.length > 0 && early.has(RAW_COLUMN) ? stored.indexOf(RAW_COLUMN) : -1;
-    const raw = rawAt !== -1 && buffers[rawAt] !== null ? decodeColumnBlockMatching(buffers[rawAt], this.rawSearches) : null;
+    const searched = this.rawSearches.length > 0 || input.rawFrames !== null;
+    const rawAt = searched && early.has(RAW_COLUMN) ? stored.indexOf(RAW_COLUMN) : -1;
+    const rawBuffer = rawAt === -1 ? null : buffers[rawAt];
+    const raw = rawBuffer === null ? null : decodeColumnBlockMatching(rawBuffer, this.rawSearches, input.rawFrames);
     const earlyNames = stored.filter((name) => early.has(name) && (raw === null || name !== RAW_COLUMN));
     const columns = decodeColumns(
       rows,

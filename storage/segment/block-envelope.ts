@@ -38,6 +38,11 @@ export enum ColumnEncoding {
    * fixed width decodes as a tight prefix sum, and zstd removes the zero high bytes.
    */
   TimeDelta32 = 9,
+  /**
+   * Consecutive row ranges (frames), each a whole stored block of its own (framed-block.ts): a
+   * reader decodes only the frames it needs. Used for `_raw`, whose frames have bloom filters.
+   */
+  Framed = 10,
 }
 
 const COMPRESSION_NONE = 0;
