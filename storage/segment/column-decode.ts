@@ -8,7 +8,7 @@ import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from '
 import { ByteReader, unpackBits, unzigzag } from './bytes';
 import { openFramed } from './framed-block';
 import type { LiteralByteSearch } from './literal-search';
-import { readStringList, readStringListMatching, readStringListRows } from './string-list';
+import { matchedRows, readStringList, readStringListMatching, readStringListRows } from './string-list';
 
 type TypedCtor<T> = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
@@ -143,8 +143,8 @@ export function decodeColumnBlockMatching(
   if (encoding !== ColumnEncoding.String || literals.length === 0) return { column: decodeColumnBlock(block), rows: null };
   // The matching reader copies out the strings it keeps: the payload can be scratch memory.
   const { rows: n, payload } = openBlockTransient(block);
-  const { values, rows } = readStringListMatching(payload, new ByteReader(payload), n, true, literals);
-  return { column: { kind: 'string', values }, rows };
+  const { values, rows, count } = readStringListMatching(payload, new ByteReader(payload), n, true, literals);
+  return { column: { kind: 'string', values }, rows: rows.subarray(0, count) };
 }
 
 /**
@@ -158,24 +158,29 @@ function decodeFramesMatching(
 ): { column: Column; rows: Uint32Array | null } {
   const { rows: n, frames } = openFramed(block);
   const starts = frameStarts(frames);
-  const values = new Array<FieldValue | null>(n).fill(null);
-  const candidates: number[] = [];
+  const matched = matchedRows(n);
+  const values: (FieldValue | null)[] = matched.values;
   let strings = true;
   for (let f = 0; f < frames.length; f++) {
     if (wanted !== null && !wanted.includes(f)) continue;
-    const { column, rows } = decodeColumnBlockMatching(frames[f].data, literals);
-    const take = (row: number): void => {
+    const base = starts[f];
+    if (literals.length > 0 && readBlockHeader(frames[f].data).encoding === ColumnEncoding.String) {
+      // The common case: a plain frame searched straight into the block's rows.
+      const { rows: frameRows, payload } = openBlockTransient(frames[f].data);
+      readStringListMatching(payload, new ByteReader(payload), frameRows, true, literals, matched, base);
+      continue;
+    }
+    const column = decodeColumnBlock(frames[f].data);
+    for (let row = 0; row < columnLength(column); row++) {
       const value = valueAt(column, row);
-      if (value === null) return;
+      if (value === null) continue;
       if (typeof value !== 'string') strings = false;
-      values[starts[f] + row] = value;
-      candidates.push(starts[f] + row);
-    };
-    if (rows !== null) rows.forEach(take);
-    else for (let row = 0; row < columnLength(column); row++) take(row);
+      values[base + row] = value;
+      matched.rows[matched.count++] = base + row;
+    }
   }
   const column: Column = strings ? { kind: 'string', values: values as (string | null)[] } : { kind: 'mixed', values };
-  return { column, rows: Uint32Array.from(candidates) };
+  return { column, rows: matched.rows.subarray(0, matched.count) };
 }
 
 /**

@@ -256,12 +256,30 @@ function rowByteEnds(
   return ends;
 }
 
+/** Rows found by readStringListMatching: `values[row]` for each of `rows[0..count)` (ascending). */
+export interface MatchedRows {
+  values: (string | null)[];
+  rows: Uint32Array;
+  count: number;
+}
+
+/** Room for the matches among `count` rows. */
+export function matchedRows(count: number): MatchedRows {
+  return { values: new Array<string | null>(count).fill(null), rows: new Uint32Array(count), count: 0 };
+}
+
+/** A chunk where more than 1 row in DENSE_HITS has a hit (past DENSE_MIN_ROWS rows) is read whole instead. */
+const DENSE_HITS = 16;
+const DENSE_MIN_ROWS = 256;
+
 /**
  * Reads the strings of only the rows whose text may hold every literal (see literal-search.ts):
  * the text is searched as bytes, and only those rows become JS strings. The others are left null
- * in `values` and must not be read: `rows` lists the candidates, ascending. The first search is
+ * in `values` and must not be read: `rows` lists the candidates, ascending. With `into`, rows are
+ * written there at `offset` (the frames of a framed block share one). The first search is
  * run over whole chunks (pass the most selective first); the rest only inside its hit rows.
- * Chunks stored as UTF-16 (lone surrogates) are not searched: all their rows are candidates.
+ * Chunks stored as UTF-16 (lone surrogates), and chunks where the first literal is common, are
+ * not searched: all their rows are candidates.
  */
 export function readStringListMatching(
   payload: Buffer,
@@ -269,31 +287,30 @@ export function readStringListMatching(
   count: number,
   nullable: boolean,
   searches: readonly LiteralByteSearch[],
-): { values: (string | null)[]; rows: Uint32Array } {
+  into: MatchedRows = matchedRows(count),
+  offset = 0,
+): MatchedRows {
   const { lens, chunks } = readLayout(payload, r, count, nullable);
-  const values = new Array<string | null>(count).fill(null);
-  const rows: number[] = [];
+  const { values, rows } = into;
   const [first, ...rest] = searches;
   let chunkRow = 0;
   for (const chunk of chunks) {
     const encoding = nodeEncoding(chunk.encoding);
-    if (chunk.encoding === TextEncoding.Utf16 || first === undefined) {
-      const text = payload.toString(encoding, chunk.start, chunk.end);
-      let off = 0;
-      for (let row = chunkRow; row < chunkRow + chunk.rows; row++) {
-        if (lens[row] < 0) continue;
-        values[row] = text.slice(off, off + lens[row]);
-        off += lens[row];
-        rows.push(row);
-      }
-    } else {
+    const rowsBefore = into.count;
+    let dense = chunk.encoding === TextEncoding.Utf16 || first === undefined;
+    if (!dense && first !== undefined) {
       // ASCII ends cost one add per row and check the lengths; UTF-8 ones are walked only on a hit.
       let ends: Uint32Array | null = chunk.encoding === TextEncoding.Ascii ? rowByteEnds(payload, lens, chunkRow, chunk) : null;
       let i = 0;
+      let hits = 0;
       let at = first.find(payload, chunk.start, chunk.end);
       while (at !== -1) {
         ends ??= rowByteEnds(payload, lens, chunkRow, chunk);
         while (ends[i] <= at) i++;
+        if (++hits * DENSE_HITS > i && i >= DENSE_MIN_ROWS) {
+          dense = true;
+          break;
+        }
         const start = i === 0 ? chunk.start : ends[i - 1];
         const end = ends[i];
         if (at + first.length > end || !first.bounded(payload, at, start, end)) {
@@ -301,13 +318,25 @@ export function readStringListMatching(
           continue;
         }
         if (rest.every((search) => search.mayMatch(payload, start, end))) {
-          values[chunkRow + i] = payload.toString(encoding, start, end);
-          rows.push(chunkRow + i);
+          values[offset + chunkRow + i] = payload.toString(encoding, start, end);
+          rows[into.count++] = offset + chunkRow + i;
         }
         at = first.find(payload, end, chunk.end);
       }
     }
+    if (dense) {
+      // Most rows hit (a common term): one string for the chunk, sliced, is cheaper than a search.
+      into.count = rowsBefore;
+      const text = payload.toString(encoding, chunk.start, chunk.end);
+      let off = 0;
+      for (let row = chunkRow; row < chunkRow + chunk.rows; row++) {
+        if (lens[row] < 0) continue;
+        values[offset + row] = text.slice(off, off + lens[row]);
+        off += lens[row];
+        rows[into.count++] = offset + row;
+      }
+    }
     chunkRow += chunk.rows;
   }
-  return { values, rows: Uint32Array.from(rows) };
+  return into;
 }
