@@ -25,7 +25,7 @@ function rawStrings(values: readonly (string | null)[]): string[] {
 }
 
 describe('framed _raw blocks', () => {
-  const segment = encodeSegment(rowSetFromEvents(events()), { compressionLevel: 3, blockRows: 16384 });
+  const segment = encodeSegment(rowSetFromEvents(events()), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
   const raw = segment.blockData[0][1];
   const meta = segment.stats.blocks[0];
 
@@ -42,7 +42,7 @@ describe('framed _raw blocks', () => {
   });
 
   it('keeps a block of at most FRAME_ROWS rows whole (and version 1 segments read as before)', () => {
-    const small = encodeSegment(rowSetFromEvents(events().slice(0, FRAME_ROWS)), { compressionLevel: 3, blockRows: 16384 });
+    const small = encodeSegment(rowSetFromEvents(events().slice(0, FRAME_ROWS)), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
     assert.equal(readBlockHeader(small.blockData[0][1]).encoding, ColumnEncoding.String);
     assert.equal(small.stats.blocks[0].frames, undefined);
   });
@@ -52,9 +52,12 @@ describe('framed _raw blocks', () => {
     const bloom = segment.blooms[0];
     assert.equal(bloom.length, (meta.bloom.bits + (meta.frames ?? []).reduce((sum, frame) => sum + frame.bloom.bits, 0)) / 8);
     assert.equal(bloomMayContainAll(bloom, meta.bloom, ['zq7needlexv']), true);
-    assert.deepEqual(framesMayContainAll(bloom, meta, ['zq7needlexv', 'trace']), [2]);
-    assert.deepEqual(framesMayContainAll(bloom, meta, ['straße']), [0]);
+    // A frame holding the tokens is always kept; the sparse frame filters may keep others too.
+    assert.ok(framesMayContainAll(bloom, meta, ['zq7needlexv', 'trace']).includes(2));
+    assert.ok(framesMayContainAll(bloom, meta, ['straße']).includes(0));
     assert.deepEqual(framesMayContainAll(bloom, meta, ['api']), [0, 1, 2, 3]);
+    const keptForAbsent = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => framesMayContainAll(bloom, meta, [`absent${i}`]).length);
+    assert.ok(keptForAbsent.reduce((sum, kept) => sum + kept, 0) < 16, 'absent tokens keep few frames');
   });
 
   it('a search decodes only the listed frames and finds its rows there', () => {
