@@ -11,8 +11,8 @@ import type { FieldValue } from './event';
 import { INDEX_COLUMN, TIME_COLUMN } from './event';
 import type { MemTable } from './memtable';
 import type { SegmentStore } from './segment-store';
-import { bloomMayContainAll } from './segment/bloom';
-import { decodeColumnBlock } from './segment/column-codec';
+import { bloomMayContainAll, framesMayContainAll } from './segment/bloom';
+import { decodeColumnBlock, decodeColumnBlockRows } from './segment/column-codec';
 import type { ColumnStats, SegmentHeader } from './segment/header';
 import type { WriteBuffer } from './write-buffer';
 
@@ -34,6 +34,8 @@ export interface ScanRequest {
   columns: readonly string[] | null;
   /** Lower-cased tokens that must all occur (bloom pruning); the executor still checks rows. */
   tokens?: readonly string[];
+  /** Lower-cased tokens every match's `_raw` holds (frame pruning of framed `_raw` blocks). */
+  rawTokens?: readonly string[];
   /** All must be satisfiable for a segment to be read. */
   predicates?: readonly ColumnPredicate[];
   /** Segment order by time: newest first for `desc` (the default events order). */
@@ -79,6 +81,8 @@ export function emptyScanStats(trace = false): ScanStats {
 export interface SegmentUnit {
   header: SegmentHeader;
   blocks: number[];
+  /** Per entry of `blocks`: the `_raw` frames that may hold the raw tokens (null: all frames). */
+  rawFrames?: (number[] | null)[];
 }
 
 /** One buffered chunk of a memtable (chunks are immutable; chunks appended after planning are not seen). */
@@ -172,17 +176,26 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
   if (tokens.length > 0 && survivors.length > 0) {
     // Each row block has its own bloom filter: keep the blocks that may hold every token.
     const blooms = await Promise.all(survivors.map((unit) => store.readBlooms(unit.header, unit.blocks)));
+    const rawTokens = request.rawTokens ?? [];
     survivors.forEach((unit, i) => {
-      const kept = unit.blocks.filter((block, j) => {
+      const kept: number[] = [];
+      const rawFrames: (number[] | null)[] = [];
+      unit.blocks.forEach((block, j) => {
         const bloom = blooms[i][j];
-        return bloom === null || bloomMayContainAll(bloom, unit.header.blocks[block].bloom, tokens);
+        const meta = unit.header.blocks[block];
+        if (bloom !== null && !bloomMayContainAll(bloom, meta.bloom, tokens)) return;
+        // A framed `_raw`: only the frames whose filters may hold the raw tokens (none: skip the block).
+        const frames = bloom !== null && meta.frames !== undefined && rawTokens.length > 0 ? framesMayContainAll(bloom, meta, rawTokens) : null;
+        if (frames !== null && frames.length === 0) return;
+        kept.push(block);
+        rawFrames.push(frames);
       });
       stats.blocksSkippedBloom += unit.blocks.length - kept.length;
       if (kept.length === 0) {
         stats.segmentsSkippedBloom++;
         decide(unit.header, 'skipped: bloom');
         store.release([unit.header.id]);
-      } else segments.push({ header: unit.header, blocks: kept });
+      } else segments.push({ header: unit.header, blocks: kept, rawFrames });
     });
   } else segments.push(...survivors);
   for (const unit of segments) decide(unit.header, `read: ${unit.blocks.length}/${unit.header.blocks.length} blocks`);
@@ -252,12 +265,22 @@ export function decodeBlockColumns(
   return decodeColumns(header.blocks[block].rows, names, buffers);
 }
 
-/** decodeBlockColumns given the block's row count (what a worker receives instead of the header). */
-export function decodeColumns(rows: number, names: readonly string[], buffers: readonly (Uint8Array | null)[]): Map<string, Column> {
+/**
+ * decodeBlockColumns given the block's row count (what a worker receives instead of the header).
+ * With `only` (ascending block rows), string columns are decoded at those rows alone and must not
+ * be read elsewhere.
+ */
+export function decodeColumns(
+  rows: number,
+  names: readonly string[],
+  buffers: readonly (Uint8Array | null)[],
+  only?: ArrayLike<number>,
+): Map<string, Column> {
   const decoded = new Map<string, Column>();
   names.forEach((name, i) => {
     const buffer = buffers[i];
-    decoded.set(name, buffer === null ? { kind: 'const', value: null, length: rows } : decodeColumnBlock(buffer));
+    if (buffer === null) decoded.set(name, { kind: 'const', value: null, length: rows });
+    else decoded.set(name, only === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, only));
   });
   return decoded;
 }

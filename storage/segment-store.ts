@@ -45,8 +45,11 @@ export class SegmentStore {
   private readonly retired = new Set<string>();
   private purging: Promise<void> = Promise.resolve();
   private counter = 0;
-  /** 64 MiB of recently probed bloom filters. */
-  private readonly blooms = new BloomCache(64 * 1024 * 1024);
+  /**
+   * 128 MiB of recently probed bloom filters: a needle search probes every row block's, about
+   * 6 MB per million events (block and frame filters), and a scan over more than fit misses them all.
+   */
+  private readonly blooms = new BloomCache(128 * 1024 * 1024);
   /** Row-block counts of retired segments, to forget their cached filters. */
   private readonly retiredBlocks = new Map<string, number>();
   /** Bumped on every change, so derived views (catalog, caches) know when to recompute. */

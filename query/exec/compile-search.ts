@@ -103,3 +103,19 @@ export function requiredTokens(expr: SearchExpr, resolveField: (name: string) =>
       return [];
   }
 }
+
+/** The texts every matching event's `_raw` contains, as its terms and phrases match them (under AND only). */
+export function requiredRawLiterals(expr: SearchExpr): string[] {
+  switch (expr.kind) {
+    case 'term':
+      return expr.glob ? [] : [expr.text];
+    case 'phrase':
+      return [expr.text];
+    case 'and':
+      return [...new Set(expr.operands.flatMap(requiredRawLiterals))];
+    case 'fieldmatch':
+    case 'or':
+    case 'not':
+      return [];
+  }
+}

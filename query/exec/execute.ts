@@ -25,6 +25,8 @@ export interface SegmentBlockRead {
   unit: SegmentUnit;
   block: number;
   stored: string[];
+  /** The `_raw` frames that may match (null: all). */
+  rawFrames: number[] | null;
 }
 
 /** What the executor needs from storage. */
@@ -61,7 +63,9 @@ export interface ShardOutput {
   opStats: OpStats[];
 }
 
-type WorkUnit = { kind: 'segment'; unit: SegmentUnit; block: number; maxTime: number } | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
+type WorkUnit =
+  | { kind: 'segment'; unit: SegmentUnit; block: number; rawFrames: number[] | null; maxTime: number }
+  | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
 
 /** What one session message carries: consecutive segment blocks, or one buffered unit. */
 type WorkGroup = { kind: 'segment'; reads: SegmentBlockRead[]; maxTime: number } | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
@@ -70,7 +74,9 @@ type WorkGroup = { kind: 'segment'; reads: SegmentBlockRead[]; maxTime: number }
 function workUnits(plan: ScanPlan): WorkUnit[] {
   const units: WorkUnit[] = [];
   for (const unit of plan.segments) {
-    for (const block of unit.blocks) units.push({ kind: 'segment', unit, block, maxTime: unit.header.blocks[block].maxTime });
+    unit.blocks.forEach((block, i) => {
+      units.push({ kind: 'segment', unit, block, rawFrames: unit.rawFrames?.[i] ?? null, maxTime: unit.header.blocks[block].maxTime });
+    });
   }
   for (const unit of plan.buffered) units.push({ kind: 'buffered', unit, maxTime: unit.maxTime });
   return units.sort((a, b) => b.maxTime - a.maxTime);
@@ -107,7 +113,7 @@ function workGroups(units: WorkUnit[], request: ScanRequest, single: boolean): W
       open = { group: { kind: 'segment', reads: [], maxTime: work.maxTime }, bytes: 0 };
       groups.push(open.group);
     }
-    open.group.reads.push({ unit: work.unit, block: work.block, stored });
+    open.group.reads.push({ unit: work.unit, block: work.block, stored, rawFrames: work.rawFrames });
     open.bytes += bytes;
   }
   return groups;
@@ -195,7 +201,8 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
         reading = boundary.kind === 'head' ? null : startRead(groups[g + 1]);
         const inputs: BlockInput[] = work.reads.map((read, i) => {
           for (const buffer of buffers[i]) scanPlan.stats.bytesRead += buffer?.length ?? 0;
-          return { index: read.unit.header.index, rows: read.unit.header.blocks[read.block].rows, stored: read.stored, buffers: buffers[i] };
+          const rows = read.unit.header.blocks[read.block].rows;
+          return { index: read.unit.header.index, rows, stored: read.stored, buffers: buffers[i], rawFrames: read.rawFrames };
         });
         sent = slot.handle.blocks(inputs);
       } else {

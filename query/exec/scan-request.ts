@@ -1,6 +1,7 @@
 /** The storage scan a plan reads: indexes, time range, columns and pruning hints, newest first. */
 import type { ScanRequest } from '../../storage/scan';
 import { indexMatcher } from '../../storage/scan';
+import { tokenize } from '../../storage/segment/tokenizer';
 import type { QueryPlan } from '../plan/plan';
 
 export function scanRequestOf(plan: QueryPlan): ScanRequest {
@@ -10,6 +11,7 @@ export function scanRequestOf(plan: QueryPlan): ScanRequest {
     toMicros: plan.ctx.toMicros,
     columns: plan.scan.columns,
     tokens: plan.scan.tokens,
+    rawTokens: [...new Set(plan.scan.rawLiterals.flatMap((literal) => tokenize(literal)))],
     predicates: plan.scan.predicates,
     order: 'desc',
   };

@@ -8,6 +8,8 @@ import type { ScanRequest, ScanStats } from '../../storage/scan';
 import { decodeColumns, emptyScanStats, sliceColumns, timeSlice } from '../../storage/scan';
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../../storage/event';
 import { chunkBatch, type ChunkScan } from '../../storage/chunk-read';
+import { decodeColumnBlockMatching } from '../../storage/segment/column-codec';
+import { LiteralByteSearch } from '../../storage/segment/literal-search';
 import type { EventChunk } from '../../storage/event-chunk';
 import { scanRequestOf } from './scan-request';
 import type { QueryPlan } from '../plan/plan';
@@ -33,6 +35,8 @@ export interface BlockInput {
   rows: number;
   stored: string[];
   buffers: (Uint8Array | null)[];
+  /** The frames of a framed `_raw` that may match (null: all); the other frames' rows cannot. */
+  rawFrames: number[] | null;
 }
 
 /** What a session hands back when the scan ends. */
@@ -56,6 +60,16 @@ export interface UnitAck {
   memoryBytes: number;
   /** Rows to stream out now (export mode). */
   rows: TimedRow[] | null;
+}
+
+/** Late string columns are decoded row by row when at most 1/FEW_ROWS of the batch's rows passed the filters. */
+const FEW_ROWS = 16;
+
+/** The selected batch rows as ascending block rows (the batch starts at block row `offset`). */
+function blockRows(sel: Uint32Array, n: number, offset: number): Uint32Array {
+  const rows = new Uint32Array(n);
+  for (let i = 0; i < n; i++) rows[i] = sel[i] + offset;
+  return rows.sort();
 }
 
 export class ShardSession {
@@ -90,7 +104,15 @@ export class ShardSession {
       lead++;
     }
     this.leadingFilters = lead;
+    // Longest anchor first: it is searched over the whole text, the others only in its hit rows.
+    this.rawSearches = plan.scan.rawLiterals
+      .map((literal) => LiteralByteSearch.of(literal))
+      .filter((search): search is LiteralByteSearch => search !== null)
+      .sort((a, b) => b.length - a.length);
   }
+
+  /** Byte searches every row must pass before its `_raw` becomes a string (empty: no such filter). */
+  private readonly rawSearches: LiteralByteSearch[];
 
   /** Leading `where`/`search` operators, and the fields they read (decoded first). */
   private readonly leadingFilters: number;
@@ -107,18 +129,32 @@ export class ShardSession {
   processBlock(input: BlockInput): UnitAck {
     const { rows, stored, buffers } = input;
     const early = this.earlyColumns(stored);
-    const earlyBuffers = buffers.filter((_, i) => early.has(stored[i]));
-    const columns = decodeColumns(rows, [...early], earlyBuffers);
+    // A `_raw` the leading filters search is searched as bytes first: only candidate rows get strings.
+    const searched = this.rawSearches.length > 0 || input.rawFrames !== null;
+    const rawAt = searched && early.has(RAW_COLUMN) ? stored.indexOf(RAW_COLUMN) : -1;
+    const rawBuffer = rawAt === -1 ? null : buffers[rawAt];
+    const raw = rawBuffer === null ? null : decodeColumnBlockMatching(rawBuffer, this.rawSearches, input.rawFrames);
+    const earlyNames = stored.filter((name) => early.has(name) && (raw === null || name !== RAW_COLUMN));
+    const columns = decodeColumns(
+      rows,
+      earlyNames,
+      earlyNames.map((name) => buffers[stored.indexOf(name)]),
+    );
+    if (raw !== null) columns.set(RAW_COLUMN, raw.column);
     if (this.request.columns === null || this.request.columns.includes(INDEX_COLUMN)) {
       columns.set(INDEX_COLUMN, { kind: 'const', value: input.index, length: rows });
     }
     const { start, end } = timeSlice(columns.get(TIME_COLUMN), rows, this.request);
     this.stats.rowsRead += end - start;
     const batch: ColumnBatch = { rowCount: end - start, columns: sliceColumns(columns, rows, start, end) };
-    return this.processLate(batch, () => {
+    const candidates = raw?.rows === undefined || raw.rows === null ? null : { rows: raw.rows, offset: start };
+    return this.processLate(batch, candidates, (sel, n) => {
       const late = stored.filter((name) => !early.has(name));
       const lateBuffers = buffers.filter((_, i) => !early.has(stored[i]));
-      return late.length === 0 ? [] : sliceColumns(decodeColumns(rows, late, lateBuffers), rows, start, end);
+      if (late.length === 0) return [];
+      // Few rows passed the filters: string columns make strings for those rows only.
+      const only = n * FEW_ROWS <= batch.rowCount ? blockRows(sel, n, start) : undefined;
+      return sliceColumns(decodeColumns(rows, late, lateBuffers, only), rows, start, end);
     });
   }
 
@@ -127,7 +163,7 @@ export class ShardSession {
     const names = scan.columns ?? [TIME_COLUMN, RAW_COLUMN, INDEX_COLUMN, ...chunk.fields.map((field) => field.name)];
     const early = this.earlyColumns(names);
     const batch = chunkBatch(chunk, { ...scan, columns: [...early] });
-    return this.processLate(batch, () => {
+    return this.processLate(batch, null, () => {
       const late = names.filter((name) => !early.has(name));
       return late.length === 0 ? [] : [...chunkBatch(chunk, { ...scan, columns: late }).columns].filter(([name]) => name !== TIME_COLUMN);
     });
@@ -139,19 +175,35 @@ export class ShardSession {
     return new Set(names.filter((name) => lead === 0 || this.filterFields.has(name) || name === TIME_COLUMN));
   }
 
-  /** Runs the leading filters on `batch`, then the rest of the operators once `decodeLate` has added the other columns. */
-  private processLate(batch: ColumnBatch, decodeLate: () => Iterable<[string, Column]>): UnitAck {
+  /**
+   * Runs the leading filters on `batch`, then the rest of the operators once `decodeLate` has added
+   * the other columns. With `candidates`, only those rows (block rows, less `offset`, the batch's
+   * first row) can pass: the others are not selected at all.
+   */
+  private processLate(
+    batch: ColumnBatch,
+    candidates: { rows: Uint32Array; offset: number } | null,
+    decodeLate: (sel: Uint32Array, n: number) => Iterable<[string, Column]>,
+  ): UnitAck {
     if (batch.rowCount === 0) return this.ack(null);
     const lead = this.leadingFilters;
     const sel = this.selections.take(batch.rowCount);
+    let selected = batch.rowCount;
+    if (candidates !== null) {
+      selected = 0;
+      for (const row of candidates.rows) {
+        const at = row - candidates.offset;
+        if (at >= 0 && at < batch.rowCount) sel[selected++] = at;
+      }
+    }
     const times = batch.columns.get(TIME_COLUMN);
-    const n = this.runOps(batch, sel, batch.rowCount, 0, lead);
+    const n = this.runOps(batch, sel, selected, 0, lead);
     if (n === 0) return this.ack(null);
     if (this.cannotEnterHead(sel, n, times)) {
       this.matched += n;
       return this.ack(null);
     }
-    for (const [name, column] of decodeLate()) batch.columns.set(name, column);
+    for (const [name, column] of decodeLate(sel, n)) batch.columns.set(name, column);
     return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
   }
 

@@ -42,6 +42,8 @@ export interface ScanSpec {
   columns: string[] | null;
   /** Tokens every match contains (bloom pruning). */
   tokens: string[];
+  /** Texts every match's stored `_raw` contains (search terms and phrases): shards search the bytes first. */
+  rawLiterals: string[];
   /** Column-statistics pruning hints. */
   predicates: ColumnPredicate[];
   /** The pushed filter's text, for explain. */

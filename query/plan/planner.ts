@@ -12,7 +12,7 @@ import { stageToString } from '../syntax/print';
 import type { EvalContext, StaticType } from '../value';
 import { nameMatcher, type BatchOp } from '../exec/batch-ops';
 import { compileExpr } from '../exec/compile-expr';
-import { compileSearch, requiredTokens } from '../exec/compile-search';
+import { compileSearch, requiredRawLiterals, requiredTokens } from '../exec/compile-search';
 import type { CompileEnv, CompiledExpr } from '../exec/compiled';
 import type { StatsAggregateSpec, StatsSpec } from '../exec/stats';
 import type { Boundary, QueryPlan, RowOp, ScanSpec, TopFinish } from './plan';
@@ -229,7 +229,7 @@ export function planQuery(query: Query, options: PlanOptions): QueryPlan {
   if (from.kind !== 'from') throw new Error('a query starts with from');
   const schema = new Schema();
   const rewrites: string[] = ['time range from the request'];
-  const scan: ScanSpec = { columns: null, tokens: [], predicates: [], filters: [] };
+  const scan: ScanSpec = { columns: null, tokens: [], rawLiterals: [], predicates: [], filters: [] };
   const shardOps: BatchOp[] = [];
   const shardOpLabels: string[] = [];
   let boundary: Boundary = { kind: 'events' };
@@ -276,6 +276,7 @@ export function planQuery(query: Query, options: PlanOptions): QueryPlan {
     } else if (stage.kind === 'search' && pushable && !schema.defined.has('_raw')) {
       const tokens = requiredTokens(stage.expr, resolveField);
       scan.tokens.push(...tokens.filter((token) => !scan.tokens.includes(token)));
+      scan.rawLiterals.push(...requiredRawLiterals(stage.expr).filter((literal) => !scan.rawLiterals.includes(literal)));
       scan.filters.push(stageToString(stage));
       rewrites.push(tokens.length > 0 ? `search pushed into scan (bloom tokens ${JSON.stringify(tokens)})` : 'search pushed into scan');
     } else if (stage.kind !== 'where' && stage.kind !== 'search') {

@@ -38,6 +38,11 @@ export enum ColumnEncoding {
    * fixed width decodes as a tight prefix sum, and zstd removes the zero high bytes.
    */
   TimeDelta32 = 9,
+  /**
+   * Consecutive row ranges (frames), each a whole stored block of its own (framed-block.ts): a
+   * reader decodes only the frames it needs. Used for `_raw`, whose frames have bloom filters.
+   */
+  Framed = 10,
 }
 
 const COMPRESSION_NONE = 0;
@@ -96,6 +101,27 @@ export function readBlockHeader(block: Uint8Array): BlockHeader {
 
 /** Opens a stored block: its header and its (decompressed) payload. */
 export function openBlock(block: Uint8Array): BlockHeader & { payload: Buffer } {
+  return openInto(block, (size) => Buffer.allocUnsafeSlow(size));
+}
+
+let transient: Buffer | null = null;
+
+/**
+ * openBlock into a scratch buffer of this thread, valid until the next call: for a reader that
+ * copies out what it keeps (fresh multi-megabyte buffers cost their page faults on every block).
+ */
+export function openBlockTransient(block: Uint8Array): BlockHeader & { payload: Buffer } {
+  return openInto(block, (size) => {
+    if (transient === null || transient.length < size) {
+      const buffer = Buffer.allocUnsafeSlow(size);
+      if (size > MAX_SCRATCH_BYTES) return buffer;
+      transient = buffer;
+    }
+    return transient.subarray(0, size);
+  });
+}
+
+function openInto(block: Uint8Array, allocate: (size: number) => Buffer): BlockHeader & { payload: Buffer } {
   const r = new ByteReader(block);
   const encoding = r.u8() as ColumnEncoding;
   const compression = r.u8();
@@ -103,12 +129,12 @@ export function openBlock(block: Uint8Array): BlockHeader & { payload: Buffer } 
   let payload: Buffer;
   if (compression === COMPRESSION_ZSTD) {
     const size = r.varint();
-    payload = Buffer.allocUnsafeSlow(size);
+    payload = allocate(size);
     dctx ??= new binding.DCtx();
     const got = dctx.decompress(payload, block.subarray(r.pos));
     if (got !== size) throw new Error(`segment block: decompressed ${got} bytes, expected ${size}`);
   } else if (compression === COMPRESSION_NONE) {
-    payload = Buffer.allocUnsafeSlow(block.length - r.pos);
+    payload = allocate(block.length - r.pos);
     payload.set(block.subarray(r.pos));
   } else {
     throw new Error(`segment block: unknown compression ${compression}`);

@@ -17,7 +17,7 @@
  * numbers get no such token (high cardinality; min/max stats prune those). Build the token with
  * `fieldValueToken` on the query side and skip bloom pruning when it returns null.
  */
-import type { BloomMeta } from './header';
+import type { BlockMeta, BloomMeta } from './header';
 import type { FieldValue } from '../event';
 import { TOKEN_LOWER } from './tokenizer';
 
@@ -320,4 +320,23 @@ export function bloomMayContain(bits: Uint8Array, meta: BloomMeta, token: string
 export function bloomMayContainAll(bits: Uint8Array, meta: BloomMeta, tokens: Iterable<string>): boolean {
   for (const t of tokens) if (!bloomMayContain(bits, meta, t)) return false;
   return true;
+}
+
+/** Frame filters are sparser than block filters: they only choose frames inside a block its filter kept. */
+export const FRAME_BLOOM_BITS_PER_TOKEN = 3;
+
+/**
+ * The frames of a block whose `_raw` filters may hold every token, given the block's stored
+ * filter value (the block's bits, then each frame's, in order; see header.ts BlockMeta.frames).
+ */
+export function framesMayContainAll(value: Uint8Array, block: BlockMeta, tokens: readonly string[]): number[] {
+  const frames = block.frames ?? [];
+  const out: number[] = [];
+  let offset = block.bloom.bits >>> 3;
+  frames.forEach((frame, f) => {
+    const bytes = frame.bloom.bits >>> 3;
+    if (bloomMayContainAll(value.subarray(offset, offset + bytes), frame.bloom, tokens)) out.push(f);
+    offset += bytes;
+  });
+  return out;
 }

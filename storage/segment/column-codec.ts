@@ -7,4 +7,4 @@ export { ColumnEncoding, readBlockHeader } from './block-envelope';
 export type { BlockHeader } from './block-envelope';
 export { encodeColumnBlock, encodeTimeBlock } from './column-encode';
 export type { ColumnBlockSummary, EncodedColumnBlock } from './column-encode';
-export { decodeColumnBlock } from './column-decode';
+export { decodeColumnBlock, decodeColumnBlockMatching, decodeColumnBlockRows } from './column-decode';

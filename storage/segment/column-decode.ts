@@ -2,11 +2,13 @@
  * Decodes one stored column block into a column vector (storage/column.ts). Pure: needs only
  * zstd, so it runs inside worker_threads. Typed sections are viewed in place when aligned.
  */
-import type { Column, NumberColumn } from '../column';
+import { columnLength, valueAt, type Column, type NumberColumn } from '../column';
 import type { FieldValue } from '../event';
-import { ColumnEncoding, openBlock } from './block-envelope';
+import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from './block-envelope';
 import { ByteReader, unpackBits, unzigzag } from './bytes';
-import { readStringList } from './string-list';
+import { openFramed } from './framed-block';
+import type { LiteralByteSearch } from './literal-search';
+import { matchedRows, readStringList, readStringListMatching, readStringListRows } from './string-list';
 
 type TypedCtor<T> = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
@@ -30,7 +32,47 @@ function readNulls(r: ByteReader, hasNulls: boolean, n: number): Uint8Array | nu
 
 /** Decodes a block written by encodeColumnBlock or encodeTimeBlock. */
 export function decodeColumnBlock(block: Buffer | Uint8Array): Column {
+  if (readBlockHeader(block).encoding === ColumnEncoding.Framed) {
+    const { rows, frames } = openFramed(block);
+    return concatColumns(frames.map((frame) => decodeColumnBlock(frame.data)), rows);
+  }
   const { encoding, rows: n, payload } = openBlock(block);
+  return decodeOpened(encoding, n, payload);
+}
+
+/** One column of the frames' columns in order: strings when all hold strings (or nulls), else mixed values. */
+function concatColumns(columns: readonly Column[], rows: number): Column {
+  if (columns.length === 1) return columns[0];
+  const values: (FieldValue | null)[] = [];
+  let strings = true;
+  for (const column of columns) {
+    if (column.kind === 'string') {
+      for (const value of column.values) values.push(value);
+      continue;
+    }
+    const length = columnLength(column);
+    for (let row = 0; row < length; row++) {
+      const value = valueAt(column, row);
+      if (value !== null && typeof value !== 'string') strings = false;
+      values.push(value);
+    }
+  }
+  if (values.length !== rows) throw new Error('segment block: frames do not add up');
+  return strings ? { kind: 'string', values: values as (string | null)[] } : { kind: 'mixed', values };
+}
+
+/** The first row of each frame. */
+function frameStarts(frames: readonly { rows: number }[]): number[] {
+  const starts: number[] = [];
+  let row = 0;
+  for (const frame of frames) {
+    starts.push(row);
+    row += frame.rows;
+  }
+  return starts;
+}
+
+function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Column {
   const r = new ByteReader(payload);
   switch (encoding) {
     case ColumnEncoding.AllNull:
@@ -83,6 +125,97 @@ export function decodeColumnBlock(block: Buffer | Uint8Array): Column {
     default:
       throw new Error(`segment block: unknown encoding ${String(encoding)}`);
   }
+}
+
+/**
+ * Decodes a text column block for a search of `literals` (see literal-search.ts): a plain string
+ * block is searched as bytes and only the rows that may match become strings; `rows` lists them
+ * (ascending) and the other rows must not be read. Other encodings decode whole (`rows` null: any
+ * row may match).
+ */
+export function decodeColumnBlockMatching(
+  block: Buffer | Uint8Array,
+  literals: readonly LiteralByteSearch[],
+  frames: readonly number[] | null = null,
+): { column: Column; rows: Uint32Array | null } {
+  const encoding = readBlockHeader(block).encoding;
+  if (encoding === ColumnEncoding.Framed) return decodeFramesMatching(block, literals, frames);
+  if (encoding !== ColumnEncoding.String || literals.length === 0) return { column: decodeColumnBlock(block), rows: null };
+  // The matching reader copies out the strings it keeps: the payload can be scratch memory.
+  const { rows: n, payload } = openBlockTransient(block);
+  const { values, rows, count } = readStringListMatching(payload, new ByteReader(payload), n, true, literals);
+  return { column: { kind: 'string', values }, rows: rows.subarray(0, count) };
+}
+
+/**
+ * decodeColumnBlockMatching of a framed block: only the listed frames (null: all) are decoded, and
+ * a frame's rows are candidates when they may match (every non-null row without literals).
+ */
+function decodeFramesMatching(
+  block: Uint8Array,
+  literals: readonly LiteralByteSearch[],
+  wanted: readonly number[] | null,
+): { column: Column; rows: Uint32Array | null } {
+  const { rows: n, frames } = openFramed(block);
+  const starts = frameStarts(frames);
+  const matched = matchedRows(n);
+  const values: (FieldValue | null)[] = matched.values;
+  let strings = true;
+  for (let f = 0; f < frames.length; f++) {
+    if (wanted !== null && !wanted.includes(f)) continue;
+    const base = starts[f];
+    if (literals.length > 0 && readBlockHeader(frames[f].data).encoding === ColumnEncoding.String) {
+      // The common case: a plain frame searched straight into the block's rows.
+      const { rows: frameRows, payload } = openBlockTransient(frames[f].data);
+      readStringListMatching(payload, new ByteReader(payload), frameRows, true, literals, matched, base);
+      continue;
+    }
+    const column = decodeColumnBlock(frames[f].data);
+    for (let row = 0; row < columnLength(column); row++) {
+      const value = valueAt(column, row);
+      if (value === null) continue;
+      if (typeof value !== 'string') strings = false;
+      values[base + row] = value;
+      matched.rows[matched.count++] = base + row;
+    }
+  }
+  const column: Column = strings ? { kind: 'string', values: values as (string | null)[] } : { kind: 'mixed', values };
+  return { column, rows: matched.rows.subarray(0, matched.count) };
+}
+
+/**
+ * Decodes a column block for the listed rows (ascending) only: a plain string block makes strings
+ * of those rows alone (the others are null and must not be read); other encodings decode whole.
+ */
+export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLike<number>): Column {
+  const encoding = readBlockHeader(block).encoding;
+  if (encoding === ColumnEncoding.Framed) return decodeFramesRows(block, rows);
+  if (encoding !== ColumnEncoding.String) return decodeColumnBlock(block);
+  // The strings are copied out: the payload can be scratch memory.
+  const { rows: n, payload } = openBlockTransient(block);
+  return { kind: 'string', values: readStringListRows(payload, new ByteReader(payload), n, true, rows) };
+}
+
+/** decodeColumnBlockRows of a framed block: frames without a listed row are not decoded. */
+function decodeFramesRows(block: Uint8Array, rows: ArrayLike<number>): Column {
+  const { rows: n, frames } = openFramed(block);
+  const starts = frameStarts(frames);
+  const values = new Array<FieldValue | null>(n).fill(null);
+  let strings = true;
+  let next = 0;
+  for (let f = 0; f < frames.length; f++) {
+    const end = starts[f] + frames[f].rows;
+    const local: number[] = [];
+    for (; next < rows.length && rows[next] < end; next++) local.push(rows[next] - starts[f]);
+    if (local.length === 0) continue;
+    const column = decodeColumnBlockRows(frames[f].data, local);
+    for (const row of local) {
+      const value = valueAt(column, row);
+      if (value !== null && typeof value !== 'string') strings = false;
+      values[starts[f] + row] = value;
+    }
+  }
+  return strings ? { kind: 'string', values: values as (string | null)[] } : { kind: 'mixed', values };
 }
 
 function decodeTimeDeltas(payload: Buffer, r: ByteReader, n: number): Float64Array {

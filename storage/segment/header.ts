@@ -31,6 +31,16 @@ export interface BlockMeta {
   maxTime: number;
   /** The block's token bloom filter (its bits are stored under the block's bloom key). */
   bloom: BloomMeta;
+  /**
+   * When `_raw` is framed (framed-block.ts, version 2): each frame's rows and the bloom filter of
+   * its `_raw` tokens, stored after the block's filter under the same key, in frame order.
+   */
+  frames?: FrameMeta[];
+}
+
+export interface FrameMeta {
+  rows: number;
+  bloom: BloomMeta;
 }
 
 export interface BloomMeta {
@@ -57,7 +67,8 @@ export interface SegmentStats {
 
 /** A stored segment's header: the stats plus its identity. */
 export interface SegmentHeader extends SegmentStats {
-  version: 1;
+  /** 1: whole `_raw` blocks; 2: `_raw` may be framed, with frame filters (both are read). */
+  version: 1 | 2;
   id: string;
   index: string;
   /** Bucket start, microseconds since the epoch. */

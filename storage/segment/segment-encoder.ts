@@ -4,7 +4,9 @@
  * bloom filter.
  *
  * Columns: `_time`, `_raw`, then the fields by name. A field absent from a block still gets a
- * (tiny) all-null block there, so `blockData[b].length === stats.columns.length`.
+ * (tiny) all-null block there, so `blockData[b].length === stats.columns.length`. A block's `_raw`
+ * of more than FRAME_ROWS rows is framed (framed-block.ts), with a small bloom filter per frame
+ * of its `_raw` tokens, so a search decompresses only the frames that may hold its terms.
  *
  * Bloom tokens: the tokens of `_raw` and of every string field value (tokenizer.ts), plus for
  * every field value that is a string, boolean or integral number the token
@@ -16,7 +18,8 @@ import { RAW_COLUMN, TIME_COLUMN } from '../event';
 import type { BlockMeta, ColumnStats, SegmentStats } from './header';
 import { MAX_HEADER_DICT } from './header';
 import type { RowSet } from './row-set';
-import { DEFAULT_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom, fieldPrefixHash } from './bloom';
+import { DEFAULT_BLOOM_BITS_PER_TOKEN, FRAME_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom, fieldPrefixHash } from './bloom';
+import { FRAME_ROWS, sealFramed, type Frame } from './framed-block';
 import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary, StringSink } from './column-encode';
 import { encodeColumnBlock, encodeTimeBlock } from './column-encode';
@@ -73,23 +76,44 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   const rawStats = new StatsBuilder(RAW_COLUMN);
   const rawSink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
   const rawAsciiSink: AsciiSink = (bytes, s, e) => tokens.addAsciiBytes(bytes, s, e);
-  for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
-    const end = start + blocks[b].rows;
-    tokens = blockTokens[b];
+  /** Encodes `_raw` rows [start, end) as one stored block, its tokens going to `tokens`. */
+  const encodeRaw = (start: number, end: number): Buffer => {
     const direct = rawText === null ? null : encodeAsciiTextBlock(rawText, order, start, end, level, rawAsciiSink);
     if (direct !== null && rawText !== null) {
-      blockData[b].push(direct.data);
       rawStats.addAscii(direct.summary, direct.data.length, rawText, order, start, end);
       rawBytes += direct.summary.stringBytes;
-      continue;
+      return direct.data;
     }
-    // Strings: all of them, or (bytes that would rather be a dictionary) this block's.
+    // Strings: all of them, or (bytes that would rather be a dictionary) this range's.
     const [values, from, to] = raws !== null ? [raws, start, end] : [blockTexts(rawText as AsciiText, order, start, end), 0, end - start];
     const { data, summary } = encodeColumnBlock(values, from, to, level, rawSink);
-    blockData[b].push(data);
     rawStats.add(summary, data.length, values, from, to);
     rawBytes += summary.stringBytes;
     if (summary.encoding === ColumnEncoding.Mixed) addFieldTokens(tokens, null, values, from, to);
+    return data;
+  };
+  // A row block's `_raw` longer than a frame is framed: each frame its own block and token set.
+  const frameTokens: (TokenHashSet[] | null)[] = blocks.map(() => null);
+  for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
+    const end = start + blocks[b].rows;
+    if (end - start <= FRAME_ROWS) {
+      tokens = blockTokens[b];
+      blockData[b].push(encodeRaw(start, end));
+      continue;
+    }
+    const frames: Frame[] = [];
+    const sets: TokenHashSet[] = [];
+    for (let from = start; from < end; from += FRAME_ROWS) {
+      const to = Math.min(end, from + FRAME_ROWS);
+      tokens = new TokenHashSet();
+      frames.push({ rows: to - from, data: encodeRaw(from, to) });
+      sets.push(tokens);
+      tokens.forEach((h) => blockTokens[b].addHash(h));
+    }
+    const sealed = sealFramed(frames);
+    rawStats.addBytes(sealed.length - frames.reduce((sum, frame) => sum + frame.data.length, 0));
+    blockData[b].push(sealed);
+    frameTokens[b] = sets;
   }
   columns.push(rawStats.finish());
 
@@ -125,10 +149,16 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     columns.push(stats.finish());
   }
 
+  // A framed block's value: its filter's bits, then each frame's (header.ts BlockMeta.frames).
   const blooms: Buffer[] = blockTokens.map((set, b) => {
     const { bits, meta } = buildBloom(set, opts.bloomBitsPerToken ?? DEFAULT_BLOOM_BITS_PER_TOKEN);
     blocks[b].bloom = meta;
-    return bits;
+    const sets = frameTokens[b];
+    if (sets === null) return bits;
+    const frames = sets.map((frameSet) => buildBloom(frameSet, FRAME_BLOOM_BITS_PER_TOKEN));
+    const rows = blocks[b].rows;
+    blocks[b].frames = frames.map((frame, f) => ({ rows: Math.min(FRAME_ROWS, rows - f * FRAME_ROWS), bloom: frame.meta }));
+    return Buffer.concat([bits, ...frames.map((frame) => frame.bits)]);
   });
   let bytes = 0;
   for (const bloom of blooms) bytes += bloom.length;
@@ -262,6 +292,11 @@ class StatsBuilder {
       this.distinct.add(rowText(text, order === null ? i : order[i]));
     }
     if (this.distinct !== null && this.distinct.size > MAX_HEADER_DICT) this.distinct = null;
+  }
+
+  /** Stored bytes that belong to no block summary (a framed block's frame table). */
+  addBytes(bytes: number): void {
+    this.bytes += bytes;
   }
 
   private addSummary(s: ColumnBlockSummary, bytes: number): void {

@@ -15,6 +15,7 @@
  * Note: row strings are slices of the chunk string, so holding one keeps its chunk alive.
  */
 import { ByteReader, ByteWriter } from './bytes';
+import type { LiteralByteSearch } from './literal-search';
 
 const enum TextEncoding {
   Ascii = 0,
@@ -118,32 +119,47 @@ export function writeStringList(
   return total;
 }
 
-/** Reads `count` strings written by writeStringList with the same `nullable`. */
-export function readStringList(payload: Buffer, r: ByteReader, count: number, nullable: boolean): (string | null)[] {
+/** The layout of a string list section: row lengths and the chunks' texts, located in the payload. */
+interface StringListLayout {
+  /** Per row: length in UTF-16 code units, -1 for null. */
+  lens: Int32Array;
+  chunks: { rows: number; encoding: TextEncoding; start: number; end: number }[];
+}
+
+function readLayout(payload: Buffer, r: ByteReader, count: number, nullable: boolean): StringListLayout {
   const lens = new Int32Array(count);
   for (let i = 0; i < count; i++) lens[i] = nullable ? r.varint() - 1 : r.varint();
-  const chunks = r.varint();
-  const rowsOf: number[] = [];
-  const encOf: number[] = [];
-  const bytesOf: number[] = [];
+  const chunkCount = r.varint();
+  const descriptors: { rows: number; encoding: TextEncoding; bytes: number }[] = [];
   let total = 0;
-  for (let c = 0; c < chunks; c++) {
+  for (let c = 0; c < chunkCount; c++) {
     const d = r.take(9);
-    rowsOf.push(payload.readUInt32LE(d.byteOffset - payload.byteOffset));
-    encOf.push(d[4]);
-    bytesOf.push(payload.readUInt32LE(d.byteOffset - payload.byteOffset + 5));
-    total += rowsOf[c];
+    const at = d.byteOffset - payload.byteOffset;
+    descriptors.push({ rows: payload.readUInt32LE(at), encoding: d[4] as TextEncoding, bytes: payload.readUInt32LE(at + 5) });
+    total += descriptors[c].rows;
   }
   if (total !== count) throw new Error('string list: chunk rows do not add up');
+  const chunks = descriptors.map(({ rows, encoding, bytes }) => {
+    const start = r.pos;
+    r.take(bytes);
+    return { rows, encoding, start, end: r.pos };
+  });
+  return { lens, chunks };
+}
+
+function nodeEncoding(encoding: TextEncoding): BufferEncoding {
+  return encoding === TextEncoding.Ascii ? 'latin1' : encoding === TextEncoding.Utf16 ? 'utf16le' : 'utf8';
+}
+
+/** Reads `count` strings written by writeStringList with the same `nullable`. */
+export function readStringList(payload: Buffer, r: ByteReader, count: number, nullable: boolean): (string | null)[] {
+  const { lens, chunks } = readLayout(payload, r, count, nullable);
   const out = new Array<string | null>(count);
   let row = 0;
-  for (let c = 0; c < chunks; c++) {
-    const enc = encOf[c];
-    const start = r.pos;
-    r.take(bytesOf[c]);
-    const text = payload.toString(enc === TextEncoding.Ascii ? 'latin1' : enc === TextEncoding.Utf16 ? 'utf16le' : 'utf8', start, r.pos);
+  for (const chunk of chunks) {
+    const text = payload.toString(nodeEncoding(chunk.encoding), chunk.start, chunk.end);
     let off = 0;
-    const end = row + rowsOf[c];
+    const end = row + chunk.rows;
     for (; row < end; row++) {
       const len = lens[row];
       if (len < 0) {
@@ -156,4 +172,171 @@ export function readStringList(payload: Buffer, r: ByteReader, count: number, nu
     if (off !== text.length) throw new Error('string list: lengths do not match the text');
   }
   return out;
+}
+
+/**
+ * Reads the strings of only the rows listed (ascending): the others are left null in the result
+ * and must not be read. For a late column of a block where a filter kept few rows.
+ */
+export function readStringListRows(
+  payload: Buffer,
+  r: ByteReader,
+  count: number,
+  nullable: boolean,
+  rows: ArrayLike<number>,
+): (string | null)[] {
+  const { lens, chunks } = readLayout(payload, r, count, nullable);
+  const values = new Array<string | null>(count).fill(null);
+  let chunkRow = 0;
+  let next = 0;
+  for (const chunk of chunks) {
+    const chunkEnd = chunkRow + chunk.rows;
+    if (next < rows.length && rows[next] < chunkEnd) {
+      const encoding = nodeEncoding(chunk.encoding);
+      if (chunk.encoding === TextEncoding.Utf16) {
+        const text = payload.toString(encoding, chunk.start, chunk.end);
+        let off = 0;
+        for (let row = chunkRow; row < chunkEnd; row++) {
+          const len = Math.max(0, lens[row]);
+          if (next < rows.length && rows[next] === row) {
+            if (lens[row] >= 0) values[row] = text.slice(off, off + len);
+            next++;
+          }
+          off += len;
+        }
+      } else {
+        // Ends up to the chunk's last listed row only.
+        let last = next;
+        while (last + 1 < rows.length && rows[last + 1] < chunkEnd) last++;
+        const ends = rowByteEnds(payload, lens, chunkRow, chunk, rows[last] - chunkRow + 1);
+        for (; next < rows.length && rows[next] < chunkEnd; next++) {
+          const i = rows[next] - chunkRow;
+          if (lens[rows[next]] >= 0) values[rows[next]] = payload.toString(encoding, i === 0 ? chunk.start : ends[i - 1], ends[i]);
+        }
+      }
+    }
+    chunkRow = chunkEnd;
+  }
+  return values;
+}
+
+/**
+ * Byte ends (payload offsets) of the first `rows` rows of one chunk, from their UTF-16 lengths: in
+ * an ASCII chunk a unit is a byte; in a UTF-8 chunk each character is walked (4-byte sequences are
+ * two units).
+ */
+function rowByteEnds(
+  payload: Buffer,
+  lens: Int32Array,
+  firstRow: number,
+  chunk: StringListLayout['chunks'][number],
+  rows = chunk.rows,
+): Uint32Array {
+  const ends = new Uint32Array(rows);
+  let pos = chunk.start;
+  for (let i = 0; i < rows; i++) {
+    let units = Math.max(0, lens[firstRow + i]);
+    if (chunk.encoding === TextEncoding.Ascii) pos += units;
+    else {
+      while (units > 0) {
+        const b = payload[pos];
+        if (b < 0x80) pos += 1;
+        else if (b < 0xe0) pos += 2;
+        else if (b < 0xf0) pos += 3;
+        else {
+          pos += 4;
+          units--;
+        }
+        units--;
+      }
+    }
+    ends[i] = pos;
+  }
+  if (rows === chunk.rows ? pos !== chunk.end : pos > chunk.end) throw new Error('string list: lengths do not match the text');
+  return ends;
+}
+
+/** Rows found by readStringListMatching: `values[row]` for each of `rows[0..count)` (ascending). */
+export interface MatchedRows {
+  values: (string | null)[];
+  rows: Uint32Array;
+  count: number;
+}
+
+/** Room for the matches among `count` rows. */
+export function matchedRows(count: number): MatchedRows {
+  return { values: new Array<string | null>(count).fill(null), rows: new Uint32Array(count), count: 0 };
+}
+
+/** A chunk where more than 1 row in DENSE_HITS has a hit (past DENSE_MIN_ROWS rows) is read whole instead. */
+const DENSE_HITS = 16;
+const DENSE_MIN_ROWS = 256;
+
+/**
+ * Reads the strings of only the rows whose text may hold every literal (see literal-search.ts):
+ * the text is searched as bytes, and only those rows become JS strings. The others are left null
+ * in `values` and must not be read: `rows` lists the candidates, ascending. With `into`, rows are
+ * written there at `offset` (the frames of a framed block share one). The first search is
+ * run over whole chunks (pass the most selective first); the rest only inside its hit rows.
+ * Chunks stored as UTF-16 (lone surrogates), and chunks where the first literal is common, are
+ * not searched: all their rows are candidates.
+ */
+export function readStringListMatching(
+  payload: Buffer,
+  r: ByteReader,
+  count: number,
+  nullable: boolean,
+  searches: readonly LiteralByteSearch[],
+  into: MatchedRows = matchedRows(count),
+  offset = 0,
+): MatchedRows {
+  const { lens, chunks } = readLayout(payload, r, count, nullable);
+  const { values, rows } = into;
+  const [first, ...rest] = searches;
+  let chunkRow = 0;
+  for (const chunk of chunks) {
+    const encoding = nodeEncoding(chunk.encoding);
+    const rowsBefore = into.count;
+    let dense = chunk.encoding === TextEncoding.Utf16 || first === undefined;
+    if (!dense && first !== undefined) {
+      // ASCII ends cost one add per row and check the lengths; UTF-8 ones are walked only on a hit.
+      let ends: Uint32Array | null = chunk.encoding === TextEncoding.Ascii ? rowByteEnds(payload, lens, chunkRow, chunk) : null;
+      let i = 0;
+      let hits = 0;
+      let at = first.find(payload, chunk.start, chunk.end);
+      while (at !== -1) {
+        ends ??= rowByteEnds(payload, lens, chunkRow, chunk);
+        while (ends[i] <= at) i++;
+        if (++hits * DENSE_HITS > i && i >= DENSE_MIN_ROWS) {
+          dense = true;
+          break;
+        }
+        const start = i === 0 ? chunk.start : ends[i - 1];
+        const end = ends[i];
+        if (at + first.length > end || !first.bounded(payload, at, start, end)) {
+          at = first.find(payload, at + 1, chunk.end);
+          continue;
+        }
+        if (rest.every((search) => search.mayMatch(payload, start, end))) {
+          values[offset + chunkRow + i] = payload.toString(encoding, start, end);
+          rows[into.count++] = offset + chunkRow + i;
+        }
+        at = first.find(payload, end, chunk.end);
+      }
+    }
+    if (dense) {
+      // Most rows hit (a common term): one string for the chunk, sliced, is cheaper than a search.
+      into.count = rowsBefore;
+      const text = payload.toString(encoding, chunk.start, chunk.end);
+      let off = 0;
+      for (let row = chunkRow; row < chunkRow + chunk.rows; row++) {
+        if (lens[row] < 0) continue;
+        values[offset + row] = text.slice(off, off + lens[row]);
+        off += lens[row];
+        rows[into.count++] = offset + row;
+      }
+    }
+    chunkRow += chunk.rows;
+  }
+  return into;
 }

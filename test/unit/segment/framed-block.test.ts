@@ -1,0 +1,86 @@
+import { strict as assert } from 'assert';
+import type { LogEvent } from '../../../storage/event';
+import { bloomMayContainAll, framesMayContainAll } from '../../../storage/segment/bloom';
+import { ColumnEncoding, decodeColumnBlock, decodeColumnBlockMatching, decodeColumnBlockRows, readBlockHeader } from '../../../storage/segment/column-codec';
+import { FRAME_ROWS, openFramed } from '../../../storage/segment/framed-block';
+import { LiteralByteSearch } from '../../../storage/segment/literal-search';
+import { rowSetFromEvents } from '../../../storage/segment/row-set';
+import { encodeSegment } from '../../../storage/segment/segment-encoder';
+
+const ROWS = FRAME_ROWS * 3 + 100;
+const NEEDLE_ROW = FRAME_ROWS * 2 + 7;
+
+function events(): LogEvent[] {
+  return Array.from({ length: ROWS }, (_, i) => ({
+    time: 1_000_000 + i,
+    // Mostly ASCII lines, a UTF-8 frame, and one rare token.
+    raw: `${i < FRAME_ROWS ? 'straße' : 'GET'} /api/v1/items/${i} user=u${i % 97}${i === NEEDLE_ROW ? ' trace=ZQ7needleXV' : ''}`,
+    index: 'main',
+    fields: { host: `web-${i % 4}` },
+  }));
+}
+
+function rawStrings(values: readonly (string | null)[]): string[] {
+  return values.map((value) => value ?? '<null>');
+}
+
+describe('framed _raw blocks', () => {
+  const segment = encodeSegment(rowSetFromEvents(events()), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
+  const raw = segment.blockData[0][1];
+  const meta = segment.stats.blocks[0];
+
+  it('frames a row block of more than FRAME_ROWS rows and reads it back whole', () => {
+    assert.equal(readBlockHeader(raw).encoding, ColumnEncoding.Framed);
+    const { frames } = openFramed(raw);
+    assert.deepEqual(
+      frames.map((frame) => frame.rows),
+      [FRAME_ROWS, FRAME_ROWS, FRAME_ROWS, 100],
+    );
+    const column = decodeColumnBlock(raw);
+    assert.equal(column.kind, 'string');
+    assert.deepEqual(column.kind === 'string' && rawStrings(column.values), events().map((event) => event.raw));
+  });
+
+  it('keeps a block of at most FRAME_ROWS rows whole (and version 1 segments read as before)', () => {
+    const small = encodeSegment(rowSetFromEvents(events().slice(0, FRAME_ROWS)), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
+    assert.equal(readBlockHeader(small.blockData[0][1]).encoding, ColumnEncoding.String);
+    assert.equal(small.stats.blocks[0].frames, undefined);
+  });
+
+  it('gives each frame a filter of its _raw tokens, stored after the block filter', () => {
+    assert.equal(meta.frames?.length, 4);
+    const bloom = segment.blooms[0];
+    assert.equal(bloom.length, (meta.bloom.bits + (meta.frames ?? []).reduce((sum, frame) => sum + frame.bloom.bits, 0)) / 8);
+    assert.equal(bloomMayContainAll(bloom, meta.bloom, ['zq7needlexv']), true);
+    // A frame holding the tokens is always kept; the sparse frame filters may keep others too.
+    assert.ok(framesMayContainAll(bloom, meta, ['zq7needlexv', 'trace']).includes(2));
+    assert.ok(framesMayContainAll(bloom, meta, ['straße']).includes(0));
+    assert.deepEqual(framesMayContainAll(bloom, meta, ['api']), [0, 1, 2, 3]);
+    const keptForAbsent = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => framesMayContainAll(bloom, meta, [`absent${i}`]).length);
+    assert.ok(keptForAbsent.reduce((sum, kept) => sum + kept, 0) < 16, 'absent tokens keep few frames');
+  });
+
+  it('a search decodes only the listed frames and finds its rows there', () => {
+    const search = LiteralByteSearch.of('zq7needlexv')!;
+    const inFrame = decodeColumnBlockMatching(raw, [search], [2]);
+    assert.deepEqual(inFrame.rows === null ? null : [...inFrame.rows], [NEEDLE_ROW]);
+    assert.equal(inFrame.column.kind === 'string' && inFrame.column.values[NEEDLE_ROW], events()[NEEDLE_ROW].raw);
+    assert.deepEqual([...(decodeColumnBlockMatching(raw, [search], [0, 1]).rows ?? [])], []);
+    // All frames: the plain ones are searched; the last, short one is a dictionary, whose rows all stay candidates.
+    const everywhere = [...(decodeColumnBlockMatching(raw, [search], null).rows ?? [])];
+    assert.deepEqual(everywhere.filter((row) => row < FRAME_ROWS * 3), [NEEDLE_ROW]);
+    assert.equal(everywhere.length, 1 + 100);
+    // Without a byte condition (no ASCII in the literal), every row of the listed frames is a candidate.
+    const all = decodeColumnBlockMatching(raw, [], [0]);
+    assert.equal(all.rows?.length, FRAME_ROWS);
+    assert.equal(all.column.kind === 'string' && all.column.values[5], events()[5].raw);
+    const unicode = decodeColumnBlockMatching(raw, [LiteralByteSearch.of('STRAßE')!], [0]);
+    assert.equal(unicode.rows?.length, FRAME_ROWS);
+  });
+
+  it('decodes chosen rows across frames', () => {
+    const rows = [3, FRAME_ROWS + 1, ROWS - 1];
+    const column = decodeColumnBlockRows(raw, rows);
+    for (const row of rows) assert.equal(column.kind === 'string' && column.values[row], events()[row].raw);
+  });
+});
