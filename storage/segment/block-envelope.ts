@@ -38,6 +38,30 @@ export enum ColumnEncoding {
    * fixed width decodes as a tight prefix sum, and zstd removes the zero high bytes.
    */
   TimeDelta32 = 9,
+  /**
+   * First value (float64), varint scale (the deltas' greatest common divisor), u8 width, then the
+   * sorted deltas divided by the scale as byte planes (bytes.ts writePlanes): millisecond times
+   * stored in microseconds take one byte per row before zstd.
+   */
+  TimeScaled = 10,
+  /**
+   * Integers (all within +-2^53, no -0): u8 flags (bit 0: null bitmap follows), the bitmap, the
+   * minimum (float64), u8 width, then value - minimum of the non-null rows only, as byte planes.
+   */
+  NumberPacked = 11,
+  /**
+   * Short ASCII strings that all share one skeleton of literal text around decimal numbers
+   * (`u12345`, `10.0.2.246`, `web-7`): u8 flags (bit 0: null bitmap), the bitmap, varint hole
+   * count H, H + 1 literals (varint length + bytes), then per hole: varint minimum, u8 width and
+   * number - minimum of the non-null rows as byte planes. Numbers have no leading zeros.
+   */
+  StringTemplate = 12,
+  /**
+   * Hex strings of one even length, all lower or all upper case (request and trace ids): u8 flags
+   * (bit 0: null bitmap, bit 1: upper case), the bitmap, varint length in characters, then the
+   * non-null values as bytes (half the characters).
+   */
+  HexString = 13,
 }
 
 const COMPRESSION_NONE = 0;

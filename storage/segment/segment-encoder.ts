@@ -19,7 +19,7 @@ import type { RowSet } from './row-set';
 import { DEFAULT_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom, fieldPrefixHash } from './bloom';
 import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary, StringSink } from './column-encode';
-import { encodeColumnBlock, encodeTimeBlock } from './column-encode';
+import { encodeColumnBlock, encodeTimeBlock, stringsWentToSink } from './column-encode';
 import { encodeAsciiTextBlock, rowText, type AsciiSink, type AsciiText } from './ascii-text';
 
 export interface EncodeSegmentOptions {
@@ -118,7 +118,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
       stats.add(summary, data.length, dense, start, end);
       // Dict and plain string blocks went through the sink; the other kinds are walked here.
       const e = summary.encoding;
-      if (e !== ColumnEncoding.Dict && e !== ColumnEncoding.String && e !== ColumnEncoding.AllNull) {
+      if (!stringsWentToSink(e) && e !== ColumnEncoding.AllNull) {
         addFieldTokens(tokens, prefix, dense, start, end);
       }
     }
