@@ -184,6 +184,19 @@ export function writePlanes(w: ByteWriter, values: ArrayLike<number>, count: num
 /** Reads byte planes written by writePlanes: `out[i] = base + value_i * scale`. */
 export function readPlanes(r: ByteReader, count: number, width: number, out: Float64Array, base = 0, scale = 1): void {
   const planes = r.take(count * width);
+  if (width === 1) {
+    for (let i = 0; i < count; i++) out[i] = base + planes[i] * scale;
+    return;
+  }
+  if (width === 2) {
+    for (let i = 0; i < count; i++) out[i] = base + (planes[i] | (planes[count + i] << 8)) * scale;
+    return;
+  }
+  if (width === 3) {
+    const c2 = 2 * count;
+    for (let i = 0; i < count; i++) out[i] = base + (planes[i] | (planes[count + i] << 8) | (planes[c2 + i] << 16)) * scale;
+    return;
+  }
   for (let i = 0; i < count; i++) {
     let v = 0;
     for (let k = width - 1; k >= 0; k--) v = v * 256 + planes[k * count + i];

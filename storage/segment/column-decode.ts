@@ -202,11 +202,17 @@ function decodeTemplate(r: ByteReader, n: number): (string | null)[] {
       let v = numbers[h][i];
       // Decimal digits, written backwards then in place.
       const from = pos;
-      do {
+      while (v >= 2147483648) {
         const q = Math.floor(v / 10);
         text[pos++] = 48 + (v - q * 10);
         v = q;
-      } while (v > 0);
+      }
+      let small = v | 0;
+      do {
+        const q = (small / 10) | 0;
+        text[pos++] = 48 + small - q * 10;
+        small = q;
+      } while (small > 0);
       for (let a = from, b = pos - 1; a < b; a++, b--) {
         const t = text[a];
         text[a] = text[b];
