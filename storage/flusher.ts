@@ -4,6 +4,7 @@
  * write-buffer records in one atomic RocksDB batch.
  */
 import type { CodecPool } from './codec-pool';
+import { flushZstdLevel } from './compactor';
 import type { Rocks, WriteOp } from './rocks';
 import { buildSegments } from './segment-builder';
 import type { SegmentStore } from './segment-store';
@@ -17,6 +18,7 @@ export interface FlushResult {
 }
 
 export interface FlushOptions {
+  /** `storage.compression_level`; segments are written at flushZstdLevel() of it. */
   compressionLevel: number;
   segmentMaxEvents: number;
   sync: boolean;
@@ -37,7 +39,7 @@ export async function flushGeneration(
   const built = await Promise.all(
     [...generation.tables.values()].map((table) =>
       buildSegments(pool, table.chunks, table.key, {
-        compressionLevel: options.compressionLevel,
+        compressionLevel: flushZstdLevel(options.compressionLevel),
         segmentMaxEvents: options.segmentMaxEvents,
         level: 0,
         nextId: () => store.nextId(),

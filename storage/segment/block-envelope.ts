@@ -43,6 +43,30 @@ export enum ColumnEncoding {
    * reader decodes only the frames it needs. Used for `_raw`, whose frames have bloom filters.
    */
   Framed = 10,
+  /**
+   * First value (float64), varint scale (the deltas' greatest common divisor), u8 width, then the
+   * sorted deltas divided by the scale as byte planes (bytes.ts writePlanes): millisecond times
+   * stored in microseconds take one byte per row before zstd.
+   */
+  TimeScaled = 11,
+  /**
+   * Integers (all within +-2^53, no -0): u8 flags (bit 0: null bitmap follows), the bitmap, the
+   * minimum (float64), u8 width, then value - minimum of the non-null rows only, as byte planes.
+   */
+  NumberPacked = 12,
+  /**
+   * Short ASCII strings that all share one skeleton of literal text around decimal numbers
+   * (`u12345`, `10.0.2.246`, `web-7`): u8 flags (bit 0: null bitmap), the bitmap, varint hole
+   * count H, H + 1 literals (varint length + bytes), then per hole: varint minimum, u8 width and
+   * number - minimum of the non-null rows as byte planes. Numbers have no leading zeros.
+   */
+  StringTemplate = 13,
+  /**
+   * Hex strings of one even length, all lower or all upper case (request and trace ids): u8 flags
+   * (bit 0: null bitmap, bit 1: upper case), the bitmap, varint length in characters, then the
+   * non-null values as bytes (half the characters).
+   */
+  HexString = 14,
 }
 
 const COMPRESSION_NONE = 0;

@@ -157,3 +157,56 @@ export function unpackBits(bits: Uint8Array, n: number): Uint8Array {
   for (let i = 0; i < n; i++) out[i] = (bits[i >>> 3] >>> (i & 7)) & 1;
   return out;
 }
+
+/**
+ * Byte planes: `count` non-negative integers below 2^(8 * width) (width 0..7; values < 2^53)
+ * written as `width` runs of `count` bytes, least significant plane first. zstd sees each byte
+ * position as its own stream (the high planes of skewed or narrow values are nearly constant),
+ * which compresses integer columns far better than interleaved little-endian words.
+ */
+export function writePlanes(w: ByteWriter, values: ArrayLike<number>, count: number, width: number): void {
+  w.ensure(count * width);
+  const buf = w.buf;
+  const at = w.pos;
+  for (let i = 0; i < count; i++) {
+    const v = values[i];
+    let lo = v >>> 0;
+    let hi = v > 0xffffffff ? Math.floor(v / 4294967296) : 0;
+    for (let k = 0; k < width; k++) {
+      buf[at + k * count + i] = k < 4 ? lo & 255 : hi & 255;
+      if (k < 4) lo >>>= 8;
+      else hi >>>= 8;
+    }
+  }
+  w.pos = at + count * width;
+}
+
+/** Reads byte planes written by writePlanes: `out[i] = base + value_i * scale`. */
+export function readPlanes(r: ByteReader, count: number, width: number, out: Float64Array, base = 0, scale = 1): void {
+  const planes = r.take(count * width);
+  if (width === 1) {
+    for (let i = 0; i < count; i++) out[i] = base + planes[i] * scale;
+    return;
+  }
+  if (width === 2) {
+    for (let i = 0; i < count; i++) out[i] = base + (planes[i] | (planes[count + i] << 8)) * scale;
+    return;
+  }
+  if (width === 3) {
+    const c2 = 2 * count;
+    for (let i = 0; i < count; i++) out[i] = base + (planes[i] | (planes[count + i] << 8) | (planes[c2 + i] << 16)) * scale;
+    return;
+  }
+  for (let i = 0; i < count; i++) {
+    let v = 0;
+    for (let k = width - 1; k >= 0; k--) v = v * 256 + planes[k * count + i];
+    out[i] = base + v * scale;
+  }
+}
+
+/** Bytes needed for non-negative integers up to `max` (< 2^53): 0 when max is 0. */
+export function planeWidth(max: number): number {
+  let width = 0;
+  while (width < 7 && max >= 2 ** (8 * width)) width++;
+  return width;
+}

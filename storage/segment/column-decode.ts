@@ -5,7 +5,7 @@
 import { columnLength, valueAt, type Column, type NumberColumn } from '../column';
 import type { FieldValue } from '../event';
 import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from './block-envelope';
-import { ByteReader, unpackBits, unzigzag } from './bytes';
+import { ByteReader, readPlanes, unpackBits, unzigzag } from './bytes';
 import { openFramed } from './framed-block';
 import type { LiteralByteSearch } from './literal-search';
 import { matchedRows, readStringList, readStringListMatching, readStringListRows } from './string-list';
@@ -91,6 +91,40 @@ function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Col
       }
       return { kind: 'time', values };
     }
+    case ColumnEncoding.TimeScaled: {
+      const values = new Float64Array(n);
+      if (n === 0) return { kind: 'time', values };
+      const first = readTyped(r, Float64Array, 1)[0];
+      const scale = r.varint();
+      const width = r.u8();
+      const deltas = new Float64Array(n - 1);
+      readPlanes(r, n - 1, width, deltas, 0, scale);
+      let t = first;
+      values[0] = t;
+      for (let i = 1; i < n; i++) {
+        t += deltas[i - 1];
+        values[i] = t;
+      }
+      return { kind: 'time', values };
+    }
+    case ColumnEncoding.NumberPacked: {
+      const nulls = readNulls(r, (r.u8() & 1) !== 0, n);
+      const min = readTyped(r, Float64Array, 1)[0];
+      const width = r.u8();
+      const count = nonNullCount(nulls, n);
+      const values = new Float64Array(n);
+      if (nulls === null) readPlanes(r, n, width, values, min);
+      else {
+        const dense = new Float64Array(count);
+        readPlanes(r, count, width, dense, min);
+        scatter(dense, nulls, values);
+      }
+      return { kind: 'number', values, nulls, allIntegers: true };
+    }
+    case ColumnEncoding.StringTemplate:
+      return { kind: 'string', values: decodeTemplate(r, n) };
+    case ColumnEncoding.HexString:
+      return { kind: 'string', values: decodeHex(payload, r, n) };
     case ColumnEncoding.TimeFloat:
       return { kind: 'time', values: readTyped(r, Float64Array, n) };
     case ColumnEncoding.NumberInt:
@@ -255,4 +289,101 @@ function decodeInts(r: ByteReader, n: number): NumberColumn {
   const values = new Float64Array(n);
   values.set(ints); // a native widening copy: ~1.7x a JS loop over the three typed-array kinds
   return { kind: 'number', values, nulls, allIntegers: true };
+}
+
+function nonNullCount(nulls: Uint8Array | null, n: number): number {
+  if (nulls === null) return n;
+  let count = n;
+  for (let i = 0; i < n; i++) count -= nulls[i];
+  return count;
+}
+
+/** Spreads the non-null rows' values over their rows (null rows stay 0). */
+function scatter(dense: Float64Array, nulls: Uint8Array, out: Float64Array): void {
+  let j = 0;
+  for (let i = 0; i < out.length; i++) if (nulls[i] === 0) out[i] = dense[j++];
+  if (j !== dense.length) throw new Error('segment block: null bitmap does not match the values');
+}
+
+/** Rows of a StringTemplate block: the text of all rows is built as bytes, then sliced from one string. */
+function decodeTemplate(r: ByteReader, n: number): (string | null)[] {
+  const nulls = readNulls(r, (r.u8() & 1) !== 0, n);
+  const holes = r.varint();
+  const literals: Uint8Array[] = [];
+  let literalBytes = 0;
+  for (let h = 0; h <= holes; h++) {
+    literals.push(r.take(r.varint()));
+    literalBytes += literals[h].length;
+  }
+  const count = nonNullCount(nulls, n);
+  const numbers: Float64Array[] = [];
+  for (let h = 0; h < holes; h++) {
+    const min = r.varint();
+    const width = r.u8();
+    const values = new Float64Array(count);
+    readPlanes(r, count, width, values, min);
+    numbers.push(values);
+  }
+  const text = Buffer.allocUnsafe(count * (literalBytes + 16 * holes));
+  const ends = new Uint32Array(count);
+  let pos = 0;
+  for (let i = 0; i < count; i++) {
+    for (let h = 0; h <= holes; h++) {
+      const literal = literals[h];
+      for (let k = 0; k < literal.length; k++) text[pos++] = literal[k];
+      if (h === holes) break;
+      let v = numbers[h][i];
+      // Decimal digits, written backwards then in place.
+      const from = pos;
+      while (v >= 2147483648) {
+        const q = Math.floor(v / 10);
+        text[pos++] = 48 + (v - q * 10);
+        v = q;
+      }
+      let small = v | 0;
+      do {
+        const q = (small / 10) | 0;
+        text[pos++] = 48 + small - q * 10;
+        small = q;
+      } while (small > 0);
+      for (let a = from, b = pos - 1; a < b; a++, b--) {
+        const t = text[a];
+        text[a] = text[b];
+        text[b] = t;
+      }
+    }
+    ends[i] = pos;
+  }
+  return sliceRows(text.toString('latin1', 0, pos), ends, nulls, n);
+}
+
+/** Rows of a HexString block. */
+function decodeHex(payload: Buffer, r: ByteReader, n: number): (string | null)[] {
+  const flags = r.u8();
+  const nulls = readNulls(r, (flags & 1) !== 0, n);
+  const length = r.varint();
+  const count = nonNullCount(nulls, n);
+  const bytes = r.take((count * length) / 2);
+  let text = payload.toString('hex', bytes.byteOffset - payload.byteOffset, bytes.byteOffset - payload.byteOffset + bytes.length);
+  if ((flags & 2) !== 0) text = text.toUpperCase();
+  const ends = new Uint32Array(count);
+  for (let i = 0; i < count; i++) ends[i] = (i + 1) * length;
+  return sliceRows(text, ends, nulls, n);
+}
+
+/** Cuts the non-null rows out of one string (`ends[j]`: end of the j-th non-null row). */
+function sliceRows(text: string, ends: Uint32Array, nulls: Uint8Array | null, n: number): (string | null)[] {
+  const out = new Array<string | null>(n);
+  let j = 0;
+  let from = 0;
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] !== 0) {
+      out[i] = null;
+      continue;
+    }
+    if (j >= ends.length) throw new Error('segment block: null bitmap does not match the values');
+    out[i] = text.slice(from, ends[j]);
+    from = ends[j++];
+  }
+  return out;
 }

@@ -22,7 +22,7 @@ import { DEFAULT_BLOOM_BITS_PER_TOKEN, FRAME_BLOOM_BITS_PER_TOKEN, TokenHashSet,
 import { FRAME_ROWS, sealFramed, type Frame } from './framed-block';
 import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary, StringSink } from './column-encode';
-import { encodeColumnBlock, encodeTimeBlock } from './column-encode';
+import { encodeColumnBlock, encodeTimeBlock, stringsWentToSink } from './column-encode';
 import { encodeAsciiTextBlock, rowText, type AsciiSink, type AsciiText } from './ascii-text';
 
 export interface EncodeSegmentOptions {
@@ -142,7 +142,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
       stats.add(summary, data.length, dense, start, end);
       // Dict and plain string blocks went through the sink; the other kinds are walked here.
       const e = summary.encoding;
-      if (e !== ColumnEncoding.Dict && e !== ColumnEncoding.String && e !== ColumnEncoding.AllNull) {
+      if (!stringsWentToSink(e) && e !== ColumnEncoding.AllNull) {
         addFieldTokens(tokens, prefix, dense, start, end);
       }
     }

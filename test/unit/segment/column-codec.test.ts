@@ -21,6 +21,11 @@ function roundTrip(values: readonly (V | undefined)[]): { column: Column; encodi
   return { column: decodeColumnBlock(data), encoding: summary.encoding, bytes: data.length };
 }
 
+/** A stored block of a given encoding around a hand-written payload (uncompressed envelope). */
+function sealed(encoding: ColumnEncoding, rows: number, payload: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([encoding, 0, rows]), payload]);
+}
+
 function valuesOf(column: Column): V[] {
   const out: V[] = [];
   for (let i = 0; i < columnLength(column); i++) out.push(valueAt(column, i));
@@ -48,10 +53,18 @@ describe('segment column codec', () => {
     assert.deepEqual(roundTrip([undefined, null, NaN]).column, { kind: 'const', value: null, length: 3 });
   });
 
-  it('integers pick the narrowest width and decode to float64', () => {
-    for (const values of [[1, -128, 127, null], [300, -32768, 32767], [2147483647, -2147483648, 0, null]]) {
+  it('integers are packed: non-null values minus the minimum, as byte planes, decoded to float64', () => {
+    for (const values of [
+      [1, -128, 127, null],
+      [300, -32768, 32767],
+      [2147483647, -2147483648, 0, null],
+      [7, 7, null, 7],
+      [2 ** 53 - 1, 2 ** 53 - 2, null, 2 ** 40],
+      [-(2 ** 52), 0, null, 2 ** 52 - 1],
+      [-5, null, null, null, -3e15, 4e9],
+    ]) {
       const { column, encoding } = roundTrip(values);
-      assert.equal(encoding, ColumnEncoding.NumberInt);
+      assert.equal(encoding, ColumnEncoding.NumberPacked);
       assert.equal(column.kind, 'number');
       if (column.kind !== 'number') return;
       assert.ok(column.values instanceof Float64Array);
@@ -59,6 +72,31 @@ describe('segment column codec', () => {
       assert.equal(column.nulls === null, !values.includes(null));
       assertSame(valuesOf(column), values);
     }
+    // A range of 2^53 or more does not fit the planes: float64.
+    const wide = roundTrip([2 ** 53 - 1, -(2 ** 53 - 1), null]);
+    assert.equal(wide.encoding, ColumnEncoding.NumberFloat);
+    assertSame(valuesOf(wide.column), [2 ** 53 - 1, -(2 ** 53 - 1), null]);
+    // Nulls cost a bit each, not a value slot: 20,000 values in 0..19999 and as many nulls.
+    const sparse = Array.from({ length: 40000 }, (_, i) => (i % 2 === 0 ? null : (i * 7919) % 20000));
+    const packed = roundTrip(sparse);
+    assertSame(valuesOf(packed.column), sparse);
+    assert.ok(packed.bytes < 20000 * 2 + 5000 + 100, `${packed.bytes} bytes`);
+  });
+
+  it('still decodes the int32 and uint32-delta layouts older segments hold', () => {
+    // NumberInt: flags (nulls), width 2, null bitmap, int16 values.
+    const ints = Buffer.from([1, 2, 0b0100, 0, 0x2c, 0x01, 0x00, 0x80, 0, 0]);
+    const column = decodeColumnBlock(sealed(ColumnEncoding.NumberInt, 3, ints));
+    assertSame(valuesOf(column), [300, -32768, null]);
+    // TimeDelta32: float64 first value, then uint32 deltas (aligned).
+    const first = Buffer.alloc(8);
+    first.writeDoubleLE(1718000000000000);
+    const deltas = Buffer.alloc(8);
+    deltas.writeUInt32LE(7, 0);
+    deltas.writeUInt32LE(1000, 4);
+    const times = decodeColumnBlock(sealed(ColumnEncoding.TimeDelta32, 3, Buffer.concat([first, deltas])));
+    assert.ok(times.kind === 'time');
+    assert.deepEqual([...times.values], [1718000000000000, 1718000000000007, 1718000000001007]);
   });
 
   it('non-int32 numbers use float64; -0 is kept; NaN and Infinity become null', () => {
@@ -106,11 +144,65 @@ describe('segment column codec', () => {
   });
 
   it('high-cardinality strings are stored plain', () => {
-    const values: V[] = Array.from({ length: 5000 }, (_, i) => (i % 10 === 0 ? null : `request ${i} from 10.0.${i % 256}.1`));
+    const values: V[] = Array.from({ length: 5000 }, (_, i) => (i % 10 === 0 ? null : `request ${i} from ${(i * 7919).toString(36)}.example`));
     const { column, encoding } = roundTrip(values);
     assert.equal(encoding, ColumnEncoding.String);
     assert.equal(column.kind, 'string');
     assertSame(valuesOf(column), values);
+  });
+
+  it('strings of one skeleton around numbers are stored as a template', () => {
+    const users: V[] = Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? null : `u${(i * 7919) % 50000}`));
+    const ips: V[] = Array.from({ length: 5000 }, (_, i) => `10.${(i >> 8) & 255}.${i & 255}.${(i * 7) % 256}`);
+    const ids: V[] = Array.from({ length: 600 }, (_, i) => `${i * 104729}`);
+    const edges: V[] = [...Array.from({ length: 600 }, (_, i) => `web-${i}:${0}/x`), 'web-999999999999999:0/x', 'web-0:0/x'];
+    for (const values of [users, ips, ids, edges]) {
+      const { column, encoding, bytes } = roundTrip(values);
+      assert.equal(encoding, ColumnEncoding.StringTemplate);
+      assert.equal(column.kind, 'string');
+      assertSame(valuesOf(column), values);
+      const plain = encodeColumnBlock(values.map((v) => (v === null ? null : `${v}\u00e9`)), 0, values.length, 3).data.length;
+      assert.ok(bytes < plain, `${bytes} bytes as a template, ${plain} plain`);
+    }
+    // Anything that would not come back exactly stays plain: leading zeros, 16 digits, other
+    // literals, non-ASCII, long strings.
+    const base = Array.from({ length: 600 }, (_, i) => `u${i}`);
+    for (const odd of ['u007', 'u1234567890123456', 'v1', 'u1x', 'ü1', `u1${'x'.repeat(70)}`, 'u', '']) {
+      const values: V[] = [...base, odd];
+      const { column, encoding } = roundTrip(values);
+      assert.equal(encoding, ColumnEncoding.String, odd);
+      assertSame(valuesOf(column), values);
+    }
+  });
+
+  it('hex ids of one length and case are stored as bytes', () => {
+    const hex = (i: number): string => ((i * 2654435761) % 2 ** 32).toString(16).padStart(8, '0') + ((i * 40503) % 2 ** 16).toString(16).padStart(4, '0');
+    const lower: V[] = Array.from({ length: 3000 }, (_, i) => (i % 5 < 2 ? null : hex(i)));
+    const upper: V[] = Array.from({ length: 3000 }, (_, i) => hex(i).toUpperCase());
+    for (const values of [lower, upper]) {
+      const { column, encoding, bytes } = roundTrip(values);
+      assert.equal(encoding, ColumnEncoding.HexString);
+      assertSame(valuesOf(column), values);
+      assert.ok(bytes < 3000 * 6 + 500, `${bytes} bytes`);
+    }
+    for (const odd of ['ABCdef123456', 'abc', 'abcdef12345g', 'abcdef1234']) {
+      const values: V[] = [...lower.slice(0, 600), odd];
+      const { column, encoding } = roundTrip(values);
+      assert.equal(encoding, ColumnEncoding.String, odd);
+      assertSame(valuesOf(column), values);
+    }
+  });
+
+  it('round-trips template-like and hex-like strings (property)', () => {
+    const piece = fc.oneof(fc.constantFrom('u', '.', '-', 'web-', ':', '', 'a', 'F', '0', '00', '9'), fc.nat({ max: 2 ** 53 - 1 }).map(String), fc.array(fc.constantFrom(...'0123456789abcdefABCDEF'), { minLength: 2, maxLength: 4 }).map((chars) => chars.join('')));
+    const value = fc.option(fc.array(piece, { maxLength: 5 }).map((parts) => parts.join('')), { nil: null });
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 400 }), (values) => {
+        const padded = [...values, ...Array.from({ length: 600 }, (_, i) => values.find((v) => v !== null) ?? `u${i}`)];
+        assertSame(valuesOf(roundTrip(padded).column), padded);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('unicode, empty, latin1, lone surrogates and a 1 MB string round-trip exactly', () => {
@@ -140,7 +232,8 @@ describe('segment column codec', () => {
     const unsorted = [5, 3, -2, 2 ** 50, -(2 ** 50), 0];
     const floats = [1.5, 2.25, 3];
     for (const [times, enc] of [
-      [sorted, ColumnEncoding.TimeDelta32],
+      [sorted, ColumnEncoding.TimeScaled],
+      [[1718000000000000, 1718000000000000], ColumnEncoding.TimeScaled],
       [unsorted, ColumnEncoding.TimeDelta],
       [floats, ColumnEncoding.TimeFloat],
       [[2 ** 53 + 2, 0], ColumnEncoding.TimeFloat],
@@ -156,6 +249,15 @@ describe('segment column codec', () => {
     const column = decodeColumnBlock(data);
     assert.ok(column.kind === 'time' && column.values.length === 2000 && column.values[0] === many[1000]);
     assert.ok(data.length < 100, `${data.length} bytes for 2000 regular times`);
+    // Millisecond times in microseconds: deltas over their common divisor, one byte each.
+    let t = 1718000000000000;
+    const millis = Array.from({ length: 16384 }, (_, i) => (t += ((i * 7919) % 44) * 1000));
+    const scaled = encodeTimeBlock(millis, 0, millis.length, 3);
+    assert.equal(readBlockHeader(scaled).encoding, ColumnEncoding.TimeScaled);
+    const back = decodeColumnBlock(scaled);
+    assert.ok(back.kind === 'time');
+    assert.deepEqual([...back.values], millis);
+    assert.ok(scaled.length < 16384, `${scaled.length} bytes for 16384 millisecond times`);
   });
 
   it('encodes a sub-range and reports block stats', () => {

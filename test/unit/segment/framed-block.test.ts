@@ -13,8 +13,9 @@ const NEEDLE_ROW = FRAME_ROWS * 2 + 7;
 function events(): LogEvent[] {
   return Array.from({ length: ROWS }, (_, i) => ({
     time: 1_000_000 + i,
-    // Mostly ASCII lines, a UTF-8 frame, and one rare token.
-    raw: `${i < FRAME_ROWS ? 'straße' : 'GET'} /api/v1/items/${i} user=u${i % 97}${i === NEEDLE_ROW ? ' trace=ZQ7needleXV' : ''}`,
+    // Mostly ASCII lines, a UTF-8 frame, and one rare token. Methods vary so that the lines share
+    // no skeleton (such a frame would be stored as a template, which the byte search cannot read).
+    raw: `${i < FRAME_ROWS ? 'straße' : ['GET', 'POST', 'DELETE'][i % 3]} /api/v1/items/${i} user=u${i % 97}${i === NEEDLE_ROW ? ' trace=ZQ7needleXV' : ''}`,
     index: 'main',
     fields: { host: `web-${i % 4}` },
   }));

@@ -158,6 +158,36 @@ describe('segment encoder', () => {
     assert.ok(seg.stats.blocks[0].bloom.tokens > 10);
   });
 
+  it('template, hex and packed-integer columns keep their stats and bloom tokens', () => {
+    const hex = (i: number): string => ((i * 2654435761) % 2 ** 32).toString(16).padStart(8, '0');
+    const events = Array.from({ length: 2000 }, (_, i) =>
+      ev(i, `line ${i}`, i % 4 === 0 ? { bytes: (i * 7919) % 20000 } : { user_id: `U${(i * 31) % 5000}`, client_ip: `10.0.${i >> 8}.${i & 255}`, request_id: hex(i), bytes: -i }),
+    );
+    const seg = encodeSegment(rowSetFromEvents(events), OPTS);
+    const encodings = new Map(seg.stats.columns.map((c, i) => [c.name, readBlockHeader(seg.blockData[0][i]).encoding]));
+    assert.equal(encodings.get('user_id'), ColumnEncoding.StringTemplate);
+    assert.equal(encodings.get('client_ip'), ColumnEncoding.StringTemplate);
+    assert.equal(encodings.get('request_id'), ColumnEncoding.HexString);
+    assert.equal(encodings.get('bytes'), ColumnEncoding.NumberPacked);
+    assert.deepEqual(readRows(seg), expectedRows(events));
+    const has = (t: string) => bloomMayContain(seg.blooms[0], seg.stats.blocks[0].bloom, t);
+    for (const e of events.slice(0, 50)) {
+      for (const [name, v] of Object.entries(e.fields)) {
+        assert.ok(has(fieldValueToken(name, v)!), `${name}=${v}`);
+        if (typeof v === 'string') for (const t of tokenize(v)) assert.ok(has(t), t);
+      }
+    }
+    const user = seg.stats.columns.find((c) => c.name === 'user_id')!;
+    assert.equal(user.counts.string, 1500);
+    assert.equal(user.nullCount, 500);
+    const users = events.map((e) => e.fields.user_id).filter((v): v is string => typeof v === 'string').sort();
+    assert.equal(user.minString, users[0]);
+    assert.equal(user.maxString, users[users.length - 1]);
+    const bytes = seg.stats.columns.find((c) => c.name === 'bytes')!;
+    assert.equal(bytes.min, -1999);
+    assert.equal(bytes.max, Math.max(...events.map((e) => e.fields.bytes as number)));
+  });
+
   it('compaction path: decode -> rowSetFromBatches -> encode keeps the rows', () => {
     const a = [ev(50, 'a1', { x: 1 }), ev(10, 'a2', { y: 'q' })];
     const b = [ev(30, 'b1', { x: 'one' }), ev(10, 'b2', {})];

@@ -8,6 +8,8 @@ import { indexMatcher, type ScanRequest } from '../../../storage/scan';
 import { valueAt } from '../../../storage/column';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/chunk-record';
 import { chunkEvents } from '../../../storage/event-chunk';
+import { compactionZstdLevel, flushZstdLevel, pickCompactions } from '../../../storage/compactor';
+import type { SegmentHeader } from '../../../storage/segment/header';
 
 const HOUR = 3600_000_000;
 
@@ -194,6 +196,64 @@ describe('storage engine', () => {
     assert.equal(sources.get('even')?.eventCount, 45);
     assert.equal(sources.get('odd')?.eventCount, 45);
     await engine.close();
+  });
+
+  it('writes level-0 segments at the flush zstd level and compacted ones at the compaction level', async () => {
+    const engine = await StorageEngine.open(options(dir, { segmentMaxEvents: 100, compressionLevel: 3 }));
+    const levels: { encode: number[]; merge: number[] } = { encode: [], merge: [] };
+    const pool = engine.pool;
+    const encode = pool.encode.bind(pool);
+    const merge = pool.merge.bind(pool);
+    pool.encode = (pieces, opts) => (levels.encode.push(opts.compressionLevel), encode(pieces, opts));
+    pool.merge = (inputs, opts) => (levels.merge.push(opts.compressionLevel), merge(inputs, opts));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    for (let round = 0; round < 3; round++) {
+      await engine.appendEvents(Array.from({ length: 20 }, (_, i) => event(round * 20 + i, base + round * 1000 + i)));
+      await engine.flush();
+    }
+    await engine.maintain(Date.UTC(2026, 0, 1, 5));
+    assert.deepEqual(levels.encode, [1, 1, 1]);
+    assert.deepEqual(levels.merge, [9]);
+    assert.equal(flushZstdLevel(3), 1);
+    assert.equal(compactionZstdLevel(3), 9);
+    assert.equal(flushZstdLevel(1), 1);
+    assert.equal(flushZstdLevel(19), 17);
+    assert.equal(compactionZstdLevel(15), 19);
+    await engine.close();
+  });
+
+  it('recompresses a lone level-0 segment of a closed bucket once, keeping every row', async () => {
+    const engine = await StorageEngine.open(options(dir, { segmentMaxEvents: 100 }));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    await engine.appendEvents(Array.from({ length: 100 }, (_, i) => event(i, base + i * 7)));
+    await engine.appendEvents(Array.from({ length: 30 }, (_, i) => event(100 + i, base + HOUR + i)));
+    await engine.flush();
+    const before = (await collect(engine, all())).map((row) => JSON.stringify([...row]));
+    // 01:30: the first bucket is closed (one full segment), the second still open (one small one).
+    const first = await engine.maintain(Date.UTC(2026, 0, 1, 1, 30));
+    assert.equal(first.manifests.length, 1);
+    assert.equal(first.manifests[0].inputs.length, 1);
+    assert.equal(first.manifests[0].inputs[0].level, 0);
+    assert.equal(first.manifests[0].rows, 100);
+    assert.equal(first.manifests[0].level, 1);
+    const again = await engine.maintain(Date.UTC(2026, 0, 1, 1, 30));
+    assert.equal(again.manifests.length, 0);
+    // Once the second bucket closes, its lone segment is recompressed too, then nothing more.
+    assert.equal((await engine.maintain(Date.UTC(2026, 0, 1, 5))).manifests.length, 1);
+    assert.equal((await engine.maintain(Date.UTC(2026, 0, 1, 5))).manifests.length, 0);
+    const after = (await collect(engine, all())).map((row) => JSON.stringify([...row]));
+    assert.deepEqual(after, before);
+    await engine.close();
+  });
+
+  it('picks merges and lone level-0 segments to recompress only in closed buckets', () => {
+    const header = (id: string, level: number, rowCount: number) => ({ id, level, rowCount, bucket: 0, minTime: 0 }) as SegmentHeader;
+    const opts = { segmentMaxEvents: 100, compressionLevel: 3, bucketSpanMicros: HOUR, closeGraceMicros: 0, nowMicros: 2 * HOUR };
+    const groups = new Map([['k', [header('a', 0, 100), header('b', 1, 50), header('c', 0, 10)]]]);
+    // Closed bucket: b and c merge; a (full, level 0) is recompressed alone.
+    assert.deepEqual(pickCompactions(groups, opts).map((g) => g.map((h) => h.id)), [['b', 'c'], ['a']]);
+    // Open bucket: nothing alone, and fewer than 4 small segments do not merge.
+    assert.deepEqual(pickCompactions(groups, { ...opts, nowMicros: HOUR / 2 }), []);
   });
 
   it('retention drops only segments entirely older than the retention period', async () => {
