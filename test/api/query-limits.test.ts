@@ -50,14 +50,18 @@ describe('query limits and cancellation', function () {
     const second = await postJson(`${server.api}/query`, { q: 'from main | stats count()' });
     assert.equal(second.status, 429);
     assert.equal(second.body.error.code, 'TOO_MANY_REQUESTS');
-    // Wait until the job is visibly scanning, then cancel it.
+    // Let the job scan for a moment (its workers are busy hashing), then cancel it. Rows read are
+    // counted per acknowledged message of several blocks, which can come late in a short scan:
+    // waiting for them could let the job finish first.
+    let state = 'unknown';
     for (let attempt = 0; attempt < 200; attempt++) {
       const job = (await request(`${server.api}/query/jobs/${id}`)).body.data;
-      if (job.status === 'running' && job.progress.rows_read_so_far > 0) break;
+      state = `${job.status} after ${attempt * 20} ms, ${job.progress?.rows_read_so_far} rows read`;
+      if (job.status === 'running' && (job.progress.rows_read_so_far > 0 || attempt >= 15)) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const canceled = await request(`${server.api}/query/jobs/${id}`, { method: 'DELETE' });
-    assert.equal(canceled.body.data.canceled, true);
+    assert.equal(canceled.body.data.canceled, true, `the job was ${state} before the cancel, then ${canceled.body.data.status}`);
     assert.equal(canceled.body.data.status, 'canceled');
     const job = (await request(`${server.api}/query/jobs/${id}`)).body.data;
     assert.equal(job.status, 'canceled');
