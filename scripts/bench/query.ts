@@ -106,13 +106,30 @@ async function load(server: TestServer, options: QueryBenchOptions, ndjsonPath: 
   return { seconds: (performance.now() - started) / 1000 };
 }
 
+/** User + system CPU seconds of a process (Linux /proc), all threads; 0 where unavailable. */
+function processCpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Waits until the write buffer is empty, the segment count holds, and the server is idle: a merge
+ * at the compaction zstd level runs for many seconds before the segment count changes, and
+ * queries timed next to it would measure the merge too.
+ */
 async function waitSettled(server: TestServer): Promise<void> {
   let lastSegments = -1;
   for (;;) {
-    const stats = (await request(`${server.api}/stats`)).body.data;
-    if (stats.buffered_events === 0 && stats.segment_count === lastSegments) return;
-    lastSegments = stats.segment_count;
+    const cpuBefore = processCpuSeconds(server.process.pid);
     await new Promise((resolve) => setTimeout(resolve, 5000));
+    const busyCores = (processCpuSeconds(server.process.pid) - cpuBefore) / 5;
+    const stats = (await request(`${server.api}/stats`)).body.data;
+    if (stats.buffered_events === 0 && stats.segment_count === lastSegments && busyCores < 0.1) return;
+    lastSegments = stats.segment_count;
   }
 }
 
