@@ -3,7 +3,6 @@
  * `field=value` matches a field's value (case-insensitive, globs allowed), combined with
  * AND/OR/NOT. Also derives the tokens every matching event must contain, for bloom pruning.
  */
-import { fieldValueToken } from '../../storage/segment/bloom';
 import { tokenize } from '../../storage/segment/tokenizer';
 import type { SearchExpr } from '../syntax/ast';
 import type { Value } from '../value';
@@ -90,11 +89,11 @@ export function requiredTokens(expr: SearchExpr, resolveField: (name: string) =>
       return tokenize(expr.text);
     case 'fieldmatch': {
       if (expr.op !== '=' || (expr.glob && !expr.quoted)) return [];
-      // A numeric value may be stored as a number or in another text form ("500" vs "500.0"),
-      // whose tokens differ: only non-numeric values can prune.
-      if (expr.value.trim() !== '' && Number.isFinite(Number(expr.value))) return [];
-      const token = fieldValueToken(resolveField(expr.field), expr.value);
-      return token === null ? [] : [token];
+      // A string equal to the value (case aside) has put the value's tokens in the bloom. Numbers
+      // and booleans put none, and may match as text ("500" vs 500, "true" vs true): no pruning.
+      const value = expr.value.trim().toLowerCase();
+      if (value === 'true' || value === 'false' || (value !== '' && Number.isFinite(Number(value)))) return [];
+      return tokenize(expr.value);
     }
     case 'and':
       return [...new Set(expr.operands.flatMap((operand) => requiredTokens(operand, resolveField)))];

@@ -117,18 +117,23 @@ function processCpuSeconds(pid: number | undefined): number {
 }
 
 /**
- * Waits until the write buffer is empty, the segment count holds, and the server is idle: a merge
- * at the compaction zstd level runs for many seconds before the segment count changes, and
- * queries timed next to it would measure the merge too.
+ * Waits until the write buffer is empty, the segment count holds, and the server has been idle for
+ * longer than a compaction interval (30 s by default): compaction wakes on that interval, and a
+ * merge at the compaction zstd level runs for many seconds, so queries timed next to it would
+ * measure the merge too.
  */
 async function waitSettled(server: TestServer): Promise<void> {
+  const windowMs = 10_000;
+  const quietWindowsNeeded = 4;
   let lastSegments = -1;
-  for (;;) {
+  let quietWindows = 0;
+  while (quietWindows < quietWindowsNeeded) {
     const cpuBefore = processCpuSeconds(server.process.pid);
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-    const busyCores = (processCpuSeconds(server.process.pid) - cpuBefore) / 5;
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const busyCores = (processCpuSeconds(server.process.pid) - cpuBefore) / (windowMs / 1000);
     const stats = (await request(`${server.api}/stats`)).body.data;
-    if (stats.buffered_events === 0 && stats.segment_count === lastSegments && busyCores < 0.1) return;
+    const quiet = stats.buffered_events === 0 && stats.segment_count === lastSegments && busyCores < 0.1;
+    quietWindows = quiet ? quietWindows + 1 : 0;
     lastSegments = stats.segment_count;
   }
 }

@@ -11,14 +11,10 @@
  * Build side: `TokenHashSet` hashes tokens inline while scanning text (no string per token) and
  * dedupes hashes in an open-addressing table, so the filter is sized from the distinct count.
  *
- * Field tokens: for every field value that is a string, a boolean or an integral number, the
- * token `fieldValueToken(name, value)` (`host=web-01`: value lower-cased, numbers in JS
- * `String()` form) is added too, so `field=value` filters can prune by bloom. Non-integral
- * numbers get no such token (high cardinality; min/max stats prune those). Build the token with
- * `fieldValueToken` on the query side and skip bloom pruning when it returns null.
+ * Only text tokens go in: `_raw`'s and those of string field values. A `search field=value`
+ * prunes by the tokens of its value (compile-search.ts); filters on numbers prune by min/max.
  */
 import type { BlockMeta, BloomMeta } from './header';
-import type { FieldValue } from '../event';
 import { TOKEN_LOWER } from './tokenizer';
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
@@ -36,48 +32,10 @@ function hashFrom(h: number, s: string): number {
   return h;
 }
 
-/** Like hashFrom over `s.toLowerCase()`, without allocating when `s` is ASCII. */
-function hashLowerFrom(h: number, s: string): number {
-  const start = h;
-  for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
-    if (c >= 128) return hashFrom(start, s.toLowerCase());
-    if (c >= 65 && c <= 90) c += 32;
-    h = Math.imul(h ^ c, FNV_PRIME);
-  }
-  return h;
-}
-
-const DIGITS = new Uint8Array(12);
-
-/** Like hashFrom over `String(v)`; allocation-free for int32 values (the common case). */
-function hashNumberFrom(h: number, v: number): number {
-  if ((v | 0) !== v) return hashFrom(h, String(v));
-  if (v < 0) {
-    h = Math.imul(h ^ 45, FNV_PRIME); // '-'
-    v = -v; // -2^31 negates exactly in float64
-  }
-  let n = 0;
-  do {
-    DIGITS[n++] = 48 + (v % 10);
-    v = Math.floor(v / 10);
-  } while (v > 0);
-  while (n > 0) h = Math.imul(h ^ DIGITS[--n], FNV_PRIME);
-  return h;
-}
 
 /** The 32-bit (int32) hash of a token, exactly as given (pass tokenizer output: lower-cased). */
 export function hashToken(token: string): number {
   return hashFrom(FNV_OFFSET, token);
-}
-
-/**
- * The bloom token for `field=value`: `${name}=${value}`, strings lower-cased, integers via
- * String(); null for non-integral numbers, which the filter does not record.
- */
-export function fieldValueToken(name: string, value: FieldValue): string | null {
-  if (typeof value === 'number' && !Number.isInteger(value)) return null;
-  return `${name}=${typeof value === 'string' ? value.toLowerCase() : String(value)}`;
 }
 
 function fmix32(h: number): number {
@@ -212,31 +170,6 @@ export class TokenHashSet {
     }
   }
 
-  /** addUtf8 plus the field token of the whole value; `prefix` is fieldPrefixHash(name). */
-  addUtf8Field(text: string, bytes: Uint8Array, start: number, end: number, prefix: number): void {
-    if (end - start !== text.length) {
-      this.addText(text);
-      this.addHash(hashLowerFrom(prefix, text));
-      return;
-    }
-    this.addUtf8(text, bytes, start, end);
-    let h = prefix;
-    for (let i = start; i < end; i++) {
-      let c = bytes[i];
-      if (c <= 90 && c >= 65) c += 32;
-      h = Math.imul(h ^ c, FNV_PRIME);
-    }
-    this.addHash(h);
-  }
-
-  /** Adds `fieldValueToken(name, value)` (nothing for non-integral numbers); `prefix` is fieldPrefixHash(name). */
-  addFieldValue(prefix: number, value: FieldValue): void {
-    if (typeof value === 'string') this.addHash(hashLowerFrom(prefix, value));
-    else if (typeof value === 'number') {
-      if (Number.isInteger(value)) this.addHash(hashNumberFrom(prefix, value));
-    } else this.addHash(hashFrom(prefix, value ? 'true' : 'false'));
-  }
-
   /** Calls `cb` with every distinct hash. */
   forEach(cb: (h: number) => void): void {
     if (this.hasZero) cb(0);
@@ -259,11 +192,6 @@ export class TokenHashSet {
       table[slot] = h;
     }
   }
-}
-
-/** The hash state after `${name}=`, to continue with a value in TokenHashSet.addFieldValue. */
-export function fieldPrefixHash(name: string): number {
-  return Math.imul(hashFrom(FNV_OFFSET, name) ^ 61, FNV_PRIME); // 61 = '='
 }
 
 /** Number of hash functions for a given density (optimal k = ln2 * bits/token). */
@@ -308,7 +236,7 @@ function mayContainHash(bits: Uint8Array, meta: BloomMeta, h: number): boolean {
 
 /**
  * False when the segment certainly holds no such token. `token` is hashed exactly as given: pass
- * tokenizer output (lower-cased) or fieldValueToken(). A 0-bit filter with tokens recorded (never
+ * tokenizer output (lower-cased). A 0-bit filter with tokens recorded (never
  * written by the encoder) cannot prune.
  */
 export function bloomMayContain(bits: Uint8Array, meta: BloomMeta, token: string): boolean {

@@ -8,17 +8,18 @@
  * of more than FRAME_ROWS rows is framed (framed-block.ts), with a small bloom filter per frame
  * of its `_raw` tokens, so a search decompresses only the frames that may hold its terms.
  *
- * Bloom tokens: the tokens of `_raw` and of every string field value (tokenizer.ts), plus for
- * every field value that is a string, boolean or integral number the token
- * `fieldValueToken(name, value)` (`host=web-01`: strings lower-cased, integers as `String(n)`,
- * `true`/`false`), so `field=value` filters can prune segments too (see bloom.ts).
+ * Bloom tokens: the tokens of `_raw` and of every string field value (tokenizer.ts). A
+ * `search field=value` prunes by the tokens of its value, which every string equal to it (case
+ * aside) has put in the filter; numbers and booleans add no tokens (min/max stats prune numbers).
+ * Segments written before 2026-11 also hold `name=value` tokens, which nothing reads any more:
+ * they were as many as the text tokens again, for a filter only as selective.
  */
 import type { FieldValue } from '../event';
 import { RAW_COLUMN, TIME_COLUMN } from '../event';
 import type { BlockMeta, ColumnStats, SegmentStats } from './header';
 import { MAX_HEADER_DICT } from './header';
 import type { RowSet } from './row-set';
-import { DEFAULT_BLOOM_BITS_PER_TOKEN, FRAME_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom, fieldPrefixHash } from './bloom';
+import { DEFAULT_BLOOM_BITS_PER_TOKEN, FRAME_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom } from './bloom';
 import { FRAME_ROWS, sealFramed, type Frame } from './framed-block';
 import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary, StringSink } from './column-encode';
@@ -89,7 +90,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     const { data, summary } = encodeColumnBlock(values, from, to, level, rawSink);
     rawStats.add(summary, data.length, values, from, to);
     rawBytes += summary.stringBytes;
-    if (summary.encoding === ColumnEncoding.Mixed) addFieldTokens(tokens, null, values, from, to);
+    if (summary.encoding === ColumnEncoding.Mixed) addStringTokens(tokens, values, from, to);
     return data;
   };
   // A row block's `_raw` longer than a frame is framed: each frame its own block and token set.
@@ -132,8 +133,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
       dense[inverse === null ? r : inverse[r]] = col.values[j];
     }
     const stats = new StatsBuilder(name);
-    const prefix = fieldPrefixHash(name);
-    const sink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8Field(t, bytes, s, e, prefix) };
+    const sink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
     for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
       const end = start + blocks[b].rows;
       tokens = blockTokens[b];
@@ -143,7 +143,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
       // Dict and plain string blocks went through the sink; the other kinds are walked here.
       const e = summary.encoding;
       if (!stringsWentToSink(e) && e !== ColumnEncoding.AllNull) {
-        addFieldTokens(tokens, prefix, dense, start, end);
+        addStringTokens(tokens, dense, start, end);
       }
     }
     columns.push(stats.finish());
@@ -228,32 +228,12 @@ function timeStats(times: Float64Array, blockData: Buffer[][], level: number, bl
   };
 }
 
-/**
- * Adds the bloom tokens of a number, boolean or mixed block: the tokens of its strings and, with
- * a `prefix` (fieldPrefixHash), the `name=value` tokens.
- */
-function addFieldTokens(
-  tokens: TokenHashSet,
-  prefix: number | null,
-  values: ArrayLike<FieldValue | null>,
-  start: number,
-  end: number,
-): void {
-  let sawTrue = false;
-  let sawFalse = false;
+/** Adds the tokens of the strings of a number, boolean, mixed or templated block. */
+function addStringTokens(tokens: TokenHashSet, values: ArrayLike<FieldValue | null>, start: number, end: number): void {
   for (let i = start; i < end; i++) {
     const v = values[i];
-    if (typeof v === 'string') {
-      tokens.addText(v);
-      if (prefix !== null) tokens.addFieldValue(prefix, v);
-    } else if (prefix === null) continue;
-    else if (typeof v === 'number') {
-      if (v - v === 0) tokens.addFieldValue(prefix, v);
-    } else if (v === true) sawTrue = true;
-    else if (v === false) sawFalse = true;
+    if (typeof v === 'string') tokens.addText(v);
   }
-  if (prefix !== null && sawTrue) tokens.addFieldValue(prefix, true);
-  if (prefix !== null && sawFalse) tokens.addFieldValue(prefix, false);
 }
 
 /** Folds block summaries into one column's ColumnStats. */
