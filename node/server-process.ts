@@ -25,7 +25,6 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   if (app.settings.cluster.seeds.length > 0) {
     logger.warn('cluster.seeds is set, but cluster mode is not available in this version: this node runs alone');
   }
-  console.log(`trawl listening on ${app.settings.tls.enabled ? 'https' : 'http'}://${host}:${boundPort}`);
 
   // A bug in one request must not take the node down: log it (acknowledged data is safe either way).
   process.on('unhandledRejection', (reason) => {
@@ -58,6 +57,10 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  // Last, once the handlers are in place: a supervisor (or test) that signals on this line must
+  // never meet the default SIGTERM action, which would skip the graceful shutdown.
+  console.log(`trawl listening on ${app.settings.tls.enabled ? 'https' : 'http'}://${host}:${boundPort}`);
 }
 
 async function shutdown(app: App, server: FastifyInstance): Promise<void> {

@@ -60,14 +60,31 @@ class KeyDictionary {
     return id;
   }
 
+  /** The key id of each code of a dictionary (-1 until first looked up). */
+  private tableOf(dict: string[]): Int32Array {
+    let table = this.dictIds.get(dict);
+    if (table === undefined) {
+      table = new Int32Array(dict.length).fill(-1);
+      this.dictIds.set(dict, table);
+    }
+    return table;
+  }
+
+  /** The key id of a dictionary code, looked up once per dictionary. */
+  idOfCode(dict: string[], code: number): number {
+    const table = this.tableOf(dict);
+    let id = table[code];
+    if (id === -1) {
+      id = this.idOf(code === 0 ? null : dict[code]);
+      table[code] = id;
+    }
+    return id;
+  }
+
   /** Writes the key id of each selected row into `out` (indexed by selection position). */
   assign(column: Column, sel: Uint32Array, n: number, out: Int32Array): void {
     if (column.kind === 'dict') {
-      let table = this.dictIds.get(column.dict);
-      if (table === undefined) {
-        table = new Int32Array(column.dict.length).fill(-1);
-        this.dictIds.set(column.dict, table);
-      }
+      const table = this.tableOf(column.dict);
       const codes = column.codes;
       for (let i = 0; i < n; i++) {
         const code = codes[sel[i]];
@@ -175,12 +192,15 @@ export class StatsAccumulator {
     return group;
   }
 
-  /** Zeroed scratch counters for `size` slots. */
+  /**
+   * Scratch counters for `size` slots, all zero: a user zeroes the slots it touched (listed in
+   * `touched`) when done, so no call pays for clearing a large dictionary's worth of slots.
+   */
   private counters(size: number): Uint32Array {
     if (this.rowCounts.length < size) {
       this.rowCounts = new Uint32Array(Math.max(size, this.rowCounts.length * 2, 1024));
       this.touched = new Int32Array(this.rowCounts.length);
-    } else this.rowCounts.fill(0, 0, size);
+    }
     return this.rowCounts;
   }
 
@@ -231,19 +251,25 @@ export class StatsAccumulator {
   }
 
   /**
-   * `count() by k` over a dictionary column: one counter per code for the batch, then one group
-   * lookup per code present (a block has few distinct codes, however many rows).
+   * `count() by k` over a dictionary column: one counter per code present in the batch, then one
+   * group lookup per such code. Only the codes seen are visited: a high-cardinality dictionary
+   * (as many entries as rows) under a selective filter has few of them.
    */
   private countDictCodes(column: Extract<Column, { kind: 'dict' }>, sel: Uint32Array, n: number): void {
-    const size = column.dict.length;
-    const counts = this.counters(size);
+    const counts = this.counters(column.dict.length);
+    const touched = this.touched;
     const codes = column.codes;
-    for (let i = 0; i < n; i++) counts[codes[sel[i]]]++;
+    let distinct = 0;
+    for (let i = 0; i < n; i++) {
+      const code = codes[sel[i]];
+      if (counts[code]++ === 0) touched[distinct++] = code;
+    }
     const dictionary = this.dictionaries[0];
-    for (let code = 0; code < size; code++) {
+    for (let t = 0; t < distinct; t++) {
+      const code = touched[t];
       const rows = counts[code];
-      if (rows === 0) continue;
-      const group = this.groupOfKeyId(dictionary.idOf(code === 0 ? null : column.dict[code]));
+      counts[code] = 0;
+      const group = this.groupOfKeyId(dictionary.idOfCode(column.dict, code));
       for (const state of this.states[group]) (state.addRows as (rows: number) => void)(rows);
     }
   }
@@ -260,8 +286,10 @@ export class StatsAccumulator {
     }
     for (let t = 0; t < distinct; t++) {
       const group = touched[t];
+      const rows = counts[group];
+      counts[group] = 0;
       const states = this.states[group];
-      for (let a = 0; a < states.length; a++) if (this.countsRows[a]) (states[a].addRows as (rows: number) => void)(counts[group]);
+      for (let a = 0; a < states.length; a++) if (this.countsRows[a]) (states[a].addRows as (rows: number) => void)(rows);
     }
   }
 

@@ -8,7 +8,7 @@ import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from '
 import { ByteReader, readPlanes, unpackBits, unzigzag } from './bytes';
 import { openFramed } from './framed-block';
 import type { LiteralByteSearch } from './literal-search';
-import { matchedRows, readStringList, readStringListMatching, readStringListRows } from './string-list';
+import { matchedRows, readStringList, readStringListMatching, readStringListRows, skipStringList } from './string-list';
 
 type TypedCtor<T> = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
@@ -224,10 +224,39 @@ function decodeFramesMatching(
 export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLike<number>): Column {
   const encoding = readBlockHeader(block).encoding;
   if (encoding === ColumnEncoding.Framed) return decodeFramesRows(block, rows);
+  if (encoding === ColumnEncoding.Dict) return decodeDictRows(block, rows);
   if (encoding !== ColumnEncoding.String) return decodeColumnBlock(block);
   // The strings are copied out: the payload can be scratch memory.
   const { rows: n, payload } = openBlockTransient(block);
   return { kind: 'string', values: readStringListRows(payload, new ByteReader(payload), n, true, rows) };
+}
+
+/**
+ * decodeColumnBlockRows of a dictionary block: all codes, but strings only for the entries the
+ * listed rows use (the others read as '' and must not be read). A high-cardinality dictionary
+ * (paths, user ids) holds about as many entries as the block has rows; a selective filter needs few.
+ */
+function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
+  // Scratch payload: the strings and the codes are copied out of it.
+  const { rows: n, payload } = openBlockTransient(block);
+  const r = new ByteReader(payload);
+  const width = r.u8();
+  const size = r.varint();
+  const dictAt = r.pos;
+  skipStringList(payload, r, size, false);
+  const ctor = width === 1 ? Uint8Array : width === 2 ? Uint16Array : width === 4 ? Uint32Array : null;
+  if (ctor === null) throw new Error(`segment block: bad dictionary code width ${width}`);
+  const codes = readTyped<Uint8Array | Uint16Array | Uint32Array>(r, ctor, n).slice();
+  for (let i = 0; i < n; i++) if (codes[i] > size) throw new Error('segment block: dictionary code out of range');
+  const used = new Uint8Array(size + 1);
+  for (let i = 0; i < rows.length; i++) used[codes[rows[i]]] = 1;
+  const entries: number[] = [];
+  for (let code = 1; code <= size; code++) if (used[code] === 1) entries.push(code - 1);
+  const strings = readStringListRows(payload, new ByteReader(payload, dictAt), size, false, entries);
+  const dict = new Array<string>(size + 1);
+  dict[0] = ''; // code 0 is null
+  for (let e = 0; e < size; e++) dict[e + 1] = strings[e] ?? '';
+  return { kind: 'dict', dict, codes };
 }
 
 /** decodeColumnBlockRows of a framed block: frames without a listed row are not decoded. */

@@ -151,6 +151,11 @@ function nodeEncoding(encoding: TextEncoding): BufferEncoding {
   return encoding === TextEncoding.Ascii ? 'latin1' : encoding === TextEncoding.Utf16 ? 'utf16le' : 'utf8';
 }
 
+/** Moves `r` past a string list section without making strings. */
+export function skipStringList(payload: Buffer, r: ByteReader, count: number, nullable: boolean): void {
+  readLayout(payload, r, count, nullable);
+}
+
 /** Reads `count` strings written by writeStringList with the same `nullable`. */
 export function readStringList(payload: Buffer, r: ByteReader, count: number, nullable: boolean): (string | null)[] {
   const { lens, chunks } = readLayout(payload, r, count, nullable);
