@@ -225,6 +225,13 @@ export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLik
   const encoding = readBlockHeader(block).encoding;
   if (encoding === ColumnEncoding.Framed) return decodeFramesRows(block, rows);
   if (encoding === ColumnEncoding.Dict) return decodeDictRows(block, rows);
+  if (encoding === ColumnEncoding.StringTemplate || encoding === ColumnEncoding.HexString) {
+    // The strings of the listed rows are built from (copied out of) the scratch payload.
+    const { rows: n, payload } = openBlockTransient(block);
+    const r = new ByteReader(payload);
+    const values = encoding === ColumnEncoding.StringTemplate ? decodeTemplate(r, n, rows) : decodeHex(payload, r, n, rows);
+    return { kind: 'string', values };
+  }
   if (encoding !== ColumnEncoding.String) return decodeColumnBlock(block);
   // The strings are copied out: the payload can be scratch memory.
   const { rows: n, payload } = openBlockTransient(block);
@@ -334,8 +341,31 @@ function scatter(dense: Float64Array, nulls: Uint8Array, out: Float64Array): voi
   if (j !== dense.length) throw new Error('segment block: null bitmap does not match the values');
 }
 
-/** Rows of a StringTemplate block: the text of all rows is built as bytes, then sliced from one string. */
-function decodeTemplate(r: ByteReader, n: number): (string | null)[] {
+/**
+ * The position of each listed row (ascending) among the non-null rows, -1 for a null row: where
+ * its value sits in a block's dense value sections.
+ */
+function denseIndexes(nulls: Uint8Array | null, rows: ArrayLike<number>): Int32Array {
+  const out = new Int32Array(rows.length);
+  let row = 0;
+  let dense = 0;
+  for (let k = 0; k < rows.length; k++) {
+    const wanted = rows[k];
+    if (nulls === null) {
+      out[k] = wanted;
+      continue;
+    }
+    for (; row < wanted; row++) if (nulls[row] === 0) dense++;
+    out[k] = nulls[wanted] === 0 ? dense : -1;
+  }
+  return out;
+}
+
+/**
+ * Rows of a StringTemplate block: the text of all rows is built as bytes, then sliced from one
+ * string. With `rows` (ascending), only those rows get strings (the others are null).
+ */
+function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): (string | null)[] {
   const nulls = readNulls(r, (r.u8() & 1) !== 0, n);
   const holes = r.varint();
   const literals: Uint8Array[] = [];
@@ -352,6 +382,19 @@ function decodeTemplate(r: ByteReader, n: number): (string | null)[] {
     const values = new Float64Array(count);
     readPlanes(r, count, width, values, min);
     numbers.push(values);
+  }
+  if (rows !== undefined) {
+    const texts = literals.map((literal) => Buffer.from(literal.buffer, literal.byteOffset, literal.length).toString('latin1'));
+    const out = new Array<string | null>(n).fill(null);
+    const dense = denseIndexes(nulls, rows);
+    for (let k = 0; k < rows.length; k++) {
+      const j = dense[k];
+      if (j < 0) continue;
+      let value = texts[0];
+      for (let h = 0; h < holes; h++) value += String(numbers[h][j]) + texts[h + 1];
+      out[rows[k]] = value;
+    }
+    return out;
   }
   const text = Buffer.allocUnsafe(count * (literalBytes + 16 * holes));
   const ends = new Uint32Array(count);
@@ -386,13 +429,25 @@ function decodeTemplate(r: ByteReader, n: number): (string | null)[] {
   return sliceRows(text.toString('latin1', 0, pos), ends, nulls, n);
 }
 
-/** Rows of a HexString block. */
-function decodeHex(payload: Buffer, r: ByteReader, n: number): (string | null)[] {
+/** Rows of a HexString block; with `rows` (ascending), only those rows get strings (the others are null). */
+function decodeHex(payload: Buffer, r: ByteReader, n: number, rows?: ArrayLike<number>): (string | null)[] {
   const flags = r.u8();
   const nulls = readNulls(r, (flags & 1) !== 0, n);
   const length = r.varint();
   const count = nonNullCount(nulls, n);
   const bytes = r.take((count * length) / 2);
+  if (rows !== undefined) {
+    const out = new Array<string | null>(n).fill(null);
+    const dense = denseIndexes(nulls, rows);
+    const start = bytes.byteOffset - payload.byteOffset;
+    for (let k = 0; k < rows.length; k++) {
+      const j = dense[k];
+      if (j < 0) continue;
+      const value = payload.toString('hex', start + (j * length) / 2, start + ((j + 1) * length) / 2);
+      out[rows[k]] = (flags & 2) !== 0 ? value.toUpperCase() : value;
+    }
+    return out;
+  }
   let text = payload.toString('hex', bytes.byteOffset - payload.byteOffset, bytes.byteOffset - payload.byteOffset + bytes.length);
   if ((flags & 2) !== 0) text = text.toUpperCase();
   const ends = new Uint32Array(count);

@@ -1,6 +1,6 @@
 // decodeColumnBlockRows (a late column where a filter kept few rows) must read, at the listed
 // rows, exactly what a whole decode reads, for every layout: dictionaries decode only the entries
-// those rows use.
+// those rows use, templates and hex ids only those rows.
 
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
@@ -12,11 +12,20 @@ describe('column blocks: decoding listed rows only', () => {
     const seen = new Set<ColumnEncoding>();
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constant(null)), { minLength: 1, maxLength: 40 }),
+        fc.oneof(
+          // Few distinct texts: a dictionary.
+          fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constant(null)), { minLength: 1, maxLength: 40 }),
+          // One digit skeleton (u123, 10.0.2.46): a template; fixed-length hex: hex bytes.
+          fc.array(fc.oneof(fc.nat().map((v) => `u${v}`), fc.constant(null)), { minLength: 300, maxLength: 600 }),
+          fc.array(fc.oneof(fc.tuple(fc.nat(255), fc.nat(255)).map(([a, b]) => `10.0.${a}.${b}`), fc.constant(null)), { minLength: 300, maxLength: 600 }),
+          fc.array(fc.oneof(fc.stringMatching(/^[0-9a-f]{12}$/), fc.constant(null)), { minLength: 300, maxLength: 600 }),
+          fc.array(fc.oneof(fc.stringMatching(/^[0-9A-F]{10}$/), fc.constant(null)), { minLength: 300, maxLength: 600 }),
+        ),
         fc.array(fc.nat(), { minLength: 1, maxLength: 3000 }),
         fc.array(fc.nat(), { maxLength: 200 }),
         (pool, picks, wanted) => {
-          const values = picks.map((p) => pool[p % pool.length]);
+          // Templates and hex ids keep their (mostly distinct) pool; dictionaries repeat theirs.
+          const values = pool.length >= 300 ? pool : picks.map((p) => pool[p % pool.length]);
           const block = encodeColumnBlock(values, 0, values.length, 1).data;
           seen.add(readBlockHeader(block).encoding);
           const rows = [...new Set(wanted.map((w) => w % values.length))].sort((a, b) => a - b);
@@ -25,9 +34,11 @@ describe('column blocks: decoding listed rows only', () => {
           for (const row of rows) assert.deepEqual(valueAt(some, row), valueAt(whole, row), `row ${row}`);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 400 },
     );
-    assert.ok(seen.has(ColumnEncoding.Dict), `encodings seen: ${[...seen].join(', ')}`);
+    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.StringTemplate, ColumnEncoding.HexString]) {
+      assert.ok(seen.has(encoding), `encodings seen: ${[...seen].join(', ')}`);
+    }
   });
 
   it('a dictionary block makes strings only for the entries the rows use', () => {
