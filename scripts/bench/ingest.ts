@@ -10,23 +10,13 @@ import { directoryBytes } from '../../storage/rocks';
 import { patchConfig } from '../../test/helpers/api';
 import { TestServer, request } from '../../test/helpers/server';
 import { EventGenerator } from './generate';
+import { processCpuSeconds } from './process-cpu';
 
 export interface IngestBenchOptions {
   events: number;
   batch: number;
   concurrency: number;
   fsync: boolean;
-}
-
-/** User + system CPU seconds a process has used (Linux /proc), all threads; 0 where unavailable. */
-function processCpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, i.e. 11 and 12 after the command name.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /** CPU seconds per thread of a process (Linux), busiest first: which thread is the bottleneck. */

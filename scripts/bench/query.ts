@@ -12,6 +12,7 @@ import fs from 'fs';
 import path from 'path';
 import { REPO_ROOT, request, TestServer } from '../../test/helpers/server';
 import { EventGenerator } from './generate';
+import { processCpuSeconds } from './process-cpu';
 
 export interface QueryBenchOptions {
   events: number;
@@ -104,16 +105,6 @@ async function load(server: TestServer, options: QueryBenchOptions, ndjsonPath: 
   await Promise.all(inFlight);
   fs.closeSync(file);
   return { seconds: (performance.now() - started) / 1000 };
-}
-
-/** User + system CPU seconds of a process (Linux /proc), all threads; 0 where unavailable. */
-function processCpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /**
