@@ -143,11 +143,7 @@ function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Col
       const size = r.varint();
       const dict = readStringList(payload, r, size, false) as string[];
       dict.unshift(''); // code 0 is null
-      const ctor = width === 1 ? Uint8Array : width === 2 ? Uint16Array : width === 4 ? Uint32Array : null;
-      if (ctor === null) throw new Error(`segment block: bad dictionary code width ${width}`);
-      const codes = readTyped<Uint8Array | Uint16Array | Uint32Array>(r, ctor, n);
-      for (let i = 0; i < n; i++) if (codes[i] > size) throw new Error('segment block: dictionary code out of range');
-      return { kind: 'dict', dict, codes };
+      return { kind: 'dict', dict, codes: readDictCodes(r, width, size, n) };
     }
     case ColumnEncoding.String:
       return { kind: 'string', values: readStringList(payload, r, n, true) };
@@ -238,6 +234,15 @@ export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLik
   return { kind: 'string', values: readStringListRows(payload, new ByteReader(payload), n, true, rows) };
 }
 
+/** The `n` codes of a dictionary block (`width` bytes each, at most `size`), viewed in place when aligned. */
+function readDictCodes(r: ByteReader, width: number, size: number, n: number): Uint8Array | Uint16Array | Uint32Array {
+  const ctor = width === 1 ? Uint8Array : width === 2 ? Uint16Array : width === 4 ? Uint32Array : null;
+  if (ctor === null) throw new Error(`segment block: bad dictionary code width ${width}`);
+  const codes = readTyped<Uint8Array | Uint16Array | Uint32Array>(r, ctor, n);
+  for (let i = 0; i < n; i++) if (codes[i] > size) throw new Error('segment block: dictionary code out of range');
+  return codes;
+}
+
 /**
  * decodeColumnBlockRows of a dictionary block: all codes, but strings only for the entries the
  * listed rows use (the others read as '' and must not be read). A high-cardinality dictionary
@@ -251,10 +256,7 @@ function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   const size = r.varint();
   const dictAt = r.pos;
   skipStringList(payload, r, size, false);
-  const ctor = width === 1 ? Uint8Array : width === 2 ? Uint16Array : width === 4 ? Uint32Array : null;
-  if (ctor === null) throw new Error(`segment block: bad dictionary code width ${width}`);
-  const codes = readTyped<Uint8Array | Uint16Array | Uint32Array>(r, ctor, n).slice();
-  for (let i = 0; i < n; i++) if (codes[i] > size) throw new Error('segment block: dictionary code out of range');
+  const codes = readDictCodes(r, width, size, n).slice();
   const used = new Uint8Array(size + 1);
   for (let i = 0; i < rows.length; i++) used[codes[rows[i]]] = 1;
   const entries: number[] = [];
