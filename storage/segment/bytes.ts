@@ -204,6 +204,13 @@ export function readPlanes(r: ByteReader, count: number, width: number, out: Flo
   }
 }
 
+/** The value at index `i` of byte planes taken whole (`count` values of `width` bytes): one value, not all. */
+export function planeValueAt(planes: Uint8Array, count: number, width: number, i: number): number {
+  let v = 0;
+  for (let k = width - 1; k >= 0; k--) v = v * 256 + planes[k * count + i];
+  return v;
+}
+
 /** Bytes needed for non-negative integers up to `max` (< 2^53): 0 when max is 0. */
 export function planeWidth(max: number): number {
   let width = 0;

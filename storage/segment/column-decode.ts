@@ -5,7 +5,7 @@
 import { columnLength, valueAt, type Column, type NumberColumn } from '../column';
 import type { FieldValue } from '../event';
 import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from './block-envelope';
-import { ByteReader, readPlanes, unpackBits, unzigzag } from './bytes';
+import { ByteReader, planeValueAt, readPlanes, unpackBits, unzigzag } from './bytes';
 import { openFramed } from './framed-block';
 import type { LiteralByteSearch } from './literal-search';
 import { matchedRows, readStringList, readStringListMatching, readStringListRows, skipStringList } from './string-list';
@@ -221,6 +221,7 @@ export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLik
   const encoding = readBlockHeader(block).encoding;
   if (encoding === ColumnEncoding.Framed) return decodeFramesRows(block, rows);
   if (encoding === ColumnEncoding.Dict) return decodeDictRows(block, rows);
+  if (encoding === ColumnEncoding.NumberPacked) return decodePackedRows(block, rows);
   if (encoding === ColumnEncoding.StringTemplate || encoding === ColumnEncoding.HexString) {
     // The strings of the listed rows are built from (copied out of) the scratch payload.
     const { rows: n, payload } = openBlockTransient(block);
@@ -241,6 +242,22 @@ function readDictCodes(r: ByteReader, width: number, size: number, n: number): U
   const codes = readTyped<Uint8Array | Uint16Array | Uint32Array>(r, ctor, n);
   for (let i = 0; i < n; i++) if (codes[i] > size) throw new Error('segment block: dictionary code out of range');
   return codes;
+}
+
+/** decodeColumnBlockRows of a packed integer block: values at the listed rows only (others 0, not to be read). */
+function decodePackedRows(block: Uint8Array, rows: ArrayLike<number>): Column {
+  // Scratch payload: the values and the null bitmap are copied out of it.
+  const { rows: n, payload } = openBlockTransient(block);
+  const r = new ByteReader(payload);
+  const nulls = readNulls(r, (r.u8() & 1) !== 0, n);
+  const min = readTyped(r, Float64Array, 1)[0];
+  const width = r.u8();
+  const count = nonNullCount(nulls, n);
+  const planes = r.take(count * width);
+  const values = new Float64Array(n);
+  const dense = denseIndexes(nulls, rows);
+  for (let k = 0; k < rows.length; k++) if (dense[k] >= 0) values[rows[k]] = min + planeValueAt(planes, count, width, dense[k]);
+  return { kind: 'number', values, nulls, allIntegers: true };
 }
 
 /**
@@ -377,15 +394,13 @@ function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): (st
     literalBytes += literals[h].length;
   }
   const count = nonNullCount(nulls, n);
-  const numbers: Float64Array[] = [];
-  for (let h = 0; h < holes; h++) {
-    const min = r.varint();
-    const width = r.u8();
-    const values = new Float64Array(count);
-    readPlanes(r, count, width, values, min);
-    numbers.push(values);
-  }
   if (rows !== undefined) {
+    // The listed rows' numbers only, read straight from their planes.
+    const holePlanes = Array.from({ length: holes }, () => {
+      const min = r.varint();
+      const width = r.u8();
+      return { min, width, planes: r.take(count * width) };
+    });
     const texts = literals.map((literal) => Buffer.from(literal.buffer, literal.byteOffset, literal.length).toString('latin1'));
     const out = new Array<string | null>(n).fill(null);
     const dense = denseIndexes(nulls, rows);
@@ -393,10 +408,21 @@ function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): (st
       const j = dense[k];
       if (j < 0) continue;
       let value = texts[0];
-      for (let h = 0; h < holes; h++) value += String(numbers[h][j]) + texts[h + 1];
+      for (let h = 0; h < holes; h++) {
+        const { min, width, planes } = holePlanes[h];
+        value += String(min + planeValueAt(planes, count, width, j)) + texts[h + 1];
+      }
       out[rows[k]] = value;
     }
     return out;
+  }
+  const numbers: Float64Array[] = [];
+  for (let h = 0; h < holes; h++) {
+    const min = r.varint();
+    const width = r.u8();
+    const values = new Float64Array(count);
+    readPlanes(r, count, width, values, min);
+    numbers.push(values);
   }
   const text = Buffer.allocUnsafe(count * (literalBytes + 16 * holes));
   const ends = new Uint32Array(count);

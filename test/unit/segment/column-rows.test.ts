@@ -1,6 +1,6 @@
 // decodeColumnBlockRows (a late column where a filter kept few rows) must read, at the listed
 // rows, exactly what a whole decode reads, for every layout: dictionaries decode only the entries
-// those rows use, templates and hex ids only those rows.
+// those rows use, templates, hex ids and packed integers only those rows.
 
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
@@ -20,6 +20,8 @@ describe('column blocks: decoding listed rows only', () => {
           fc.array(fc.oneof(fc.tuple(fc.nat(255), fc.nat(255)).map(([a, b]) => `10.0.${a}.${b}`), fc.constant(null)), { minLength: 300, maxLength: 600 }),
           fc.array(fc.oneof(fc.stringMatching(/^[0-9a-f]{12}$/), fc.constant(null)), { minLength: 300, maxLength: 600 }),
           fc.array(fc.oneof(fc.stringMatching(/^[0-9A-F]{10}$/), fc.constant(null)), { minLength: 300, maxLength: 600 }),
+          // Integers: byte planes.
+          fc.array(fc.oneof(fc.integer({ min: -1_000_000, max: 2 ** 40 }), fc.constant(null)), { minLength: 300, maxLength: 600 }),
         ),
         fc.array(fc.nat(), { minLength: 1, maxLength: 3000 }),
         fc.array(fc.nat(), { maxLength: 200 }),
@@ -36,7 +38,7 @@ describe('column blocks: decoding listed rows only', () => {
       ),
       { numRuns: 400 },
     );
-    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.StringTemplate, ColumnEncoding.HexString]) {
+    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.StringTemplate, ColumnEncoding.HexString, ColumnEncoding.NumberPacked]) {
       assert.ok(seen.has(encoding), `encodings seen: ${[...seen].join(', ')}`);
     }
   });
