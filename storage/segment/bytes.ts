@@ -197,11 +197,7 @@ export function readPlanes(r: ByteReader, count: number, width: number, out: Flo
     for (let i = 0; i < count; i++) out[i] = base + (planes[i] | (planes[count + i] << 8) | (planes[c2 + i] << 16)) * scale;
     return;
   }
-  for (let i = 0; i < count; i++) {
-    let v = 0;
-    for (let k = width - 1; k >= 0; k--) v = v * 256 + planes[k * count + i];
-    out[i] = base + v * scale;
-  }
+  for (let i = 0; i < count; i++) out[i] = base + planeValueAt(planes, count, width, i) * scale;
 }
 
 /** The value at index `i` of byte planes taken whole (`count` values of `width` bytes): one value, not all. */

@@ -30,6 +30,16 @@ function readNulls(r: ByteReader, hasNulls: boolean, n: number): Uint8Array | nu
   return hasNulls ? unpackBits(r.take((n + 7) >>> 3), n) : null;
 }
 
+/** Times from the first one and the deltas between neighbours: `values[i] = first + deltas[0..i)`. */
+function accumulateDeltas(first: number, deltas: ArrayLike<number>, values: Float64Array): void {
+  let t = first;
+  values[0] = t;
+  for (let i = 1; i < values.length; i++) {
+    t += deltas[i - 1];
+    values[i] = t;
+  }
+}
+
 /** Decodes a block written by encodeColumnBlock or encodeTimeBlock. */
 export function decodeColumnBlock(block: Buffer | Uint8Array): Column {
   if (readBlockHeader(block).encoding === ColumnEncoding.Framed) {
@@ -82,13 +92,8 @@ function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Col
     case ColumnEncoding.TimeDelta32: {
       const values = new Float64Array(n);
       if (n === 0) return { kind: 'time', values };
-      let t = readTyped(r, Float64Array, 1)[0];
-      const deltas = readTyped(r, Uint32Array, n - 1);
-      values[0] = t;
-      for (let i = 1; i < n; i++) {
-        t += deltas[i - 1];
-        values[i] = t;
-      }
+      const first = readTyped(r, Float64Array, 1)[0];
+      accumulateDeltas(first, readTyped(r, Uint32Array, n - 1), values);
       return { kind: 'time', values };
     }
     case ColumnEncoding.TimeScaled: {
@@ -99,12 +104,7 @@ function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Col
       const width = r.u8();
       const deltas = new Float64Array(n - 1);
       readPlanes(r, n - 1, width, deltas, 0, scale);
-      let t = first;
-      values[0] = t;
-      for (let i = 1; i < n; i++) {
-        t += deltas[i - 1];
-        values[i] = t;
-      }
+      accumulateDeltas(first, deltas, values);
       return { kind: 'time', values };
     }
     case ColumnEncoding.NumberPacked: {
