@@ -160,7 +160,7 @@ export function compileComparison(op: ComparisonOp, left: CompiledExpr, right: C
       } else perValue(column, sel, n, out, cache, outcome);
       return out;
     };
-    return booleanExpr(
+    const expr = booleanExpr(
       [left],
       (batch, sel, n) => truthOf(left.evaluate(batch, sel, n), batch.rowCount, sel, n),
       (batch, sel, n) => {
@@ -173,6 +173,8 @@ export function compileComparison(op: ComparisonOp, left: CompiledExpr, right: C
         return filterTrue(truthOf(column, batch.rowCount, sel, n), sel, n);
       },
     );
+    if (left.field === undefined || typeof constant !== 'number') return expr;
+    return { ...expr, numberComparison: { field: left.field, op, constant } };
   }
   return booleanExpr([left, right], (batch, sel, n) => {
     const a = left.evaluate(batch, sel, n);

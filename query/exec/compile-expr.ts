@@ -107,6 +107,7 @@ function compileField(name: string, env: CompileEnv): CompiledExpr {
     duration: false,
     constant: null,
     fields: new Set([name]),
+    field: name,
     evaluate(batch) {
       return batch.columns.get(name) ?? ({ kind: 'const', value: null, length: batch.rowCount } as Column);
     },

@@ -4,6 +4,7 @@
  */
 import type { Column } from '../../storage/column';
 import type { EvalContext, StaticType, Value } from '../value';
+import type { ComparisonOp } from './compare';
 import { filterTrue, type Batch } from './vectors';
 
 export interface CompiledExpr {
@@ -23,6 +24,19 @@ export interface CompiledExpr {
    * truth column. Use `selectTrue`, which falls back to that.
    */
   select?(batch: Batch, sel: Uint32Array, n: number): number;
+  /** Set when the expression is a stored field read as is: its name. */
+  readonly field?: string;
+  /**
+   * Set when the expression is `field <op> number`: a scan may evaluate it on stored blocks
+   * directly (storage/segment/packed-select.ts) with the same result as `select`.
+   */
+  readonly numberComparison?: NumberComparison;
+}
+
+export interface NumberComparison {
+  field: string;
+  op: ComparisonOp;
+  constant: number;
 }
 
 export interface CompileEnv {

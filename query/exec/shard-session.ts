@@ -8,7 +8,8 @@ import type { ScanRequest, ScanStats } from '../../storage/scan';
 import { decodeColumns, emptyScanStats, sliceColumns, timeSlice } from '../../storage/scan';
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../../storage/event';
 import { chunkBatch, type ChunkScan } from '../../storage/chunk-read';
-import { decodeColumnBlockMatching } from '../../storage/segment/column-codec';
+import { ColumnEncoding, decodeColumnBlockMatching, readBlockHeader } from '../../storage/segment/column-codec';
+import { selectPacked } from '../../storage/segment/packed-select';
 import { LiteralByteSearch } from '../../storage/segment/literal-search';
 import type { EventChunk } from '../../storage/event-chunk';
 import { scanRequestOf } from './scan-request';
@@ -18,6 +19,7 @@ import { NewestRows } from './newest-rows';
 import { materialize, rowBytes, type TimedRow } from './rows';
 import { StatsAccumulator, type PartialStats } from './stats';
 import { SelectionScratch } from './vectors';
+import type { NumberComparison } from './compiled';
 
 /** Counters of one shard operator, when profiling. */
 export interface OpStats {
@@ -104,6 +106,10 @@ export class ShardSession {
       lead++;
     }
     this.leadingFilters = lead;
+    const first = plan.shardOps[0];
+    const comparison = lead > 0 && first.kind === 'filter' ? first.predicate.numberComparison : undefined;
+    const readByOthers = plan.shardOps.slice(1, lead).some((op) => op.kind === 'filter' && op.predicate.fields.has(comparison?.field ?? ''));
+    this.packedFilter = comparison === undefined || readByOthers ? null : comparison;
     // Longest anchor first: it is searched over the whole text, the others only in its hit rows.
     this.rawSearches = plan.scan.rawLiterals
       .map((literal) => LiteralByteSearch.of(literal))
@@ -117,6 +123,11 @@ export class ShardSession {
   /** Leading `where`/`search` operators, and the fields they read (decoded first). */
   private readonly leadingFilters: number;
   private readonly filterFields = new Set<string>();
+  /**
+   * The first leading filter when it is `field <op> number` and no other leading filter reads the
+   * field: over a packed integer block it runs on the stored bytes, and the field is decoded late.
+   */
+  private readonly packedFilter: NumberComparison | null;
 
   private readonly stream: boolean;
 
@@ -128,7 +139,8 @@ export class ShardSession {
    */
   processBlock(input: BlockInput): UnitAck {
     const { rows, stored, buffers } = input;
-    const early = this.earlyColumns(stored);
+    const packedAt = this.packedFilterAt(stored, buffers);
+    const early = this.earlyColumns(stored, packedAt === -1 ? null : stored[packedAt]);
     // A `_raw` the leading filters search is searched as bytes first: only candidate rows get strings.
     const searched = this.rawSearches.length > 0 || input.rawFrames !== null;
     const rawAt = searched && early.has(RAW_COLUMN) ? stored.indexOf(RAW_COLUMN) : -1;
@@ -148,7 +160,16 @@ export class ShardSession {
     this.stats.rowsRead += end - start;
     const batch: ColumnBatch = { rowCount: end - start, columns: sliceColumns(columns, rows, start, end) };
     const candidates = raw?.rows === undefined || raw.rows === null ? null : { rows: raw.rows, offset: start };
-    return this.processLate(batch, candidates, (sel, n) => {
+    const comparison = this.packedFilter;
+    const prefilter =
+      packedAt === -1 || comparison === null
+        ? null
+        : (sel: Uint32Array, n: number): number => {
+            const kept = selectPacked(buffers[packedAt] as Uint8Array, comparison.op, comparison.constant, sel, n, start);
+            if (kept === null) throw new Error('packed filter: the block is not packed integers');
+            return kept;
+          };
+    return this.processLate(batch, candidates, prefilter, (sel, n) => {
       const late = stored.filter((name) => !early.has(name));
       const lateBuffers = buffers.filter((_, i) => !early.has(stored[i]));
       if (late.length === 0) return [];
@@ -161,28 +182,41 @@ export class ShardSession {
   /** A buffered chunk, decoded late as processBlock does. */
   processChunk(chunk: EventChunk, scan: ChunkScan): UnitAck {
     const names = scan.columns ?? [TIME_COLUMN, RAW_COLUMN, INDEX_COLUMN, ...chunk.fields.map((field) => field.name)];
-    const early = this.earlyColumns(names);
+    const early = this.earlyColumns(names, null);
     const batch = chunkBatch(chunk, { ...scan, columns: [...early] });
-    return this.processLate(batch, null, () => {
+    return this.processLate(batch, null, null, () => {
       const late = names.filter((name) => !early.has(name));
       return late.length === 0 ? [] : [...chunkBatch(chunk, { ...scan, columns: late }).columns].filter(([name]) => name !== TIME_COLUMN);
     });
   }
 
-  /** The columns to decode before the leading filters run: what they read, and `_time` (all without filters). */
-  private earlyColumns(names: readonly string[]): Set<string> {
+  /**
+   * The columns to decode before the leading filters run: what they read, and `_time` (all without
+   * filters). `packed` is the field the packed filter reads from the stored bytes instead.
+   */
+  private earlyColumns(names: readonly string[], packed: string | null): Set<string> {
     const lead = this.leadingFilters;
-    return new Set(names.filter((name) => lead === 0 || this.filterFields.has(name) || name === TIME_COLUMN));
+    return new Set(names.filter((name) => lead === 0 || (this.filterFields.has(name) && name !== packed) || name === TIME_COLUMN));
+  }
+
+  /** Where the packed filter's field is among the block's stored columns, when it is packed integers there; else -1. */
+  private packedFilterAt(stored: readonly string[], buffers: readonly (Uint8Array | null)[]): number {
+    if (this.packedFilter === null) return -1;
+    const at = stored.indexOf(this.packedFilter.field);
+    const buffer = at === -1 ? null : buffers[at];
+    return buffer !== null && readBlockHeader(buffer).encoding === ColumnEncoding.NumberPacked ? at : -1;
   }
 
   /**
    * Runs the leading filters on `batch`, then the rest of the operators once `decodeLate` has added
    * the other columns. With `candidates`, only those rows (block rows, less `offset`, the batch's
-   * first row) can pass: the others are not selected at all.
+   * first row) can pass: the others are not selected at all. A `prefilter` stands in for the first
+   * leading filter (the packed filter, on stored bytes).
    */
   private processLate(
     batch: ColumnBatch,
     candidates: { rows: Uint32Array; offset: number } | null,
+    prefilter: ((sel: Uint32Array, n: number) => number) | null,
     decodeLate: (sel: Uint32Array, n: number) => Iterable<[string, Column]>,
   ): UnitAck {
     if (batch.rowCount === 0) return this.ack(null);
@@ -197,7 +231,8 @@ export class ShardSession {
       }
     }
     const times = batch.columns.get(TIME_COLUMN);
-    const n = this.runOps(batch, sel, selected, 0, lead);
+    if (prefilter !== null) selected = this.timed(0, selected, (count) => prefilter(sel, count));
+    const n = this.runOps(batch, sel, selected, prefilter === null ? 0 : 1, lead);
     if (n === 0) return this.ack(null);
     if (this.cannotEnterHead(sel, n, times)) {
       this.matched += n;
@@ -219,19 +254,22 @@ export class ShardSession {
   private runOps(batch: ColumnBatch, sel: Uint32Array, n: number, from: number, to: number): number {
     const plan = this.plan;
     for (let o = from; o < to && n > 0; o++) {
-      if (this.opStats === null) {
-        n = applyBatchOp(plan.shardOps[o], batch, sel, n);
-        continue;
-      }
-      const started = performance.now();
-      const before = n;
-      n = applyBatchOp(plan.shardOps[o], batch, sel, n);
-      const entry = (this.opStats[o] ??= { rowsIn: 0, rowsOut: 0, ms: 0 });
-      entry.rowsIn += before;
-      entry.rowsOut += n;
-      entry.ms += performance.now() - started;
+      const op = plan.shardOps[o];
+      n = this.opStats === null ? applyBatchOp(op, batch, sel, n) : this.timed(o, n, (count) => applyBatchOp(op, batch, sel, count));
     }
     return n;
+  }
+
+  /** Runs shard operator `o` (as `run`) on `n` selected rows, counting its rows and time when profiling. */
+  private timed(o: number, n: number, run: (n: number) => number): number {
+    if (this.opStats === null) return run(n);
+    const started = performance.now();
+    const out = run(n);
+    const entry = (this.opStats[o] ??= { rowsIn: 0, rowsOut: 0, ms: 0 });
+    entry.rowsIn += n;
+    entry.rowsOut += out;
+    entry.ms += performance.now() - started;
+    return out;
   }
 
   /** Hands the selected rows to the boundary (stats, newest rows, all rows or the export stream). */

@@ -244,16 +244,32 @@ function readDictCodes(r: ByteReader, width: number, size: number, n: number): U
   return codes;
 }
 
-/** decodeColumnBlockRows of a packed integer block: values at the listed rows only (others 0, not to be read). */
-function decodePackedRows(block: Uint8Array, rows: ArrayLike<number>): Column {
-  // Scratch payload: the values and the null bitmap are copied out of it.
-  const { rows: n, payload } = openBlockTransient(block);
+/** A packed integer block opened into scratch memory (valid until the next transient open): `value_i = min + plane value i` over the non-null rows. */
+export interface PackedInts {
+  rows: number;
+  nulls: Uint8Array | null;
+  min: number;
+  width: number;
+  /** Non-null rows: the values in `planes`. */
+  count: number;
+  planes: Uint8Array;
+}
+
+/** Opens a NumberPacked block without materializing its values (null for any other encoding). */
+export function openPackedTransient(block: Uint8Array): PackedInts | null {
+  if (readBlockHeader(block).encoding !== ColumnEncoding.NumberPacked) return null;
+  const { rows, payload } = openBlockTransient(block);
   const r = new ByteReader(payload);
-  const nulls = readNulls(r, (r.u8() & 1) !== 0, n);
+  const nulls = readNulls(r, (r.u8() & 1) !== 0, rows);
   const min = readTyped(r, Float64Array, 1)[0];
   const width = r.u8();
-  const count = nonNullCount(nulls, n);
-  const planes = r.take(count * width);
+  const count = nonNullCount(nulls, rows);
+  return { rows, nulls, min, width, count, planes: r.take(count * width) };
+}
+
+/** decodeColumnBlockRows of a packed integer block: values at the listed rows only (others 0, not to be read). */
+function decodePackedRows(block: Uint8Array, rows: ArrayLike<number>): Column {
+  const { rows: n, nulls, min, width, count, planes } = openPackedTransient(block) as PackedInts;
   const values = new Float64Array(n);
   const dense = denseIndexes(nulls, rows);
   for (let k = 0; k < rows.length; k++) if (dense[k] >= 0) values[rows[k]] = min + planeValueAt(planes, count, width, dense[k]);

@@ -61,6 +61,34 @@ describe('golden: stages', function () {
       assert.deepEqual(rids(result.events), expectRids(expected));
     });
 
+    it('a leading number comparison (run on the stored integer bytes) keeps what comparing the values keeps', async () => {
+      // status is an integer field of web and api events, null elsewhere: its blocks are packed
+      // integers with and without nulls, which the scan compares without decoding.
+      const cases: [string, number, (s: number) => boolean][] = [
+        ['>=', 500, (s) => s >= 500],
+        ['>', 404, (s) => s > 404],
+        ['<', 300, (s) => s < 300],
+        ['<=', 200, (s) => s <= 200],
+        ['=', 404, (s) => s === 404],
+        ['!=', 200, (s) => s !== 200],
+        ['>=', 403.5, (s) => s >= 403.5],
+        ['<', -1, (s) => s < -1],
+        ['=', 1e20, (s) => s === 1e20],
+      ];
+      for (const [op, constant, test] of cases) {
+        const expected = EVENTS.filter((e) => {
+          const status = get(e, 'status');
+          return typeof status === 'number' && test(status);
+        });
+        const counted = await aggregate(`from * | where status ${op} ${constant} | stats count() as n`);
+        assert.deepEqual(counted.rows, [[expected.length]], `where status ${op} ${constant}`);
+        if (op === '!=') {
+          const listed = await events(`from * | where status != ${constant} | keep rid, status`);
+          assert.deepEqual(rids(listed.events), expectRids(newestFirst(expected)));
+        }
+      }
+    });
+
     it('two where stages in a row are an and', async () => {
       const a = await events('from app | where source = "api" | where status >= 400');
       const expected = newestFirst(inIndexes('app').filter((e) => e.source === 'api' && (e.fields.status as number) >= 400));
