@@ -19,7 +19,7 @@ import { NewestRows } from './newest-rows';
 import { materialize, rowBytes, type TimedRow } from './rows';
 import { StatsAccumulator, type PartialStats } from './stats';
 import { SelectionScratch } from './vectors';
-import type { NumberComparison } from './compiled';
+import type { CompiledExpr, NumberComparison } from './compiled';
 
 /** Counters of one shard operator, when profiling. */
 export interface OpStats {
@@ -74,6 +74,23 @@ function blockRows(sel: Uint32Array, n: number, offset: number): Uint32Array {
   return rows.sort();
 }
 
+/**
+ * Whether anything after the first shard operator reads `field`: a later operator, the stats
+ * keys and aggregates, or the rows handed over (every field of an event).
+ */
+function readAfterFirst(plan: QueryPlan, field: string): boolean {
+  const boundary = plan.boundary;
+  if (boundary.kind !== 'stats') return true;
+  const reads = (expr: CompiledExpr | null): boolean => expr !== null && expr.fields.has(field);
+  const later = plan.shardOps.slice(1).some((op) => {
+    if (op.kind === 'filter') return reads(op.predicate);
+    if (op.kind === 'extend') return op.assignments.some((assignment) => reads(assignment.expr));
+    // parse, keep, drop and rename name fields (or globs): assume they touch it.
+    return true;
+  });
+  return later || boundary.spec.keys.some((key) => reads(key.expr)) || boundary.spec.aggregates.some((aggregate) => reads(aggregate.arg));
+}
+
 export class ShardSession {
   readonly request: ScanRequest;
   readonly stats: ScanStats;
@@ -108,8 +125,7 @@ export class ShardSession {
     this.leadingFilters = lead;
     const first = plan.shardOps[0];
     const comparison = lead > 0 && first.kind === 'filter' ? first.predicate.numberComparison : undefined;
-    const readByOthers = plan.shardOps.slice(1, lead).some((op) => op.kind === 'filter' && op.predicate.fields.has(comparison?.field ?? ''));
-    this.packedFilter = comparison === undefined || readByOthers ? null : comparison;
+    this.packedFilter = comparison !== undefined && !readAfterFirst(plan, comparison.field) ? comparison : null;
     // Longest anchor first: it is searched over the whole text, the others only in its hit rows.
     this.rawSearches = plan.scan.rawLiterals
       .map((literal) => LiteralByteSearch.of(literal))
@@ -124,8 +140,8 @@ export class ShardSession {
   private readonly leadingFilters: number;
   private readonly filterFields = new Set<string>();
   /**
-   * The first leading filter when it is `field <op> number` and no other leading filter reads the
-   * field: over a packed integer block it runs on the stored bytes, and the field is decoded late.
+   * The first leading filter when it is `field <op> number` and nothing after it reads the field:
+   * over a packed integer block it runs on the stored bytes, and the field is never decoded.
    */
   private readonly packedFilter: NumberComparison | null;
 
@@ -170,8 +186,9 @@ export class ShardSession {
             return kept;
           };
     return this.processLate(batch, candidates, prefilter, (sel, n) => {
-      const late = stored.filter((name) => !early.has(name));
-      const lateBuffers = buffers.filter((_, i) => !early.has(stored[i]));
+      const skip = (name: string): boolean => early.has(name) || (packedAt !== -1 && name === stored[packedAt]);
+      const late = stored.filter((name) => !skip(name));
+      const lateBuffers = buffers.filter((_, i) => !skip(stored[i]));
       if (late.length === 0) return [];
       // Few rows passed the filters: string columns make strings for those rows only.
       const only = n * FEW_ROWS <= batch.rowCount ? blockRows(sel, n, start) : undefined;

@@ -61,7 +61,7 @@ class KeyDictionary {
   }
 
   /** The key id of each code of a dictionary (-1 until first looked up). */
-  private tableOf(dict: string[]): Int32Array {
+  tableOf(dict: string[]): Int32Array {
     let table = this.dictIds.get(dict);
     if (table === undefined) {
       table = new Int32Array(dict.length).fill(-1);
@@ -70,9 +70,8 @@ class KeyDictionary {
     return table;
   }
 
-  /** The key id of a dictionary code, looked up once per dictionary. */
-  idOfCode(dict: string[], code: number): number {
-    const table = this.tableOf(dict);
+  /** The key id of a dictionary code, looked up once per dictionary (`table`: tableOf(dict)). */
+  idOfCode(dict: string[], table: Int32Array, code: number): number {
     let id = table[code];
     if (id === -1) {
       id = this.idOf(code === 0 ? null : dict[code]);
@@ -265,12 +264,13 @@ export class StatsAccumulator {
       if (counts[code]++ === 0) touched[distinct++] = code;
     }
     const dictionary = this.dictionaries[0];
+    const table = dictionary.tableOf(column.dict);
     for (let t = 0; t < distinct; t++) {
       const code = touched[t];
       const rows = counts[code];
       counts[code] = 0;
-      const group = this.groupOfKeyId(dictionary.idOfCode(column.dict, code));
-      for (const state of this.states[group]) (state.addRows as (rows: number) => void)(rows);
+      const states = this.states[this.groupOfKeyId(dictionary.idOfCode(column.dict, table, code))];
+      for (let a = 0; a < states.length; a++) (states[a].addRows as (rows: number) => void)(rows);
     }
   }
 
@@ -365,17 +365,32 @@ export class StatsAccumulator {
     }
   }
 
+  /** Key `k` of a group. */
+  keyOf(group: number, k: number): Value {
+    return this.dictionaries[k].values[this.groupKeys[group][k]];
+  }
+
+  /** The result of aggregate `a` for a group. */
+  resultOf(group: number, a: number): Value {
+    return this.states[group][a].result();
+  }
+
+  /** One final row: the group's keys, then its aggregates' results. */
+  row(group: number): Value[] {
+    const ids = this.groupKeys[group];
+    const states = this.states[group];
+    const out = new Array<Value>(ids.length + states.length);
+    for (let k = 0; k < ids.length; k++) out[k] = this.dictionaries[k].values[ids[k]];
+    for (let a = 0; a < states.length; a++) out[ids.length + a] = states[a].result();
+    return out;
+  }
+
   /** Final rows, keys first then aggregates, ordered by keys ascending (nulls last). */
-  /** `sorted: false` skips ordering (for `top`, which ranks by count itself). */
-  rows(sorted = true): Value[][] {
+  rows(): Value[][] {
     // Without `by`, stats answers one row even over no input (count 0), as alerts expect a value.
     if (this.spec.keys.length === 0 && this.states.length === 0) this.groupFor(0, []);
-    const rows = this.groupKeys.map((ids, group) => [
-      ...ids.map((id, k) => this.dictionaries[k].values[id]),
-      ...this.states[group].map((state) => state.result()),
-    ]);
+    const rows = this.groupKeys.map((_, group) => this.row(group));
     const keyCount = this.spec.keys.length;
-    if (!sorted) return rows;
     rows.sort((a, b) => {
       for (let k = 0; k < keyCount; k++) {
         const order = compareKeys(a[k], b[k]);

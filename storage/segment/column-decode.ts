@@ -8,7 +8,7 @@ import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from '
 import { ByteReader, planeValueAt, readPlanes, unpackBits, unzigzag } from './bytes';
 import { openFramed } from './framed-block';
 import type { LiteralByteSearch } from './literal-search';
-import { matchedRows, readStringList, readStringListMatching, readStringListRows, skipStringList } from './string-list';
+import { matchedRows, openStringList, readStringList, readStringListMatching, readStringListRows, stringsOfRows } from './string-list';
 
 type TypedCtor<T> = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
@@ -287,17 +287,15 @@ function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   const r = new ByteReader(payload);
   const width = r.u8();
   const size = r.varint();
-  const dictAt = r.pos;
-  skipStringList(payload, r, size, false);
+  const list = openStringList(payload, r, size, false);
   const codes = readDictCodes(r, width, size, n).slice();
   const used = new Uint8Array(size + 1);
   for (let i = 0; i < rows.length; i++) used[codes[rows[i]]] = 1;
   const entries: number[] = [];
   for (let code = 1; code <= size; code++) if (used[code] === 1) entries.push(code - 1);
-  const strings = readStringListRows(payload, new ByteReader(payload, dictAt), size, false, entries);
-  const dict = new Array<string>(size + 1);
-  dict[0] = ''; // code 0 is null
-  for (let e = 0; e < size; e++) dict[e + 1] = strings[e] ?? '';
+  // Entry e is code e + 1; code 0 (null) and the unused entries stay ''.
+  const dict = new Array<string>(size + 1).fill('');
+  stringsOfRows(payload, list, entries, dict, 1);
   return { kind: 'dict', dict, codes };
 }
 

@@ -80,13 +80,26 @@ export function selectPacked(block: Uint8Array, op: RangeOp, constant: number, s
   const { lo, hi, outside } = planeRange(op, min, width, constant);
   let kept = 0;
   if (nulls === null && width <= 2) {
-    // The common case, one tight loop per width: the plane value of block row r is at r.
-    const high = width === 2 ? count : 0;
+    // The common case. Every value passes or none does when the range is empty or the block has
+    // one value; else one loop per width, branch-free: the row is written, the count advances
+    // only when it passes (a kept/dropped branch mispredicts on mixed blocks).
+    if (lo > hi) return outside ? n : 0;
+    const span = hi - lo;
+    const flip = outside ? 1 : 0;
+    if (width === 0) return (lo === 0) !== outside ? n : 0;
+    if (width === 1) {
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        sel[kept] = row;
+        kept += (((planes[row + offset] - lo) >>> 0) <= span ? 1 : 0) ^ flip;
+      }
+      return kept;
+    }
+    const high = count + offset;
     for (let i = 0; i < n; i++) {
       const row = sel[i];
-      const at = row + offset;
-      const v = width === 0 ? 0 : width === 1 ? planes[at] : planes[at] | (planes[high + at] << 8);
-      if ((v >= lo && v <= hi) !== outside) sel[kept++] = row;
+      sel[kept] = row;
+      kept += ((((planes[row + offset] | (planes[high + row] << 8)) - lo) >>> 0) <= span ? 1 : 0) ^ flip;
     }
     return kept;
   }

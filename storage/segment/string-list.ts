@@ -120,7 +120,7 @@ export function writeStringList(
 }
 
 /** The layout of a string list section: row lengths and the chunks' texts, located in the payload. */
-interface StringListLayout {
+export interface StringListLayout {
   /** Per row: length in UTF-16 code units, -1 for null. */
   lens: Int32Array;
   chunks: { rows: number; encoding: TextEncoding; start: number; end: number }[];
@@ -149,11 +149,6 @@ function readLayout(payload: Buffer, r: ByteReader, count: number, nullable: boo
 
 function nodeEncoding(encoding: TextEncoding): BufferEncoding {
   return encoding === TextEncoding.Ascii ? 'latin1' : encoding === TextEncoding.Utf16 ? 'utf16le' : 'utf8';
-}
-
-/** Moves `r` past a string list section without making strings. */
-export function skipStringList(payload: Buffer, r: ByteReader, count: number, nullable: boolean): void {
-  readLayout(payload, r, count, nullable);
 }
 
 /** Reads `count` strings written by writeStringList with the same `nullable`. */
@@ -190,8 +185,22 @@ export function readStringListRows(
   nullable: boolean,
   rows: ArrayLike<number>,
 ): (string | null)[] {
-  const { lens, chunks } = readLayout(payload, r, count, nullable);
   const values = new Array<string | null>(count).fill(null);
+  stringsOfRows(payload, readLayout(payload, r, count, nullable), rows, values, 0);
+  return values;
+}
+
+/**
+ * Moves `r` past a string list section and returns where its rows are, for stringsOfRows: a
+ * reader that must see what follows the list first (a dictionary's codes) reads it once.
+ */
+export function openStringList(payload: Buffer, r: ByteReader, count: number, nullable: boolean): StringListLayout {
+  return readLayout(payload, r, count, nullable);
+}
+
+/** Writes the string of each listed row (ascending) of an opened list to `out[row + shift]`. */
+export function stringsOfRows<T>(payload: Buffer, layout: StringListLayout, rows: ArrayLike<number>, out: (string | T)[], shift: number): void {
+  const { lens, chunks } = layout;
   let chunkRow = 0;
   let next = 0;
   for (const chunk of chunks) {
@@ -204,7 +213,7 @@ export function readStringListRows(
         for (let row = chunkRow; row < chunkEnd; row++) {
           const len = Math.max(0, lens[row]);
           if (next < rows.length && rows[next] === row) {
-            if (lens[row] >= 0) values[row] = text.slice(off, off + len);
+            if (lens[row] >= 0) out[row + shift] = text.slice(off, off + len);
             next++;
           }
           off += len;
@@ -216,13 +225,12 @@ export function readStringListRows(
         const ends = rowByteEnds(payload, lens, chunkRow, chunk, rows[last] - chunkRow + 1);
         for (; next < rows.length && rows[next] < chunkEnd; next++) {
           const i = rows[next] - chunkRow;
-          if (lens[rows[next]] >= 0) values[rows[next]] = payload.toString(encoding, i === 0 ? chunk.start : ends[i - 1], ends[i]);
+          if (lens[rows[next]] >= 0) out[rows[next] + shift] = payload.toString(encoding, i === 0 ? chunk.start : ends[i - 1], ends[i]);
         }
       }
     }
     chunkRow = chunkEnd;
   }
-  return values;
 }
 
 /**
