@@ -22,8 +22,13 @@ const FNV_PRIME = 0x01000193;
 /** 2^-32: turns a 32-bit hash into a fraction of the filter size (exact power of two). */
 const INV_2_32 = 1 / 4294967296;
 
-export const DEFAULT_BLOOM_BITS_PER_TOKEN = 10;
-/** Upper bound of one filter (8 MiB); more tokens than ~6.7M at 10 bits each just raise the FPR. */
+/**
+ * Row block filters: 8 bits a token (k = 6, ~2.2% false positives). A block a needle's filter lets
+ * through by mistake costs only its frame filters' checks (FRAME_BLOOM_BITS_PER_TOKEN), so these
+ * were cut from 10 bits when the frame filters grew, to keep the stored size.
+ */
+export const DEFAULT_BLOOM_BITS_PER_TOKEN = 8;
+/** Upper bound of one filter (8 MiB); more tokens than ~8.4M at 8 bits each just raise the FPR. */
 export const MAX_BLOOM_BITS = 8 * 1024 * 1024 * 8;
 
 /** FNV-1a over code units, continuing from `h` (int32). */

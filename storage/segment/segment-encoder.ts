@@ -31,7 +31,7 @@ export interface EncodeSegmentOptions {
   compressionLevel: number;
   /** Rows per row block (the flusher passes 65536). */
   blockRows: number;
-  /** Bloom filter density; default 10 bits per distinct token (~1% false positives). */
+  /** Bloom filter density; default DEFAULT_BLOOM_BITS_PER_TOKEN (8) bits per distinct token (~2% false positives). */
   bloomBitsPerToken?: number;
 }
 

@@ -31,7 +31,7 @@ function lcg(seed: number): () => number {
 }
 
 describe('segment bloom filter', () => {
-  it('has no false negatives and under 2% false positives on 100k random tokens', () => {
+  it('has no false negatives and under 3% false positives on 100k random tokens (8 bits a token)', () => {
     const rnd = lcg(42);
     const inserted = new Set<string>();
     while (inserted.size < 100_000) inserted.add(randomToken(rnd));
@@ -43,7 +43,7 @@ describe('segment bloom filter', () => {
     assert.equal(meta.tokens, set.size);
     assert.equal(meta.bits % 64, 0);
     assert.equal(bits.length * 8, meta.bits);
-    assert.equal(meta.hashes, 7);
+    assert.equal(meta.hashes, 6);
     for (const t of inserted) assert.ok(bloomMayContain(bits, meta, t), t);
     let falsePositives = 0;
     let probes = 0;
@@ -54,7 +54,7 @@ describe('segment bloom filter', () => {
       if (bloomMayContain(bits, meta, t)) falsePositives++;
     }
     const fpr = falsePositives / probes;
-    assert.ok(fpr < 0.02, `false positive rate ${fpr}`);
+    assert.ok(fpr < 0.03, `false positive rate ${fpr}`);
   });
 
   it('honours the configured density and the size cap', () => {
