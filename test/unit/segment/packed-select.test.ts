@@ -9,23 +9,15 @@ import { planeRange, selectPacked, type RangeOp } from '../../../storage/segment
 
 const OPS: RangeOp[] = ['=', '!=', '<', '<=', '>', '>='];
 
-function holds(op: RangeOp, value: number, constant: number): boolean {
-  if (Number.isNaN(constant)) return false;
-  switch (op) {
-    case '=':
-      return value === constant;
-    case '!=':
-      return value !== constant;
-    case '<':
-      return value < constant;
-    case '<=':
-      return value <= constant;
-    case '>':
-      return value > constant;
-    case '>=':
-      return value >= constant;
-  }
-}
+// The oracle: the comparison on decoded values, as the executor's selectNumbers does it.
+const COMPARE: Record<RangeOp, (value: number, constant: number) => boolean> = {
+  '=': (value, constant) => value === constant,
+  '!=': (value, constant) => value !== constant && !Number.isNaN(constant),
+  '<': (value, constant) => value < constant,
+  '<=': (value, constant) => value <= constant,
+  '>': (value, constant) => value > constant,
+  '>=': (value, constant) => value >= constant,
+};
 
 describe('packed integer blocks: comparisons on the stored bytes', () => {
   it('keeps exactly the rows whose decoded value compares true (property)', () => {
@@ -54,7 +46,7 @@ describe('packed integer blocks: comparisons on the stored bytes', () => {
           const sel = new Uint32Array(values.length);
           let n = 0;
           for (let row = 0; row + start < values.length; row++) if (!skips[row]) sel[n++] = row;
-          const expected = [...sel.subarray(0, n)].filter((row) => whole.nulls?.[row + start] !== 1 && holds(op, whole.values[row + start], constant));
+          const expected = [...sel.subarray(0, n)].filter((row) => whole.nulls?.[row + start] !== 1 && COMPARE[op](whole.values[row + start], constant));
           const kept = selectPacked(block, op, constant, sel, n, start);
           assert.deepEqual([...sel.subarray(0, kept ?? -1)], expected, `${op} ${constant} over ${JSON.stringify(values.slice(0, 8))}`);
         },
