@@ -32,7 +32,24 @@ interface FieldHeader {
   numbers: Section | null;
   codes: Section | null;
   dict: PackedHeader | null;
-  mixed: FieldValue[] | null;
+  mixed: MixedValueJSON[] | null;
+}
+
+/**
+ * A mixed column's value in the JSON header. JSON has no -0, NaN or infinities: such a number is
+ * written as its text (`{"number": "-0"}`), so a value reads back exactly (records written before
+ * hold plain values, which read as they are).
+ */
+type MixedValueJSON = FieldValue | { number: string };
+
+function mixedToJSON(values: readonly FieldValue[]): MixedValueJSON[] {
+  return values.map((value) =>
+    typeof value === 'number' && (Object.is(value, -0) || !Number.isFinite(value)) ? { number: Object.is(value, -0) ? '-0' : String(value) } : value,
+  );
+}
+
+function mixedFromJSON(values: readonly MixedValueJSON[]): FieldValue[] {
+  return values.map((value) => (typeof value === 'object' && value !== null ? Number(value.number) : value));
 }
 
 interface ChunkHeader {
@@ -77,7 +94,7 @@ function layout(chunks: readonly EventChunk[], start: number, copy: (array: Arra
       numbers: field.numbers === null ? null : place(field.numbers),
       codes: field.codes === null ? null : place(field.codes),
       dict: field.dict === null ? null : packed(field.dict),
-      mixed: field.mixed,
+      mixed: field.mixed === null ? null : mixedToJSON(field.mixed),
     })),
   }));
   return { headers, end: at };
@@ -136,7 +153,7 @@ export function decodeChunkRecord(value: Uint8Array): { chunks: EventChunk[]; pl
           numbers: field.numbers === null ? null : f64(field.numbers),
           codes: field.codes === null ? null : u32(field.codes),
           dict: field.dict === null ? null : packed(field.dict),
-          mixed: field.mixed,
+          mixed: field.mixed === null ? null : mixedFromJSON(field.mixed),
         }),
       ),
     }),

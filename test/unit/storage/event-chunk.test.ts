@@ -207,6 +207,22 @@ describe('event chunks', () => {
     );
   });
 
+  it('a mixed column keeps -0 through a chunk record (JSON has no -0)', () => {
+    // Found by the property above (seed 1791312582): -0 next to a string read back as 0.
+    const placement = { bucketSpanMicros: HOUR, partitions: 1 };
+    const chunks = chunkEvents(
+      [
+        { time: HOUR, raw: '', index: 'main', fields: { host: -0 } },
+        { time: HOUR, raw: '', index: 'main', fields: { host: 'web-1' } },
+      ],
+      placement,
+    );
+    const [chunk] = decodeChunkRecord(encodeChunkRecord(chunks, placement)).chunks;
+    const host = chunkColumn(chunk, 'host');
+    assert.ok(Object.is(valueAt(host, 0), -0));
+    assert.equal(valueAt(host, 1), 'web-1');
+  });
+
   it('a chunk record is shared with another thread, not copied', () => {
     const chunks = chunkEvents(
       [
