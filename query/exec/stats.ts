@@ -85,15 +85,7 @@ class KeyDictionary {
     if (column.kind === 'dict') {
       const table = this.tableOf(column.dict);
       const codes = column.codes;
-      for (let i = 0; i < n; i++) {
-        const code = codes[sel[i]];
-        let id = table[code];
-        if (id === -1) {
-          id = this.idOf(code === 0 ? null : column.dict[code]);
-          table[code] = id;
-        }
-        out[i] = id;
-      }
+      for (let i = 0; i < n; i++) out[i] = this.idOfCode(column.dict, table, codes[sel[i]]);
       return;
     }
     if (column.kind === 'const') {
