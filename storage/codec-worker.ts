@@ -5,9 +5,9 @@
  */
 import { parentPort } from 'worker_threads';
 import { rowSetOfPieces } from './chunk-read';
-import type { ColumnBatch, Column } from './column';
+import type { ColumnBatch } from './column';
 import type { ChunkPiece } from './event-chunk';
-import { decodeColumnBlock } from './segment/column-codec';
+import { decodeColumns } from './segment/row-block';
 import type { SegmentHeader, SourceStats } from './segment/header';
 import { rowSetFromBatches, type RowSet } from './segment/row-set';
 import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from './segment/segment-encoder';
@@ -40,12 +40,8 @@ export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOption
   for (const input of inputs) {
     input.blocks.forEach((columns, block) => {
       const rows = input.header.blocks[block].rows;
-      const decoded = new Map<string, Column>();
-      input.header.columns.forEach((stats, c) => {
-        const data = columns[c];
-        decoded.set(stats.name, data === null ? { kind: 'const', value: null, length: rows } : decodeColumnBlock(data));
-      });
-      batches.push({ rowCount: rows, columns: decoded });
+      const names = input.header.columns.map((stats) => stats.name);
+      batches.push({ rowCount: rows, columns: decodeColumns(rows, names, columns) });
     });
   }
   return encodeWithSources(rowSetFromBatches(batches), options);

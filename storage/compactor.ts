@@ -142,6 +142,7 @@ export async function compactGroup(
     const encoded = await pool.merge(await readAllBlocks(store, inputs), {
       compressionLevel: compactionZstdLevel(options.compressionLevel),
       blockRows: BLOCK_ROWS,
+      rawRefs: true,
     });
     const level = 1 + Math.max(...inputs.map((input) => input.level));
     const segment = withIdentity(encoded, inputs[0], {

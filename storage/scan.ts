@@ -8,11 +8,11 @@ import type { Column, ColumnBatch } from './column';
 import type { EventChunk } from './event-chunk';
 import { lowerBound } from './sorted';
 import type { FieldValue } from './event';
-import { INDEX_COLUMN, TIME_COLUMN } from './event';
+import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
 import type { MemTable } from './memtable';
 import type { SegmentStore } from './segment-store';
-import { bloomMayContainAll, framesMayContainAll } from './segment/bloom';
-import { decodeColumnBlock, decodeColumnBlockRows } from './segment/column-codec';
+import { bloomMayContainAll, framesToRead } from './segment/bloom';
+import { decodeColumns } from './segment/row-block';
 import type { ColumnStats, SegmentHeader } from './segment/header';
 import type { WriteBuffer } from './write-buffer';
 
@@ -83,6 +83,11 @@ export interface SegmentUnit {
   blocks: number[];
   /** Per entry of `blocks`: the `_raw` frames that may hold the raw tokens (null: all frames). */
   rawFrames?: (number[] | null)[];
+  /**
+   * Per entry of `blocks`, per entry of its `rawFrames`: the position in the request's `rawTokens`
+   * of a token only the frame's skeletons can hold (bloom.ts FrameChoice), or -1.
+   */
+  rawOwnTokens?: (number[] | null)[];
 }
 
 /** One buffered chunk of a memtable (chunks are immutable; chunks appended after planning are not seen). */
@@ -180,22 +185,24 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
     survivors.forEach((unit, i) => {
       const kept: number[] = [];
       const rawFrames: (number[] | null)[] = [];
+      const rawOwnTokens: (number[] | null)[] = [];
       unit.blocks.forEach((block, j) => {
         const bloom = blooms[i][j];
         const meta = unit.header.blocks[block];
         if (bloom !== null && !bloomMayContainAll(bloom, meta.bloom, tokens)) return;
         // A framed `_raw`: only the frames whose filters may hold the raw tokens (none: skip the block).
-        const frames = bloom !== null && meta.frames !== undefined && rawTokens.length > 0 ? framesMayContainAll(bloom, meta, rawTokens) : null;
-        if (frames !== null && frames.length === 0) return;
+        const choice = bloom !== null && meta.frames !== undefined && rawTokens.length > 0 ? framesToRead(bloom, meta, rawTokens) : null;
+        if (choice !== null && choice.frames.length === 0) return;
         kept.push(block);
-        rawFrames.push(frames);
+        rawFrames.push(choice?.frames ?? null);
+        rawOwnTokens.push(choice?.ownTokens ?? null);
       });
       stats.blocksSkippedBloom += unit.blocks.length - kept.length;
       if (kept.length === 0) {
         stats.segmentsSkippedBloom++;
         decide(unit.header, 'skipped: bloom');
         store.release([unit.header.id]);
-      } else segments.push({ header: unit.header, blocks: kept, rawFrames });
+      } else segments.push({ header: unit.header, blocks: kept, rawFrames, rawOwnTokens });
     });
   } else segments.push(...survivors);
   for (const unit of segments) decide(unit.header, `read: ${unit.blocks.length}/${unit.header.blocks.length} blocks`);
@@ -226,6 +233,11 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
 function columnsToRead(header: SegmentHeader, block: number, request: ScanRequest): string[] {
   const requested = request.columns;
   const names = requested === null ? [...header.columns.map((column) => column.name), INDEX_COLUMN] : [...requested];
+  // A `_raw` with field references is rebuilt from those fields: they are read with it.
+  if (requested !== null && names.includes(RAW_COLUMN)) {
+    const refs = header.columns.find((column) => column.name === RAW_COLUMN)?.refs ?? [];
+    for (const field of refs) if (!names.includes(field)) names.push(field);
+  }
   const meta = header.blocks[block];
   const inside = meta.minTime >= request.fromMicros && meta.maxTime < request.toMicros;
   return names.includes(TIME_COLUMN) || inside ? names : [TIME_COLUMN, ...names];
@@ -265,25 +277,7 @@ export function decodeBlockColumns(
   return decodeColumns(header.blocks[block].rows, names, buffers);
 }
 
-/**
- * decodeBlockColumns given the block's row count (what a worker receives instead of the header).
- * With `only` (ascending block rows), string columns are decoded at those rows alone and must not
- * be read elsewhere.
- */
-export function decodeColumns(
-  rows: number,
-  names: readonly string[],
-  buffers: readonly (Uint8Array | null)[],
-  only?: ArrayLike<number>,
-): Map<string, Column> {
-  const decoded = new Map<string, Column>();
-  names.forEach((name, i) => {
-    const buffer = buffers[i];
-    if (buffer === null) decoded.set(name, { kind: 'const', value: null, length: rows });
-    else decoded.set(name, only === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, only));
-  });
-  return decoded;
-}
+export { decodeColumns };
 
 /** The rows of a block (sorted by time) inside the request's time range: [start, end). */
 export function timeSlice(times: Column | undefined, rows: number, request: ScanRequest): { start: number; end: number } {

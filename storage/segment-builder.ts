@@ -23,7 +23,7 @@ export function withIdentity(encoded: CodecResult, key: PartitionKey, options: B
   return {
     header: {
       ...encoded.stats,
-      version: 2,
+      version: 3,
       id: options.nextId(),
       index: key.index,
       bucket: key.bucket,

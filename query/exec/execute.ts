@@ -27,6 +27,8 @@ export interface SegmentBlockRead {
   stored: string[];
   /** The `_raw` frames that may match (null: all). */
   rawFrames: number[] | null;
+  /** Per entry of `rawFrames`: a raw token only the frame's skeletons can hold, or -1 (scan.ts SegmentUnit). */
+  rawOwnTokens: number[] | null;
 }
 
 /** What the executor needs from storage. */
@@ -64,7 +66,7 @@ export interface ShardOutput {
 }
 
 type WorkUnit =
-  | { kind: 'segment'; unit: SegmentUnit; block: number; rawFrames: number[] | null; maxTime: number }
+  | { kind: 'segment'; unit: SegmentUnit; block: number; rawFrames: number[] | null; rawOwnTokens: number[] | null; maxTime: number }
   | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
 
 /** What one session message carries: consecutive segment blocks, or one buffered unit. */
@@ -75,7 +77,9 @@ function workUnits(plan: ScanPlan): WorkUnit[] {
   const units: WorkUnit[] = [];
   for (const unit of plan.segments) {
     unit.blocks.forEach((block, i) => {
-      units.push({ kind: 'segment', unit, block, rawFrames: unit.rawFrames?.[i] ?? null, maxTime: unit.header.blocks[block].maxTime });
+      const rawFrames = unit.rawFrames?.[i] ?? null;
+      const rawOwnTokens = unit.rawOwnTokens?.[i] ?? null;
+      units.push({ kind: 'segment', unit, block, rawFrames, rawOwnTokens, maxTime: unit.header.blocks[block].maxTime });
     });
   }
   for (const unit of plan.buffered) units.push({ kind: 'buffered', unit, maxTime: unit.maxTime });
@@ -113,7 +117,7 @@ function workGroups(units: WorkUnit[], request: ScanRequest, single: boolean): W
       open = { group: { kind: 'segment', reads: [], maxTime: work.maxTime }, bytes: 0 };
       groups.push(open.group);
     }
-    open.group.reads.push({ unit: work.unit, block: work.block, stored, rawFrames: work.rawFrames });
+    open.group.reads.push({ unit: work.unit, block: work.block, stored, rawFrames: work.rawFrames, rawOwnTokens: work.rawOwnTokens });
     open.bytes += bytes;
   }
   return groups;
@@ -202,7 +206,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
         const inputs: BlockInput[] = work.reads.map((read, i) => {
           for (const buffer of buffers[i]) scanPlan.stats.bytesRead += buffer?.length ?? 0;
           const rows = read.unit.header.blocks[read.block].rows;
-          return { index: read.unit.header.index, rows, stored: read.stored, buffers: buffers[i], rawFrames: read.rawFrames };
+          return { index: read.unit.header.index, rows, stored: read.stored, buffers: buffers[i], rawFrames: read.rawFrames, rawOwnTokens: read.rawOwnTokens };
         });
         sent = slot.handle.blocks(inputs);
       } else {

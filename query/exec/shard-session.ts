@@ -9,6 +9,8 @@ import { decodeColumns, emptyScanStats, sliceColumns, timeSlice } from '../../st
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../../storage/event';
 import { chunkBatch, type ChunkScan } from '../../storage/chunk-read';
 import { ColumnEncoding, decodeColumnBlockMatching, readBlockHeader } from '../../storage/segment/column-codec';
+import { holdsFieldRefs } from '../../storage/segment/raw-refs';
+import { decodeRawRefsMatching, fieldSource, type StoredColumns } from '../../storage/segment/row-block';
 import { selectPacked } from '../../storage/segment/packed-select';
 import { LiteralByteSearch } from '../../storage/segment/literal-search';
 import type { EventChunk } from '../../storage/event-chunk';
@@ -39,6 +41,8 @@ export interface BlockInput {
   buffers: (Uint8Array | null)[];
   /** The frames of a framed `_raw` that may match (null: all); the other frames' rows cannot. */
   rawFrames: number[] | null;
+  /** Per entry of `rawFrames`: a raw token only the frame's skeletons can hold, or -1 (scan.ts SegmentUnit). */
+  rawOwnTokens?: number[] | null;
 }
 
 /** What a session hands back when the scan ends. */
@@ -161,12 +165,15 @@ export class ShardSession {
     const searched = this.rawSearches.length > 0 || input.rawFrames !== null;
     const rawAt = searched && early.has(RAW_COLUMN) ? stored.indexOf(RAW_COLUMN) : -1;
     const rawBuffer = rawAt === -1 ? null : buffers[rawAt];
-    const raw = rawBuffer === null ? null : decodeColumnBlockMatching(rawBuffer, this.rawSearches, input.rawFrames);
+    const block: StoredColumns = { names: stored, buffers };
+    const raw = rawBuffer === null ? null : this.searchRaw(rawBuffer, rows, input, block);
     const earlyNames = stored.filter((name) => early.has(name) && (raw === null || name !== RAW_COLUMN));
     const columns = decodeColumns(
       rows,
       earlyNames,
       earlyNames.map((name) => buffers[stored.indexOf(name)]),
+      undefined,
+      block,
     );
     if (raw !== null) columns.set(RAW_COLUMN, raw.column);
     if (this.request.columns === null || this.request.columns.includes(INDEX_COLUMN)) {
@@ -192,8 +199,35 @@ export class ShardSession {
       if (late.length === 0) return [];
       // Few rows passed the filters: string columns make strings for those rows only.
       const only = n * FEW_ROWS <= batch.rowCount ? blockRows(sel, n, start) : undefined;
-      return sliceColumns(decodeColumns(rows, late, lateBuffers, only), rows, start, end);
+      return sliceColumns(decodeColumns(rows, late, lateBuffers, only, block), rows, start, end);
     });
+  }
+
+  /**
+   * The rows of a block's `_raw` that may match the leading searches, as strings. A `_raw` with
+   * field references is searched in its skeletons where a frame's filters allow it (row-block.ts).
+   */
+  private searchRaw(buffer: Uint8Array, rows: number, input: BlockInput, block: StoredColumns): { column: Column; rows: Uint32Array | null } {
+    if (!holdsFieldRefs(buffer)) return decodeColumnBlockMatching(buffer, this.rawSearches, input.rawFrames);
+    const own = input.rawOwnTokens ?? null;
+    const searches = own === null ? null : own.map((token) => (token === -1 ? null : this.ownTokenSearch(token)));
+    // decodeRawRefsMatching indexes by frame: spread the per-chosen-frame searches out.
+    const byFrame: (LiteralByteSearch | null)[] = [];
+    input.rawFrames?.forEach((frame, i) => (byFrame[frame] = searches?.[i] ?? null));
+    return decodeRawRefsMatching(buffer, rows, input.rawFrames, byFrame, fieldSource(block));
+  }
+
+  private readonly ownTokenSearches = new Map<number, LiteralByteSearch | null>();
+
+  /** The byte search of the request's raw token `index`. */
+  private ownTokenSearch(index: number): LiteralByteSearch | null {
+    let search = this.ownTokenSearches.get(index);
+    if (search === undefined) {
+      const token = this.request.rawTokens?.[index];
+      search = token === undefined ? null : LiteralByteSearch.of(token);
+      this.ownTokenSearches.set(index, search);
+    }
+    return search;
   }
 
   /** A buffered chunk, decoded late as processBlock does. */

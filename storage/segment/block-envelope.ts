@@ -67,6 +67,11 @@ export enum ColumnEncoding {
    * non-null values as bytes (half the characters).
    */
   HexString = 14,
+  /**
+   * `_raw` skeletons: the lines with the parts that are their own field values replaced by
+   * references to those fields' columns (raw-refs.ts). Decoding needs the block's field columns.
+   */
+  RawRefs = 15,
 }
 
 const COMPRESSION_NONE = 0;

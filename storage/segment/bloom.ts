@@ -263,18 +263,55 @@ export function bloomMayContainAll(bits: Uint8Array, meta: BloomMeta, tokens: It
  */
 export const FRAME_BLOOM_BITS_PER_TOKEN = 6;
 
+/** The frames of a block a search reads (framesToRead). */
+export interface FrameChoice {
+  frames: number[];
+  /**
+   * Per entry of `frames`: the position in `tokens` of a token that no referenced field value of
+   * the frame holds (its `refs` filter rules it out), so a matching row's skeleton must hold it;
+   * -1 when there is none (or the frame has no field references).
+   */
+  ownTokens: number[];
+}
+
 /**
  * The frames of a block whose `_raw` filters may hold every token, given the block's stored
- * filter value (the block's bits, then each frame's, in order; see header.ts BlockMeta.frames).
+ * filter value (the block's bits, then each frame's, then each frame's `refs` filter, in order;
+ * see header.ts BlockMeta.frames). A frame with field references may hold a token in its
+ * skeletons or in its referenced values.
  */
-export function framesMayContainAll(value: Uint8Array, block: BlockMeta, tokens: readonly string[]): number[] {
+export function framesToRead(value: Uint8Array, block: BlockMeta, tokens: readonly string[]): FrameChoice {
   const frames = block.frames ?? [];
-  const out: number[] = [];
+  const out: FrameChoice = { frames: [], ownTokens: [] };
   let offset = block.bloom.bits >>> 3;
+  let refsOffset = offset;
+  for (const frame of frames) refsOffset += frame.bloom.bits >>> 3;
   frames.forEach((frame, f) => {
-    const bytes = frame.bloom.bits >>> 3;
-    if (bloomMayContainAll(value.subarray(offset, offset + bytes), frame.bloom, tokens)) out.push(f);
-    offset += bytes;
+    const own = value.subarray(offset, offset + (frame.bloom.bits >>> 3));
+    offset += frame.bloom.bits >>> 3;
+    if (frame.refs === undefined) {
+      if (bloomMayContainAll(own, frame.bloom, tokens)) {
+        out.frames.push(f);
+        out.ownTokens.push(-1);
+      }
+      return;
+    }
+    const refs = value.subarray(refsOffset, refsOffset + (frame.refs.bits >>> 3));
+    refsOffset += frame.refs.bits >>> 3;
+    let ownToken = -1;
+    for (let t = 0; t < tokens.length; t++) {
+      const inRefs = bloomMayContain(refs, frame.refs, tokens[t]);
+      if (!inRefs && !bloomMayContain(own, frame.bloom, tokens[t])) return;
+      // The longest such token: most likely the rarest, so the fewest skeletons to fill in.
+      if (!inRefs && (ownToken === -1 || tokens[t].length > tokens[ownToken].length)) ownToken = t;
+    }
+    out.frames.push(f);
+    out.ownTokens.push(ownToken);
   });
   return out;
+}
+
+/** The frames of a block whose `_raw` filters may hold every token (framesToRead's frames). */
+export function framesMayContainAll(value: Uint8Array, block: BlockMeta, tokens: readonly string[]): number[] {
+  return framesToRead(value, block, tokens).frames;
 }

@@ -152,6 +152,8 @@ function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Col
       if (!Array.isArray(values) || values.length !== n) throw new Error('segment block: bad mixed payload');
       return { kind: 'mixed', values };
     }
+    case ColumnEncoding.RawRefs:
+      throw new Error('segment block: a _raw with field references is decoded with its fields (row-block.ts)');
     default:
       throw new Error(`segment block: unknown encoding ${String(encoding)}`);
   }

@@ -23,6 +23,11 @@ export interface ColumnStats {
   dict: string[] | null;
   /** Compressed bytes of this column over all blocks. */
   bytes: number;
+  /**
+   * `_raw` only: the fields its blocks reference (raw-refs.ts), which a read of `_raw` must read
+   * too. Absent or empty: `_raw` is stored whole.
+   */
+  refs?: string[];
 }
 
 export interface BlockMeta {
@@ -40,7 +45,14 @@ export interface BlockMeta {
 
 export interface FrameMeta {
   rows: number;
+  /** The frame's `_raw` tokens; with `refs`, only those of its skeletons (raw-refs.ts). */
   bloom: BloomMeta;
+  /**
+   * When the frame's `_raw` holds field references: the tokens of the referenced values, stored
+   * after every frame's `bloom` bits, in frame order. A token this filter rules out can only be
+   * in a row's skeleton.
+   */
+  refs?: BloomMeta;
 }
 
 export interface BloomMeta {
@@ -67,8 +79,11 @@ export interface SegmentStats {
 
 /** A stored segment's header: the stats plus its identity. */
 export interface SegmentHeader extends SegmentStats {
-  /** 1: whole `_raw` blocks; 2: `_raw` may be framed, with frame filters (both are read). */
-  version: 1 | 2;
+  /**
+   * 1: whole `_raw` blocks; 2: `_raw` may be framed, with frame filters; 3: `_raw` may hold field
+   * references, listed in its ColumnStats `refs` (all are read).
+   */
+  version: 1 | 2 | 3;
   id: string;
   index: string;
   /** Bucket start, microseconds since the epoch. */

@@ -5,6 +5,7 @@
 import type { Column, ColumnBatch } from '../column';
 import type { SegmentStats } from './header';
 import { decodeColumnBlock } from './column-decode';
+import { decodeColumns } from './row-block';
 
 /** Position of a column in `stats.columns` (and in each `blockData[b]`), or -1. */
 export function segmentColumnIndex(stats: SegmentStats, name: string): number {
@@ -29,13 +30,10 @@ export function decodeSegmentBatches(
 ): ColumnBatch[] {
   const wanted = names ?? stats.columns.map((c) => c.name);
   const indexes = wanted.map((name) => segmentColumnIndex(stats, name));
+  const stored = stats.columns.map((c) => c.name);
   return stats.blocks.map((meta, b) => {
-    const columns = new Map<string, Column>();
-    for (let k = 0; k < wanted.length; k++) {
-      const c = indexes[k];
-      const column: Column = c < 0 ? { kind: 'const', value: null, length: meta.rows } : decodeColumnBlock(blockData[b][c]);
-      columns.set(wanted[k], column);
-    }
+    const buffers = indexes.map((c) => (c < 0 ? null : blockData[b][c]));
+    const columns = decodeColumns(meta.rows, wanted, buffers, undefined, { names: stored, buffers: blockData[b] });
     return { rowCount: meta.rows, columns };
   });
 }

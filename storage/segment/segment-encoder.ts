@@ -25,6 +25,7 @@ import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary, StringSink } from './column-encode';
 import { encodeColumnBlock, encodeTimeBlock, stringsWentToSink } from './column-encode';
 import { encodeAsciiTextBlock, rowText, type AsciiSink, type AsciiText } from './ascii-text';
+import { RawRefEncoder, encodeRawRefsBlock } from './raw-refs';
 
 export interface EncodeSegmentOptions {
   /** zstd level of the column blocks. */
@@ -33,6 +34,11 @@ export interface EncodeSegmentOptions {
   blockRows: number;
   /** Bloom filter density; default DEFAULT_BLOOM_BITS_PER_TOKEN (8) bits per distinct token (~2% false positives). */
   bloomBitsPerToken?: number;
+  /**
+   * Store `_raw` with references to the row's own field values (raw-refs.ts): compaction's
+   * output. The flusher writes `_raw` whole: it must keep up with ingest.
+   */
+  rawRefs?: boolean;
 }
 
 export interface EncodedSegment {
@@ -68,6 +74,8 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   let tokens = blockTokens[0] ?? new TokenHashSet();
   const columns: ColumnStats[] = [timeStats(times, blockData, level, blockRows)];
 
+  const fields = denseFields(rows, order);
+
   // _raw in sorted order. The codec hands its UTF-8 to the bloom as it writes it (every line, or
   // every dictionary entry), which is cheaper to scan than the JS strings. ASCII text that arrives
   // as bytes (a flush) is copied and scanned as bytes, with no string per row.
@@ -77,8 +85,21 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   const rawStats = new StatsBuilder(RAW_COLUMN);
   const rawSink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
   const rawAsciiSink: AsciiSink = (bytes, s, e) => tokens.addAsciiBytes(bytes, s, e);
+  // Compaction's `_raw` references its own field values; their tokens go to `refTokens`.
+  const refs = opts.rawRefs === true && raws !== null ? RawRefEncoder.choose(raws, fields) : null;
+  let refTokens = tokens;
+  const addRefTokens = (text: string): void => refTokens.addText(text);
   /** Encodes `_raw` rows [start, end) as one stored block, its tokens going to `tokens`. */
   const encodeRaw = (start: number, end: number): Buffer => {
+    if (refs !== null && raws !== null) {
+      const skeletons = new Array<string>(end - start);
+      for (let i = start; i < end; i++) skeletons[i - start] = refs.encode(raws[i], i, addRefTokens);
+      const data = encodeRawRefsBlock(skeletons, refs.names, level, rawSink);
+      const summary = lineSummary(raws, start, end);
+      rawStats.add(summary, data.length, raws, start, end);
+      rawBytes += summary.stringBytes;
+      return data;
+    }
     const direct = rawText === null ? null : encodeAsciiTextBlock(rawText, order, start, end, level, rawAsciiSink);
     if (direct !== null && rawText !== null) {
       rawStats.addAscii(direct.summary, direct.data.length, rawText, order, start, end);
@@ -95,43 +116,41 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   };
   // A row block's `_raw` longer than a frame is framed: each frame its own block and token set.
   const frameTokens: (TokenHashSet[] | null)[] = blocks.map(() => null);
+  const frameRefTokens: (TokenHashSet[] | null)[] = blocks.map(() => null);
   for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
     const end = start + blocks[b].rows;
     if (end - start <= FRAME_ROWS) {
-      tokens = blockTokens[b];
+      tokens = refTokens = blockTokens[b];
       blockData[b].push(encodeRaw(start, end));
       continue;
     }
     const frames: Frame[] = [];
     const sets: TokenHashSet[] = [];
+    const refSets: TokenHashSet[] = [];
     for (let from = start; from < end; from += FRAME_ROWS) {
       const to = Math.min(end, from + FRAME_ROWS);
       tokens = new TokenHashSet();
+      refTokens = refs === null ? tokens : new TokenHashSet();
       frames.push({ rows: to - from, data: encodeRaw(from, to) });
       sets.push(tokens);
       tokens.forEach((h) => blockTokens[b].addHash(h));
+      if (refs !== null) {
+        refSets.push(refTokens);
+        refTokens.forEach((h) => blockTokens[b].addHash(h));
+      }
     }
     const sealed = sealFramed(frames);
     rawStats.addBytes(sealed.length - frames.reduce((sum, frame) => sum + frame.data.length, 0));
     blockData[b].push(sealed);
     frameTokens[b] = sets;
+    if (refs !== null) frameRefTokens[b] = refSets;
   }
-  columns.push(rawStats.finish());
+  const rawColumn = rawStats.finish();
+  if (refs !== null) rawColumn.refs = [...refs.names];
+  columns.push(rawColumn);
 
-  // Fields, by name; each scattered into a dense sorted-order array, then cut into blocks.
-  const inverse = order === null ? null : invert(order);
-  const names = [...rows.fields.keys()].sort();
-  for (const name of names) {
-    if (name === TIME_COLUMN || name === RAW_COLUMN) throw new Error(`encodeSegment: field name ${name} is reserved`);
-    const col = rows.fields.get(name)!;
-    if (col.rows.length !== col.values.length) throw new Error(`encodeSegment: field ${name}: rows/values length differs`);
-    if (col.rows.length === 0) continue;
-    const dense = new Array<FieldValue | null>(n).fill(null);
-    for (let j = 0; j < col.rows.length; j++) {
-      const r = col.rows[j];
-      if (!(r >= 0 && r < n)) throw new Error(`encodeSegment: field ${name}: row ${r} out of range`);
-      dense[inverse === null ? r : inverse[r]] = col.values[j];
-    }
+  // Fields, by name, each cut into blocks.
+  for (const [name, dense] of fields) {
     const stats = new StatsBuilder(name);
     const sink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
     for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
@@ -156,9 +175,15 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     const sets = frameTokens[b];
     if (sets === null) return bits;
     const frames = sets.map((frameSet) => buildBloom(frameSet, FRAME_BLOOM_BITS_PER_TOKEN));
+    // With field references, each frame's referenced-value filter follows all the skeleton filters.
+    const refFrames = frameRefTokens[b]?.map((refSet) => buildBloom(refSet, FRAME_BLOOM_BITS_PER_TOKEN)) ?? null;
     const rows = blocks[b].rows;
-    blocks[b].frames = frames.map((frame, f) => ({ rows: Math.min(FRAME_ROWS, rows - f * FRAME_ROWS), bloom: frame.meta }));
-    return Buffer.concat([bits, ...frames.map((frame) => frame.bits)]);
+    blocks[b].frames = frames.map((frame, f) => ({
+      rows: Math.min(FRAME_ROWS, rows - f * FRAME_ROWS),
+      bloom: frame.meta,
+      ...(refFrames === null ? {} : { refs: refFrames[f].meta }),
+    }));
+    return Buffer.concat([bits, ...frames.map((frame) => frame.bits), ...(refFrames ?? []).map((frame) => frame.bits)]);
   });
   let bytes = 0;
   for (const bloom of blooms) bytes += bloom.length;
@@ -173,6 +198,51 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     rawBytes,
   };
   return { stats, blockData, blooms };
+}
+
+/** Each field's values in sorted row order (null where a row has none), by name. */
+function denseFields(rows: RowSet, order: Uint32Array | null): Map<string, (FieldValue | null)[]> {
+  const n = rows.count;
+  const inverse = order === null ? null : invert(order);
+  const out = new Map<string, (FieldValue | null)[]>();
+  for (const name of [...rows.fields.keys()].sort()) {
+    if (name === TIME_COLUMN || name === RAW_COLUMN) throw new Error(`encodeSegment: field name ${name} is reserved`);
+    const col = rows.fields.get(name)!;
+    if (col.rows.length !== col.values.length) throw new Error(`encodeSegment: field ${name}: rows/values length differs`);
+    if (col.rows.length === 0) continue;
+    const dense = new Array<FieldValue | null>(n).fill(null);
+    for (let j = 0; j < col.rows.length; j++) {
+      const r = col.rows[j];
+      if (!(r >= 0 && r < n)) throw new Error(`encodeSegment: field ${name}: row ${r} out of range`);
+      dense[inverse === null ? r : inverse[r]] = col.values[j];
+    }
+    out.set(name, dense);
+  }
+  return out;
+}
+
+/** What the header records of lines [start, end) stored as skeletons: the lines' own counts, range and size. */
+function lineSummary(raws: ArrayLike<string>, start: number, end: number): ColumnBlockSummary {
+  let minString: string | null = null;
+  let maxString: string | null = null;
+  let stringBytes = 0;
+  for (let i = start; i < end; i++) {
+    const line = raws[i];
+    if (minString === null || line < minString) minString = line;
+    if (maxString === null || line > maxString) maxString = line;
+    stringBytes += Buffer.byteLength(line, 'utf8');
+  }
+  return {
+    encoding: ColumnEncoding.RawRefs,
+    counts: { string: end - start, number: 0, integer: 0, boolean: 0 },
+    nullCount: 0,
+    min: null,
+    max: null,
+    minString,
+    maxString,
+    dict: null,
+    stringBytes,
+  };
 }
 
 /** Rows `start..end` of ASCII text (in sort order) as strings. */

@@ -4,7 +4,7 @@
  * hook (registered once, when mocha loads the first golden file). Plus query and comparison helpers.
  */
 import { strict as assert } from 'assert';
-import { dispose } from '../helpers/api';
+import { dispose, patchConfig } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { EVENTS, ingestBody, RANGE, type Row, type V } from './dataset';
 
@@ -25,25 +25,49 @@ async function start(): Promise<Golden> {
     },
   });
   try {
-    // Several requests in an order that is not time order: segments overlap in time.
+    // Several requests in an order that is not time order: segments overlap in time. The first
+    // is compacted before the others arrive, so the queries read both kinds of segment: flushed
+    // ones (`_raw` whole) and compacted ones (`_raw` with field references, raw-refs.ts).
     const chunks = [EVENTS.slice(1200), EVENTS.slice(0, 600), EVENTS.slice(600, 1200)];
-    for (const chunk of chunks) {
+    for (const [i, chunk] of chunks.entries()) {
       const answer = await postJson(`${server.api}/ingest`, ingestBody(chunk));
       assert.equal(answer.status, 200, answer.text);
       assert.deepEqual(answer.body.data, { accepted: chunk.length, failed: 0 });
+      if (i === 0) await compactAll(server, chunk.length);
     }
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const stats = await request(`${server.api}/stats`);
-      if (stats.body.data.buffered_events === 0 && stats.body.data.total_events === EVENTS.length) break;
-      if (Date.now() > deadline) throw new Error(`not flushed: ${stats.text}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await flushed(server, EVENTS.length);
   } catch (error) {
     await dispose(server, true);
     throw error;
   }
   return { server };
+}
+
+/** Waits until the write buffer is empty and `total` events are stored. */
+async function flushed(server: TestServer, total: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const stats = await request(`${server.api}/stats`);
+    if (stats.body.data.buffered_events === 0 && stats.body.data.total_events === total) return;
+    if (Date.now() > deadline) throw new Error(`not flushed: ${stats.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Flushes, then lets compaction rewrite every stored segment (the dataset's buckets are all closed), then stops it. */
+async function compactAll(server: TestServer, total: number): Promise<void> {
+  await flushed(server, total);
+  const segments = (await request(`${server.api}/stats`)).body.data.segment_count as number;
+  assert.equal((await patchConfig(server, { storage: { compaction_interval: '100ms' } })).status, 200);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const history = await request(`${server.api}/compaction/history`);
+    const rewritten = (history.body.data.compactions as { inputs: unknown[] }[]).reduce((sum, manifest) => sum + manifest.inputs.length, 0);
+    if (rewritten >= segments) break;
+    if (Date.now() > deadline) throw new Error(`not compacted: ${history.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.equal((await patchConfig(server, { storage: { compaction_interval: '1h' } })).status, 200);
 }
 
 /** The shared golden server (started once per mocha run). */

@@ -1,0 +1,159 @@
+/**
+ * Decodes the columns of one row block from their stored buffers. A `_raw` with field references
+ * (raw-refs.ts) is decoded after the other columns, from the fields it references: from the
+ * columns decoded in the same call, or from the block's other stored buffers.
+ */
+import type { Column } from '../column';
+import { valueAt } from '../column';
+import { RAW_COLUMN } from '../event';
+import { ColumnEncoding, readBlockHeader } from './block-envelope';
+import { decodeColumnBlock, decodeColumnBlockRows } from './column-decode';
+import { openFramed } from './framed-block';
+import type { LiteralByteSearch } from './literal-search';
+import { fillRefs, holdsFieldRefs, readSkeletons, readSkeletonsMatching, refText } from './raw-refs';
+import { matchedRows } from './string-list';
+
+/** The stored buffers of a row block's columns (null: not stored), by position. */
+export interface StoredColumns {
+  names: readonly string[];
+  buffers: readonly (Uint8Array | null)[];
+}
+
+/** A referenced field's column, valid at least at `rows` (every row when undefined). */
+export type FieldSource = (name: string, rows: ArrayLike<number> | undefined) => Column;
+
+/**
+ * Decodes the named columns of a block of `rows` rows. With `only` (ascending block rows), string
+ * columns are decoded at those rows alone and must not be read elsewhere. `block` holds the
+ * buffers a `_raw` with references reads its fields from when `names` lacks them.
+ */
+export function decodeColumns(
+  rows: number,
+  names: readonly string[],
+  buffers: readonly (Uint8Array | null)[],
+  only?: ArrayLike<number>,
+  block?: StoredColumns,
+): Map<string, Column> {
+  const decoded = new Map<string, Column>();
+  let raw: Uint8Array | null = null;
+  names.forEach((name, i) => {
+    const buffer = buffers[i];
+    if (buffer === null) decoded.set(name, { kind: 'const', value: null, length: rows });
+    else if (name === RAW_COLUMN && holdsFieldRefs(buffer)) {
+      raw = buffer;
+      decoded.set(name, { kind: 'const', value: null, length: rows }); // its place in the order; filled below
+    }
+    else decoded.set(name, only === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, only));
+  });
+  if (raw !== null) decoded.set(RAW_COLUMN, decodeRawWithRefs(raw, rows, only, fieldSource(block ?? { names, buffers }, decoded)));
+  return decoded;
+}
+
+/** Fields from `decoded` when there (decoded at the rows asked for), else from the block's buffers. */
+export function fieldSource(block: StoredColumns, decoded?: ReadonlyMap<string, Column>): FieldSource {
+  return (name, rows) => {
+    const known = decoded?.get(name);
+    if (known !== undefined) return known;
+    const at = block.names.indexOf(name);
+    const buffer = at === -1 ? null : block.buffers[at];
+    if (buffer === null) throw new Error(`segment block: _raw references field ${name}, which was not read`);
+    return rows === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, rows);
+  };
+}
+
+/** The pieces of a `_raw` block: its frames, or the whole block as one. */
+function piecesOf(block: Uint8Array): { start: number; rows: number; data: Uint8Array }[] {
+  if (readBlockHeader(block).encoding !== ColumnEncoding.Framed) return [{ start: 0, rows: readBlockHeader(block).rows, data: block }];
+  let start = 0;
+  return openFramed(block).frames.map((frame) => {
+    const piece = { start, rows: frame.rows, data: frame.data };
+    start += frame.rows;
+    return piece;
+  });
+}
+
+/** `fields` at `rows`, each field decoded once (every piece of a block references the same columns). */
+function columnsAt(fields: FieldSource, rows: ArrayLike<number> | undefined): (name: string) => Column {
+  const cache = new Map<string, Column>();
+  return (name) => {
+    let column = cache.get(name);
+    if (column === undefined) cache.set(name, (column = fields(name, rows)));
+    return column;
+  };
+}
+
+/** Fills the skeletons at `rows` of `values` in place, from the fields named `names` at those rows. */
+function fillRows(values: (string | null)[], rows: ArrayLike<number>, names: readonly string[], columnOf: (name: string) => Column): void {
+  const columns = names.map(columnOf);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    const skeleton = values[row];
+    if (skeleton === null) continue;
+    values[row] = fillRefs(skeleton, names.length, (k) => {
+      const text = refText(valueAt(columns[k], row));
+      if (text === null) throw new Error(`segment block: _raw references field ${names[k]}, which has no such value at row ${row}`);
+      return text;
+    });
+  }
+}
+
+/** A `_raw` block with field references, at every row or (ascending `only`) at those rows alone. */
+export function decodeRawWithRefs(block: Uint8Array, rows: number, only: ArrayLike<number> | undefined, fields: FieldSource): Column {
+  const values = new Array<string | null>(rows).fill(null);
+  const columnOf = columnsAt(fields, only);
+  let next = 0;
+  for (const piece of piecesOf(block)) {
+    const end = piece.start + piece.rows;
+    let local: number[] | undefined;
+    if (only !== undefined) {
+      local = [];
+      for (; next < only.length && only[next] < end; next++) local.push(only[next] - piece.start);
+      if (local.length === 0) continue;
+    }
+    const { names, skeletons } = readSkeletons(piece.data, local);
+    const pieceRows = local ?? Array.from({ length: piece.rows }, (_, i) => i);
+    for (const row of pieceRows) values[piece.start + row] = skeletons[row];
+    fillRows(values, pieceRows.map((row) => piece.start + row), names, columnOf);
+  }
+  return { kind: 'string', values };
+}
+
+/**
+ * decodeColumnBlockMatching (column-decode.ts) of a `_raw` with field references: the rows of
+ * the listed pieces (frames; null: all) that may match, their lines filled in. `ownTokens[f]`,
+ * when set, is a token every match holds and that no referenced value of frame f holds: only
+ * rows whose skeleton holds it are candidates. Every row of the other frames is a candidate.
+ */
+export function decodeRawRefsMatching(
+  block: Uint8Array,
+  rows: number,
+  frames: readonly number[] | null,
+  ownTokens: readonly (LiteralByteSearch | null)[] | null,
+  fields: FieldSource,
+): { column: Column; rows: Uint32Array } {
+  const matched = matchedRows(rows);
+  const namesOf = new Map<number, string[]>();
+  piecesOf(block).forEach((piece, f) => {
+    if (frames !== null && !frames.includes(f)) return;
+    const search = ownTokens?.[f] ?? null;
+    const before = matched.count;
+    if (search !== null) namesOf.set(before, readSkeletonsMatching(piece.data, search, matched, piece.start));
+    else {
+      const { names, skeletons } = readSkeletons(piece.data);
+      namesOf.set(before, names);
+      for (let row = 0; row < piece.rows; row++) {
+        matched.values[piece.start + row] = skeletons[row];
+        matched.rows[matched.count++] = piece.start + row;
+      }
+    }
+  });
+  const candidates = matched.rows.subarray(0, matched.count);
+  // Each piece names its own fields (the same list in practice): fill piece by piece.
+  const columnOf = columnsAt(fields, candidates);
+  const starts = [...namesOf.keys()];
+  starts.forEach((from, i) => {
+    const to = i + 1 < starts.length ? starts[i + 1] : matched.count;
+    if (to > from) fillRows(matched.values, candidates.subarray(from, to), namesOf.get(from)!, columnOf);
+  });
+  return { column: { kind: 'string', values: matched.values }, rows: candidates };
+}

@@ -1,0 +1,152 @@
+import { strict as assert } from 'assert';
+import fc from 'fast-check';
+import type { FieldValue, LogEvent } from '../../../storage/event';
+import { ColumnEncoding, decodeColumnBlock, readBlockHeader } from '../../../storage/segment/column-codec';
+import { bloomMayContainAll, framesToRead } from '../../../storage/segment/bloom';
+import { FRAME_ROWS, openFramed } from '../../../storage/segment/framed-block';
+import { LiteralByteSearch } from '../../../storage/segment/literal-search';
+import { RawRefEncoder, fillRefs, holdsFieldRefs, refText } from '../../../storage/segment/raw-refs';
+import { decodeColumns, decodeRawRefsMatching, fieldSource } from '../../../storage/segment/row-block';
+import { rowSetFromEvents } from '../../../storage/segment/row-set';
+import { encodeSegment } from '../../../storage/segment/segment-encoder';
+import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
+import { valueAt } from '../../../storage/column';
+
+/** Encodes `lines` against `fields` (dense columns) and fills the skeletons back in. */
+function roundTrip(lines: string[], fields: Map<string, (FieldValue | null)[]>): string[] {
+  const encoder = RawRefEncoder.choose(lines, fields);
+  if (encoder === null) return lines;
+  const columns = encoder.names.map((name) => fields.get(name)!);
+  return lines.map((line, row) => {
+    const skeleton = encoder.encode(line, row);
+    return fillRefs(skeleton, encoder.names.length, (k) => refText(columns[k][row])!);
+  });
+}
+
+const ROWS = FRAME_ROWS * 2 + 300;
+const NEEDLE_ROW = FRAME_ROWS + 17;
+
+/** Access lines that repeat their fields, one of them with a needle that no field holds. */
+function accessEvents(): LogEvent[] {
+  return Array.from({ length: ROWS }, (_, i) => {
+    const fields = { client: `10.0.${i % 7}.${i % 251}`, user: `u${(i * 7919) % 5003}`, path: `/api/v1/orders/${i % 977}`, status: [200, 404, 500][i % 3], bytes: (i * 37) % 20000, ok: i % 2 === 0 };
+    const needle = i === NEEDLE_ROW ? ' trace=ZQ7needleXV' : '';
+    return {
+      time: 1_700_000_000_000_000 + i * 1000,
+      raw: `${fields.client} - ${fields.user} "GET ${fields.path} HTTP/1.1" ${fields.status} ${fields.bytes} ok=${fields.ok}${needle}`,
+      index: 'main',
+      fields,
+    };
+  });
+}
+
+describe('_raw with field references', () => {
+  it('references only what the column gives back exactly', () => {
+    assert.equal(refText('web-1'), 'web-1');
+    assert.equal(refText('a'), null, 'too short to gain');
+    assert.equal(refText(12345), '12345');
+    assert.equal(refText(0.5), '0.5');
+    assert.equal(refText(7), null);
+    assert.equal(refText(-0), null);
+    assert.equal(refText(Number.NaN), null);
+    assert.equal(refText(true), 'true');
+    assert.equal(refText('\uD800x'), null, 'a lone surrogate does not survive UTF-8');
+    assert.equal(refText(null), null);
+  });
+
+  it('fills every line back exactly (property: random lines, values, NULs and unicode)', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'B', '7', '_', ' ', '-', '/', '"', '=', '\u0000', 'é', '😀', '\uD800', '.') });
+    const value = fc.oneof(text, fc.integer({ min: -100000, max: 100000 }), fc.double({ noNaN: false }), fc.boolean(), fc.constant(null));
+    const row = fc.record({ values: fc.array(value, { minLength: 3, maxLength: 3 }), parts: fc.array(text, { minLength: 4, maxLength: 4 }), order: fc.array(fc.nat(2), { minLength: 3, maxLength: 3 }) });
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), (rows) => {
+        // Lines are text with field texts woven in, in any order (repeats, some absent).
+        const lines = rows.map(({ values, parts, order }) => {
+          const texts = values.map((v) => (v === null ? '' : String(v)));
+          return parts[0] + texts[order[0]] + parts[1] + texts[order[1]] + parts[2] + texts[order[2]] + parts[3];
+        });
+        const fields = new Map<string, (FieldValue | null)[]>([0, 1, 2].map((k) => [`f${k}`, rows.map((r) => r.values[k])]));
+        assert.deepEqual(roundTrip(lines, fields), lines);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('references a value only at token boundaries, and never two values over one stretch', () => {
+    const lines = ['user=u12 id=u123 u12x', 'a-u12-b'];
+    const fields = new Map<string, (FieldValue | null)[]>([['user', ['u12', 'u12']]]);
+    const encoder = RawRefEncoder.choose(lines, fields)!;
+    assert.equal(encoder.encode(lines[0], 0), 'user=\u0000\u0001 id=u123 u12x');
+    assert.equal(encoder.encode(lines[1], 1), 'a-\u0000\u0001-b');
+    const overlapping = new Map<string, (FieldValue | null)[]>([['long', ['GET /x']], ['short', ['GET']]]);
+    const twice = RawRefEncoder.choose(['GET /x GET'], overlapping)!;
+    assert.deepEqual(twice.names, ['long', 'short']);
+    assert.equal(twice.encode('GET /x GET', 0), '\u0000\u0001 \u0000\u0002');
+  });
+
+  it('compaction stores _raw as skeletons and reads every row back, smaller', () => {
+    const events = accessEvents();
+    const plain = encodeSegment(rowSetFromEvents(events), { compressionLevel: 9, blockRows: FRAME_ROWS * 4 });
+    const refs = encodeSegment(rowSetFromEvents(events), { compressionLevel: 9, blockRows: FRAME_ROWS * 4, rawRefs: true });
+    const raw = refs.stats.columns[1];
+    assert.equal(raw.name, '_raw');
+    assert.deepEqual([...(raw.refs ?? [])].sort(), ['bytes', 'client', 'ok', 'path', 'status', 'user']);
+    assert.equal(holdsFieldRefs(refs.blockData[0][1]), true);
+    assert.equal(holdsFieldRefs(plain.blockData[0][1]), false);
+    assert.equal(readBlockHeader(openFramed(refs.blockData[0][1]).frames[0].data).encoding, ColumnEncoding.RawRefs);
+    assert.ok(raw.bytes < plain.stats.columns[1].bytes / 2, `skeletons ${raw.bytes} bytes, whole lines ${plain.stats.columns[1].bytes}`);
+    // The header describes the lines, not the skeletons.
+    assert.equal(refs.stats.rawBytes, plain.stats.rawBytes);
+    assert.equal(raw.minString, plain.stats.columns[1].minString);
+    assert.equal(raw.maxString, plain.stats.columns[1].maxString);
+    const lines = decodeSegmentBatches(refs.stats, refs.blockData, ['_raw']).flatMap((batch) => {
+      const column = batch.columns.get('_raw')!;
+      return Array.from({ length: batch.rowCount }, (_, row) => valueAt(column, row));
+    });
+    assert.deepEqual(lines, events.map((event) => event.raw));
+    // Alone, without its fields, the block cannot be read.
+    assert.throws(() => decodeColumnBlock(refs.blockData[0][1]), /field references/);
+  });
+
+  it('keeps skeleton and referenced-value tokens in separate frame filters', () => {
+    const refs = encodeSegment(rowSetFromEvents(accessEvents()), { compressionLevel: 3, blockRows: FRAME_ROWS * 4, rawRefs: true });
+    const meta = refs.stats.blocks[0];
+    const bloom = refs.blooms[0];
+    assert.ok(meta.frames?.every((frame) => frame.refs !== undefined));
+    const bits = meta.bloom.bits + (meta.frames ?? []).reduce((sum, frame) => sum + frame.bloom.bits + (frame.refs?.bits ?? 0), 0);
+    assert.equal(bloom.length, bits / 8);
+    // The block filter holds every token of the lines; a token of a value is found in some frame.
+    assert.equal(bloomMayContainAll(bloom, meta.bloom, ['zq7needlexv', 'orders', 'u2916']), true);
+    assert.ok(framesToRead(bloom, meta, ['orders']).frames.length === 3);
+    const needle = framesToRead(bloom, meta, ['zq7needlexv', 'trace']);
+    const at = needle.frames.indexOf(1);
+    assert.ok(at !== -1, 'the needle frame is read');
+    // Neither token is in a referenced value: the longer one is searched in the skeletons.
+    assert.equal(needle.ownTokens[at], 0);
+    const valueToken = framesToRead(bloom, meta, ['orders']);
+    assert.deepEqual(valueToken.ownTokens, [-1, -1, -1], 'a token of a referenced value is not searched in skeletons alone');
+  });
+
+  it('a search reads the skeletons of a frame first, then fills in only its candidate rows', () => {
+    const events = accessEvents();
+    const refs = encodeSegment(rowSetFromEvents(events), { compressionLevel: 3, blockRows: FRAME_ROWS * 4, rawRefs: true });
+    const names = refs.stats.columns.map((column) => column.name);
+    const block = { names, buffers: refs.blockData[0] };
+    const raw = refs.blockData[0][1];
+    const needle = LiteralByteSearch.of('zq7needlexv')!;
+    const found = decodeRawRefsMatching(raw, ROWS, [1], [null, needle], fieldSource(block));
+    assert.deepEqual([...found.rows], [NEEDLE_ROW]);
+    assert.equal(found.column.kind === 'string' && found.column.values[NEEDLE_ROW], events[NEEDLE_ROW].raw);
+    // Without a skeleton token, every row of the listed frames is a candidate, filled in.
+    const all = decodeRawRefsMatching(raw, ROWS, [0, 2], null, fieldSource(block));
+    assert.equal(all.rows.length, FRAME_ROWS + 300);
+    for (const row of [0, FRAME_ROWS - 1, 2 * FRAME_ROWS, ROWS - 1]) {
+      assert.equal(all.column.kind === 'string' && all.column.values[row], events[row].raw);
+    }
+    // Late decode of a few rows, with the fields read from the block's other buffers.
+    const late = decodeColumns(ROWS, ['_raw'], [raw], [5, NEEDLE_ROW], block).get('_raw')!;
+    assert.equal(valueAt(late, NEEDLE_ROW), events[NEEDLE_ROW].raw);
+    assert.equal(valueAt(late, 5), events[5].raw);
+    assert.throws(() => decodeColumns(ROWS, ['_raw'], [raw]), /was not read/);
+  });
+});
