@@ -166,7 +166,9 @@ export class ShardSession {
     const rawAt = searched && early.has(RAW_COLUMN) ? stored.indexOf(RAW_COLUMN) : -1;
     const rawBuffer = rawAt === -1 ? null : buffers[rawAt];
     const block: StoredColumns = { names: stored, buffers };
-    const raw = rawBuffer === null ? null : this.searchRaw(rawBuffer, rows, input, block);
+    // Fields a `_raw` search decoded at its candidate rows; every row read later is one of those.
+    const searchedFields = new Map<string, Column>();
+    const raw = rawBuffer === null ? null : this.searchRaw(rawBuffer, rows, input, block, searchedFields);
     const earlyNames = stored.filter((name) => early.has(name) && (raw === null || name !== RAW_COLUMN));
     const columns = decodeColumns(
       rows,
@@ -199,7 +201,7 @@ export class ShardSession {
       if (late.length === 0) return [];
       // Few rows passed the filters: string columns make strings for those rows only.
       const only = n * FEW_ROWS <= batch.rowCount ? blockRows(sel, n, start) : undefined;
-      return sliceColumns(decodeColumns(rows, late, lateBuffers, only, block), rows, start, end);
+      return sliceColumns(decodeColumns(rows, late, lateBuffers, only, block, searchedFields), rows, start, end);
     });
   }
 
@@ -207,17 +209,29 @@ export class ShardSession {
    * The rows of a block's `_raw` that may match the leading searches, as strings. A `_raw` with
    * field references is searched in its skeletons where a frame's filters allow it (row-block.ts).
    */
-  private searchRaw(buffer: Uint8Array, rows: number, input: BlockInput, block: StoredColumns): { column: Column; rows: Uint32Array | null } {
+  private searchRaw(
+    buffer: Uint8Array,
+    rows: number,
+    input: BlockInput,
+    block: StoredColumns,
+    decodedFields: Map<string, Column>,
+  ): { column: Column; rows: Uint32Array | null } {
     if (!holdsFieldRefs(buffer)) return decodeColumnBlockMatching(buffer, this.rawSearches, input.rawFrames);
     const own = input.rawOwnTokens ?? null;
     const searches = own === null ? null : own.map((token) => (token === -1 ? null : this.ownTokenSearch(token)));
     // decodeRawRefsMatching indexes by frame: spread the per-chosen-frame searches out.
     const byFrame: (LiteralByteSearch | null)[] = [];
     input.rawFrames?.forEach((frame, i) => (byFrame[frame] = searches?.[i] ?? null));
-    return decodeRawRefsMatching(buffer, rows, input.rawFrames, byFrame, fieldSource(block));
+    return decodeRawRefsMatching(buffer, rows, input.rawFrames, byFrame, fieldSource(block, undefined, decodedFields), this.longestRawToken);
   }
 
   private readonly ownTokenSearches = new Map<number, LiteralByteSearch | null>();
+
+  /** The longest token every match's `_raw` holds (null: none): frames with field references look for it in their values too. */
+  private get longestRawToken(): string | null {
+    const tokens = this.request.rawTokens ?? [];
+    return tokens.length === 0 ? null : tokens.reduce((a, b) => (b.length > a.length ? b : a));
+  }
 
   /** The byte search of the request's raw token `index`. */
   private ownTokenSearch(index: number): LiteralByteSearch | null {

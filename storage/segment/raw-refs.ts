@@ -36,6 +36,8 @@ const MARK_CODE = 0;
 const SAMPLE_ROWS = 512;
 /** A field is referenced when its text is found in at least this share of the sampled lines that have it. */
 const MIN_HIT_SHARE = 0.1;
+/** A field is referenced when at least this share of its sampled values found in lines are distinct. */
+const MIN_DISTINCT_SHARE = 0.25;
 const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
@@ -52,6 +54,31 @@ export function refText(value: FieldValue | null | undefined): string | null {
   }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return null;
+}
+
+/**
+ * The text by which the encoder references a value, or null: only values whose every token holds
+ * a digit (ids, addresses, numbers: `u812`, `10.0.3.7`, `5120`, `ff60acc6`). Words (`checkout`,
+ * `/api/v1/orders`) stay in the skeleton, so a search for a word reads skeletons only, as bytes;
+ * a search for an id or a number also looks in the referenced values (row-block.ts).
+ */
+function referenceable(value: FieldValue | null | undefined): string | null {
+  const text = refText(value);
+  if (text === null) return null;
+  let digit = false;
+  let inToken = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (!isToken(code)) {
+      if (inToken && !digit) return null;
+      inToken = false;
+      digit = false;
+      continue;
+    }
+    inToken = true;
+    if (code >= 48 && code <= 57) digit = true;
+  }
+  return inToken && !digit ? null : text;
 }
 
 function isToken(code: number): boolean {
@@ -99,15 +126,19 @@ export class RawRefEncoder {
       let present = 0;
       let found = 0;
       let length = 0;
+      const distinct = new Set<string>();
       for (let row = 0; row < n; row += step) {
-        const text = refText(column[row]);
+        const text = referenceable(column[row]);
         if (text === null) continue;
         present++;
         if (findBounded(raws[row], text, 0) === -1) continue;
         found++;
         length += text.length;
+        distinct.add(text);
       }
-      if (found > 0 && found >= present * MIN_HIT_SHARE) chosen.push({ name, column, length: length / found });
+      // Few distinct values (a status code) cost zstd little in the line, and would be in every frame's values.
+      const varied = distinct.size >= found * MIN_DISTINCT_SHARE;
+      if (found > 0 && found >= present * MIN_HIT_SHARE && varied) chosen.push({ name, column, length: length / found });
     }
     if (chosen.length === 0) return null;
     chosen.sort((a, b) => b.length - a.length || (a.name < b.name ? -1 : 1));
@@ -123,7 +154,7 @@ export class RawRefEncoder {
     const hits = this.hits;
     let count = 0;
     for (let k = 0; k < this.columns.length; k++) {
-      const text = refText(this.columns[k][row]);
+      const text = referenceable(this.columns[k][row]);
       if (text === null) continue;
       let at = findBounded(line, text, 0);
       while (at !== -1 && overlaps(hits, count, at, at + text.length)) at = findBounded(line, text, at + 1);
@@ -256,6 +287,7 @@ export function readSkeletonsMatching(block: Uint8Array, search: LiteralByteSear
   if (encoding !== ColumnEncoding.RawRefs) throw new Error('segment block: not a _raw block with field references');
   const r = new ByteReader(payload);
   const names = readRefNames(r);
-  readStringListMatching(payload, r, n, true, [search], into, offset);
+  // Every candidate is filled in from its fields: only the rows with a hit, however many.
+  readStringListMatching(payload, r, n, true, [search], into, offset, false);
   return names;
 }

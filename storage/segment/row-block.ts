@@ -25,7 +25,8 @@ export type FieldSource = (name: string, rows: ArrayLike<number> | undefined) =>
 /**
  * Decodes the named columns of a block of `rows` rows. With `only` (ascending block rows), string
  * columns are decoded at those rows alone and must not be read elsewhere. `block` holds the
- * buffers a `_raw` with references reads its fields from when `names` lacks them.
+ * buffers a `_raw` with references reads its fields from when `names` lacks them. `known`
+ * columns were decoded before (at least at the rows that will be read) and are not decoded again.
  */
 export function decodeColumns(
   rows: number,
@@ -33,12 +34,15 @@ export function decodeColumns(
   buffers: readonly (Uint8Array | null)[],
   only?: ArrayLike<number>,
   block?: StoredColumns,
+  known?: ReadonlyMap<string, Column>,
 ): Map<string, Column> {
   const decoded = new Map<string, Column>();
   let raw: Uint8Array | null = null;
   names.forEach((name, i) => {
     const buffer = buffers[i];
-    if (buffer === null) decoded.set(name, { kind: 'const', value: null, length: rows });
+    const before = known?.get(name);
+    if (before !== undefined) decoded.set(name, before);
+    else if (buffer === null) decoded.set(name, { kind: 'const', value: null, length: rows });
     else if (name === RAW_COLUMN && holdsFieldRefs(buffer)) {
       raw = buffer;
       decoded.set(name, { kind: 'const', value: null, length: rows }); // its place in the order; filled below
@@ -49,15 +53,20 @@ export function decodeColumns(
   return decoded;
 }
 
-/** Fields from `decoded` when there (decoded at the rows asked for), else from the block's buffers. */
-export function fieldSource(block: StoredColumns, decoded?: ReadonlyMap<string, Column>): FieldSource {
+/**
+ * Fields from `decoded` when there (decoded at the rows asked for), else from the block's buffers;
+ * with `keep`, what is decoded from the buffers is added to it.
+ */
+export function fieldSource(block: StoredColumns, decoded?: ReadonlyMap<string, Column>, keep?: Map<string, Column>): FieldSource {
   return (name, rows) => {
-    const known = decoded?.get(name);
+    const known = decoded?.get(name) ?? keep?.get(name);
     if (known !== undefined) return known;
     const at = block.names.indexOf(name);
     const buffer = at === -1 ? null : block.buffers[at];
     if (buffer === null) throw new Error(`segment block: _raw references field ${name}, which was not read`);
-    return rows === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, rows);
+    const column = rows === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, rows);
+    keep?.set(name, column);
+    return column;
   };
 }
 
@@ -122,7 +131,9 @@ export function decodeRawWithRefs(block: Uint8Array, rows: number, only: ArrayLi
  * decodeColumnBlockMatching (column-decode.ts) of a `_raw` with field references: the rows of
  * the listed pieces (frames; null: all) that may match, their lines filled in. `ownTokens[f]`,
  * when set, is a token every match holds and that no referenced value of frame f holds: only
- * rows whose skeleton holds it are candidates. Every row of the other frames is a candidate.
+ * rows whose skeleton holds it are candidates. In the other frames, with `token` (lower-cased, a
+ * token every match holds), the candidates are the rows whose skeleton or referenced values hold
+ * it (the frame's fields are decoded to tell); without, every row is one.
  */
 export function decodeRawRefsMatching(
   block: Uint8Array,
@@ -130,30 +141,65 @@ export function decodeRawRefsMatching(
   frames: readonly number[] | null,
   ownTokens: readonly (LiteralByteSearch | null)[] | null,
   fields: FieldSource,
+  token: string | null = null,
 ): { column: Column; rows: Uint32Array } {
   const matched = matchedRows(rows);
   const namesOf = new Map<number, string[]>();
+  // Fields decoded at every row (to look for the token in their values): they serve any row.
+  const whole = new Map<string, Column>();
+  const wholeColumn = (name: string): Column => {
+    let column = whole.get(name);
+    if (column === undefined) whole.set(name, (column = fields(name, undefined)));
+    return column;
+  };
   piecesOf(block).forEach((piece, f) => {
     if (frames !== null && !frames.includes(f)) return;
     const search = ownTokens?.[f] ?? null;
     const before = matched.count;
-    if (search !== null) namesOf.set(before, readSkeletonsMatching(piece.data, search, matched, piece.start));
-    else {
-      const { names, skeletons } = readSkeletons(piece.data);
-      namesOf.set(before, names);
-      for (let row = 0; row < piece.rows; row++) {
-        matched.values[piece.start + row] = skeletons[row];
-        matched.rows[matched.count++] = piece.start + row;
-      }
+    if (search !== null) {
+      namesOf.set(before, readSkeletonsMatching(piece.data, search, matched, piece.start));
+      return;
+    }
+    const { names, skeletons } = readSkeletons(piece.data);
+    namesOf.set(before, names);
+    const holds = token === null ? null : tokenTest(token);
+    const columns = holds === null ? [] : names.map(wholeColumn);
+    for (let row = 0; row < piece.rows; row++) {
+      const skeleton = skeletons[row];
+      if (skeleton === null) continue;
+      if (holds !== null && !holds.text(skeleton) && !columns.some((column) => holds.value(column, piece.start + row))) continue;
+      matched.values[piece.start + row] = skeleton;
+      matched.rows[matched.count++] = piece.start + row;
     }
   });
   const candidates = matched.rows.subarray(0, matched.count);
   // Each piece names its own fields (the same list in practice): fill piece by piece.
-  const columnOf = columnsAt(fields, candidates);
+  const atCandidates = columnsAt(fields, candidates);
+  const columnOf = (name: string): Column => whole.get(name) ?? atCandidates(name);
   const starts = [...namesOf.keys()];
   starts.forEach((from, i) => {
     const to = i + 1 < starts.length ? starts[i + 1] : matched.count;
     if (to > from) fillRows(matched.values, candidates.subarray(from, to), namesOf.get(from)!, columnOf);
   });
   return { column: { kind: 'string', values: matched.values }, rows: candidates };
+}
+
+/** Whether a text, or the text of a referenced value, holds `token` (lower-cased) as a whole token, in any case. */
+export function tokenTest(token: string): { text: (text: string) => boolean; value: (column: Column, row: number) => boolean } {
+  const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // Token characters: ASCII letters, digits, `_` and every code unit >= 128 (tokenizer.ts).
+  const pattern = new RegExp(`(?<![A-Za-z0-9_\\u0080-\\uffff])${escaped}(?![A-Za-z0-9_\\u0080-\\uffff])`, 'i');
+  const text = (value: string): boolean => pattern.test(value);
+  // An integer's text is its digits: it holds a digits-only token only by being that number.
+  const integer = /^(0|[1-9][0-9]{0,14})$/.test(token) ? Number(token) : null;
+  const value = (column: Column, row: number): boolean => {
+    if (column.kind === 'number') {
+      if (column.nulls !== null && column.nulls[row] === 1) return false;
+      const v = column.values[row];
+      if (Number.isInteger(v) && Math.abs(v) < 1e21) return integer !== null && Math.abs(v) === integer;
+    }
+    const shown = refText(valueAt(column, row));
+    return shown !== null && pattern.test(shown);
+  };
+  return { text, value };
 }

@@ -19,7 +19,7 @@ import { RAW_COLUMN, TIME_COLUMN } from '../event';
 import type { BlockMeta, ColumnStats, SegmentStats } from './header';
 import { MAX_HEADER_DICT } from './header';
 import type { RowSet } from './row-set';
-import { DEFAULT_BLOOM_BITS_PER_TOKEN, FRAME_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom } from './bloom';
+import { DEFAULT_BLOOM_BITS_PER_TOKEN, FRAME_BLOOM_BITS_PER_TOKEN, REFS_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom } from './bloom';
 import { FRAME_ROWS, sealFramed, type Frame } from './framed-block';
 import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary, StringSink } from './column-encode';
@@ -176,7 +176,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     if (sets === null) return bits;
     const frames = sets.map((frameSet) => buildBloom(frameSet, FRAME_BLOOM_BITS_PER_TOKEN));
     // With field references, each frame's referenced-value filter follows all the skeleton filters.
-    const refFrames = frameRefTokens[b]?.map((refSet) => buildBloom(refSet, FRAME_BLOOM_BITS_PER_TOKEN)) ?? null;
+    const refFrames = frameRefTokens[b]?.map((refSet) => buildBloom(refSet, REFS_BLOOM_BITS_PER_TOKEN)) ?? null;
     const rows = blocks[b].rows;
     blocks[b].frames = frames.map((frame, f) => ({
       rows: Math.min(FRAME_ROWS, rows - f * FRAME_ROWS),

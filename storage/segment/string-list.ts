@@ -291,8 +291,9 @@ const DENSE_MIN_ROWS = 256;
  * in `values` and must not be read: `rows` lists the candidates, ascending. With `into`, rows are
  * written there at `offset` (the frames of a framed block share one). The first search is
  * run over whole chunks (pass the most selective first); the rest only inside its hit rows.
- * Chunks stored as UTF-16 (lone surrogates), and chunks where the first literal is common, are
- * not searched: all their rows are candidates.
+ * Chunks stored as UTF-16 (lone surrogates), and (unless `readCommonWhole` is false: each
+ * candidate costs more than its string) chunks where the first literal is common, are not
+ * searched: all their rows are candidates.
  */
 export function readStringListMatching(
   payload: Buffer,
@@ -302,6 +303,7 @@ export function readStringListMatching(
   searches: readonly LiteralByteSearch[],
   into: MatchedRows = matchedRows(count),
   offset = 0,
+  readCommonWhole = true,
 ): MatchedRows {
   const { lens, chunks } = readLayout(payload, r, count, nullable);
   const { values, rows } = into;
@@ -320,7 +322,7 @@ export function readStringListMatching(
       while (at !== -1) {
         ends ??= rowByteEnds(payload, lens, chunkRow, chunk);
         while (ends[i] <= at) i++;
-        if (++hits * DENSE_HITS > i && i >= DENSE_MIN_ROWS) {
+        if (readCommonWhole && ++hits * DENSE_HITS > i && i >= DENSE_MIN_ROWS) {
           dense = true;
           break;
         }

@@ -6,7 +6,8 @@ import { bloomMayContainAll, framesToRead } from '../../../storage/segment/bloom
 import { FRAME_ROWS, openFramed } from '../../../storage/segment/framed-block';
 import { LiteralByteSearch } from '../../../storage/segment/literal-search';
 import { RawRefEncoder, fillRefs, holdsFieldRefs, refText } from '../../../storage/segment/raw-refs';
-import { decodeColumns, decodeRawRefsMatching, fieldSource } from '../../../storage/segment/row-block';
+import { decodeColumns, decodeRawRefsMatching, fieldSource, tokenTest } from '../../../storage/segment/row-block';
+import { tokenize } from '../../../storage/segment/tokenizer';
 import { rowSetFromEvents } from '../../../storage/segment/row-set';
 import { encodeSegment } from '../../../storage/segment/segment-encoder';
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
@@ -72,16 +73,44 @@ describe('_raw with field references', () => {
     );
   });
 
+  it('tells whether a text or a value holds a token as the tokenizer does (property)', () => {
+    const token = fc.oneof(fc.constantFrom('404', '0', '21', '1e', 'u12', 'abc', 'straße', '0404'), fc.stringMatching(/^[a-z0-9_]{1,5}$/));
+    const value = fc.oneof(fc.integer({ min: -2000, max: 2000 }), fc.constantFrom(404, -404, 1e21, 0.404, 4040, 1.5e300), fc.double(), fc.string(), fc.constantFrom('ABC-404', 'u12', 'STRASSE straße', 'x_404'));
+    fc.assert(
+      fc.property(token, value, (t, v) => {
+        const column = typeof v === 'number' ? { kind: 'number' as const, values: Float64Array.of(v), nulls: null, allIntegers: Number.isInteger(v) } : { kind: 'string' as const, values: [v] };
+        const shown = refText(v);
+        // Values never referenced (no text) may answer either way: only referenced ones are looked at.
+        if (shown !== null) assert.equal(tokenTest(t).value(column, 0), tokenize(shown).includes(t), `${t} in ${String(v)}`);
+        if (typeof v === 'string') assert.equal(tokenTest(t).text(v), tokenize(v).includes(t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('references a value only at token boundaries, and never two values over one stretch', () => {
     const lines = ['user=u12 id=u123 u12x', 'a-u12-b'];
     const fields = new Map<string, (FieldValue | null)[]>([['user', ['u12', 'u12']]]);
     const encoder = RawRefEncoder.choose(lines, fields)!;
     assert.equal(encoder.encode(lines[0], 0), 'user=\u0000\u0001 id=u123 u12x');
     assert.equal(encoder.encode(lines[1], 1), 'a-\u0000\u0001-b');
-    const overlapping = new Map<string, (FieldValue | null)[]>([['long', ['GET /x']], ['short', ['GET']]]);
-    const twice = RawRefEncoder.choose(['GET /x GET'], overlapping)!;
+    const overlapping = new Map<string, (FieldValue | null)[]>([['long', ['a1 b2']], ['short', ['a1']]]);
+    const twice = RawRefEncoder.choose(['a1 b2 a1'], overlapping)!;
     assert.deepEqual(twice.names, ['long', 'short']);
-    assert.equal(twice.encode('GET /x GET', 0), '\u0000\u0001 \u0000\u0002');
+    assert.equal(twice.encode('a1 b2 a1', 0), '\u0000\u0001 \u0000\u0002');
+  });
+
+  it('references ids, addresses and numbers of many values, never words or few values', () => {
+    const lines = Array.from({ length: 100 }, (_, i) => `GET /api/orders/${i} from 10.0.0.${i} as u${i} status=${200 + (i % 2)} service=checkout ok=true`);
+    const fields = new Map<string, (FieldValue | null)[]>([
+      ['path', lines.map((_, i) => `/api/orders/${i}`)],
+      ['client', lines.map((_, i) => `10.0.0.${i}`)],
+      ['user', lines.map((_, i) => `u${i}`)],
+      ['status', lines.map((_, i) => 200 + (i % 2))],
+      ['service', lines.map(() => 'checkout')],
+      ['ok', lines.map(() => true)],
+    ]);
+    assert.deepEqual([...RawRefEncoder.choose(lines, fields)!.names].sort(), ['client', 'user']);
   });
 
   it('compaction stores _raw as skeletons and reads every row back, smaller', () => {
@@ -90,11 +119,11 @@ describe('_raw with field references', () => {
     const refs = encodeSegment(rowSetFromEvents(events), { compressionLevel: 9, blockRows: FRAME_ROWS * 4, rawRefs: true });
     const raw = refs.stats.columns[1];
     assert.equal(raw.name, '_raw');
-    assert.deepEqual([...(raw.refs ?? [])].sort(), ['bytes', 'client', 'ok', 'path', 'status', 'user']);
+    assert.deepEqual([...(raw.refs ?? [])].sort(), ['bytes', 'client', 'user']);
     assert.equal(holdsFieldRefs(refs.blockData[0][1]), true);
     assert.equal(holdsFieldRefs(plain.blockData[0][1]), false);
     assert.equal(readBlockHeader(openFramed(refs.blockData[0][1]).frames[0].data).encoding, ColumnEncoding.RawRefs);
-    assert.ok(raw.bytes < plain.stats.columns[1].bytes / 2, `skeletons ${raw.bytes} bytes, whole lines ${plain.stats.columns[1].bytes}`);
+    assert.ok(raw.bytes < plain.stats.columns[1].bytes * 0.7, `skeletons ${raw.bytes} bytes, whole lines ${plain.stats.columns[1].bytes}`);
     // The header describes the lines, not the skeletons.
     assert.equal(refs.stats.rawBytes, plain.stats.rawBytes);
     assert.equal(raw.minString, plain.stats.columns[1].minString);
@@ -117,14 +146,16 @@ describe('_raw with field references', () => {
     assert.equal(bloom.length, bits / 8);
     // The block filter holds every token of the lines; a token of a value is found in some frame.
     assert.equal(bloomMayContainAll(bloom, meta.bloom, ['zq7needlexv', 'orders', 'u2916']), true);
-    assert.ok(framesToRead(bloom, meta, ['orders']).frames.length === 3);
+    // A word is in every frame's skeletons (paths are not referenced: they hold words).
+    assert.deepEqual(framesToRead(bloom, meta, ['orders']), { frames: [0, 1, 2], ownTokens: [0, 0, 0] });
     const needle = framesToRead(bloom, meta, ['zq7needlexv', 'trace']);
     const at = needle.frames.indexOf(1);
     assert.ok(at !== -1, 'the needle frame is read');
     // Neither token is in a referenced value: the longer one is searched in the skeletons.
     assert.equal(needle.ownTokens[at], 0);
-    const valueToken = framesToRead(bloom, meta, ['orders']);
-    assert.deepEqual(valueToken.ownTokens, [-1, -1, -1], 'a token of a referenced value is not searched in skeletons alone');
+    // A user id is only in referenced values: its frame is read, and not by its skeletons alone.
+    const user = framesToRead(bloom, meta, ['u2916']);
+    assert.equal(user.ownTokens[user.frames.indexOf(0)], -1);
   });
 
   it('a search reads the skeletons of a frame first, then fills in only its candidate rows', () => {
@@ -143,6 +174,12 @@ describe('_raw with field references', () => {
     for (const row of [0, FRAME_ROWS - 1, 2 * FRAME_ROWS, ROWS - 1]) {
       assert.equal(all.column.kind === 'string' && all.column.values[row], events[row].raw);
     }
+    // A token that may be in the frame's values: rows whose skeleton or values hold it.
+    const byValue = decodeRawRefsMatching(raw, ROWS, [0], null, fieldSource(block), 'u2916');
+    const expected = events.flatMap((event, row) => (row < FRAME_ROWS && /\bu2916\b/i.test(event.raw) ? [row] : []));
+    assert.ok(expected.length > 0);
+    assert.deepEqual([...byValue.rows], expected);
+    for (const row of expected) assert.equal(byValue.column.kind === 'string' && byValue.column.values[row], events[row].raw);
     // Late decode of a few rows, with the fields read from the block's other buffers.
     const late = decodeColumns(ROWS, ['_raw'], [raw], [5, NEEDLE_ROW], block).get('_raw')!;
     assert.equal(valueAt(late, NEEDLE_ROW), events[NEEDLE_ROW].raw);
