@@ -12,6 +12,8 @@ import { rowSetFromEvents } from '../../../storage/segment/row-set';
 import { encodeSegment } from '../../../storage/segment/segment-encoder';
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
 import { valueAt } from '../../../storage/column';
+import { mergeSegments } from '../../../storage/codec-worker';
+import type { SegmentHeader } from '../../../storage/segment/header';
 
 /** Encodes `lines` against `fields` (dense columns) and fills the skeletons back in. */
 function roundTrip(lines: string[], fields: Map<string, (FieldValue | null)[]>): string[] {
@@ -135,6 +137,21 @@ describe('_raw with field references', () => {
     assert.deepEqual(lines, events.map((event) => event.raw));
     // Alone, without its fields, the block cannot be read.
     assert.throws(() => decodeColumnBlock(refs.blockData[0][1]), /field references/);
+  });
+
+  it('a merge of segments with references reads their lines back and references them again', () => {
+    const events = accessEvents();
+    const halves = [events.slice(0, 5000), events.slice(5000)].map((part) => encodeSegment(rowSetFromEvents(part), { compressionLevel: 3, blockRows: FRAME_ROWS * 4, rawRefs: true }));
+    const merged = mergeSegments(
+      halves.map((half) => ({ header: { ...half.stats, version: 3, id: 'x', index: 'main', bucket: 0, partition: 0, level: 1, createdAt: 0, sources: [] } as SegmentHeader, blocks: half.blockData })),
+      { compressionLevel: 3, blockRows: FRAME_ROWS * 4, rawRefs: true },
+    );
+    assert.ok((merged.stats.columns[1].refs ?? []).length > 0);
+    const lines = decodeSegmentBatches(merged.stats, merged.blockData, ['_raw', 'user']).flatMap((batch) => {
+      const column = batch.columns.get('_raw')!;
+      return Array.from({ length: batch.rowCount }, (_, row) => valueAt(column, row));
+    });
+    assert.deepEqual(lines, events.map((event) => event.raw));
   });
 
   it('keeps skeleton and referenced-value tokens in separate frame filters', () => {
