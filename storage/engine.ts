@@ -64,7 +64,14 @@ export class StorageEngine extends EventEmitter {
     readonly store: SegmentStore,
     readonly buffer: WriteBuffer,
     private options: EngineOptions,
+    /** Encodes flushed segments. */
     readonly pool: CodecPool,
+    /**
+     * Merges segments: a worker of its own, as RocksDB keeps flushes and compactions in separate
+     * thread pools. A merge runs for seconds; sharing the flusher's worker (one on 2 cores) queued
+     * flushes behind it, the write buffer filled, and ingest got BACKPRESSURE while a core idled.
+     */
+    readonly compactionPool: CodecPool,
   ) {
     super();
   }
@@ -75,7 +82,8 @@ export class StorageEngine extends EventEmitter {
     const store = new SegmentStore(rocks);
     await store.load();
     const buffer = new WriteBuffer(rocks, options.placement);
-    const engine = new StorageEngine(rocks, store, buffer, options, new CodecPool(options.codecWorkers));
+    const compactionWorkers = options.codecWorkers === 0 ? 0 : 1;
+    const engine = new StorageEngine(rocks, store, buffer, options, new CodecPool(options.codecWorkers), new CodecPool(compactionWorkers));
     engine.replayed = await buffer.replay();
     return engine;
   }
@@ -176,7 +184,7 @@ export class StorageEngine extends EventEmitter {
       // A segment may have been retired by retention since the pick.
       if (group.some((header) => this.store.get(header.id) === undefined)) continue;
       try {
-        const manifest = await compactGroup(this.pool, this.store, this.rocks, group, options);
+        const manifest = await compactGroup(this.compactionPool, this.store, this.rocks, group, options);
         manifests.push(manifest);
         this.emit('compaction', manifest);
       } catch (error) {
@@ -287,6 +295,11 @@ export class StorageEngine extends EventEmitter {
   }
 
   /** Stops the timers, flushes what is buffered, waits for maintenance and closes RocksDB. */
+  /** Stops the codec workers (close() does it; a test that simulates a crash calls it alone). */
+  async closePools(): Promise<void> {
+    await Promise.all([this.pool.close(), this.compactionPool.close()]);
+  }
+
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
@@ -298,7 +311,7 @@ export class StorageEngine extends EventEmitter {
       await this.reclaimWriteBuffer();
     } finally {
       await this.store.whenPurged();
-      await this.pool.close();
+      await this.closePools();
       await this.rocks.close();
     }
   }

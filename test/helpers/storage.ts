@@ -40,7 +40,7 @@ export async function readStoredEvents(dataDir: string): Promise<StoredEvent[]> 
     return events;
   } finally {
     // Close without flushing what was replayed, so the data dir stays as the server left it.
-    await engine.pool.close();
+    await engine.closePools();
     await engine.rocks.close();
   }
 }

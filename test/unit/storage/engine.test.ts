@@ -57,7 +57,7 @@ async function collect(engine: StorageEngine, request: ScanRequest): Promise<Map
 /** Closes RocksDB without flushing the write buffer, as a crash would leave it. */
 async function crash(engine: StorageEngine): Promise<void> {
   await engine.rocks.close();
-  await engine.pool.close();
+  await engine.closePools();
 }
 
 describe('storage engine', () => {
@@ -119,7 +119,7 @@ describe('storage engine', () => {
     await engine.appendEvents(Array.from({ length: 30 }, (_, i) => event(i, base + i)));
     // Simulate a crash: close RocksDB without flushing our buffer.
     await engine.rocks.close();
-    await engine.pool.close();
+    await engine.closePools();
     engine = await StorageEngine.open(options(dir));
     assert.equal(engine.replayed.events, 30);
     assert.equal(await engine.countRows(all()), 30);
@@ -203,9 +203,10 @@ describe('storage engine', () => {
     const levels: { encode: number[]; merge: number[] } = { encode: [], merge: [] };
     const pool = engine.pool;
     const encode = pool.encode.bind(pool);
-    const merge = pool.merge.bind(pool);
+    const merge = engine.compactionPool.merge.bind(engine.compactionPool);
     pool.encode = (pieces, opts) => (levels.encode.push(opts.compressionLevel), encode(pieces, opts));
-    pool.merge = (inputs, opts) => (levels.merge.push(opts.compressionLevel), merge(inputs, opts));
+    engine.compactionPool.merge = (inputs, opts) => (levels.merge.push(opts.compressionLevel), merge(inputs, opts));
+    pool.merge = () => Promise.reject(new Error('merges run in the compaction pool'));
     const base = Date.UTC(2026, 0, 1) * 1000;
     for (let round = 0; round < 3; round++) {
       await engine.appendEvents(Array.from({ length: 20 }, (_, i) => event(round * 20 + i, base + round * 1000 + i)));
