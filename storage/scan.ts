@@ -8,12 +8,12 @@ import type { Column, ColumnBatch } from './column';
 import type { EventChunk } from './event-chunk';
 import { lowerBound } from './sorted';
 import type { FieldValue } from './event';
-import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
+import { INDEX_COLUMN, TIME_COLUMN } from './event';
 import type { MemTable } from './memtable';
 import type { SegmentStore } from './segment-store';
 import { bloomMayContainAll, framesToRead } from './segment/bloom';
 import { decodeColumns } from './segment/row-block';
-import type { ColumnStats, SegmentHeader } from './segment/header';
+import { withRawRefs, type ColumnStats, type SegmentHeader } from './segment/header';
 import type { WriteBuffer } from './write-buffer';
 
 /** A pruning hint: rows can match only where the column holds one of `oneOf`, or a number in [min, max]. */
@@ -232,12 +232,8 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
  */
 function columnsToRead(header: SegmentHeader, block: number, request: ScanRequest): string[] {
   const requested = request.columns;
-  const names = requested === null ? [...header.columns.map((column) => column.name), INDEX_COLUMN] : [...requested];
   // A `_raw` with field references is rebuilt from those fields: they are read with it.
-  if (requested !== null && names.includes(RAW_COLUMN)) {
-    const refs = header.columns.find((column) => column.name === RAW_COLUMN)?.refs ?? [];
-    for (const field of refs) if (!names.includes(field)) names.push(field);
-  }
+  const names = requested === null ? [...header.columns.map((column) => column.name), INDEX_COLUMN] : withRawRefs(header, requested);
   const meta = header.blocks[block];
   const inside = meta.minTime >= request.fromMicros && meta.maxTime < request.toMicros;
   return names.includes(TIME_COLUMN) || inside ? names : [TIME_COLUMN, ...names];

@@ -18,9 +18,8 @@ import {
 } from './keys';
 import { keyString, type PartitionKey } from './partition';
 import type { Rocks, WriteOp } from './rocks';
-import type { SegmentHeader } from './segment/header';
+import { withRawRefs, type SegmentHeader } from './segment/header';
 import { decodeColumns } from './segment/row-block';
-import { RAW_COLUMN } from './event';
 
 /** The named columns of one row block of a segment, to read. */
 export interface BlockRead {
@@ -236,8 +235,7 @@ export class SegmentStore {
   /** Reads and decodes the named columns of one row block. Absent columns become null constants. */
   async readBlock(header: SegmentHeader, block: number, columns: readonly string[]): Promise<Map<string, Column>> {
     // A `_raw` with field references needs them: they are read along, and left out of the answer.
-    const refs = columns.includes(RAW_COLUMN) ? (header.columns.find((column) => column.name === RAW_COLUMN)?.refs ?? []) : [];
-    const names = [...columns, ...refs.filter((name) => !columns.includes(name))];
+    const names = withRawRefs(header, columns);
     const buffers = await this.readBlockBuffers(header, block, names);
     const decoded = decodeColumns(header.blocks[block].rows, names, buffers);
     return new Map(columns.map((name) => [name, decoded.get(name)!]));

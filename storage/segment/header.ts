@@ -7,6 +7,8 @@
  * block has its own token bloom filter, so a rare token prunes blocks, not only segments.
  */
 
+import { RAW_COLUMN } from '../event';
+
 /** Per-column statistics over the whole segment. */
 export interface ColumnStats {
   name: string;
@@ -111,3 +113,14 @@ export interface SourceStats {
 export const MAX_SOURCE_FIELDS = 1000;
 
 export const MAX_HEADER_DICT = 256;
+
+/**
+ * `names` plus the fields a `_raw` with field references is rebuilt from, when `names` holds
+ * `_raw` (the header's `_raw` ColumnStats `refs`): what a read of those columns must fetch.
+ */
+export function withRawRefs(stats: Pick<SegmentStats, 'columns'>, names: readonly string[]): string[] {
+  const out = [...names];
+  if (!names.includes(RAW_COLUMN)) return out;
+  for (const field of stats.columns.find((column) => column.name === RAW_COLUMN)?.refs ?? []) if (!out.includes(field)) out.push(field);
+  return out;
+}
