@@ -7,7 +7,7 @@ import { EventEmitter } from 'events';
 import path from 'path';
 import { Catalog, type CatalogFilter, type FieldSummary, type SourceSummary } from './catalog';
 import { CodecPool } from './codec-pool';
-import { compactGroup, pickCompactions, readManifests, type CompactionManifest } from './compactor';
+import { compactGroup, pickCompactions, readManifests, type CompactionManifest, type CompactionOptions } from './compactor';
 import type { LogEvent } from './event';
 import type { EventChunk } from './event-chunk';
 import { flushGeneration, type FlushResult } from './flusher';
@@ -57,6 +57,8 @@ export class StorageEngine extends EventEmitter {
   private flushChain: Promise<unknown> = Promise.resolve();
   private maintenanceChain: Promise<unknown> = Promise.resolve();
   private closing = false;
+  /** A compaction pass is merging (compactionBacklog). */
+  private compacting = false;
   private flushRequested = false;
 
   private constructor(
@@ -170,14 +172,35 @@ export class StorageEngine extends EventEmitter {
     return run;
   }
 
-  private async compact(nowMs: number): Promise<CompactionManifest[]> {
-    const options = {
+  private compactionOptions(nowMs: number): CompactionOptions {
+    return {
       segmentMaxEvents: this.options.segmentMaxEvents,
       compressionLevel: this.options.compressionLevel,
       bucketSpanMicros: this.options.placement.bucketSpanMicros,
       closeGraceMicros: Math.max(this.options.compactionIntervalMs, 2 * this.options.flushIntervalMs) * 1000,
       nowMicros: nowMs * 1000,
     };
+  }
+
+  /**
+   * Compaction's backlog: whether a merge is under way, and how many merges (or recompressions)
+   * a pass would run now. Both zero: the data is in the form it keeps for its retention.
+   */
+  compactionBacklog(nowMs = Date.now()): { running: boolean; pending: number } {
+    return { running: this.compacting, pending: pickCompactions(this.store.byKey(), this.compactionOptions(nowMs)).length };
+  }
+
+  private async compact(nowMs: number): Promise<CompactionManifest[]> {
+    this.compacting = true;
+    try {
+      return await this.compactGroups(nowMs);
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  private async compactGroups(nowMs: number): Promise<CompactionManifest[]> {
+    const options = this.compactionOptions(nowMs);
     const manifests: CompactionManifest[] = [];
     for (const group of pickCompactions(this.store.byKey(), options)) {
       if (this.closing) break;

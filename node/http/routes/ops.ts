@@ -69,6 +69,7 @@ export function opsRoutes(app: App): FastifyPluginAsync {
 
     server.get('/metrics', async () => {
       const stats = app.engine.stats();
+      const backlog = app.engine.compactionBacklog();
       return {
         data: {
           storage: {
@@ -80,6 +81,8 @@ export function opsRoutes(app: App): FastifyPluginAsync {
             buffered_events: stats.bufferedEvents,
             buffered_bytes: stats.bufferedBytes,
             total_events: stats.totalEvents,
+            compaction_running: backlog.running,
+            compaction_pending: backlog.pending,
           },
           counters: await app.metrics.snapshot(),
         },

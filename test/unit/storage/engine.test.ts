@@ -181,8 +181,15 @@ describe('storage engine', () => {
       await engine.flush();
     }
     assert.equal(engine.stats().segmentCount, 6);
+    const later = Date.UTC(2026, 0, 1, 5);
+    assert.deepEqual(engine.compactionBacklog(later), { running: false, pending: 1 });
     const before = (await collect(engine, all())).map((row) => row.get('_raw')).sort();
-    const { manifests } = await engine.maintain(Date.UTC(2026, 0, 1, 5) as number);
+    const pass = engine.maintain(later);
+    // The pass is queued behind nothing: it is merging before this turn ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(engine.compactionBacklog(later).running, true);
+    const { manifests } = await pass;
+    assert.deepEqual(engine.compactionBacklog(later), { running: false, pending: 0 });
     assert.equal(manifests.length, 1);
     assert.equal(manifests[0].inputs.length, 6);
     assert.equal(manifests[0].rows, 90);
