@@ -35,6 +35,12 @@ export interface DictColumn {
   kind: 'dict';
   dict: string[];
   codes: Uint8Array | Uint16Array | Uint32Array;
+  /**
+   * Set when the entries were interned (storage/segment/string-intern.ts): `ids[code]` is the
+   * thread's entry id of `dict[code]` in interner epoch `epoch` (-1: not interned). Grouping keys
+   * its tables by it instead of hashing the string.
+   */
+  interned?: { ids: Int32Array; epoch: number };
 }
 
 /** Plain strings (high cardinality, e.g. `_raw`). */

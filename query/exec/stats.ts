@@ -49,13 +49,37 @@ class KeyDictionary {
   readonly values: Value[] = [];
   private readonly ids = new Map<Value, number>();
   private readonly dictIds = new WeakMap<string[], Int32Array>();
+  /** Key id of each interned dictionary entry (DictColumn.interned), for interner epoch `internEpoch`. */
+  private internedIds = new Int32Array(0);
+  private internEpoch = 0;
+  /**
+   * Whether every key so far came from entries of interner epoch `internEpoch`. Entries and
+   * strings then match one to one, so an entry not seen yet is a new key and needs no Map lookup;
+   * `ids` lags behind `values` until the first key of any other origin (see syncMap).
+   */
+  private onlyInterned = true;
+  /** Keys in `values[0, mapped)` are in `ids`. */
+  private mapped = 0;
+
+  /** The key id of null (-1 until met), kept out of `ids`: null never comes from an interned entry. */
+  private nullId = -1;
 
   idOf(value: Value): number {
+    if (value === null) {
+      if (this.nullId === -1) {
+        this.nullId = this.values.length;
+        this.values.push(null);
+      }
+      return this.nullId;
+    }
+    this.onlyInterned = false;
+    if (this.mapped < this.values.length) this.syncMap();
     let id = this.ids.get(value);
     if (id === undefined) {
       id = this.values.length;
       this.values.push(value);
       this.ids.set(value, id);
+      this.mapped = this.values.length;
     }
     return id;
   }
@@ -70,22 +94,68 @@ class KeyDictionary {
     return table;
   }
 
-  /** The key id of a dictionary code, looked up once per dictionary (`table`: tableOf(dict)). */
-  idOfCode(dict: string[], table: Int32Array, code: number): number {
+  /**
+   * The key id of a dictionary code, looked up once per dictionary (`table`: tableOf(dict)). An
+   * interned entry (`interned`: internedOf(column)) is found by its entry id: a high-cardinality
+   * key repeats its entries in every block, and a Map lookup of a string costs far more.
+   */
+  idOfCode(dict: string[], table: Int32Array, code: number, interned: Int32Array | null): number {
     let id = table[code];
     if (id === -1) {
-      id = this.idOf(code === 0 ? null : dict[code]);
+      const entry = interned === null ? -1 : interned[code];
+      if (entry === -1) id = this.idOf(code === 0 ? null : dict[code]);
+      else {
+        if (entry >= this.internedIds.length) this.growInterned(entry);
+        id = this.internedIds[entry];
+        if (id === -1) {
+          id = this.idOfNewEntry(dict[code]);
+          this.internedIds[entry] = id;
+        }
+      }
       table[code] = id;
     }
     return id;
+  }
+
+  /** The key id of an interned entry's string not met before in this epoch. */
+  private idOfNewEntry(value: string): number {
+    if (!this.onlyInterned) return this.idOf(value);
+    this.values.push(value);
+    return this.values.length - 1;
+  }
+
+  /** Puts the keys that idOfNewEntry added into `ids`: another origin could repeat them. */
+  private syncMap(): void {
+    for (let id = this.mapped; id < this.values.length; id++) if (id !== this.nullId) this.ids.set(this.values[id], id);
+    this.mapped = this.values.length;
+  }
+
+  /** The column's interned entry ids when usable (its epoch is this table's; a new epoch resets it). */
+  internedOf(column: Extract<Column, { kind: 'dict' }>): Int32Array | null {
+    const interned = column.interned;
+    if (interned === undefined) return null;
+    if (interned.epoch !== this.internEpoch) {
+      // Keys from an earlier epoch's entries come back under new entry ids.
+      if (this.internEpoch !== 0) this.onlyInterned = false;
+      this.internEpoch = interned.epoch;
+      this.internedIds.fill(-1);
+    }
+    return interned.ids;
+  }
+
+  private growInterned(entry: number): void {
+    const grown = new Int32Array(Math.max(entry + 1, this.internedIds.length * 2, 1024)).fill(-1);
+    grown.set(this.internedIds);
+    this.internedIds = grown;
   }
 
   /** Writes the key id of each selected row into `out` (indexed by selection position). */
   assign(column: Column, sel: Uint32Array, n: number, out: Int32Array): void {
     if (column.kind === 'dict') {
       const table = this.tableOf(column.dict);
+      const interned = this.internedOf(column);
       const codes = column.codes;
-      for (let i = 0; i < n; i++) out[i] = this.idOfCode(column.dict, table, codes[sel[i]]);
+      for (let i = 0; i < n; i++) out[i] = this.idOfCode(column.dict, table, codes[sel[i]], interned);
       return;
     }
     if (column.kind === 'const') {
@@ -257,11 +327,12 @@ export class StatsAccumulator {
     }
     const dictionary = this.dictionaries[0];
     const table = dictionary.tableOf(column.dict);
+    const interned = dictionary.internedOf(column);
     for (let t = 0; t < distinct; t++) {
       const code = touched[t];
       const rows = counts[code];
       counts[code] = 0;
-      const states = this.states[this.groupOfKeyId(dictionary.idOfCode(column.dict, table, code))];
+      const states = this.states[this.groupOfKeyId(dictionary.idOfCode(column.dict, table, code, interned))];
       for (let a = 0; a < states.length; a++) (states[a].addRows as (rows: number) => void)(rows);
     }
   }

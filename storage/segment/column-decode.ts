@@ -8,6 +8,7 @@ import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from '
 import { ByteReader, planeValueAt, readPlanes, unpackBits, unzigzag } from './bytes';
 import { openFramed } from './framed-block';
 import type { LiteralByteSearch } from './literal-search';
+import { dictionaryInterner } from './string-intern';
 import { matchedRows, openStringList, readStringList, readStringListMatching, readStringListRows, stringsOfRows } from './string-list';
 
 type TypedCtor<T> = {
@@ -297,8 +298,12 @@ function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   for (let code = 1; code <= size; code++) if (used[code] === 1) entries.push(code - 1);
   // Entry e is code e + 1; code 0 (null) and the unused entries stay ''.
   const dict = new Array<string>(size + 1).fill('');
-  stringsOfRows(payload, list, entries, dict, 1);
-  return { kind: 'dict', dict, codes };
+  const ids = new Int32Array(size + 1).fill(-1);
+  const epoch = dictionaryInterner.epoch;
+  stringsOfRows(payload, list, entries, dict, 1, { interner: dictionaryInterner, entries: ids });
+  // The table started over midway: the ids from before name other strings now.
+  if (dictionaryInterner.epoch !== epoch) return { kind: 'dict', dict, codes };
+  return { kind: 'dict', dict, codes, interned: { ids, epoch } };
 }
 
 /** decodeColumnBlockRows of a framed block: frames without a listed row are not decoded. */

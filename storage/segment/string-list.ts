@@ -16,6 +16,7 @@
  */
 import { ByteReader, ByteWriter } from './bytes';
 import type { LiteralByteSearch } from './literal-search';
+import type { StringInterner } from './string-intern';
 
 const enum TextEncoding {
   Ascii = 0,
@@ -198,8 +199,19 @@ export function openStringList(payload: Buffer, r: ByteReader, count: number, nu
   return readLayout(payload, r, count, nullable);
 }
 
-/** Writes the string of each listed row (ascending) of an opened list to `out[row + shift]`. */
-export function stringsOfRows<T>(payload: Buffer, layout: StringListLayout, rows: ArrayLike<number>, out: (string | T)[], shift: number): void {
+/**
+ * Writes the string of each listed row (ascending) of an opened list to `out[row + shift]`.
+ * With an `interner`, rows whose bytes it has seen get the string it made then (dictionary
+ * entries), and `entries[row + shift]` gets the row's entry id in it (-1: not interned).
+ */
+export function stringsOfRows<T>(
+  payload: Buffer,
+  layout: StringListLayout,
+  rows: ArrayLike<number>,
+  out: (string | T)[],
+  shift: number,
+  interned?: { interner: StringInterner; entries: Int32Array },
+): void {
   const { lens, chunks } = layout;
   let chunkRow = 0;
   let next = 0;
@@ -225,7 +237,15 @@ export function stringsOfRows<T>(payload: Buffer, layout: StringListLayout, rows
         const ends = rowByteEnds(payload, lens, chunkRow, chunk, rows[last] - chunkRow + 1);
         for (; next < rows.length && rows[next] < chunkEnd; next++) {
           const i = rows[next] - chunkRow;
-          if (lens[rows[next]] >= 0) out[rows[next] + shift] = payload.toString(encoding, i === 0 ? chunk.start : ends[i - 1], ends[i]);
+          if (lens[rows[next]] < 0) continue;
+          const start = i === 0 ? chunk.start : ends[i - 1];
+          if (interned === undefined) {
+            out[rows[next] + shift] = payload.toString(encoding, start, ends[i]);
+            continue;
+          }
+          const entry = interned.interner.entryOf(payload, start, ends[i], encoding as 'latin1' | 'utf8');
+          interned.entries[rows[next] + shift] = entry;
+          out[rows[next] + shift] = entry === -1 ? payload.toString(encoding, start, ends[i]) : interned.interner.stringAt(entry);
         }
       }
     }

@@ -8,6 +8,10 @@ import { planQuery } from '../../../query/plan/planner';
 import { parseQuery } from '../../../query/syntax/index';
 import { StatsAccumulator, type StatsSpec } from '../../../query/exec/stats';
 import type { Value } from '../../../query/value';
+import { StringInterner } from '../../../storage/segment/string-intern';
+
+/** Interns the entries of 'interned' columns; a batch may clear it first (a new epoch). */
+const interner = new StringInterner();
 
 function specOf(text: string): StatsSpec {
   const plan = planQuery(parseQuery(text), { fromMicros: 0, toMicros: 1e18, nowMicros: 1e15 });
@@ -18,12 +22,16 @@ function specOf(text: string): StatsSpec {
 type Cell = string | number | null;
 
 /** A column of the given encoding holding `values` (dict columns use a sorted dictionary). */
-function columnOf(kind: 'dict' | 'string' | 'number' | 'const', values: Cell[]): Column {
+function columnOf(kind: ColumnKind, values: Cell[]): Column {
   switch (kind) {
-    case 'dict': {
+    case 'dict':
+    case 'interned': {
       const dict = ['', ...[...new Set(values.filter((v) => v !== null).map(String))].sort()];
       const codes = new Uint16Array(values.map((v) => (v === null ? 0 : dict.indexOf(String(v)))));
-      return { kind: 'dict', dict, codes };
+      if (kind === 'dict') return { kind: 'dict', dict, codes };
+      // As decodeDictRows makes them: entry ids of the entries, the strings the interner's own.
+      const ids = Int32Array.from(dict, (value, code) => (code === 0 ? -1 : interner.entryOf(Buffer.from(value), 0, Buffer.byteLength(value), 'utf8')));
+      return { kind: 'dict', dict: dict.map((value, code) => (code === 0 ? value : interner.stringAt(ids[code]))), codes, interned: { ids, epoch: interner.epoch } };
     }
     case 'string':
       return { kind: 'string', values: values.map((v) => (v === null ? null : String(v))) };
@@ -39,8 +47,12 @@ function columnOf(kind: 'dict' | 'string' | 'number' | 'const', values: Cell[]):
   }
 }
 
+type ColumnKind = 'dict' | 'interned' | 'string' | 'number' | 'const';
+
 interface RandomBatch {
-  kind: 'dict' | 'string' | 'number' | 'const';
+  kind: ColumnKind;
+  /** Clears the interner before the batch is made (its entry ids then name other strings). */
+  clearInterner: boolean;
   keys: Cell[];
   xs: (number | null)[];
   selected: boolean[];
@@ -51,13 +63,14 @@ const stringKeyArb: fc.Arbitrary<Cell> = fc.oneof(fc.constantFrom('a', 'b', 'web
 
 const batchArb: fc.Arbitrary<RandomBatch> = fc
   .record({
-    kind: fc.constantFrom('dict' as const, 'string' as const, 'number' as const, 'const' as const),
+    kind: fc.constantFrom<ColumnKind>('dict', 'interned', 'interned', 'string', 'number', 'const'),
     size: fc.integer({ min: 1, max: 200 }),
     seed: fc.integer(),
   })
   .chain(({ kind, size }) =>
     fc.record({
       kind: fc.constant(kind),
+      clearInterner: fc.boolean(),
       // Few distinct keys, in runs and not, with nulls.
       keys: fc.array(kind === 'number' ? numberKeyArb : stringKeyArb, { minLength: size, maxLength: size }),
       xs: fc.array(fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.constant(null)), { minLength: size, maxLength: size }),
@@ -68,6 +81,7 @@ const batchArb: fc.Arbitrary<RandomBatch> = fc
 
 function toBatch(batch: RandomBatch): { columns: ColumnBatch; sel: Uint32Array; n: number } {
   const rows = batch.keys.length;
+  if (batch.clearInterner && batch.kind === 'interned') interner.clear();
   const columns = new Map<string, Column>([
     ['k', columnOf(batch.kind, batch.keys)],
     ['x', columnOf('number', batch.xs)],
