@@ -212,6 +212,13 @@ export class StatsAccumulator {
   private readonly countsRows: boolean[];
   /** Every aggregate counts rows: a one-key batch over a dictionary column is a histogram of codes. */
   private readonly onlyCounts: boolean;
+  /**
+   * Every aggregate is `count()` or `rate()` (`top` is one): they all hold the group's row count,
+   * kept in `groupRows` instead of state objects, so that a key with many groups (paths, users)
+   * allocates nothing per group here, nor in the coordinator's merge.
+   */
+  private readonly rowCounter: boolean;
+  private groupRows = new Float64Array(64);
   /** Scratch: rows per dictionary code or per group in the batch at hand. */
   private rowCounts = new Uint32Array(0);
   private touched = new Int32Array(0);
@@ -220,22 +227,38 @@ export class StatsAccumulator {
     this.dictionaries = spec.keys.map(() => new KeyDictionary());
     this.countsRows = spec.aggregates.map((aggregate) => aggregate.arg === null && typeof aggregate.factory.create(aggregate.site).addRows === 'function');
     this.onlyCounts = this.countsRows.every((counts) => counts);
+    this.rowCounter = spec.aggregates.every((aggregate) => aggregate.arg === null && (aggregate.site.name === 'count' || aggregate.site.name === 'rate'));
   }
 
   get groupCount(): number {
-    return this.states.length;
+    return this.groupKeys.length;
   }
 
   private groupFor(composite: number | string, ids: number[]): number {
     // One key: groupOfKey is the index (every caller goes through groupOfKeyId), no Map needed.
     let group = this.spec.keys.length === 1 ? undefined : this.groupIndex.get(composite);
     if (group === undefined) {
-      group = this.states.length;
+      group = this.groupKeys.length;
       if (this.spec.keys.length !== 1) this.groupIndex.set(composite, group);
       this.groupKeys.push(ids);
-      this.states.push(this.spec.aggregates.map((aggregate) => aggregate.factory.create(aggregate.site)));
+      if (!this.rowCounter) this.states.push(this.spec.aggregates.map((aggregate) => aggregate.factory.create(aggregate.site)));
+      else if (group === this.groupRows.length) {
+        const grown = new Float64Array(group * 2);
+        grown.set(this.groupRows);
+        this.groupRows = grown;
+      }
     }
     return group;
+  }
+
+  /** Adds `rows` to a group's row-counting aggregates. */
+  private addRowsTo(group: number, rows: number): void {
+    if (this.rowCounter) {
+      this.groupRows[group] += rows;
+      return;
+    }
+    const states = this.states[group];
+    for (let a = 0; a < states.length; a++) if (this.countsRows[a]) (states[a].addRows as (rows: number) => void)(rows);
   }
 
   /** One key: the group of a key id. */
@@ -332,14 +355,13 @@ export class StatsAccumulator {
       const code = touched[t];
       const rows = counts[code];
       counts[code] = 0;
-      const states = this.states[this.groupOfKeyId(dictionary.idOfCode(column.dict, table, code, interned))];
-      for (let a = 0; a < states.length; a++) (states[a].addRows as (rows: number) => void)(rows);
+      this.addRowsTo(this.groupOfKeyId(dictionary.idOfCode(column.dict, table, code, interned)), rows);
     }
   }
 
   /** Hands the row-counting aggregates each group's row count in the batch (groups in `groupIds`). */
   private addGroupRowCounts(n: number): void {
-    const counts = this.counters(this.states.length);
+    const counts = this.counters(this.groupKeys.length);
     const touched = this.touched;
     const groupIds = this.groupIds;
     let distinct = 0;
@@ -351,8 +373,7 @@ export class StatsAccumulator {
       const group = touched[t];
       const rows = counts[group];
       counts[group] = 0;
-      const states = this.states[group];
-      for (let a = 0; a < states.length; a++) if (this.countsRows[a]) (states[a].addRows as (rows: number) => void)(rows);
+      this.addRowsTo(group, rows);
     }
   }
 
@@ -400,7 +421,10 @@ export class StatsAccumulator {
     return {
       groupCount,
       keys: this.dictionaries.map((dictionary, k) => this.groupKeys.map((ids) => dictionary.values[ids[k]])),
-      states: this.spec.aggregates.map((_, a) => this.states.map((states) => states[a].toJSON())),
+      // A row counter's JSON state is its bare count (count.ts).
+      states: this.spec.aggregates.map((_, a) =>
+        this.rowCounter ? Array.from(this.groupRows.subarray(0, groupCount)) : this.states.map((states) => states[a].toJSON()),
+      ),
     };
   }
 
@@ -413,8 +437,12 @@ export class StatsAccumulator {
     const ids: number[] = new Array<number>(keyCount);
     for (let g = 0; g < partial.groupCount; g++) {
       for (let k = 0; k < keyCount; k++) ids[k] = this.dictionaries[k].idOf(partial.keys[k][g]);
-      const before = this.states.length;
+      const before = this.groupKeys.length;
       const group = keyCount === 1 ? this.groupOfKeyId(ids[0]) : this.groupFor(compositeOf(ids), [...ids]);
+      if (this.rowCounter) {
+        this.groupRows[group] += this.partialRowCount(partial, g);
+        continue;
+      }
       const fresh = group === before;
       const states = this.states[group];
       for (let a = 0; a < aggregates.length; a++) {
@@ -428,6 +456,20 @@ export class StatsAccumulator {
     }
   }
 
+  /** A row counter's count of group g in a partial: the same valid count in every aggregate's state. */
+  private partialRowCount(partial: PartialStats, g: number): number {
+    const rows = partial.states.length === 0 ? 0 : partial.states[0][g];
+    for (let a = 0; a < partial.states.length; a++) {
+      const json = partial.states[a][g];
+      if (typeof json !== 'number' || !Number.isInteger(json) || json < 0) {
+        const { factory, site } = this.spec.aggregates[a];
+        factory.fromJSON(site, json); // throws the aggregate's own error
+      }
+      if (json !== rows) throw new Error('invalid stats partial: the row counts of a group disagree');
+    }
+    return rows as number;
+  }
+
   /** Key `k` of a group. */
   keyOf(group: number, k: number): Value {
     return this.dictionaries[k].values[this.groupKeys[group][k]];
@@ -435,23 +477,26 @@ export class StatsAccumulator {
 
   /** The result of aggregate `a` for a group. */
   resultOf(group: number, a: number): Value {
-    return this.states[group][a].result();
+    if (!this.rowCounter) return this.states[group][a].result();
+    const rows = this.groupRows[group];
+    const { factory, site } = this.spec.aggregates[a];
+    return site.name === 'count' ? rows : factory.fromJSON(site, rows).result();
   }
 
   /** One final row: the group's keys, then its aggregates' results. */
   row(group: number): Value[] {
     const ids = this.groupKeys[group];
-    const states = this.states[group];
-    const out = new Array<Value>(ids.length + states.length);
+    const aggregates = this.spec.aggregates.length;
+    const out = new Array<Value>(ids.length + aggregates);
     for (let k = 0; k < ids.length; k++) out[k] = this.dictionaries[k].values[ids[k]];
-    for (let a = 0; a < states.length; a++) out[ids.length + a] = states[a].result();
+    for (let a = 0; a < aggregates; a++) out[ids.length + a] = this.resultOf(group, a);
     return out;
   }
 
   /** Final rows, keys first then aggregates, ordered by keys ascending (nulls last). */
   rows(): Value[][] {
     // Without `by`, stats answers one row even over no input (count 0), as alerts expect a value.
-    if (this.spec.keys.length === 0 && this.states.length === 0) this.groupFor(0, []);
+    if (this.spec.keys.length === 0 && this.groupKeys.length === 0) this.groupFor(0, []);
     const rows = this.groupKeys.map((_, group) => this.row(group));
     const keyCount = this.spec.keys.length;
     rows.sort((a, b) => {

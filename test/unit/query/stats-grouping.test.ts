@@ -191,6 +191,25 @@ describe('stats grouping fast paths', () => {
     const merged = new StatsAccumulator(specOf('from main | stats count() by k'));
     assert.throws(() => merged.mergePartial({ groupCount: 1, keys: [['a'], ['b']], states: [[1]] }), /do not match/);
     assert.throws(() => merged.mergePartial({ groupCount: 1, keys: [['a']], states: [[-1]] }), /invalid partial state for count/);
+    assert.throws(() => merged.mergePartial({ groupCount: 1, keys: [['a']], states: [[1.5]] }), /invalid partial state for count/);
+    const two = new StatsAccumulator(specOf('from main | stats count(), count() as c2 by k'));
+    assert.throws(() => two.mergePartial({ groupCount: 1, keys: [['a']], states: [[1], [2]] }), /row counts of a group disagree/);
+  });
+
+  it('count() and rate() by a key (row counters without state objects) agree with count() next to another aggregate', () => {
+    fc.assert(
+      fc.property(fc.array(batchArb, { minLength: 1, maxLength: 6 }), fc.boolean(), (batches, viaPartial) => {
+        const counters = run('from main | stats count(), rate() by k', batches, viaPartial);
+        const general = run('from main | stats count(), max(x) by k', batches, viaPartial);
+        assert.deepEqual(
+          counters.map((row) => row.slice(0, 2)),
+          general.map((row) => row.slice(0, 2)),
+        );
+        // The query range of specOf is [0, 1e18) microseconds: 1e12 seconds.
+        for (const row of counters) assert.equal(row[2], (row[1] as number) / 1e12);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('count() without keys counts the selected rows', () => {
