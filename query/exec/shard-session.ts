@@ -74,8 +74,13 @@ const FEW_ROWS = 16;
 /** The selected batch rows as ascending block rows (the batch starts at block row `offset`). */
 function blockRows(sel: Uint32Array, n: number, offset: number): Uint32Array {
   const rows = new Uint32Array(n);
-  for (let i = 0; i < n; i++) rows[i] = sel[i] + offset;
-  return rows.sort();
+  let ascending = true;
+  for (let i = 0; i < n; i++) {
+    rows[i] = sel[i] + offset;
+    if (i > 0 && rows[i] < rows[i - 1]) ascending = false;
+  }
+  // Filters keep the selection's order, so it is almost always ascending already.
+  return ascending ? rows : rows.sort();
 }
 
 /**

@@ -84,8 +84,12 @@ class KeyDictionary {
     return id;
   }
 
-  /** The key id of each code of a dictionary (-1 until first looked up). */
-  tableOf(dict: string[]): Int32Array {
+  /**
+   * The key id of each code of a dictionary (-1 until first looked up). An interned dictionary
+   * (`interned` not null) needs none: its entry ids find the key ids.
+   */
+  tableOf(dict: string[], interned: Int32Array | null = null): Int32Array | null {
+    if (interned !== null) return null;
     let table = this.dictIds.get(dict);
     if (table === undefined) {
       table = new Int32Array(dict.length).fill(-1);
@@ -99,8 +103,8 @@ class KeyDictionary {
    * interned entry (`interned`: internedOf(column)) is found by its entry id: a high-cardinality
    * key repeats its entries in every block, and a Map lookup of a string costs far more.
    */
-  idOfCode(dict: string[], table: Int32Array, code: number, interned: Int32Array | null): number {
-    let id = table[code];
+  idOfCode(dict: string[], table: Int32Array | null, code: number, interned: Int32Array | null): number {
+    let id = table === null ? -1 : table[code];
     if (id === -1) {
       const entry = interned === null ? -1 : interned[code];
       if (entry === -1) id = this.idOf(code === 0 ? null : dict[code]);
@@ -112,7 +116,7 @@ class KeyDictionary {
           this.internedIds[entry] = id;
         }
       }
-      table[code] = id;
+      if (table !== null) table[code] = id;
     }
     return id;
   }
@@ -152,8 +156,8 @@ class KeyDictionary {
   /** Writes the key id of each selected row into `out` (indexed by selection position). */
   assign(column: Column, sel: Uint32Array, n: number, out: Int32Array): void {
     if (column.kind === 'dict') {
-      const table = this.tableOf(column.dict);
       const interned = this.internedOf(column);
+      const table = this.tableOf(column.dict, interned);
       const codes = column.codes;
       for (let i = 0; i < n; i++) out[i] = this.idOfCode(column.dict, table, codes[sel[i]], interned);
       return;
@@ -349,8 +353,8 @@ export class StatsAccumulator {
       if (counts[code]++ === 0) touched[distinct++] = code;
     }
     const dictionary = this.dictionaries[0];
-    const table = dictionary.tableOf(column.dict);
     const interned = dictionary.internedOf(column);
+    const table = dictionary.tableOf(column.dict, interned);
     for (let t = 0; t < distinct; t++) {
       const code = touched[t];
       const rows = counts[code];

@@ -87,7 +87,16 @@ export function selectPacked(block: Uint8Array, op: RangeOp, constant: number, s
     const span = hi - lo;
     const flip = outside ? 1 : 0;
     if (width === 0) return (lo === 0) !== outside ? n : 0;
+    // Ascending distinct rows from 0 to n - 1 are all rows: the loops need not read `sel`.
+    const all = n > 0 && sel[0] === 0 && sel[n - 1] === n - 1;
     if (width === 1) {
+      if (all) {
+        for (let i = 0; i < n; i++) {
+          sel[kept] = i;
+          kept += (((planes[i + offset] - lo) >>> 0) <= span ? 1 : 0) ^ flip;
+        }
+        return kept;
+      }
       for (let i = 0; i < n; i++) {
         const row = sel[i];
         sel[kept] = row;
@@ -96,6 +105,13 @@ export function selectPacked(block: Uint8Array, op: RangeOp, constant: number, s
       return kept;
     }
     const high = count + offset;
+    if (all) {
+      for (let i = 0; i < n; i++) {
+        sel[kept] = i;
+        kept += ((((planes[i + offset] | (planes[high + i] << 8)) - lo) >>> 0) <= span ? 1 : 0) ^ flip;
+      }
+      return kept;
+    }
     for (let i = 0; i < n; i++) {
       const row = sel[i];
       sel[kept] = row;
