@@ -96,6 +96,31 @@ export class ByteReader {
     return this.buf[this.pos++];
   }
 
+  /**
+   * Reads `count` varints into `out`, each minus `bias`: one loop with the position in a local,
+   * for long runs of small numbers (a string list's lengths). Values must fit in 31 bits.
+   */
+  varintsInto(out: Int32Array, count: number, bias: number): void {
+    const buf = this.buf;
+    const length = buf.length;
+    let pos = this.pos;
+    for (let i = 0; i < count; i++) {
+      if (pos >= length) throw new Error('segment block truncated');
+      let b = buf[pos++];
+      let v = b & 127;
+      let shift = 7;
+      while (b > 127) {
+        if (pos >= length) throw new Error('segment block truncated');
+        if (shift > 28) throw new Error('segment block: varint too long for a length');
+        b = buf[pos++];
+        v += (b & 127) * 2 ** shift;
+        shift += 7;
+      }
+      out[i] = v - bias;
+    }
+    this.pos = pos;
+  }
+
   varint(): number {
     const buf = this.buf;
     let pos = this.pos;

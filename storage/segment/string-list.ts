@@ -129,7 +129,7 @@ export interface StringListLayout {
 
 function readLayout(payload: Buffer, r: ByteReader, count: number, nullable: boolean): StringListLayout {
   const lens = new Int32Array(count);
-  for (let i = 0; i < count; i++) lens[i] = nullable ? r.varint() - 1 : r.varint();
+  r.varintsInto(lens, count, nullable ? 1 : 0);
   const chunkCount = r.varint();
   const descriptors: { rows: number; encoding: TextEncoding; bytes: number }[] = [];
   let total = 0;

@@ -12,6 +12,7 @@ import {
   encodeTimeBlock,
   readBlockHeader,
 } from '../../../storage/segment/column-codec';
+import { ByteReader, ByteWriter } from '../../../storage/segment/bytes';
 
 type V = FieldValue | null;
 
@@ -329,5 +330,26 @@ describe('segment column codec', () => {
     });
     await worker.terminate();
     assertSame(result, values);
+  });
+});
+
+describe('ByteReader.varintsInto', () => {
+  it('reads what varint() reads, one by one, minus the bias, and refuses a truncated run', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 2 ** 31 - 1 }), { maxLength: 300 }), fc.constantFrom(0, 1), (values, bias) => {
+        const writer = new ByteWriter(16);
+        for (const value of values) writer.varint(value);
+        const bytes = writer.finish();
+        const one = new ByteReader(bytes);
+        const expected = values.map(() => one.varint() - bias);
+        const many = new ByteReader(bytes);
+        const out = new Int32Array(values.length);
+        many.varintsInto(out, values.length, bias);
+        assert.deepEqual([...out], expected);
+        assert.equal(many.pos, bytes.length);
+        if (bytes.length > 0) assert.throws(() => new ByteReader(bytes.subarray(0, bytes.length - 1)).varintsInto(new Int32Array(values.length), values.length, bias), /truncated/);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
