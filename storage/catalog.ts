@@ -157,17 +157,13 @@ export class Catalog {
       if (filter.index !== null && !filter.index(table.key.index)) continue;
       if (table.count === 0 || !overlaps(table.minTime, table.maxTime, filter)) continue;
       for (const chunk of table.chunks) {
-        const sourceOfRow = sourcesByRow(chunk);
-        for (let row = 0; row < chunk.count; row++) {
-          const summary = get(sourceOfRow[row]);
-          summary.eventCount++;
-          summary.rawBytes += packedLength(chunk.raws, row);
-          summary.firstEvent = Math.min(summary.firstEvent, chunk.times[row]);
-          summary.lastEvent = Math.max(summary.lastEvent, chunk.times[row]);
-        }
-        for (const field of chunk.fields) {
-          const entries = field.rows === null ? chunk.count : field.rows.length;
-          for (let i = 0; i < entries; i++) out.get(sourceOfRow[fieldRow(field, i)])?.fields.add(field.name);
+        for (const part of sourcesOfChunk(chunk)) {
+          const summary = get(part.name);
+          summary.eventCount += part.eventCount;
+          summary.rawBytes += part.rawBytes;
+          summary.firstEvent = Math.min(summary.firstEvent, part.firstEvent);
+          summary.lastEvent = Math.max(summary.lastEvent, part.lastEvent);
+          for (const field of part.fields) summary.fields.add(field);
         }
       }
     }
@@ -186,6 +182,38 @@ function countValue(summary: FieldSummary, value: FieldValue, time: number): voi
     return;
   }
   widen(summary, null, null, time, time);
+}
+
+/**
+ * The sources of one buffered chunk, summed once: a chunk does not change after it is built, and
+ * `/stats` asks for the sources on every call (a full write buffer holds a million rows).
+ */
+const chunkSources = new WeakMap<EventChunk, SourceSummary[]>();
+
+function sourcesOfChunk(chunk: EventChunk): SourceSummary[] {
+  const known = chunkSources.get(chunk);
+  if (known !== undefined) return known;
+  const byName = new Map<string, SourceSummary>();
+  const sourceOfRow = sourcesByRow(chunk);
+  const summaries: SourceSummary[] = [];
+  for (let row = 0; row < chunk.count; row++) {
+    let summary = byName.get(sourceOfRow[row]);
+    if (summary === undefined) {
+      summary = { name: sourceOfRow[row], eventCount: 0, firstEvent: Infinity, lastEvent: -Infinity, rawBytes: 0, storageBytes: 0, fields: new Set() };
+      byName.set(summary.name, summary);
+      summaries.push(summary);
+    }
+    summary.eventCount++;
+    summary.rawBytes += packedLength(chunk.raws, row);
+    summary.firstEvent = Math.min(summary.firstEvent, chunk.times[row]);
+    summary.lastEvent = Math.max(summary.lastEvent, chunk.times[row]);
+  }
+  for (const field of chunk.fields) {
+    const entries = field.rows === null ? chunk.count : field.rows.length;
+    for (let i = 0; i < entries; i++) byName.get(sourceOfRow[fieldRow(field, i)])?.fields.add(field.name);
+  }
+  chunkSources.set(chunk, summaries);
+  return summaries;
 }
 
 function sourcesByRow(chunk: EventChunk): string[] {

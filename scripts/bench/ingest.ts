@@ -63,7 +63,10 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
   }
   const parseEventsPerSecond = options.events / (Math.min(...parseTimes) / 1000);
 
-  const server = await TestServer.start({ set: { 'storage.fsync': options.fsync } });
+  // BENCH_CPU_PROF=dir: the server writes a CPU profile of each of its threads there when it stops.
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const nodeArgs = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const server = await TestServer.start({ set: { 'storage.fsync': options.fsync }, nodeArgs });
   try {
     const latencies: number[] = [];
     let next = 0;

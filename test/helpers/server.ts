@@ -42,6 +42,8 @@ export interface ServerOptions {
   set?: Record<string, string | number | boolean>;
   env?: Record<string, string>;
   args?: string[];
+  /** Options for node itself, before the script (`--cpu-prof`). */
+  nodeArgs?: string[];
   port?: number;
 }
 
@@ -71,7 +73,7 @@ export class TestServer {
   static async start(options: ServerOptions = {}): Promise<TestServer> {
     const port = options.port ?? (await freePort());
     const dataDir = options.dataDir ?? tempDir();
-    const args = [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir];
+    const args = [...(options.nodeArgs ?? []), path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir];
     for (const [key, value] of Object.entries(options.set ?? {})) args.push('--set', `${key}=${value}`);
     args.push(...(options.args ?? []));
     const child = spawn(process.execPath, args, {

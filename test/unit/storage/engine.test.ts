@@ -205,6 +205,30 @@ describe('storage engine', () => {
     await engine.close();
   });
 
+  it('summarizes the sources of buffered events as it does after their flush, call after call', async () => {
+    const engine = await StorageEngine.open(options(dir));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    await engine.appendEvents(Array.from({ length: 30 }, (_, i) => event(i, base + i)));
+    await engine.appendEvents([{ time: base + 99, raw: 'no source here', index: 'main', fields: { extra: 1 } }]);
+    const filter = { index: null, fromMicros: -Infinity, toMicros: Infinity, source: null };
+    const shape = (sources: Map<string, { eventCount: number; rawBytes: number; firstEvent: number; lastEvent: number; fields: Set<string> }>) =>
+      [...sources.values()]
+        .map((s) => ({ name: (s as unknown as { name: string }).name, count: s.eventCount, raw: s.rawBytes, first: s.firstEvent, last: s.lastEvent, fields: [...s.fields].sort() }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+    const buffered = shape(engine.sources(filter));
+    assert.deepEqual(shape(engine.sources(filter)), buffered, 'a second call (cached per chunk) answers the same');
+    assert.deepEqual(
+      buffered.map((s) => [s.name, s.count, s.first - base, s.last - base]),
+      [['', 1, 99, 99], ['even', 15, 0, 28], ['odd', 15, 1, 29]],
+    );
+    assert.deepEqual(buffered.find((s) => s.name === 'even')?.fields, ['host', 'ok', 'source', 'status']);
+    assert.deepEqual(buffered.find((s) => s.name === '')?.fields, ['extra']);
+    await engine.flush();
+    const flushed = shape(engine.sources(filter));
+    assert.deepEqual(flushed.map((s) => [s.name, s.count, s.raw, s.first, s.last]), buffered.map((s) => [s.name, s.count, s.raw, s.first, s.last]));
+    await engine.close();
+  });
+
   it('writes level-0 segments at the flush zstd level and compacted ones at the compaction level', async () => {
     const engine = await StorageEngine.open(options(dir, { segmentMaxEvents: 100, compressionLevel: 3 }));
     const levels: { encode: number[]; merge: number[] } = { encode: [], merge: [] };
