@@ -4,7 +4,7 @@
  */
 import os from 'os';
 import path from 'path';
-import type { CodecRequest, CodecResponse, CodecResult, MergeInput } from './codec-worker';
+import type { CodecRequest, CodecResponse, CodecResult, CodecWorkerData, MergeInput } from './codec-worker';
 import { WorkerPool } from './worker-pool';
 import { runCodecRequest } from './codec-worker';
 import type { ChunkPiece } from './event-chunk';
@@ -18,8 +18,16 @@ export function defaultCodecWorkers(): number {
 export class CodecPool {
   private readonly workers: WorkerPool<CodecResponse>;
 
-  constructor(private readonly size: number) {
-    this.workers = new WorkerPool<CodecResponse>(path.join(__dirname, 'codec-worker.js'), size);
+  /**
+   * `background`: the workers run at a lower CPU priority (thread-priority.ts), for compaction,
+   * so that ingest's parsing and flushing come first when the cores are busy.
+   */
+  constructor(
+    private readonly size: number,
+    readonly background = false,
+  ) {
+    const workerData: CodecWorkerData = { background };
+    this.workers = new WorkerPool<CodecResponse>(path.join(__dirname, 'codec-worker.js'), size, false, workerData);
   }
 
   /** Encodes chunk rows as one segment (chunks in SharedArrayBuffers are shared with the worker, not copied). */

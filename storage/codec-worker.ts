@@ -3,7 +3,7 @@
  * (compaction). The main thread keeps HTTP, parsing and RocksDB I/O; buffers come back as
  * transferred ArrayBuffers, so nothing large is copied twice.
  */
-import { parentPort } from 'worker_threads';
+import { parentPort, workerData } from 'worker_threads';
 import { rowSetOfPieces } from './chunk-read';
 import type { ColumnBatch } from './column';
 import type { ChunkPiece } from './event-chunk';
@@ -12,6 +12,7 @@ import type { SegmentHeader, SourceStats } from './segment/header';
 import { rowSetFromBatches, type RowSet } from './segment/row-set';
 import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from './segment/segment-encoder';
 import { sourceStatsOf } from './source-stats';
+import { lowerThreadPriority } from './thread-priority';
 
 /** An encoded segment plus its per-source summary (both computed off the main thread). */
 export interface CodecResult extends EncodedSegment {
@@ -27,6 +28,12 @@ export interface MergeInput {
 export type CodecRequest =
   | { id: number; type: 'encode'; pieces: ChunkPiece[]; options: EncodeSegmentOptions }
   | { id: number; type: 'merge'; inputs: MergeInput[]; options: EncodeSegmentOptions };
+
+/** What a codec worker is started with. */
+export interface CodecWorkerData {
+  /** Compaction: run at background priority. */
+  background: boolean;
+}
 
 export type CodecResponse = { id: number; ok: true; result: CodecResult } | { id: number; ok: false; error: string };
 
@@ -55,6 +62,7 @@ export function runCodecRequest(request: CodecRequest): CodecResult {
 
 if (parentPort !== null) {
   const port = parentPort;
+  if ((workerData as CodecWorkerData | null)?.background === true) lowerThreadPriority();
   port.on('message', (request: CodecRequest) => {
     let response: CodecResponse;
     const transfer: ArrayBuffer[] = [];

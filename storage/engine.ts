@@ -72,6 +72,7 @@ export class StorageEngine extends EventEmitter {
      * Merges segments: a worker of its own, as RocksDB keeps flushes and compactions in separate
      * thread pools. A merge runs for seconds; sharing the flusher's worker (one on 2 cores) queued
      * flushes behind it, the write buffer filled, and ingest got BACKPRESSURE while a core idled.
+     * Its worker runs at background priority (thread-priority.ts): busy cores go to ingest first.
      */
     readonly compactionPool: CodecPool,
   ) {
@@ -85,7 +86,7 @@ export class StorageEngine extends EventEmitter {
     await store.load();
     const buffer = new WriteBuffer(rocks, options.placement);
     const compactionWorkers = options.codecWorkers === 0 ? 0 : 1;
-    const engine = new StorageEngine(rocks, store, buffer, options, new CodecPool(options.codecWorkers), new CodecPool(compactionWorkers));
+    const engine = new StorageEngine(rocks, store, buffer, options, new CodecPool(options.codecWorkers), new CodecPool(compactionWorkers, true));
     engine.replayed = await buffer.replay();
     return engine;
   }

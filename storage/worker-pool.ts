@@ -27,11 +27,12 @@ export class WorkerPool<R extends PoolResponse> {
   private nextId = 1;
   closed = false;
 
-  /** `unref`: the workers alone do not keep the process alive. */
+  /** `unref`: the workers alone do not keep the process alive. `workerData`: handed to each worker at start. */
   constructor(
     private readonly script: string,
     readonly size: number,
     private readonly unref = false,
+    private readonly workerData: unknown = undefined,
   ) {}
 
   /** Starts every worker now, so that the first request does not pay for thread startup. */
@@ -52,7 +53,7 @@ export class WorkerPool<R extends PoolResponse> {
   }
 
   private start(): PoolWorker {
-    const entry: PoolWorker = { worker: new Worker(this.script), busy: 0 };
+    const entry: PoolWorker = { worker: new Worker(this.script, { workerData: this.workerData }), busy: 0 };
     entry.worker.on('message', (response: R) => this.settle(response));
     entry.worker.on('error', (error) => this.fail(entry, error));
     if (this.unref) entry.worker.unref();

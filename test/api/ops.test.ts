@@ -1,5 +1,16 @@
 import { strict as assert } from 'assert';
+import fs from 'fs';
 import { postJson, request, TestServer } from '../helpers/server';
+import { BACKGROUND_NICE } from '../../storage/thread-priority';
+
+/** The nice value of each thread of a process (Linux /proc). */
+function threadNices(pid: number): number[] {
+  return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // Field 19 (nice), counted after the parenthesized command name (field 2).
+    return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[16]);
+  });
+}
 
 describe('operational endpoints', () => {
   let server: TestServer;
@@ -98,6 +109,21 @@ describe('operational endpoints', () => {
     const bad = await request(`${server.api}/compaction/history?since=yesterday-ish`);
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
+    // Once nothing is left to merge, the backlog reads empty.
+    let storage = { compaction_running: true, compaction_pending: -1 };
+    for (let attempt = 0; attempt < 100 && (storage.compaction_running || storage.compaction_pending !== 0); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      storage = (await request(`${server.api}/metrics`)).body.data.storage;
+    }
+    assert.deepEqual([storage.compaction_running, storage.compaction_pending], [false, 0]);
+  });
+
+  it('runs compaction in a thread at background priority, and everything else at normal priority', function () {
+    if (process.platform !== 'linux') this.skip();
+    // The previous test ran a merge, which started the compaction worker.
+    const nices = threadNices(server.process.pid as number);
+    assert.equal(nices.filter((nice) => nice === BACKGROUND_NICE).length, 1, `one compaction worker among ${JSON.stringify(nices)}`);
+    assert.equal(nices.filter((nice) => nice !== BACKGROUND_NICE && nice !== 0).length, 0);
   });
 
   it('answers unknown paths with 404 NOT_FOUND in the envelope', async () => {
