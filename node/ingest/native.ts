@@ -5,8 +5,8 @@
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
 import { invalidJson } from '../errors';
-import { coerceLabels, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext } from './common';
-import { flattenInto } from './flatten';
+import { coerceLabels, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
+import { flattenInto, MAX_FIELDS_PER_EVENT } from './flatten';
 import { secondsToMicros } from './timevalue';
 
 export interface NativeResult {
@@ -52,6 +52,31 @@ export function parseNativeBatch(body: string, ctx: IngestContext): NativeResult
   return result;
 }
 
+/**
+ * `fields` itself when flattening would copy it unchanged: scalar values only (finite numbers),
+ * no empty or reserved names, within the field limit. The body's parsed objects are ours, so the
+ * event can keep it and save a copy per event (the common case: shippers send flat fields).
+ */
+function alreadyFlat(f: Record<string, unknown>): Record<string, FieldValue> | null {
+  let count = 0;
+  for (const key in f) {
+    if (!Object.prototype.hasOwnProperty.call(f, key)) return null;
+    const v = f[key];
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        break;
+      case 'number':
+        if (!Number.isFinite(v)) return null;
+        break;
+      default:
+        return null;
+    }
+    if (key === '' || RESERVED_FIELD_NAMES.has(key) || ++count > MAX_FIELDS_PER_EVENT) return null;
+  }
+  return f as Record<string, FieldValue>;
+}
+
 /** The event, or the reason the element failed. */
 function mapElement(el: unknown, now: number): LogEvent | string {
   if (!isPlainObject(el)) return 'item is not an object';
@@ -75,11 +100,13 @@ function mapElement(el: unknown, now: number): LogEvent | string {
     index = idx;
   }
 
-  const fields: Record<string, FieldValue> = {};
+  let fields: Record<string, FieldValue> = {};
   const f = el.fields;
   if (f !== undefined && f !== null) {
     if (!isPlainObject(f)) return "'fields' must be an object";
-    flattenInto(fields, f, { keepExisting: false });
+    const flat = alreadyFlat(f);
+    if (flat !== null) fields = flat;
+    else flattenInto(fields, f, { keepExisting: false });
   }
   // Top-level labels win over the same names inside `fields`.
   for (const name of LABELS) {

@@ -1,6 +1,9 @@
 import { strict as assert } from 'assert';
 import { ApiError } from '../../../node/errors';
 import { parseNativeBatch } from '../../../node/ingest/native';
+import fc from 'fast-check';
+import { flattenInto } from '../../../node/ingest/flatten';
+import type { FieldValue } from '../../../storage/event';
 import { assertValidEvent, ctx, NOW } from './helpers';
 
 const isInvalidJson = (e: unknown): boolean => e instanceof ApiError && e.code === 'INVALID_JSON' && e.status === 400;
@@ -109,5 +112,31 @@ describe('ingest native batch', () => {
   it('skips non-finite numbers that JSON can produce', () => {
     const r = parseNativeBatch('[{"event":"x","fields":{"big":1e999,"ok":1}}]', ctx());
     assert.deepEqual(r.events[0]!.fields, { ok: 1 });
+  });
+
+  it('keeps flat fields as they are and flattens the rest, exactly as flattenInto does (random objects)', () => {
+    // Keys that hit every rule: reserved names, the empty name, nesting, arrays, nulls, 1e999.
+    const key = fc.oneof(fc.constantFrom('a', 'b.c', '', '_raw', '_time', 'index', '__proto__', 'source', 'host', 'x'), fc.string({ maxLength: 6 }));
+    const scalar = fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean());
+    const value = fc.oneof({ weight: 6, arbitrary: scalar }, fc.constant(null), fc.dictionary(key, scalar, { maxKeys: 3 }), fc.array(scalar, { maxLength: 2 }));
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(key, value, { maxKeys: 8 }), { minLength: 1, maxLength: 5 }), fc.boolean(), (objects, withBig) => {
+        const texts = objects.map((fields) => {
+          // 1e999 only exists in JSON text: it parses to Infinity.
+          const members = [...(withBig ? ['"big":1e999'] : []), JSON.stringify(fields).slice(1, -1)].filter((member) => member !== '');
+          return `{"event":"e","fields":{${members.join(',')}}}`;
+        });
+        const result = parseNativeBatch(`[${texts.join(',')}]`, ctx());
+        assert.equal(result.failed, 0);
+        texts.forEach((text, i) => {
+          const expected: Record<string, FieldValue> = {};
+          flattenInto(expected, JSON.parse(text).fields, { keepExisting: false });
+          for (const name of ['source', 'sourcetype', 'host', 'level']) if (typeof expected[name] !== 'string' && name in expected) expected[name] = String(expected[name]);
+          assert.deepEqual({ ...result.events[i].fields }, expected);
+          assert.deepEqual(Object.keys(result.events[i].fields), Object.keys(expected));
+        });
+      }),
+      { numRuns: 500 },
+    );
   });
 });
