@@ -9,7 +9,7 @@ import os from 'os';
 import path from 'path';
 import { decodeChunkRecord, encodeChunkRecord } from '../storage/chunk-record';
 import { chunkEvents, type EventChunk } from '../storage/event-chunk';
-import { WorkerPool } from '../storage/worker-pool';
+import { BULK_YOUNG_GENERATION_MB, WorkerPool } from '../storage/worker-pool';
 import type { Placement } from '../storage/partition';
 import { ApiError, type ErrorCode } from './errors';
 import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
@@ -73,7 +73,10 @@ export class IngestParser {
 
   /** `size` 0 parses everything in place. */
   constructor(private readonly size: number) {
-    this.workers = new WorkerPool<ParseResponse>(path.join(__dirname, 'ingest-worker.js'), size, true);
+    this.workers = new WorkerPool<ParseResponse>(path.join(__dirname, 'ingest-worker.js'), size, {
+      unref: true,
+      resourceLimits: { maxYoungGenerationSizeMb: BULK_YOUNG_GENERATION_MB },
+    });
   }
 
   /** Starts the workers now, so that the first large request does not pay for thread startup. */

@@ -5,7 +5,7 @@
 import os from 'os';
 import path from 'path';
 import type { CodecRequest, CodecResponse, CodecResult, CodecWorkerData, MergeInput } from './codec-worker';
-import { WorkerPool } from './worker-pool';
+import { BULK_YOUNG_GENERATION_MB, WorkerPool } from './worker-pool';
 import { runCodecRequest } from './codec-worker';
 import type { ChunkPiece } from './event-chunk';
 import type { EncodeSegmentOptions } from './segment/segment-encoder';
@@ -27,7 +27,10 @@ export class CodecPool {
     readonly background = false,
   ) {
     const workerData: CodecWorkerData = { background };
-    this.workers = new WorkerPool<CodecResponse>(path.join(__dirname, 'codec-worker.js'), size, false, workerData);
+    this.workers = new WorkerPool<CodecResponse>(path.join(__dirname, 'codec-worker.js'), size, {
+      workerData,
+      resourceLimits: { maxYoungGenerationSizeMb: BULK_YOUNG_GENERATION_MB },
+    });
   }
 
   /** Encodes chunk rows as one segment (chunks in SharedArrayBuffers are shared with the worker, not copied). */

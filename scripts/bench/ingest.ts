@@ -64,8 +64,12 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
   const parseEventsPerSecond = options.events / (Math.min(...parseTimes) / 1000);
 
   // BENCH_CPU_PROF=dir: the server writes a CPU profile of each of its threads there when it stops.
+  // BENCH_NODE_ARGS: more options for the server's node (V8 flags to try, space-separated).
   const profileDir = process.env.BENCH_CPU_PROF;
-  const nodeArgs = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const nodeArgs = [
+    ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+  ];
   const server = await TestServer.start({ set: { 'storage.fsync': options.fsync }, nodeArgs });
   try {
     const latencies: number[] = [];
