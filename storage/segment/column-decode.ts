@@ -238,12 +238,28 @@ export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLik
   return { kind: 'string', values: readStringListRows(payload, new ByteReader(payload), n, true, rows) };
 }
 
-/** The `n` codes of a dictionary block (`width` bytes each, at most `size`), viewed in place when aligned. */
-function readDictCodes(r: ByteReader, width: number, size: number, n: number): Uint8Array | Uint16Array | Uint32Array {
+/**
+ * The `n` codes of a dictionary block (`width` bytes each, at most `size`), viewed in place when
+ * aligned. Every code is checked, or only those of `checked` rows when the caller reads no other.
+ */
+function readDictCodes(
+  r: ByteReader,
+  width: number,
+  size: number,
+  n: number,
+  checked?: ArrayLike<number>,
+): Uint8Array | Uint16Array | Uint32Array {
   const ctor = width === 1 ? Uint8Array : width === 2 ? Uint16Array : width === 4 ? Uint32Array : null;
   if (ctor === null) throw new Error(`segment block: bad dictionary code width ${width}`);
   const codes = readTyped<Uint8Array | Uint16Array | Uint32Array>(r, ctor, n);
-  for (let i = 0; i < n; i++) if (codes[i] > size) throw new Error('segment block: dictionary code out of range');
+  const outOfRange = (): never => {
+    throw new Error('segment block: dictionary code out of range');
+  };
+  if (checked === undefined) {
+    for (let i = 0; i < n; i++) if (codes[i] > size) outOfRange();
+  } else {
+    for (let i = 0; i < checked.length; i++) if (!(codes[checked[i]] <= size)) outOfRange();
+  }
   return codes;
 }
 
@@ -291,7 +307,8 @@ function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   const width = r.u8();
   const size = r.varint();
   const list = openStringList(payload, r, size, false);
-  const codes = readDictCodes(r, width, size, n).slice();
+  // Only the listed rows may be read, so only their codes need checking.
+  const codes = readDictCodes(r, width, size, n, rows).slice();
   const used = new Uint8Array(size + 1);
   for (let i = 0; i < rows.length; i++) used[codes[rows[i]]] = 1;
   const entries: number[] = [];

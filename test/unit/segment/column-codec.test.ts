@@ -8,6 +8,7 @@ import type { FieldValue } from '../../../storage/event';
 import {
   ColumnEncoding,
   decodeColumnBlock,
+  decodeColumnBlockRows,
   encodeColumnBlock,
   encodeTimeBlock,
   readBlockHeader,
@@ -351,5 +352,22 @@ describe('ByteReader.varintsInto', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('dictionary code checks', () => {
+  // A dictionary block by hand: entries 'a' and 'b' (codes 1 and 2), rows coded 1, 2, 3.
+  const stringList = Buffer.from([1, 1, 1, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0x61, 0x62]);
+  const block = sealed(ColumnEncoding.Dict, 3, Buffer.concat([Buffer.from([1, 2]), stringList, Buffer.from([1, 2, 3])]));
+
+  it('a whole decode refuses any code past the dictionary', () => {
+    assert.throws(() => decodeColumnBlock(block), /dictionary code out of range/);
+  });
+
+  it('a decode of listed rows checks the codes of those rows', () => {
+    const column = decodeColumnBlockRows(block, [0, 1]);
+    assert.deepEqual([valueAt(column, 0), valueAt(column, 1)], ['a', 'b']);
+    assert.throws(() => decodeColumnBlockRows(block, [1, 2]), /dictionary code out of range/);
+    assert.throws(() => decodeColumnBlockRows(block, [7]), /dictionary code out of range/);
   });
 });
