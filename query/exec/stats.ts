@@ -128,9 +128,25 @@ class KeyDictionary {
     return this.values.length - 1;
   }
 
-  /** Puts the keys that idOfNewEntry added into `ids`: another origin could repeat them. */
+  /**
+   * Adds a key known to be new (a key of the first partial merged into an empty dictionary),
+   * without a Map lookup: `ids` catches up at the next idOf (syncMap).
+   */
+  appendDistinct(value: Value): number {
+    this.onlyInterned = false;
+    if (value === null) return this.idOf(null);
+    this.values.push(value);
+    return this.values.length - 1;
+  }
+
+  /** Puts the keys that idOfNewEntry and appendDistinct added into `ids`: another origin could repeat them. */
   private syncMap(): void {
-    for (let id = this.mapped; id < this.values.length; id++) if (id !== this.nullId) this.ids.set(this.values[id], id);
+    for (let id = this.mapped; id < this.values.length; id++) {
+      if (id === this.nullId) continue;
+      const value = this.values[id];
+      if (this.ids.has(value)) throw new Error('invalid stats partial: a key repeats within one partial');
+      this.ids.set(value, id);
+    }
     this.mapped = this.values.length;
   }
 
@@ -203,12 +219,20 @@ function compositeOf(ids: number[]): number | string {
 export class StatsAccumulator {
   private readonly dictionaries: KeyDictionary[];
   private readonly groupIndex = new Map<number | string, number>();
-  private readonly groupKeys: number[][] = [];
+  /**
+   * Key ids of each group, flat: group g's key k is at `g * keys + k`. A high-cardinality key
+   * makes tens of thousands of groups; an array each was as many objects for the GC.
+   */
+  private groupKeyIds = new Int32Array(64);
+  private groups = 0;
+  private readonly keyCount: number;
   private readonly states: AggregateState[][] = [];
   private keyIds: Int32Array[] = [];
   private groupIds = new Int32Array(0);
   /** One key: group of each key id (-1 until seen), so a row costs an array read, not a Map lookup. */
   private groupOfKey = new Int32Array(64).fill(-1);
+  /** Scratch for one key id (groupFor copies the ids it is given). */
+  private readonly oneId = [0];
   /**
    * Aggregates that count rows without reading a value (`count()`): they take each group's row
    * count of a batch at once (AggregateState.addRows) instead of one call per row.
@@ -228,6 +252,7 @@ export class StatsAccumulator {
   private touched = new Int32Array(0);
 
   constructor(readonly spec: StatsSpec) {
+    this.keyCount = spec.keys.length;
     this.dictionaries = spec.keys.map(() => new KeyDictionary());
     this.countsRows = spec.aggregates.map((aggregate) => aggregate.arg === null && typeof aggregate.factory.create(aggregate.site).addRows === 'function');
     this.onlyCounts = this.countsRows.every((counts) => counts);
@@ -235,16 +260,22 @@ export class StatsAccumulator {
   }
 
   get groupCount(): number {
-    return this.groupKeys.length;
+    return this.groups;
   }
 
-  private groupFor(composite: number | string, ids: number[]): number {
+  private groupFor(composite: number | string, ids: ArrayLike<number>): number {
     // One key: groupOfKey is the index (every caller goes through groupOfKeyId), no Map needed.
     let group = this.spec.keys.length === 1 ? undefined : this.groupIndex.get(composite);
     if (group === undefined) {
-      group = this.groupKeys.length;
+      group = this.groups++;
       if (this.spec.keys.length !== 1) this.groupIndex.set(composite, group);
-      this.groupKeys.push(ids);
+      const keys = this.keyCount;
+      if ((group + 1) * keys > this.groupKeyIds.length) {
+        const grown = new Int32Array(Math.max((group + 1) * keys, this.groupKeyIds.length * 2));
+        grown.set(this.groupKeyIds);
+        this.groupKeyIds = grown;
+      }
+      for (let k = 0; k < keys; k++) this.groupKeyIds[group * keys + k] = ids[k];
       if (!this.rowCounter) this.states.push(this.spec.aggregates.map((aggregate) => aggregate.factory.create(aggregate.site)));
       else if (group === this.groupRows.length) {
         const grown = new Float64Array(group * 2);
@@ -274,7 +305,8 @@ export class StatsAccumulator {
     }
     let group = this.groupOfKey[id];
     if (group === -1) {
-      group = this.groupFor(id, [id]);
+      this.oneId[0] = id;
+      group = this.groupFor(id, this.oneId);
       this.groupOfKey[id] = group;
     }
     return group;
@@ -365,7 +397,7 @@ export class StatsAccumulator {
 
   /** Hands the row-counting aggregates each group's row count in the batch (groups in `groupIds`). */
   private addGroupRowCounts(n: number): void {
-    const counts = this.counters(this.groupKeys.length);
+    const counts = this.counters(this.groups);
     const touched = this.touched;
     const groupIds = this.groupIds;
     let distinct = 0;
@@ -421,10 +453,10 @@ export class StatsAccumulator {
   }
 
   toPartial(): PartialStats {
-    const groupCount = this.groupKeys.length;
+    const groupCount = this.groups;
     return {
       groupCount,
-      keys: this.dictionaries.map((dictionary, k) => this.groupKeys.map((ids) => dictionary.values[ids[k]])),
+      keys: this.dictionaries.map((dictionary, k) => Array.from({ length: groupCount }, (_, group) => dictionary.values[this.keyIdOf(group, k)])),
       // A row counter's JSON state is its bare count (count.ts).
       states: this.spec.aggregates.map((_, a) =>
         this.rowCounter ? Array.from(this.groupRows.subarray(0, groupCount)) : this.states.map((states) => states[a].toJSON()),
@@ -438,11 +470,15 @@ export class StatsAccumulator {
     if (!Number.isInteger(partial.groupCount) || partial.keys.length !== keyCount || partial.states.length !== aggregates.length) {
       throw new Error('invalid stats partial: its keys or aggregates do not match the query');
     }
+    // The first partial of one key comes into an empty accumulator: its keys are distinct (one
+    // group each), so they need no lookup; the Map catches up when another origin asks (syncMap).
+    const adopt = keyCount === 1 && this.groups === 0;
     const ids: number[] = new Array<number>(keyCount);
     for (let g = 0; g < partial.groupCount; g++) {
-      for (let k = 0; k < keyCount; k++) ids[k] = this.dictionaries[k].idOf(partial.keys[k][g]);
-      const before = this.groupKeys.length;
-      const group = keyCount === 1 ? this.groupOfKeyId(ids[0]) : this.groupFor(compositeOf(ids), [...ids]);
+      if (adopt) ids[0] = this.dictionaries[0].appendDistinct(partial.keys[0][g]);
+      else for (let k = 0; k < keyCount; k++) ids[k] = this.dictionaries[k].idOf(partial.keys[k][g]);
+      const before = this.groups;
+      const group = keyCount === 1 ? this.groupOfKeyId(ids[0]) : this.groupFor(compositeOf(ids), ids);
       if (this.rowCounter) {
         this.groupRows[group] += this.partialRowCount(partial, g);
         continue;
@@ -474,9 +510,13 @@ export class StatsAccumulator {
     return rows as number;
   }
 
+  private keyIdOf(group: number, k: number): number {
+    return this.groupKeyIds[group * this.keyCount + k];
+  }
+
   /** Key `k` of a group. */
   keyOf(group: number, k: number): Value {
-    return this.dictionaries[k].values[this.groupKeys[group][k]];
+    return this.dictionaries[k].values[this.keyIdOf(group, k)];
   }
 
   /** The result of aggregate `a` for a group. */
@@ -489,7 +529,7 @@ export class StatsAccumulator {
 
   /** One final row: the group's keys, then its aggregates' results. */
   row(group: number): Value[] {
-    const ids = this.groupKeys[group];
+    const ids = Array.from({ length: this.keyCount }, (_, k) => this.keyIdOf(group, k));
     const aggregates = this.spec.aggregates.length;
     const out = new Array<Value>(ids.length + aggregates);
     for (let k = 0; k < ids.length; k++) out[k] = this.dictionaries[k].values[ids[k]];
@@ -500,8 +540,8 @@ export class StatsAccumulator {
   /** Final rows, keys first then aggregates, ordered by keys ascending (nulls last). */
   rows(): Value[][] {
     // Without `by`, stats answers one row even over no input (count 0), as alerts expect a value.
-    if (this.spec.keys.length === 0 && this.groupKeys.length === 0) this.groupFor(0, []);
-    const rows = this.groupKeys.map((_, group) => this.row(group));
+    if (this.spec.keys.length === 0 && this.groups === 0) this.groupFor(0, []);
+    const rows = Array.from({ length: this.groups }, (_, group) => this.row(group));
     const keyCount = this.spec.keys.length;
     rows.sort((a, b) => {
       for (let k = 0; k < keyCount; k++) {

@@ -194,6 +194,10 @@ describe('stats grouping fast paths', () => {
     assert.throws(() => merged.mergePartial({ groupCount: 1, keys: [['a']], states: [[1.5]] }), /invalid partial state for count/);
     const two = new StatsAccumulator(specOf('from main | stats count(), count() as c2 by k'));
     assert.throws(() => two.mergePartial({ groupCount: 1, keys: [['a']], states: [[1], [2]] }), /row counts of a group disagree/);
+    // The first partial's keys are taken as distinct; a repeat shows when the next one is merged.
+    const first = new StatsAccumulator(specOf('from main | stats count() by k'));
+    first.mergePartial({ groupCount: 2, keys: [['a', 'a']], states: [[1, 2]] });
+    assert.throws(() => first.mergePartial({ groupCount: 1, keys: [['b']], states: [[1]] }), /a key repeats/);
   });
 
   it('count() and rate() by a key (row counters without state objects) agree with count() next to another aggregate', () => {
