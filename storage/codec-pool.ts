@@ -24,7 +24,7 @@ export class CodecPool {
    */
   constructor(
     private readonly size: number,
-    readonly background = false,
+    background = false,
   ) {
     const workerData: CodecWorkerData = { background };
     this.workers = new WorkerPool<CodecResponse>(path.join(__dirname, 'codec-worker.js'), size, {

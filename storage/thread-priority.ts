@@ -33,8 +33,3 @@ export function lowerThreadPriority(nice = BACKGROUND_NICE): boolean {
     return false;
   }
 }
-
-/** The nice value of a thread (Linux), for tests and diagnostics. */
-export function threadNice(id: number): number {
-  return os.getPriority(id);
-}

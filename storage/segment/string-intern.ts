@@ -36,23 +36,16 @@ export class StringInterner {
     return this.strings.length;
   }
 
-  /**
-   * The string of `bytes[start, end)` decoded as `encoding` ('latin1' for ASCII text, 'utf8'):
-   * the same object each time the same bytes come back.
-   */
-  intern(bytes: Buffer, start: number, end: number, encoding: 'latin1' | 'utf8'): string {
-    const entry = this.entryOf(bytes, start, end, encoding);
-    return entry === -1 ? bytes.toString(encoding, start, end) : this.strings[entry];
-  }
-
   /** The string of an entry id (from entryOf, in this epoch). */
   stringAt(entry: number): string {
     return this.strings[entry];
   }
 
   /**
-   * The entry id of `bytes[start, end)` (see intern), stable until the epoch changes, so that a
-   * reader can key a table by it instead of hashing the string; -1 for text too long to intern.
+   * The entry id of `bytes[start, end)` decoded as `encoding` ('latin1' for ASCII text, 'utf8'):
+   * the same id, whose stringAt is the same string object, each time the same bytes come back,
+   * until the epoch changes. A reader can key a table by it instead of hashing the string. -1 for
+   * text too long to intern.
    */
   entryOf(bytes: Buffer, start: number, end: number, encoding: 'latin1' | 'utf8'): number {
     const length = end - start;

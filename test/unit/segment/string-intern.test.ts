@@ -9,7 +9,8 @@ function internText(interner: StringInterner, text: string, padding = 3): { valu
   // The text sits inside a larger buffer, as an entry sits inside a block's payload.
   const bytes = Buffer.concat([Buffer.alloc(padding, 0x7e), Buffer.from(text), Buffer.alloc(2, 0x7e)]);
   const end = padding + Buffer.byteLength(text);
-  return { value: interner.intern(bytes, padding, end, 'utf8'), entry: interner.entryOf(bytes, padding, end, 'utf8') };
+  const entry = interner.entryOf(bytes, padding, end, 'utf8');
+  return { value: entry === -1 ? bytes.toString('utf8', padding, end) : interner.stringAt(entry), entry };
 }
 
 describe('StringInterner', () => {
