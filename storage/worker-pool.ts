@@ -23,7 +23,9 @@ export interface WorkerPoolOptions {
  * A young generation for workers that turn multi-megabyte bodies into objects at once (a JSON
  * array of 10,000 events is ~25 MB of them): with V8's default (16 MB semi-spaces) they outlive a
  * scavenge, get promoted and cost old-generation marking. 192 MB is 64 MB semi-spaces (V8 sizes
- * the young generation at three semi-spaces); the ingest bench spent 6-10% less CPU per event.
+ * the young generation at three semi-spaces). With the equivalent server flag, the ingest
+ * bench's summed thread CPU fell in 5 of 5 alternating pairs; its whole-run CPU per event moved
+ * within the machine's noise.
  */
 export const BULK_YOUNG_GENERATION_MB = 192;
 

@@ -107,7 +107,9 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     // events occupy for the rest of their retention.
     await patchConfig(server, { storage: { compaction_interval: '1s' } });
     // Done when no merge runs and a pass would pick none (a recompression leaves the count as it was).
+    const giveUpAt = performance.now() + 15 * 60_000;
     for (;;) {
+      if (performance.now() > giveUpAt) throw new Error('compaction did not finish within 15 minutes');
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const storage = (await request(`${server.api}/metrics`)).body.data.storage;
       if (!storage.compaction_running && storage.compaction_pending === 0) break;
