@@ -170,6 +170,7 @@ export class QueryService {
       segments_skipped_bloom: progress.segments_skipped_bloom,
       segments_skipped_range: progress.segments_skipped_range,
       buffered_events: progress.buffered_events,
+      blocks_cached: job.progress.scanStats?.blocksCached ?? 0,
       memory_bytes: memoryBytes,
       rewrites: plan.rewrites,
     };

@@ -65,7 +65,7 @@ export class App {
     this.metrics.watch(engine);
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
     const changes = engine.buffer.changes;
-    this.queryWorkers = new QueryWorkerPool(defaultQueryWorkers());
+    this.queryWorkers = new QueryWorkerPool(defaultQueryWorkers(), { blockCacheBytes: this.settings.bufferManager.blockCacheMaxBytes });
     this.queries = new QueryService(
       localScanSource(engine),
       this.queryWorkers,

@@ -56,6 +56,8 @@ export interface ScanStats {
   bufferedEvents: number;
   rowsRead: number;
   bytesRead: number;
+  /** Column blocks whose decompressed payload a query worker had cached (segment/payload-cache.ts). */
+  blocksCached: number;
   /** Why each segment was skipped or read (for `profile: trace`); filled only when requested. */
   decisions: { segment: string; decision: string }[] | null;
 }
@@ -73,6 +75,7 @@ export function emptyScanStats(trace = false): ScanStats {
     bufferedEvents: 0,
     rowsRead: 0,
     bytesRead: 0,
+    blocksCached: 0,
     decisions: trace ? [] : null,
   };
 }

@@ -2,7 +2,7 @@
  * The set of stored segments: every header in memory (pruning never touches disk), the write
  * operations that add or remove a segment, and block reads for the scan.
  */
-import { BloomCache } from './bloom-cache';
+import { BloomCache } from './byte-lru';
 import type { Column } from './column';
 import {
   blockKey,

@@ -83,7 +83,9 @@ export const CONFIG_SCHEMA: Schema = {
   },
   server: 'free',
   views: 'free',
-  buffer_manager: 'free',
+  buffer_manager: {
+    block_cache_max_bytes: 'size',
+  },
   profiles: 'free',
 };
 
@@ -148,7 +150,9 @@ export function defaultConfig(): Config {
     },
     server: {},
     views: {},
-    buffer_manager: {},
+    buffer_manager: {
+      block_cache_max_bytes: '256mb',
+    },
     profiles: {},
   };
 }
@@ -167,5 +171,6 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'cluster.role',
   'cluster.replication_factor',
   'cluster.partitions',
+  'buffer_manager.block_cache_max_bytes',
   'cluster.bucket_span',
 ]);

@@ -32,6 +32,8 @@ export interface Settings {
     globalMemoryPoolBytes: number;
     cacheMaxBytes: number;
   };
+  /** Decompressed column blocks the query workers keep (storage/segment/payload-cache.ts), shared among them. */
+  bufferManager: { blockCacheMaxBytes: number };
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
   tls: { enabled: boolean; certFile: string | null; keyFile: string | null };
@@ -89,6 +91,7 @@ export function resolveSettings(config: Config): Settings {
       globalMemoryPoolBytes: bytes(query.global_memory_pool),
       cacheMaxBytes: bytes(query.cache_max_bytes),
     },
+    bufferManager: { blockCacheMaxBytes: bytes((config.buffer_manager as ConfigSection).block_cache_max_bytes) },
     ingest: {
       maxBodySizeBytes: bytes(ingest.max_body_size),
       rateLimit: ingest.rate_limit as number,

@@ -150,6 +150,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
   let streamChain: Promise<void> = Promise.resolve();
   const refreshRowsRead = (): void => {
     scanPlan.stats.rowsRead = bufferedRowsRead + slots.reduce((sum, slot) => sum + (slot.last?.rowsRead ?? 0), 0);
+    scanPlan.stats.blocksCached = slots.reduce((sum, slot) => sum + (slot.last?.blocksCached ?? 0), 0);
   };
   const onAck = (slot: SessionSlot, ack: UnitAck): void => {
     slot.last = ack;
@@ -206,7 +207,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
         const inputs: BlockInput[] = work.reads.map((read, i) => {
           for (const buffer of buffers[i]) scanPlan.stats.bytesRead += buffer?.length ?? 0;
           const rows = read.unit.header.blocks[read.block].rows;
-          return { index: read.unit.header.index, rows, stored: read.stored, buffers: buffers[i], rawFrames: read.rawFrames, rawOwnTokens: read.rawOwnTokens };
+          return { index: read.unit.header.index, segment: read.unit.header.id, block: read.block, rows, stored: read.stored, buffers: buffers[i], rawFrames: read.rawFrames, rawOwnTokens: read.rawOwnTokens };
         });
         sent = slot.handle.blocks(inputs);
       } else {

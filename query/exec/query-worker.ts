@@ -3,9 +3,10 @@
  * main event loop. The main thread keeps the scan plan and RocksDB reads and sends compressed
  * blocks here; a session is rebuilt from the query text with the same deterministic planner.
  */
-import { parentPort } from 'worker_threads';
+import { parentPort, workerData } from 'worker_threads';
 import type { ChunkScan } from '../../storage/chunk-read';
 import type { EventChunk } from '../../storage/event-chunk';
+import { setPayloadCacheBytes } from '../../storage/segment/payload-cache';
 import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';
 import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
@@ -19,6 +20,12 @@ export interface QueryInput {
   nowMicros: number;
   limit: number;
   offset: number;
+}
+
+/** What a query worker is started with. */
+export interface QueryWorkerData {
+  /** This worker's budget for decompressed column blocks (0: none). */
+  payloadCacheBytes: number;
 }
 
 export interface SessionSpec extends QueryInput {
@@ -52,6 +59,7 @@ export function openSession(spec: SessionSpec): ShardSession {
 
 if (parentPort !== null) {
   const port = parentPort;
+  setPayloadCacheBytes((workerData as QueryWorkerData | null)?.payloadCacheBytes ?? 0);
   const sessions = new Map<number, ShardSession>();
   port.on('message', (request: WorkerRequest) => {
     try {

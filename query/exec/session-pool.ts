@@ -8,7 +8,7 @@ import { Worker } from 'worker_threads';
 import type { ChunkScan } from '../../storage/chunk-read';
 import type { EventChunk } from '../../storage/event-chunk';
 import type { QueryPlan } from '../plan/plan';
-import type { SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
+import type { QueryWorkerData, SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
 import type { TimedRow } from './rows';
 import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
 
@@ -74,8 +74,8 @@ class PooledWorker {
   sessions = 0;
   retired = false;
 
-  constructor() {
-    this.worker = new Worker(path.join(__dirname, 'query-worker.js'));
+  constructor(workerData: QueryWorkerData) {
+    this.worker = new Worker(path.join(__dirname, 'query-worker.js'), { workerData });
     this.worker.on('message', (response: WorkerResponse) => {
       const key = `${response.session}:${response.seq}`;
       const pending = this.pending.get(key);
@@ -180,11 +180,19 @@ export class QueryWorkerPool {
   private readonly workers: PooledWorker[] = [];
   private nextSession = 1;
 
-  constructor(readonly size: number) {}
+  private readonly workerData: QueryWorkerData;
+
+  /** `blockCacheBytes`: the budget of decompressed blocks (payload-cache.ts), split among the workers. */
+  constructor(
+    readonly size: number,
+    options: { blockCacheBytes?: number } = {},
+  ) {
+    this.workerData = { payloadCacheBytes: size === 0 ? 0 : Math.floor((options.blockCacheBytes ?? 0) / size) };
+  }
 
   /** Starts the workers now, so that the first query does not pay for thread startup (~0.3 s). */
   warm(): void {
-    while (this.workers.length < this.size) this.workers.push(new PooledWorker());
+    while (this.workers.length < this.size) this.workers.push(new PooledWorker(this.workerData));
   }
 
   /**

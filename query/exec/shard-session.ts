@@ -12,6 +12,7 @@ import { ColumnEncoding, decodeColumnBlockMatching, readBlockHeader } from '../.
 import { holdsFieldRefs } from '../../storage/segment/raw-refs';
 import { decodeRawRefsMatching, fieldSource, type StoredColumns } from '../../storage/segment/row-block';
 import { selectPacked } from '../../storage/segment/packed-select';
+import { nameBlock, payloadCacheCounters } from '../../storage/segment/payload-cache';
 import { LiteralByteSearch } from '../../storage/segment/literal-search';
 import type { EventChunk } from '../../storage/event-chunk';
 import { scanRequestOf } from './scan-request';
@@ -36,6 +37,9 @@ export interface OpStats {
  */
 export interface BlockInput {
   index: string;
+  /** The segment's id and the row block's number: with a column's name, they name a stored block for good. */
+  segment: string;
+  block: number;
   rows: number;
   stored: string[];
   buffers: (Uint8Array | null)[];
@@ -60,6 +64,8 @@ export interface ShardResult {
 export interface UnitAck {
   matched: number;
   rowsRead: number;
+  /** Column blocks whose payload came from the worker's cache so far. */
+  blocksCached: number;
   /** The session holds the newest N rows it needs; units older than `minTime` cannot change them. */
   full: boolean;
   minTime: number;
@@ -163,6 +169,25 @@ export class ShardSession {
    * when some row passes them (most blocks of a selective query are never fully decoded).
    */
   processBlock(input: BlockInput): UnitAck {
+    const hitsBefore = payloadCacheCounters().hits;
+    this.nameBlocks(input);
+    const ack = this.processNamedBlock(input);
+    this.stats.blocksCached += payloadCacheCounters().hits - hitsBefore;
+    return { ...ack, blocksCached: this.stats.blocksCached };
+  }
+
+  /**
+   * Names the block's column buffers for this thread's payload cache. `_raw` is left out: its
+   * blocks are the largest by far, and a needle search reads them once through its filters.
+   */
+  private nameBlocks(input: BlockInput): void {
+    input.stored.forEach((name, i) => {
+      const buffer = input.buffers[i];
+      if (buffer !== null && name !== RAW_COLUMN) nameBlock(buffer, `${input.segment}/${input.block}/${name}`);
+    });
+  }
+
+  private processNamedBlock(input: BlockInput): UnitAck {
     const { rows, stored, buffers } = input;
     const packedAt = this.packedFilterAt(stored, buffers);
     const early = this.earlyColumns(stored, packedAt === -1 ? null : stored[packedAt]);
@@ -379,6 +404,7 @@ export class ShardSession {
     return {
       matched: this.matched,
       rowsRead: this.stats.rowsRead,
+      blocksCached: this.stats.blocksCached,
       full: this.newest?.full ?? false,
       minTime: this.newest?.minTime ?? -Infinity,
       memoryBytes: this.memoryBytes,

@@ -14,6 +14,7 @@
  */
 import binding = require('zstd-napi/binding');
 import { ByteReader, ByteWriter } from './bytes';
+import { cachedPayload } from './payload-cache';
 
 export enum ColumnEncoding {
   /** Every row null; no payload. Decodes to ConstColumn { value: null }. */
@@ -128,29 +129,38 @@ export function readBlockHeader(block: Uint8Array): BlockHeader {
   return { encoding, rows: r.varint() };
 }
 
-/** Opens a stored block: its header and its (decompressed) payload. */
-export function openBlock(block: Uint8Array): BlockHeader & { payload: Buffer } {
-  return openInto(block, (size) => Buffer.allocUnsafeSlow(size));
+/** An opened block. `cached`: the payload is a cached one (payload-cache.ts), the same object each time the block is opened. */
+export type OpenedBlock = BlockHeader & { payload: Buffer; cached: boolean };
+
+/** Opens a stored block: its header and its (decompressed) payload, in a buffer of its own. */
+export function openBlock(block: Uint8Array): OpenedBlock {
+  return openInto(block, (size) => Buffer.allocUnsafeSlow(size), false);
 }
 
 let transient: Buffer | null = null;
 
 /**
  * openBlock into a scratch buffer of this thread, valid until the next call: for a reader that
- * copies out what it keeps (fresh multi-megabyte buffers cost their page faults on every block).
+ * copies out what it keeps (fresh multi-megabyte buffers cost their page faults on every block)
+ * and writes nothing into it (a cached payload, payload-cache.ts, is handed out as it is).
  */
-export function openBlockTransient(block: Uint8Array): BlockHeader & { payload: Buffer } {
-  return openInto(block, (size) => {
-    if (transient === null || transient.length < size) {
-      const buffer = Buffer.allocUnsafeSlow(size);
-      if (size > MAX_SCRATCH_BYTES) return buffer;
-      transient = buffer;
-    }
-    return transient.subarray(0, size);
-  });
+export function openBlockTransient(block: Uint8Array): OpenedBlock {
+  return openInto(
+    block,
+    (size) => {
+      if (transient === null || transient.length < size) {
+        const buffer = Buffer.allocUnsafeSlow(size);
+        if (size > MAX_SCRATCH_BYTES) return buffer;
+        transient = buffer;
+      }
+      return transient.subarray(0, size);
+    },
+    true,
+  );
 }
 
-function openInto(block: Uint8Array, allocate: (size: number) => Buffer): BlockHeader & { payload: Buffer } {
+/** `shared`: the caller only reads the payload, so a cached one needs no copy. */
+function openInto(block: Uint8Array, allocate: (size: number) => Buffer, shared: boolean): OpenedBlock {
   const r = new ByteReader(block);
   const encoding = r.u8() as ColumnEncoding;
   const compression = r.u8();
@@ -158,15 +168,27 @@ function openInto(block: Uint8Array, allocate: (size: number) => Buffer): BlockH
   let payload: Buffer;
   if (compression === COMPRESSION_ZSTD) {
     const size = r.varint();
+    const compressed = block.subarray(r.pos);
+    const cached = cachedPayload(block, size, (into) => decompressInto(into, compressed));
+    if (cached !== undefined) {
+      if (shared) return { encoding, rows, payload: cached, cached: true };
+      payload = allocate(size);
+      cached.copy(payload);
+      return { encoding, rows, payload, cached: false };
+    }
     payload = allocate(size);
-    dctx ??= new binding.DCtx();
-    const got = dctx.decompress(payload, block.subarray(r.pos));
-    if (got !== size) throw new Error(`segment block: decompressed ${got} bytes, expected ${size}`);
+    decompressInto(payload, compressed);
   } else if (compression === COMPRESSION_NONE) {
     payload = allocate(block.length - r.pos);
     payload.set(block.subarray(r.pos));
   } else {
     throw new Error(`segment block: unknown compression ${compression}`);
   }
-  return { encoding, rows, payload };
+  return { encoding, rows, payload, cached: false };
+}
+
+function decompressInto(payload: Buffer, compressed: Uint8Array): void {
+  dctx ??= new binding.DCtx();
+  const got = dctx.decompress(payload, compressed);
+  if (got !== payload.length) throw new Error(`segment block: decompressed ${got} bytes, expected ${payload.length}`);
 }

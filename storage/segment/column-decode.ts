@@ -9,7 +9,7 @@ import { ByteReader, planeValueAt, readPlanes, unpackBits, unzigzag } from './by
 import { openFramed } from './framed-block';
 import type { LiteralByteSearch } from './literal-search';
 import { dictionaryInterner } from './string-intern';
-import { matchedRows, openStringList, readStringList, readStringListMatching, readStringListRows, stringsOfRows } from './string-list';
+import { matchedRows, openStringList, readStringList, readStringListMatching, readStringListRows, stringsOfRows, type StringListLayout } from './string-list';
 
 type TypedCtor<T> = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
@@ -302,7 +302,11 @@ function decodePackedRows(block: Uint8Array, rows: ArrayLike<number>): Column {
  */
 function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   // Scratch payload: the strings and the codes are copied out of it.
-  const { rows: n, payload } = openBlockTransient(block);
+  const { rows: n, payload, cached } = openBlockTransient(block);
+  if (cached) {
+    const column = decodeCachedDictRows(payload, n, rows);
+    if (column !== null) return column;
+  }
   const r = new ByteReader(payload);
   const width = r.u8();
   const size = r.varint();
@@ -321,6 +325,71 @@ function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   // The table started over midway: the ids from before name other strings now.
   if (dictionaryInterner.epoch !== epoch) return { kind: 'dict', dict, codes };
   return { kind: 'dict', dict, codes, interned: { ids, epoch } };
+}
+
+/**
+ * What decodeDictRows learns of a cached dictionary payload, kept with it (and dropped with it):
+ * the checked codes, the entries' layout, and the entries interned so far with their strings.
+ */
+interface CachedDict {
+  size: number;
+  codes: Uint8Array | Uint16Array | Uint32Array;
+  layout: StringListLayout;
+  /** Interner epoch of `ids` and `dict`. */
+  epoch: number;
+  /** Per code: 1 once its string is in `dict`. */
+  decoded: Uint8Array;
+  /** Per code: the entry id in the interner (-1: not decoded, or not interned). */
+  ids: Int32Array;
+  /** Per code: the entry's string once decoded, else ''. */
+  dict: string[];
+}
+
+const cachedDicts = new WeakMap<Buffer, CachedDict>();
+
+/**
+ * decodeDictRows over a cached payload: a query after the first reads only the codes, and makes
+ * no string and no table for entries met before. Null when the interner started over midway
+ * (the caller decodes as usual).
+ */
+function decodeCachedDictRows(payload: Buffer, n: number, rows: ArrayLike<number>): Column | null {
+  let state = cachedDicts.get(payload);
+  if (state === undefined) {
+    const r = new ByteReader(payload);
+    const width = r.u8();
+    const size = r.varint();
+    const layout = openStringList(payload, r, size, false);
+    const codes = readDictCodes(r, width, size, n);
+    state = { size, codes, layout, epoch: -1, decoded: new Uint8Array(0), ids: new Int32Array(0), dict: [] };
+    cachedDicts.set(payload, state);
+  }
+  const interner = dictionaryInterner;
+  if (state.epoch !== interner.epoch) {
+    // New arrays: a column handed out earlier keeps the ids of its own epoch.
+    state.epoch = interner.epoch;
+    state.decoded = new Uint8Array(state.size + 1);
+    state.ids = new Int32Array(state.size + 1).fill(-1);
+    state.dict = new Array<string>(state.size + 1).fill('');
+  }
+  const { codes, decoded, ids, dict } = state;
+  const missing: number[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const code = codes[rows[i]];
+    if (decoded[code] === 0) {
+      decoded[code] = 1;
+      if (code !== 0) missing.push(code - 1);
+    }
+  }
+  if (missing.length > 0) {
+    missing.sort((a, b) => a - b);
+    const epoch = interner.epoch;
+    stringsOfRows(payload, state.layout, missing, dict, 1, { interner, entries: ids });
+    if (interner.epoch !== epoch) {
+      state.epoch = -1;
+      return null;
+    }
+  }
+  return { kind: 'dict', dict, codes, interned: { ids, epoch: state.epoch } };
 }
 
 /** decodeColumnBlockRows of a framed block: frames without a listed row are not decoded. */

@@ -1,0 +1,52 @@
+/**
+ * Decompressed payloads of stored column blocks, kept per thread up to a byte budget. A query
+ * worker reads the same few columns of the same blocks query after query (a dashboard's panels,
+ * an operator refining a search), and unpacking zstd costs more than anything else done with a
+ * small column block. A block's reader names its buffer (segment id, row block, column: immutable
+ * for the segment's life, and ids are never reused), and block-envelope.ts serves a named block
+ * from here. Off (budget 0) until a thread turns it on; query workers do.
+ *
+ * Payloads served from here are shared between readers: a reader must not write into one.
+ */
+import { ByteLru } from '../byte-lru';
+
+let cache: ByteLru<Buffer> | null = null;
+let names = new WeakMap<Uint8Array, string>();
+let hits = 0;
+let misses = 0;
+
+/** Sets this thread's budget (0 turns the cache off) and empties the cache. */
+export function setPayloadCacheBytes(bytes: number): void {
+  cache = bytes > 0 ? new ByteLru<Buffer>(bytes) : null;
+  names = new WeakMap();
+}
+
+/** Names a stored block's buffer, so that its payload is cached (nothing while the cache is off). */
+export function nameBlock(block: Uint8Array, name: string): void {
+  if (cache !== null) names.set(block, name);
+}
+
+/**
+ * The payload of a named block from the cache, or made by `decompress` into a fresh buffer of
+ * `size` bytes and kept; undefined for a block nobody named (the caller decompresses as usual).
+ */
+export function cachedPayload(block: Uint8Array, size: number, decompress: (into: Buffer) => void): Buffer | undefined {
+  if (cache === null) return undefined;
+  const name = names.get(block);
+  if (name === undefined) return undefined;
+  const known = cache.get(name);
+  if (known !== undefined && known.length === size) {
+    hits++;
+    return known;
+  }
+  misses++;
+  const payload = Buffer.allocUnsafeSlow(size);
+  decompress(payload);
+  cache.set(name, payload);
+  return payload;
+}
+
+/** Counters since the thread started: payloads served from the cache, and decompressed into it. */
+export function payloadCacheCounters(): { hits: number; misses: number; bytes: number; entries: number } {
+  return { hits, misses, bytes: cache?.bytes ?? 0, entries: cache?.size ?? 0 };
+}

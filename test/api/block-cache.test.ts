@@ -1,0 +1,106 @@
+import { strict as assert } from 'assert';
+import { waitUntil } from '../helpers/api';
+import { postJson, request, TestServer } from '../helpers/server';
+
+/**
+ * The query workers' cache of decompressed column blocks (storage/segment/payload-cache.ts),
+ * seen through `meta.profile.blocks_cached`: a repeated query is served from it, answers stay
+ * exact as new segments arrive and old ones are merged away, and a budget of 0 turns it off.
+ */
+
+const BASE = Math.floor(Date.now() / 1000) - 600;
+
+interface Generated {
+  event: string;
+  time: number;
+  fields: { status: number; path: string; user: string };
+}
+
+function batch(offset: number, count: number): Generated[] {
+  return Array.from({ length: count }, (_, k) => {
+    const i = offset + k;
+    const path = `/item/${(i * 7919) % 700}`;
+    const status = i % 9 === 0 ? 503 : i % 4 === 0 ? 404 : 200;
+    return { event: `GET ${path} ${status}`, time: BASE + (i % 500), fields: { status, path, user: `u${i % 97}` } };
+  });
+}
+
+/** count() by path over status >= 500, computed from the generated events. */
+function expectedCounts(events: Generated[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const event of events) if (event.fields.status >= 500) counts.set(event.fields.path, (counts.get(event.fields.path) ?? 0) + 1);
+  return counts;
+}
+
+const QUERY = 'from main | where status >= 500 | stats count() by path';
+const RANGE = { from: new Date((BASE - 60) * 1000).toISOString(), to: new Date((BASE + 3600) * 1000).toISOString() };
+
+async function countsByPath(server: TestServer): Promise<{ counts: Map<string, number>; cached: number }> {
+  const answer = await postJson(`${server.api}/query`, { q: QUERY, ...RANGE, limit: 10000, profile: 'basic' });
+  assert.equal(answer.status, 200, answer.text);
+  const rows = answer.body.data.rows as [string, number][];
+  return { counts: new Map(rows), cached: answer.body.meta.profile.blocks_cached };
+}
+
+async function settled(server: TestServer): Promise<void> {
+  await waitUntil(
+    async () => {
+      const status = (await request(`${server.api}/cluster/status`)).body.data;
+      const storage = (await request(`${server.api}/metrics`)).body.data.storage;
+      return status.buffered_events === 0 && status.segment_count > 0 && !storage.compaction_running && storage.compaction_pending === 0;
+    },
+    20000,
+    'buffered events flushed and compaction idle',
+  );
+}
+
+describe('block cache', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    if (server !== undefined) assert.equal(await server.stop(), 0);
+    server = undefined;
+  });
+
+  it('serves a repeated query from decompressed blocks, and stays exact as segments come and merge', async () => {
+    server = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '300ms' } });
+    const first = batch(0, 3000);
+    assert.equal((await postJson(`${server.api}/ingest`, first)).body.data.accepted, 3000);
+    await settled(server);
+
+    const cold = await countsByPath(server);
+    assert.deepEqual(cold.counts, expectedCounts(first));
+    assert.equal(cold.cached, 0, 'nothing is cached before the first query');
+    const warm = await countsByPath(server);
+    assert.deepEqual(warm.counts, expectedCounts(first));
+    assert.ok(warm.cached > 0, `the repeated query read cached blocks (${warm.cached})`);
+
+    // New segments in the same range (several flushes, which compaction then merges with the first).
+    const all = [...first];
+    for (let round = 0; round < 4; round++) {
+      const more = batch(3000 + round * 500, 500);
+      assert.equal((await postJson(`${server.api}/ingest`, more)).body.data.accepted, 500);
+      all.push(...more);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await settled(server);
+    const history = (await request(`${server.api}/compaction/history`)).body.data;
+    assert.ok(history.compactions.length > 0, 'the new segments were merged');
+    const afterMerge = await countsByPath(server);
+    assert.deepEqual(afterMerge.counts, expectedCounts(all));
+    const again = await countsByPath(server);
+    assert.deepEqual(again.counts, expectedCounts(all));
+    assert.ok(again.cached > 0);
+  });
+
+  it('caches nothing with a budget of 0', async () => {
+    server = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'buffer_manager.block_cache_max_bytes': '0' } });
+    const events = batch(0, 2000);
+    assert.equal((await postJson(`${server.api}/ingest`, events)).body.data.accepted, 2000);
+    await settled(server);
+    for (let run = 0; run < 2; run++) {
+      const answer = await countsByPath(server);
+      assert.deepEqual(answer.counts, expectedCounts(events));
+      assert.equal(answer.cached, 0);
+    }
+  });
+});
