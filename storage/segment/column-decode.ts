@@ -272,18 +272,20 @@ export interface PackedInts {
   /** Non-null rows: the values in `planes`. */
   count: number;
   planes: Uint8Array;
+  /** The payload when it is a cached one (payload-cache.ts), to key what is derived from it; else null. */
+  cached: Buffer | null;
 }
 
 /** Opens a NumberPacked block without materializing its values (null for any other encoding). */
 export function openPackedTransient(block: Uint8Array): PackedInts | null {
   if (readBlockHeader(block).encoding !== ColumnEncoding.NumberPacked) return null;
-  const { rows, payload } = openBlockTransient(block);
+  const { rows, payload, cached } = openBlockTransient(block);
   const r = new ByteReader(payload);
   const nulls = readNulls(r, (r.u8() & 1) !== 0, rows);
   const min = readTyped(r, Float64Array, 1)[0];
   const width = r.u8();
   const count = nonNullCount(nulls, rows);
-  return { rows, nulls, min, width, count, planes: r.take(count * width) };
+  return { rows, nulls, min, width, count, planes: r.take(count * width), cached: cached ? payload : null };
 }
 
 /** decodeColumnBlockRows of a packed integer block: values at the listed rows only (others 0, not to be read). */

@@ -9,6 +9,7 @@
  */
 import { planeValueAt } from './bytes';
 import { openPackedTransient } from './column-decode';
+import { postingsOf, selectByPostings } from './packed-postings';
 
 export type RangeOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
@@ -89,6 +90,12 @@ export function selectPacked(block: Uint8Array, op: RangeOp, constant: number, s
     if (width === 0) return (lo === 0) !== outside ? n : 0;
     // Ascending distinct rows from 0 to n - 1 are all rows: the loops need not read `sel`.
     const all = n > 0 && sel[0] === 0 && sel[n - 1] === n - 1;
+    // A cached block of a few-valued field: visit only the passing rows when they are few.
+    const postings = all && packed.cached !== null ? postingsOf(packed.cached, packed) : null;
+    if (postings !== null) {
+      const kept = selectByPostings(postings, lo, hi, outside, sel, n, offset);
+      if (kept !== null) return kept;
+    }
     if (width === 1) {
       if (all) {
         for (let i = 0; i < n; i++) {

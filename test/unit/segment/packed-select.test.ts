@@ -6,6 +6,7 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { ColumnEncoding, decodeColumnBlock, encodeColumnBlock, readBlockHeader } from '../../../storage/segment/column-codec';
 import { planeRange, selectPacked, type RangeOp } from '../../../storage/segment/packed-select';
+import { nameBlock, setPayloadCacheBytes } from '../../../storage/segment/payload-cache';
 
 const OPS: RangeOp[] = ['=', '!=', '<', '<=', '>', '>='];
 
@@ -55,6 +56,49 @@ describe('packed integer blocks: comparisons on the stored bytes', () => {
       { numRuns: 2000 },
     );
     assert.ok(packedBlocks > 1000, `packed blocks: ${packedBlocks}`);
+  });
+
+  it('over a cached block, the per-value row lists keep the same rows as the loop (property)', () => {
+    // Few-valued blocks (statuses) get row lists; the first filter of a batch (every row from
+    // `offset` on, `n` of them) reads those lists when few rows pass.
+    let listed = 0;
+    try {
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            fc.array(fc.constantFrom(200, 200, 200, 200, 201, 304, 404, 500, 503), { minLength: 1, maxLength: 3000, size: 'max' }),
+            fc.array(fc.constantFrom(1, 2, 3), { minLength: 1, maxLength: 200 }),
+            fc.array(fc.integer({ min: 0, max: 70 }), { minLength: 100, maxLength: 3000, size: 'max' }),
+            fc.array(fc.integer({ min: 100, max: 1000 }), { minLength: 1, maxLength: 3000, size: 'max' }),
+          ),
+          fc.constantFrom(...OPS),
+          fc.oneof(fc.constantFrom(200, 304, 404, 500, 503, 2, 3, 69, 999), fc.integer({ min: -5, max: 1005 }), fc.constant(500.5)),
+          fc.nat(40),
+          fc.nat(40),
+          (values, op, constant, skipStart, skipEnd) => {
+            setPayloadCacheBytes(64 * 1024 * 1024);
+            const block = encodeColumnBlock(values, 0, values.length, 1).data;
+            if (readBlockHeader(block).encoding !== ColumnEncoding.NumberPacked) return;
+            nameBlock(block, 'seg/0/status');
+            const offset = Math.min(skipStart, values.length - 1);
+            const n = Math.max(1, values.length - offset - skipEnd);
+            const identity = (): Uint32Array => Uint32Array.from({ length: n }, (_, i) => i);
+            const expected = identity();
+            const expectedKept = selectPacked(Buffer.from(block), op, constant, expected, n, offset) as number;
+            for (let pass = 0; pass < 3; pass++) {
+              const sel = identity();
+              const kept = selectPacked(block, op, constant, sel, n, offset);
+              assert.deepEqual([...sel.subarray(0, kept ?? -1)], [...expected.subarray(0, expectedKept)], `pass ${pass}: ${op} ${constant}`);
+            }
+            if (expectedKept * 4 <= n && new Set(values).size <= 64) listed++;
+          },
+        ),
+        { numRuns: 600 },
+      );
+    } finally {
+      setPayloadCacheBytes(0);
+    }
+    assert.ok(listed > 100, `cases answered from row lists: ${listed}`);
   });
 
   it('turns each operator into one range of plane values', () => {
