@@ -238,6 +238,7 @@ describe('api: config', function () {
         ['file', runToExit(['--config', badFile]), 'query.max_concurrent'],
         ['unknown key', runToExit(['--config', unknownFile]), 'ingest.bogus_key'],
         ['bad listen', runToExit(['--set', 'listen=nowhere']), 'listen'],
+        ['block cache size', runToExit([], { TRAWL_BUFFER_MANAGER_BLOCK_CACHE_MAX_BYTES: 'plenty' }), 'buffer_manager.block_cache_max_bytes'],
       ];
       for (const [tag, pending, key] of cases) {
         const { code, output } = await pending;
