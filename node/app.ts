@@ -66,6 +66,7 @@ export class App {
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
     const changes = engine.buffer.changes;
     this.queryWorkers = new QueryWorkerPool(defaultQueryWorkers(), { blockCacheBytes: this.settings.bufferManager.blockCacheMaxBytes });
+    this.metrics.watchBlockCache(() => this.queryWorkers.blockCacheCounters());
     this.queries = new QueryService(
       localScanSource(engine),
       this.queryWorkers,

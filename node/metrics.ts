@@ -99,6 +99,37 @@ export class Metrics {
     gauge('trawl_segment_bytes', 'Compressed bytes of all segments', (e) => e.stats().segmentBytes);
   }
 
+  /**
+   * The query workers' block cache (storage/segment/payload-cache.ts): hits and misses as
+   * counters, the bytes held as a gauge, read from `counters` at each scrape.
+   */
+  watchBlockCache(counters: () => { hits: number; misses: number; bytes: number }): void {
+    const registers = [this.registry];
+    const monotonic = (name: string, help: string, read: () => number): void => {
+      let reported = 0;
+      new client.Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read();
+          if (now > reported) this.inc(now - reported);
+          reported = Math.max(reported, now);
+        },
+      });
+    };
+    monotonic('trawl_block_cache_hits_total', 'Column blocks the query workers read from their block cache', () => counters().hits);
+    monotonic('trawl_block_cache_misses_total', 'Column blocks the query workers decompressed into their block cache', () => counters().misses);
+    new client.Gauge({
+      name: 'trawl_block_cache_bytes',
+      help: 'Decompressed column block bytes the query workers hold',
+      registers,
+      collect() {
+        this.set(counters().bytes);
+      },
+    });
+  }
+
   /** Subscribes to the engine's background events. */
   watch(engine: StorageEngine): void {
     engine.on('flush', (result: { events: number; durationMs: number }) => {

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'worker_threads';
 import type { ChunkScan } from '../../storage/chunk-read';
 import type { EventChunk } from '../../storage/event-chunk';
-import { setPayloadCacheBytes } from '../../storage/segment/payload-cache';
+import { payloadCacheCounters, setPayloadCacheBytes, type PayloadCacheCounters } from '../../storage/segment/payload-cache';
 import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';
 import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
@@ -43,7 +43,8 @@ export type WorkerRequest =
   | { type: 'close'; session: number };
 
 export type WorkerResponse =
-  | { type: 'ack'; session: number; seq: number; ack: UnitAck }
+  /** `cache`: the worker's block cache counters, for the pool's metrics. */
+  | { type: 'ack'; session: number; seq: number; ack: UnitAck; cache: PayloadCacheCounters }
   | { type: 'preview'; session: number; seq: number; rows: ReturnType<ShardSession['preview']> }
   | { type: 'result'; session: number; seq: number; result: ShardResult }
   | { type: 'error'; session: number; seq: number; message: string };
@@ -82,12 +83,12 @@ if (parentPort !== null) {
           let ack = null;
           for (const block of request.blocks) ack = session.processBlock(block);
           if (ack === null) throw new Error('empty blocks message');
-          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack } satisfies WorkerResponse);
+          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack, cache: payloadCacheCounters() } satisfies WorkerResponse);
           return;
         }
         case 'chunk': {
           const ack = session.processChunk(request.chunk, request.scan);
-          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack } satisfies WorkerResponse);
+          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack, cache: payloadCacheCounters() } satisfies WorkerResponse);
           return;
         }
         case 'preview':

@@ -8,6 +8,7 @@ import { Worker } from 'worker_threads';
 import type { ChunkScan } from '../../storage/chunk-read';
 import type { EventChunk } from '../../storage/event-chunk';
 import type { QueryPlan } from '../plan/plan';
+import type { PayloadCacheCounters } from '../../storage/segment/payload-cache';
 import type { QueryWorkerData, SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
 import type { TimedRow } from './rows';
 import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
@@ -73,10 +74,13 @@ class PooledWorker {
   private readonly pending = new Map<string, Pending>();
   sessions = 0;
   retired = false;
+  /** The worker's block cache counters, as of its last ack. */
+  cache: PayloadCacheCounters = { hits: 0, misses: 0, bytes: 0, entries: 0 };
 
   constructor(workerData: QueryWorkerData) {
     this.worker = new Worker(path.join(__dirname, 'query-worker.js'), { workerData });
     this.worker.on('message', (response: WorkerResponse) => {
+      if (response.type === 'ack') this.cache = response.cache;
       const key = `${response.session}:${response.seq}`;
       const pending = this.pending.get(key);
       if (pending === undefined) return;
@@ -179,6 +183,8 @@ export function defaultQueryWorkers(): number {
 export class QueryWorkerPool {
   private readonly workers: PooledWorker[] = [];
   private nextSession = 1;
+  /** Hits and misses of workers since retired, so that the pool's totals only grow. */
+  private retiredCache = { hits: 0, misses: 0 };
 
   private readonly workerData: QueryWorkerData;
 
@@ -215,9 +221,23 @@ export class QueryWorkerPool {
   private retire(worker: PooledWorker): void {
     if (worker.retired) return;
     worker.retired = true;
+    this.retiredCache.hits += worker.cache.hits;
+    this.retiredCache.misses += worker.cache.misses;
     const position = this.workers.indexOf(worker);
     if (position !== -1) this.workers.splice(position, 1);
     void worker.worker.terminate();
+  }
+
+  /** The workers' block caches together: hits and misses so far, bytes and entries held, and the budget. */
+  blockCacheCounters(): PayloadCacheCounters & { maxBytes: number } {
+    const total = { ...this.retiredCache, bytes: 0, entries: 0, maxBytes: this.workerData.payloadCacheBytes * this.size };
+    for (const { cache } of this.workers) {
+      total.hits += cache.hits;
+      total.misses += cache.misses;
+      total.bytes += cache.bytes;
+      total.entries += cache.entries;
+    }
+    return total;
   }
 
   async close(): Promise<void> {

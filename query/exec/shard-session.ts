@@ -187,6 +187,7 @@ export class ShardSession {
     });
   }
 
+  /** processBlock, once the block's buffers are named. */
   private processNamedBlock(input: BlockInput): UnitAck {
     const { rows, stored, buffers } = input;
     const packedAt = this.packedFilterAt(stored, buffers);

@@ -46,7 +46,14 @@ export function cachedPayload(block: Uint8Array, size: number, decompress: (into
   return payload;
 }
 
-/** Counters since the thread started: payloads served from the cache, and decompressed into it. */
-export function payloadCacheCounters(): { hits: number; misses: number; bytes: number; entries: number } {
+/** This thread's cache: payloads served from it and decompressed into it since the thread started, and what it holds now. */
+export interface PayloadCacheCounters {
+  hits: number;
+  misses: number;
+  bytes: number;
+  entries: number;
+}
+
+export function payloadCacheCounters(): PayloadCacheCounters {
   return { hits, misses, bytes: cache?.bytes ?? 0, entries: cache?.size ?? 0 };
 }

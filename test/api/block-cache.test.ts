@@ -74,6 +74,16 @@ describe('block cache', () => {
     assert.deepEqual(warm.counts, expectedCounts(first));
     assert.ok(warm.cached > 0, `the repeated query read cached blocks (${warm.cached})`);
 
+    // The operator's view: the JSON metrics and the Prometheus counters.
+    const cache = (await request(`${server.api}/metrics`)).body.data.block_cache;
+    assert.ok(cache.hits >= warm.cached && cache.misses > 0 && cache.entries > 0 && cache.size_bytes > 0, JSON.stringify(cache));
+    assert.equal(cache.hit_rate, cache.hits / (cache.hits + cache.misses));
+    assert.ok(cache.max_bytes > 256 * 1024 * 1024 - 16 && cache.max_bytes <= 256 * 1024 * 1024, `budget ${cache.max_bytes}`);
+    const exposition = (await request(`${server.url}/metrics`)).text;
+    const hits = Number(/^trawl_block_cache_hits_total (\d+)/m.exec(exposition)?.[1]);
+    assert.ok(hits >= warm.cached, `trawl_block_cache_hits_total ${hits}`);
+    assert.match(exposition, /^trawl_block_cache_bytes [1-9]/m);
+
     // New segments in the same range (several flushes, which compaction then merges with the first).
     const all = [...first];
     for (let round = 0; round < 4; round++) {
@@ -93,7 +103,7 @@ describe('block cache', () => {
   });
 
   it('caches nothing with a budget of 0', async () => {
-    server = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'buffer_manager.block_cache_max_bytes': '0' } });
+    server = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '300ms', 'buffer_manager.block_cache_max_bytes': '0' } });
     const events = batch(0, 2000);
     assert.equal((await postJson(`${server.api}/ingest`, events)).body.data.accepted, 2000);
     await settled(server);
@@ -102,5 +112,7 @@ describe('block cache', () => {
       assert.deepEqual(answer.counts, expectedCounts(events));
       assert.equal(answer.cached, 0);
     }
+    const cache = (await request(`${server.api}/metrics`)).body.data.block_cache;
+    assert.deepEqual({ hits: cache.hits, size: cache.size_bytes, max: cache.max_bytes }, { hits: 0, size: 0, max: 0 });
   });
 });

@@ -84,6 +84,7 @@ export function opsRoutes(app: App): FastifyPluginAsync {
             compaction_running: backlog.running,
             compaction_pending: backlog.pending,
           },
+          block_cache: blockCacheSection(app.queryWorkers.blockCacheCounters()),
           counters: await app.metrics.snapshot(),
         },
       };
@@ -152,5 +153,18 @@ export function opsRoutes(app: App): FastifyPluginAsync {
       app.logger.info(`config patched: ${result.changed.join(', ') || 'no change'}`);
       return { data: { config: app.config, changed: result.changed, restart_required: result.restartRequired } };
     });
+  };
+}
+
+/** The query workers' block cache for `GET /api/v1/metrics` (buffer_manager.block_cache_max_bytes). */
+function blockCacheSection(counters: { hits: number; misses: number; bytes: number; entries: number; maxBytes: number }): Record<string, number | null> {
+  const reads = counters.hits + counters.misses;
+  return {
+    hits: counters.hits,
+    misses: counters.misses,
+    hit_rate: reads === 0 ? null : counters.hits / reads,
+    entries: counters.entries,
+    size_bytes: counters.bytes,
+    max_bytes: counters.maxBytes,
   };
 }
