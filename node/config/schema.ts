@@ -171,6 +171,6 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'cluster.role',
   'cluster.replication_factor',
   'cluster.partitions',
-  'buffer_manager.block_cache_max_bytes',
   'cluster.bucket_span',
+  'buffer_manager.block_cache_max_bytes',
 ]);
