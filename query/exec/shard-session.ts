@@ -12,7 +12,7 @@ import { ColumnEncoding, decodeColumnBlockMatching, readBlockHeader } from '../.
 import { holdsFieldRefs } from '../../storage/segment/raw-refs';
 import { decodeRawRefsMatching, fieldSource, type StoredColumns } from '../../storage/segment/row-block';
 import { selectPacked } from '../../storage/segment/packed-select';
-import { nameBlock, payloadCacheCounters } from '../../storage/segment/payload-cache';
+import { nameBlock, payloadCacheHits } from '../../storage/segment/payload-cache';
 import { LiteralByteSearch } from '../../storage/segment/literal-search';
 import type { EventChunk } from '../../storage/event-chunk';
 import { scanRequestOf } from './scan-request';
@@ -169,10 +169,10 @@ export class ShardSession {
    * when some row passes them (most blocks of a selective query are never fully decoded).
    */
   processBlock(input: BlockInput): UnitAck {
-    const hitsBefore = payloadCacheCounters().hits;
+    const hitsBefore = payloadCacheHits();
     this.nameBlocks(input);
     const ack = this.processNamedBlock(input);
-    this.stats.blocksCached += payloadCacheCounters().hits - hitsBefore;
+    this.stats.blocksCached += payloadCacheHits() - hitsBefore;
     return { ...ack, blocksCached: this.stats.blocksCached };
   }
 

@@ -46,6 +46,11 @@ export function cachedPayload(block: Uint8Array, size: number, decompress: (into
   return payload;
 }
 
+/** Payloads served from this thread's cache so far (per block on the scan path: no object made). */
+export function payloadCacheHits(): number {
+  return hits;
+}
+
 /** This thread's cache: payloads served from it and decompressed into it since the thread started, and what it holds now. */
 export interface PayloadCacheCounters {
   hits: number;
