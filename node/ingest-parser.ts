@@ -12,6 +12,7 @@ import { chunkEvents, type EventChunk } from '../storage/event-chunk';
 import { BULK_YOUNG_GENERATION_MB, WorkerPool } from '../storage/worker-pool';
 import type { Placement } from '../storage/partition';
 import { ApiError, type ErrorCode } from './errors';
+import { scanNativeBatch } from './ingest/native-scan';
 import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
 
 export interface ParsedBody {
@@ -59,6 +60,13 @@ export function defaultIngestWorkers(): number {
 
 /** The parse itself (in a worker or in place): the chunk record and the route's summary. Throws ApiError for a bad request. */
 export function parseBody(params: IngestParams, body: Buffer, placement: Placement): Omit<ParsedBody, 'chunks'> {
+  if (params.format === 'native') {
+    const chunks = scanNativeBatch(body, params.ctx, placement);
+    if (chunks !== null) {
+      const events = chunks.reduce((sum, chunk) => sum + chunk.count, 0);
+      return { record: encodeChunkRecord(chunks, placement), events, summary: { format: 'native', failed: 0, errors: [] } };
+    }
+  }
   const { events, summary } = parseRecord(params, bodyText(body));
   return { record: encodeChunkRecord(chunkEvents(events, placement), placement), events: events.length, summary };
 }

@@ -1,0 +1,465 @@
+/**
+ * The fast path of `POST /ingest`: reads the body's bytes once (json-bytes.ts) and writes each
+ * event straight into its chunk's columns (storage/byte-chunk-builder.ts), with no JS object per
+ * event and no JS string per value. JSON.parse, the object walk and chunk building were the parse
+ * workers' whole CPU, and the objects they made kept the garbage collector busy.
+ *
+ * It only takes bodies it can map exactly as native.ts does: valid JSON and UTF-8, every element
+ * accepted, flat `fields` (strings, numbers, booleans, null), labels as strings. Anything else (a
+ * syntax error, a failed element, nested fields, a duplicate key, a lone surrogate escape, a field
+ * name that starts with a digit, which JS objects would reorder) returns null, and the caller runs
+ * the general parser, which gives the same events or the exact error. A differential property in
+ * test/unit/ingest/native-scan.test.ts holds both paths to byte-identical chunk records.
+ */
+import { isAscii, isUtf8 } from 'buffer';
+import { ByteChunkBuilder, ByteDictionary, type ByteFieldBuilder } from '../../storage/byte-chunk-builder';
+import { DEFAULT_INDEX, isValidIndexName, type LogEvent } from '../../storage/event';
+import type { EventChunk } from '../../storage/event-chunk';
+import { bucketOf, keyString, partitionOf, type PartitionKey, type Placement } from '../../storage/partition';
+import { receivedAt, RESERVED_FIELD_NAMES, type IngestContext } from './common';
+import { MAX_FIELDS_PER_EVENT } from './flatten';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  hashBytes,
+  JSON_FALLBACK,
+  JsonByteReader,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-bytes';
+import { secondsToMicros } from './timevalue';
+
+/** Kinds of a `fields` entry's value. */
+const NULL = 0;
+const STRING = 1;
+const NUMBER = 2;
+const TRUE = 3;
+const FALSE = 4;
+
+/** Top-level keys native.ts reads (others are skipped); labels are 10 + their number. */
+const EVENT = 1;
+const TIME = 2;
+const INDEX = 3;
+const FIELDS = 4;
+const LABEL_KEY = 10;
+
+/** Labels: the top-level ones (SOURCE, SOURCETYPE, HOST) and `level`, which must hold strings. */
+const SOURCE = 1;
+const SOURCETYPE = 2;
+const HOST = 3;
+const LEVEL = 4;
+const LABEL_NAMES = ['', 'source', 'sourcetype', 'host', 'level'];
+/** Top-level labels not already in `fields` are added after them, in this order (native.ts LABELS). */
+const APPENDED_LABELS = [SOURCE, SOURCETYPE, HOST];
+
+/** How a `fields` name maps in one chunk. */
+interface NameSlot {
+  nameBytes: Buffer;
+  name: string;
+  /** Names native.ts drops (empty, reserved). */
+  skip: boolean;
+  label: number;
+  field: ByteFieldBuilder | null;
+}
+
+interface ChunkState {
+  builder: ByteChunkBuilder;
+  bucketEnd: number;
+  /**
+   * The previous event's slots by position: events of one source share a shape, so a name is
+   * mostly matched by comparing its bytes. Other names go through `names` (a byte-keyed lookup).
+   */
+  shape: NameSlot[];
+  names: ByteDictionary;
+  slots: NameSlot[];
+}
+
+function labelOf(name: string): number {
+  const label = LABEL_NAMES.indexOf(name);
+  return label < 0 ? 0 : label;
+}
+
+/** Per thread: the current event's unescaped text (room for a whole body) and other unescaped values. */
+let eventText = Buffer.allocUnsafe(0);
+let scratch = Buffer.allocUnsafe(1024);
+
+class NativeScanner {
+  private readonly json: JsonByteReader;
+
+  // The current element's top-level keys.
+  private seen = 0;
+  private eventLength = -1;
+  private eventAscii = true;
+  private time = 0;
+  private hasTime = false;
+  private indexStart = -1;
+  private indexEnd = 0;
+  private indexEscaped = false;
+  /** Top-level labels by label number: content start (-1: not given), end, flags, hash. */
+  private readonly labelStart = new Int32Array(4);
+  private readonly labelEnd = new Int32Array(4);
+  private readonly labelEscaped = [false, false, false, false];
+  private readonly labelAscii = [true, true, true, true];
+  private readonly labelHash = new Uint32Array(4);
+
+  // The current element's `fields` entries.
+  private entries = 0;
+  private readonly nameStart = new Int32Array(MAX_FIELDS_PER_EVENT);
+  private readonly nameEnd = new Int32Array(MAX_FIELDS_PER_EVENT);
+  private readonly kind = new Uint8Array(MAX_FIELDS_PER_EVENT);
+  private readonly valueStart = new Int32Array(MAX_FIELDS_PER_EVENT);
+  private readonly valueEnd = new Int32Array(MAX_FIELDS_PER_EVENT);
+  private readonly valueEscaped = new Uint8Array(MAX_FIELDS_PER_EVENT);
+  private readonly valueAscii = new Uint8Array(MAX_FIELDS_PER_EVENT);
+  private readonly valueHash = new Uint32Array(MAX_FIELDS_PER_EVENT);
+  private readonly numbers = new Float64Array(MAX_FIELDS_PER_EVENT);
+
+  private readonly chunks = new Map<string, ChunkState>();
+  private last: ChunkState | null = null;
+  private lastIndexBytes: Buffer | null = null;
+  private lastIndex = DEFAULT_INDEX;
+
+  constructor(
+    private readonly src: Buffer,
+    private readonly now: number,
+    private readonly placement: Placement,
+  ) {
+    this.json = new JsonByteReader(src);
+    if (eventText.length < src.length) eventText = Buffer.allocUnsafe(src.length);
+  }
+
+  run(): EventChunk[] {
+    const json = this.json;
+    json.whitespace();
+    json.expect(OPEN_BRACKET);
+    json.whitespace();
+    if (json.peek() === CLOSE_BRACKET) json.pos++;
+    else {
+      do {
+        json.whitespace();
+        this.element();
+      } while (json.more(CLOSE_BRACKET));
+    }
+    json.whitespace();
+    if (json.pos !== json.end) throw JSON_FALLBACK;
+    return [...this.chunks.values()].map((state) => state.builder.build());
+  }
+
+  /** Which top-level key the last string names (0: one native.ts ignores). */
+  private topKey(): number {
+    const json = this.json;
+    if (json.strEscaped) throw JSON_FALLBACK;
+    switch (json.strEnd - json.strStart) {
+      case 4:
+        return json.stringIs('time') ? TIME : json.stringIs('host') ? LABEL_KEY + HOST : 0;
+      case 5:
+        return json.stringIs('event') ? EVENT : json.stringIs('index') ? INDEX : 0;
+      case 6:
+        return json.stringIs('fields') ? FIELDS : json.stringIs('source') ? LABEL_KEY + SOURCE : 0;
+      case 10:
+        return json.stringIs('sourcetype') ? LABEL_KEY + SOURCETYPE : 0;
+      default:
+        return 0;
+    }
+  }
+
+  /** One array element: its keys noted, then its row written. */
+  private element(): void {
+    const json = this.json;
+    json.expect(OPEN_BRACE);
+    this.seen = 0;
+    this.eventLength = -1;
+    this.hasTime = false;
+    this.indexStart = -1;
+    this.labelStart.fill(-1);
+    this.entries = 0;
+    do {
+      json.whitespace();
+      if (json.peek() !== QUOTE) throw JSON_FALLBACK; // also `{}`, which has no `event`
+      json.string();
+      const key = this.topKey();
+      if (key !== 0) {
+        // JSON.parse keeps the last of duplicate keys; rare enough to leave to it.
+        if ((this.seen & (1 << key)) !== 0) throw JSON_FALLBACK;
+        this.seen |= 1 << key;
+      }
+      json.whitespace();
+      json.expect(COLON);
+      json.whitespace();
+      const c = json.peek();
+      if (c === 110) {
+        json.literal('null');
+        if (key === EVENT) throw JSON_FALLBACK; // required
+        continue; // null means "not given"
+      }
+      switch (key) {
+        case 0:
+          json.skipValue();
+          break;
+        case EVENT:
+          if (c !== QUOTE) throw JSON_FALLBACK;
+          this.eventLength = json.copiedString(eventText, 0);
+          this.eventAscii = json.strAscii;
+          break;
+        case TIME:
+          if (c !== 45 && !(c >= 48 && c <= 57)) throw JSON_FALLBACK;
+          this.time = json.number();
+          this.hasTime = true;
+          break;
+        case INDEX:
+          if (c !== QUOTE) throw JSON_FALLBACK;
+          json.string();
+          if (json.strEnd > json.strStart) {
+            this.indexStart = json.strStart;
+            this.indexEnd = json.strEnd;
+            this.indexEscaped = json.strEscaped;
+          }
+          break;
+        case FIELDS:
+          this.fields();
+          break;
+        default: {
+          if (c !== QUOTE) throw JSON_FALLBACK;
+          json.hashedString();
+          const label = key - LABEL_KEY;
+          if (json.strEnd > json.strStart) {
+            this.labelStart[label] = json.strStart;
+            this.labelEnd[label] = json.strEnd;
+            this.labelEscaped[label] = json.strEscaped;
+            this.labelAscii[label] = json.strAscii;
+            this.labelHash[label] = json.strHash;
+          }
+        }
+      }
+    } while (json.more(CLOSE_BRACE));
+    if (this.eventLength < 0) throw JSON_FALLBACK;
+    this.writeRow();
+  }
+
+  /** The `fields` object: its entries noted in order. */
+  private fields(): void {
+    const json = this.json;
+    const src = this.src;
+    json.expect(OPEN_BRACE);
+    json.whitespace();
+    if (json.peek() === CLOSE_BRACE) {
+      json.pos++;
+      return;
+    }
+    do {
+      json.whitespace();
+      if (json.peek() !== QUOTE) throw JSON_FALLBACK;
+      json.string();
+      const j = this.entries;
+      // Below the flattener's field limit, so that it never drops a key this path keeps.
+      if (j === MAX_FIELDS_PER_EVENT - 1) throw JSON_FALLBACK;
+      const first = src[json.strStart];
+      // A name JS objects would put first (an integer key), or one written with escapes.
+      if (json.strEscaped || (first >= 48 && first <= 57)) throw JSON_FALLBACK;
+      this.nameStart[j] = json.strStart;
+      this.nameEnd[j] = json.strEnd;
+      json.whitespace();
+      json.expect(COLON);
+      json.whitespace();
+      const c = json.peek();
+      if (c === QUOTE) {
+        json.hashedString();
+        this.kind[j] = STRING;
+        this.valueStart[j] = json.strStart;
+        this.valueEnd[j] = json.strEnd;
+        this.valueEscaped[j] = json.strEscaped ? 1 : 0;
+        this.valueAscii[j] = json.strAscii ? 1 : 0;
+        this.valueHash[j] = json.strHash;
+      } else if (c === 116) {
+        json.literal('true');
+        this.kind[j] = TRUE;
+      } else if (c === 102) {
+        json.literal('false');
+        this.kind[j] = FALSE;
+      } else if (c === 110) {
+        json.literal('null');
+        this.kind[j] = NULL;
+      } else if (c === 45 || (c >= 48 && c <= 57)) {
+        const v = json.number();
+        // Non-finite numbers (1e999) are null, as the general path stores them.
+        this.kind[j] = v - v === 0 ? NUMBER : NULL;
+        this.numbers[j] = v;
+      } else {
+        throw JSON_FALLBACK; // nested objects and arrays are flattened by the general path
+      }
+      this.entries = j + 1;
+    } while (json.more(CLOSE_BRACE));
+  }
+
+  /** Text of a string read earlier. */
+  private text(start: number, end: number, escaped: boolean): string {
+    if (!escaped) return this.src.toString('utf8', start, end);
+    return scratch.toString('utf8', 0, this.unescaped(start, end));
+  }
+
+  /** Unescapes a string read earlier into `scratch`; returns its length. */
+  private unescaped(start: number, end: number): number {
+    if (scratch.length < end - start) scratch = Buffer.allocUnsafe(Math.max(end - start, scratch.length * 2));
+    return this.json.unescapeInto(start, end, scratch, 0);
+  }
+
+  private indexName(): string {
+    if (this.indexStart < 0) return DEFAULT_INDEX;
+    const known = this.lastIndexBytes;
+    const length = this.indexEnd - this.indexStart;
+    if (known !== null && known.length === length && !this.indexEscaped) {
+      let same = true;
+      for (let k = 0; k < length && same; k++) same = known[k] === this.src[this.indexStart + k];
+      if (same) return this.lastIndex;
+    }
+    const name = this.text(this.indexStart, this.indexEnd, this.indexEscaped);
+    if (!isValidIndexName(name)) throw JSON_FALLBACK;
+    if (!this.indexEscaped) {
+      this.lastIndexBytes = Buffer.from(this.src.subarray(this.indexStart, this.indexEnd));
+      this.lastIndex = name;
+    }
+    return name;
+  }
+
+  /** The chunk of an event's key, picked as chunkEvents picks it. */
+  private chunkFor(index: string, time: number): ChunkState {
+    const placement = this.placement;
+    const last = this.last;
+    const single = placement.partitions <= 1;
+    if (single && last !== null && index === last.builder.key.index && time >= last.builder.key.bucket && time < last.bucketEnd) return last;
+    const key: PartitionKey = {
+      index,
+      bucket: bucketOf(time, placement.bucketSpanMicros),
+      partition: single ? 0 : partitionOf(this.placementEvent(), placement.partitions),
+    };
+    const name = keyString(key);
+    let state = this.chunks.get(name);
+    if (state === undefined) {
+      state = { builder: new ByteChunkBuilder(key), bucketEnd: key.bucket + placement.bucketSpanMicros, shape: [], names: new ByteDictionary(), slots: [] };
+      this.chunks.set(name, state);
+    }
+    this.last = state;
+    return state;
+  }
+
+  /** The labels placement hashes (host, source) as the general path's event holds them. */
+  private placementEvent(): LogEvent {
+    const fields: Record<string, string> = {};
+    for (const label of [HOST, SOURCE]) {
+      let value: string | undefined;
+      if (this.labelStart[label] >= 0) value = this.text(this.labelStart[label], this.labelEnd[label], this.labelEscaped[label]);
+      else {
+        for (let j = 0; j < this.entries; j++) {
+          if (this.src.toString('latin1', this.nameStart[j], this.nameEnd[j]) !== LABEL_NAMES[label]) continue;
+          // A label field that is not a string sends the body to the general path when the row is written.
+          if (this.kind[j] === STRING) value = this.text(this.valueStart[j], this.valueEnd[j], this.valueEscaped[j] === 1);
+        }
+      }
+      if (value !== undefined) fields[LABEL_NAMES[label]] = value;
+    }
+    return { time: 0, raw: '', index: '', fields };
+  }
+
+  /** The slot of entry j's name in the chunk. */
+  private slot(state: ChunkState, j: number): NameSlot {
+    const src = this.src;
+    const start = this.nameStart[j];
+    const end = this.nameEnd[j];
+    const known = state.shape[j];
+    if (known !== undefined && known.nameBytes.length === end - start) {
+      const bytes = known.nameBytes;
+      let k = 0;
+      while (start + k < end && bytes[k] === src[start + k]) k++;
+      if (start + k === end) return known;
+    }
+    const code = state.names.codeOf(src, start, end, true, hashBytes(src, start, end));
+    let slot = state.slots[code];
+    if (slot === undefined) {
+      const name = src.toString('utf8', start, end);
+      const skip = name === '' || RESERVED_FIELD_NAMES.has(name);
+      slot = { nameBytes: Buffer.from(src.subarray(start, end)), name, skip, label: skip ? 0 : labelOf(name), field: null };
+      state.slots[code] = slot;
+    }
+    state.shape[j] = slot;
+    return slot;
+  }
+
+  /** Adds a string value read earlier (unescaped and rehashed first when it has escapes). */
+  private addString(field: ByteFieldBuilder, row: number, start: number, end: number, escaped: boolean, ascii: boolean, hash: number): void {
+    if (!escaped) {
+      field.addString(row, this.src, start, end, ascii, hash);
+      return;
+    }
+    const length = this.unescaped(start, end);
+    field.addString(row, scratch, 0, length, ascii, hashBytes(scratch, 0, length));
+  }
+
+  private writeRow(): void {
+    let time = this.now;
+    if (this.hasTime) {
+      time = secondsToMicros(this.time);
+      if (Number.isNaN(time)) throw JSON_FALLBACK;
+    }
+    const state = this.chunkFor(this.indexName(), time);
+    const builder = state.builder;
+    const row = builder.addRow(time);
+    builder.raws.push(eventText, 0, this.eventLength, this.eventAscii);
+    // Top-level labels that replaced a `fields` value in place (the others go after the fields).
+    let replaced = 0;
+    let nulls = 0;
+    for (let j = 0; j < this.entries; j++) {
+      const slot = this.slot(state, j);
+      if (slot.skip) continue;
+      const kind = this.kind[j];
+      if (kind === NULL) {
+        nulls++;
+        continue;
+      }
+      const field = slot.field ?? (slot.field = builder.field(slot.name));
+      if (field.lastRow === row) throw JSON_FALLBACK; // a duplicate key
+      const label = slot.label;
+      if (label !== 0 && label !== LEVEL && this.labelStart[label] >= 0) {
+        replaced |= 1 << label;
+        this.addString(field, row, this.labelStart[label], this.labelEnd[label], this.labelEscaped[label], this.labelAscii[label], this.labelHash[label]);
+      } else if (kind === STRING) {
+        this.addString(field, row, this.valueStart[j], this.valueEnd[j], this.valueEscaped[j] === 1, this.valueAscii[j] === 1, this.valueHash[j]);
+      } else if (label !== 0) {
+        throw JSON_FALLBACK; // a label given as a number or boolean is stored as its text there
+      } else if (kind === NUMBER) {
+        field.addNumber(row, this.numbers[j]);
+      } else {
+        field.addBoolean(row, kind === TRUE);
+      }
+    }
+    // A null under a name that also has a value in this row is a duplicate key, which JSON.parse
+    // reads as its last value in its first place: leave it to the general path.
+    for (let j = 0; nulls > 0 && j < this.entries; j++) {
+      if (this.kind[j] !== NULL) continue;
+      nulls--;
+      const slot = state.shape[j];
+      const field = slot.skip ? undefined : (slot.field ?? builder.existingField(slot.name));
+      if (field !== undefined && field.lastRow === row) throw JSON_FALLBACK;
+    }
+    for (const label of APPENDED_LABELS) {
+      if (this.labelStart[label] < 0 || (replaced & (1 << label)) !== 0) continue;
+      const field = builder.field(LABEL_NAMES[label]);
+      this.addString(field, row, this.labelStart[label], this.labelEnd[label], this.labelEscaped[label], this.labelAscii[label], this.labelHash[label]);
+    }
+  }
+}
+
+/**
+ * The chunks of a native body when the fast path takes it (every element accepted), else null:
+ * the caller then runs parseNativeBatch, which gives the same chunks or the request's error.
+ */
+export function scanNativeBatch(body: Buffer, ctx: IngestContext, placement: Placement): EventChunk[] | null {
+  if (!isAscii(body) && !isUtf8(body)) return null;
+  try {
+    return new NativeScanner(body, receivedAt(ctx), placement).run();
+  } catch (error) {
+    if (error === JSON_FALLBACK) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * Builds event chunks (event-chunk.ts) from values given as UTF-8 bytes, for parsers that scan a
+ * request body without making a JS object or string per event (node/ingest/native-scan.ts).
+ *
+ * The chunk it builds is the one ChunkBuilder would build from the same events: fields in order of
+ * their first non-null value, strings dictionary-coded in order of first appearance, `_raw` packed.
+ * Callers only hand it well-formed UTF-8 (no lone surrogates), so packed text is `latin1` when every
+ * byte is ASCII and `utf8` otherwise.
+ */
+import type { FieldValue } from './event';
+import type { ChunkField, EventChunk, PackedStrings } from './event-chunk';
+import type { PartitionKey } from './partition';
+
+/** Copies bytes; a loop beats a native call for the short values that dominate. */
+function copyBytes(target: Buffer, at: number, source: Buffer, start: number, end: number): void {
+  if (end - start < 32) {
+    for (let i = start; i < end; i++) target[at++] = source[i];
+  } else {
+    source.copy(target, at, start, end);
+  }
+}
+
+function grownFloat64(array: Float64Array, need: number): Float64Array<ArrayBuffer> {
+  const next = new Float64Array(Math.max(need, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+function grownUint32(array: Uint32Array, need: number): Uint32Array<ArrayBuffer> {
+  const next = new Uint32Array(Math.max(need, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+/** A growing list of byte strings, packed as PackedStrings when built. */
+export class ByteStringList {
+  private bytes: Buffer;
+  private used = 0;
+  private ends: Uint32Array;
+  private entries = 0;
+  /** OR of every byte: bit 7 set means some byte is not ASCII. */
+  private high = 0;
+
+  constructor(bytesHint = 256, entriesHint = 16) {
+    this.bytes = Buffer.allocUnsafe(bytesHint);
+    this.ends = new Uint32Array(entriesHint);
+  }
+
+  get count(): number {
+    return this.entries;
+  }
+
+  /** Adds bytes `[start, end)` of `source` as the next string. */
+  push(source: Buffer, start: number, end: number, ascii: boolean): void {
+    copyBytes(this.reserve(end - start), this.used, source, start, end);
+    this.commit(end - start, ascii);
+  }
+
+  /**
+   * For writers that produce the next string in place (an unescaper): the buffer, with room for
+   * `length` bytes at `writeOffset`. `commit` then ends the string.
+   */
+  reserve(length: number): Buffer {
+    if (this.used + length > this.bytes.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.used + length, this.bytes.length * 2));
+      this.bytes.copy(next, 0, 0, this.used);
+      this.bytes = next;
+    }
+    return this.bytes;
+  }
+
+  get writeOffset(): number {
+    return this.used;
+  }
+
+  /** Ends the string of `length` bytes written at `writeOffset`. */
+  commit(length: number, ascii: boolean): void {
+    this.used += length;
+    if (this.entries === this.ends.length) this.ends = grownUint32(this.ends, this.entries + 1);
+    this.ends[this.entries++] = this.used;
+    if (!ascii) this.high = 0x80;
+  }
+
+  /** Whether string i holds exactly bytes `[start, end)` of `source`. */
+  equals(i: number, source: Buffer, start: number, end: number): boolean {
+    const from = i === 0 ? 0 : this.ends[i - 1];
+    if (this.ends[i] - from !== end - start) return false;
+    const bytes = this.bytes;
+    for (let k = 0; k < end - start; k++) if (bytes[from + k] !== source[start + k]) return false;
+    return true;
+  }
+
+  /** String i as JS text. */
+  text(i: number): string {
+    const from = i === 0 ? 0 : this.ends[i - 1];
+    return this.bytes.toString(this.high === 0 ? 'latin1' : 'utf8', from, this.ends[i]);
+  }
+
+  /** The strings in buffers of their own (a chunk must not hold a view of a larger pooled buffer). */
+  build(): PackedStrings {
+    return {
+      bytes: new Uint8Array(this.bytes.subarray(0, this.used)),
+      ends: this.ends.slice(0, this.entries),
+      encoding: this.high === 0 ? 'latin1' : 'utf8',
+    };
+  }
+}
+
+/**
+ * Distinct byte strings and their codes (order of first appearance), found without making JS
+ * strings. Callers hash the bytes (any 32-bit hash, the same one for every call): a parser can
+ * hash a value in the pass that reads it.
+ */
+export class ByteDictionary {
+  readonly entries = new ByteStringList();
+  private hashes = new Uint32Array(16);
+  /** Open addressing: code + 1, 0 for an empty slot. */
+  private slots = new Int32Array(32);
+
+  get size(): number {
+    return this.entries.count;
+  }
+
+  codeOf(source: Buffer, start: number, end: number, ascii: boolean, hash: number): number {
+    const mask = this.slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const held = this.slots[slot];
+      if (held === 0) {
+        const code = this.entries.count;
+        this.entries.push(source, start, end, ascii);
+        if (code === this.hashes.length) this.hashes = grownUint32(this.hashes, code + 1);
+        this.hashes[code] = hash;
+        this.slots[slot] = code + 1;
+        if ((code + 1) * 2 > this.slots.length) this.rehash();
+        return code;
+      }
+      if (this.hashes[held - 1] === hash && this.entries.equals(held - 1, source, start, end)) return held - 1;
+    }
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let code = 0; code < this.entries.count; code++) {
+      let slot = this.hashes[code] & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = code + 1;
+    }
+    this.slots = slots;
+  }
+}
+
+const STRING = 1;
+const NUMBER = 2;
+const BOOLEAN = 4;
+
+/** One field's values in row order: string entries hold their dictionary code. */
+export class ByteFieldBuilder {
+  /** The last row given a value: a second value in one row is a caller's bug (or a duplicate key to refuse). */
+  lastRow = -1;
+  private rows = new Uint32Array(16);
+  private values = new Float64Array(16);
+  /** Per entry: STRING, NUMBER or BOOLEAN (read only when the types mix). */
+  private kinds = new Uint8Array(16);
+  private entries = 0;
+  private types = 0;
+  private readonly dict = new ByteDictionary();
+
+  constructor(readonly name: string) {}
+
+  private add(row: number, value: number, kind: number): void {
+    const at = this.entries;
+    if (at === this.rows.length) {
+      this.rows = grownUint32(this.rows, at + 1);
+      this.values = grownFloat64(this.values, at + 1);
+      const kinds = new Uint8Array(this.rows.length);
+      kinds.set(this.kinds);
+      this.kinds = kinds;
+    }
+    this.rows[at] = row;
+    this.values[at] = value;
+    this.kinds[at] = kind;
+    this.entries = at + 1;
+    this.types |= kind;
+    this.lastRow = row;
+  }
+
+  /** A string value as bytes, with their hash (see ByteDictionary). */
+  addString(row: number, source: Buffer, start: number, end: number, ascii: boolean, hash: number): void {
+    this.add(row, this.dict.codeOf(source, start, end, ascii, hash), STRING);
+  }
+
+  /** A finite number (the caller drops non-finite ones, as ChunkBuilder does). */
+  addNumber(row: number, value: number): void {
+    this.add(row, value, NUMBER);
+  }
+
+  addBoolean(row: number, value: boolean): void {
+    this.add(row, value ? 1 : 0, BOOLEAN);
+  }
+
+  build(count: number): ChunkField {
+    const n = this.entries;
+    const field: ChunkField = {
+      name: this.name,
+      rows: n === count ? null : this.rows.slice(0, n),
+      type: 'mixed',
+      numbers: null,
+      codes: null,
+      dict: null,
+      mixed: null,
+    };
+    if (this.types === STRING) {
+      field.type = 'string';
+      field.codes = Uint32Array.from(this.values.subarray(0, n));
+      field.dict = this.dict.entries.build();
+    } else if (this.types === NUMBER || this.types === BOOLEAN) {
+      field.type = this.types === NUMBER ? 'number' : 'boolean';
+      field.numbers = this.values.slice(0, n);
+    } else {
+      const strings = Array.from({ length: this.dict.size }, (_, code) => this.dict.entries.text(code));
+      const mixed: FieldValue[] = new Array<FieldValue>(n);
+      for (let i = 0; i < n; i++) {
+        const kind = this.kinds[i];
+        mixed[i] = kind === STRING ? strings[this.values[i]] : kind === NUMBER ? this.values[i] : this.values[i] === 1;
+      }
+      field.mixed = mixed;
+    }
+    return field;
+  }
+}
+
+/** The rows of one partition key. */
+export class ByteChunkBuilder {
+  readonly raws: ByteStringList;
+  private times: Float64Array;
+  private rows = 0;
+  private minTime = Number.POSITIVE_INFINITY;
+  private maxTime = Number.NEGATIVE_INFINITY;
+  private readonly fields = new Map<string, ByteFieldBuilder>();
+
+  constructor(readonly key: PartitionKey, rowsHint = 1024) {
+    this.times = new Float64Array(rowsHint);
+    this.raws = new ByteStringList(rowsHint * 128, rowsHint);
+  }
+
+  get count(): number {
+    return this.rows;
+  }
+
+  /** Starts a row with its time; the caller adds its `_raw` to `raws` (once). Returns the row number for the field values. */
+  addRow(time: number): number {
+    const row = this.rows;
+    if (row === this.times.length) this.times = grownFloat64(this.times, row + 1);
+    this.times[row] = time;
+    this.rows = row + 1;
+    if (time < this.minTime) this.minTime = time;
+    if (time > this.maxTime) this.maxTime = time;
+    return row;
+  }
+
+  /** The builder of a field, if any row gave it a value. */
+  existingField(name: string): ByteFieldBuilder | undefined {
+    return this.fields.get(name);
+  }
+
+  /** The builder of a field, created (and ordered last) on its first value. */
+  field(name: string): ByteFieldBuilder {
+    let builder = this.fields.get(name);
+    if (builder === undefined) {
+      builder = new ByteFieldBuilder(name);
+      this.fields.set(name, builder);
+    }
+    return builder;
+  }
+
+  build(): EventChunk {
+    const count = this.rows;
+    return {
+      key: this.key,
+      count,
+      minTime: this.minTime,
+      maxTime: this.maxTime,
+      times: this.times.slice(0, count),
+      raws: this.raws.build(),
+      fields: [...this.fields.values()].map((builder) => builder.build(count)),
+    };
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The native fast path (node/ingest/native-scan.ts) against the general path (JSON.parse,
+ * parseNativeBatch, chunkEvents): on any body, the fast path either hands over (null) or builds
+ * byte-identical chunk records; on a body the general path refuses or partly rejects, it hands over.
+ */
+import { strict as assert } from 'assert';
+import fc from 'fast-check';
+import { ApiError } from '../../../node/errors';
+import { bodyText } from '../../../node/ingest-record';
+import { parseNativeBatch } from '../../../node/ingest/native';
+import { scanNativeBatch } from '../../../node/ingest/native-scan';
+import { encodeChunkRecord } from '../../../storage/chunk-record';
+import { chunkEvents } from '../../../storage/event-chunk';
+import type { Placement } from '../../../storage/partition';
+import { EventGenerator } from '../../../scripts/bench/generate';
+import { ctx } from './helpers';
+
+const HOUR = 3_600_000_000;
+const ONE: Placement = { bucketSpanMicros: HOUR, partitions: 1 };
+const FOUR: Placement = { bucketSpanMicros: HOUR, partitions: 4 };
+
+/** The general path's record, or null when it refuses the body or rejects an element. */
+function generalRecord(body: Buffer, placement: Placement): Buffer | null {
+  try {
+    const result = parseNativeBatch(bodyText(body), ctx());
+    if (result.failed > 0) return null;
+    return encodeChunkRecord(chunkEvents(result.events, placement), placement);
+  } catch (error) {
+    if (error instanceof ApiError) return null;
+    throw error;
+  }
+}
+
+/** Asserts the two paths agree; returns whether the fast path took the body. */
+function agree(body: Buffer, placement = ONE): boolean {
+  const fast = scanNativeBatch(body, ctx(), placement);
+  const general = generalRecord(body, placement);
+  if (fast === null) return false;
+  assert.notEqual(general, null, `the fast path took a body the general path refuses: ${body.toString('utf8').slice(0, 300)}`);
+  const record = encodeChunkRecord(fast, placement);
+  assert.ok(record.equals(general as Buffer), `records differ for ${body.toString('utf8').slice(0, 300)}`);
+  return true;
+}
+
+const text = (s: string): Buffer => Buffer.from(s, 'utf8');
+
+/** Values that meet the mapping rules' corners. */
+const scalar = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'grapheme', maxLength: 6 }),
+  fc.constantFrom('', 'web-1', 'web-2', 'nginx', 'é', 'a"b', 'x\\y', 'line\nbreak', '\u0001', '\ud800', '\ud83d\ude00', '__proto__'),
+  fc.integer({ min: -1000, max: 1000 }),
+  fc.double({ noNaN: true }),
+  fc.constantFrom(0, -0, 1.5, 1e21, 12345678901234567890, 0.1, 1700000000.123456, 2 ** 53 + 1),
+  fc.boolean(),
+  fc.constant(null),
+);
+const fieldName = fc.oneof(
+  fc.constantFrom('status', 'path', 'host', 'source', 'sourcetype', 'level', 'user', '_time', '_raw', 'index', '__proto__', '', '1', '01', 'a.b', 'é'),
+  fc.string({ maxLength: 6 }),
+);
+const fieldsObject = fc.array(fc.tuple(fieldName, fc.oneof(scalar, fc.constant({ nested: 1 }), fc.constant([1]))), { maxLength: 6 });
+const label = fc.oneof(fc.constantFrom('web-1', 'web-2', 'nginx', '', 'é'), fc.constant(null), fc.integer());
+const element = fc.record(
+  {
+    event: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('GET "/a" 200', 'é ü', 'tab\there', '{"json":true}'), scalar),
+    time: fc.oneof(fc.constantFrom(1700000000, 1700000000.5, 1700003600.25, 1e12, -5, null, '1700000000'), fc.double({ min: 1.6e9, max: 1.8e9, noNaN: true })),
+    index: fc.constantFrom('main', 'web', '', null, 'Bad Name', 'a\\u0062'),
+    host: label,
+    source: label,
+    sourcetype: label,
+    fields: fc.oneof(fieldsObject, fc.constant(null), fc.constant('x')),
+    extra: fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 3 })),
+  },
+  { requiredKeys: ['event'] },
+);
+
+/** JSON text of an element, with `fields` as written pairs (duplicates and key order kept). */
+function elementText(el: Record<string, unknown>, spacing: string): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(el)) {
+    if (value === undefined) continue;
+    if (key === 'fields' && Array.isArray(value)) {
+      const pairs = (value as [string, unknown][]).map(([k, v]) => `${JSON.stringify(k)}:${spacing}${JSON.stringify(v)}`);
+      parts.push(`"fields":{${pairs.join(',' + spacing)}}`);
+    } else {
+      parts.push(`${JSON.stringify(key)}:${spacing}${JSON.stringify(value)}`);
+    }
+  }
+  return `{${parts.join(',' + spacing)}}`;
+}
+
+const body = fc
+  .tuple(fc.array(element, { maxLength: 6 }), fc.constantFrom('', ' ', '\n  '))
+  .map(([elements, spacing]) => `${spacing}[${elements.map((el) => elementText(el, spacing)).join(',')}]${spacing}`);
+
+/** Valid, accepted bodies of the shapes shippers send: the fast path must take these. */
+const plainBody = fc
+  .array(
+    fc.record({
+      event: fc.string({ maxLength: 40 }).filter((s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()),
+      time: fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
+      host: fc.constantFrom('web-1', 'web-2'),
+      fields: fc.dictionary(fc.constantFrom('status', 'path', 'ms', 'ok', 'user'), fc.oneof(fc.integer(), fc.constantFrom('a', 'b', 'é'), fc.boolean())),
+    }),
+    { minLength: 1, maxLength: 8 },
+  )
+  .map((elements) => JSON.stringify(elements));
+
+describe('native ingest fast path', () => {
+  it('builds the same chunk records as the general path, or hands over', () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(body, (s) => {
+        if (agree(text(s))) taken++;
+        agree(text(s), FOUR);
+      }),
+      { numRuns: 1500 },
+    );
+    // The generator is meant to reach the fast path often, not only its refusals.
+    assert.ok(taken > 150, `the fast path took only ${taken} of 1500 bodies`);
+  });
+
+  it('takes the plain bodies shippers send', () => {
+    fc.assert(
+      fc.property(plainBody, (s) => {
+        assert.equal(agree(text(s)), true, s);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('agrees on mutated bodies: any byte edit either hands over or maps the same', () => {
+    const base = elementsOf(40);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: base.length }), fc.nat({ max: 4 }), fc.constantFrom('"', '\\', ',', '}', ']', '{', 'u', 'null', '1e', '-', ' ', '\u0001', 'é', '\\u00e9', ':')), { minLength: 1, maxLength: 4 }),
+        (edits) => {
+          let s = base;
+          for (const [at, del, ins] of edits) s = s.slice(0, Math.min(at, s.length)) + ins + s.slice(Math.min(at, s.length) + del);
+          agree(text(s));
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('takes the bench generator bodies (escaped quotes, JSON lines, mixed shapes)', () => {
+    assert.equal(agree(text(elementsOf(2000))), true);
+  });
+
+  it('reads numbers exactly as JSON.parse does', () => {
+    const numbers = ['0', '-0', '0.1', '1.5e3', '-2E-3', '123456789012345', '1234567890123456', '12345678901234567890', '1e999', '-1e999', '0.000001', '9007199254740993', '1.7976931348623157e308', '5e-324'];
+    for (const n of numbers) {
+      const s = `[{"event":"x","time":1700000000,"fields":{"n":${n}}}]`;
+      assert.equal(agree(text(s)), true, n);
+    }
+    fc.assert(
+      fc.property(fc.double(), fc.integer({ min: 0, max: 17 }), (v, digits) => {
+        if (!Number.isFinite(v)) return;
+        agree(text(`[{"event":"x","fields":{"a":${v.toFixed(Math.min(digits, 100))},"b":${v}}}]`));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('hands over what only the general path maps: duplicates, nesting, integer keys, label numbers, lone surrogates', () => {
+    const handedOver = [
+      '[{"event":"a","fields":{"a":1,"a":null}}]',
+      '[{"event":"a","fields":{"a":null,"b":1,"a":2}}]',
+      '[{"event":"a","fields":{"a":{"b":1}}}]',
+      '[{"event":"a","fields":{"b":1,"1":2}}]',
+      '[{"event":"a","fields":{"level":5}}]',
+      '[{"event":"a","host":5}]',
+      '[{"event":"\\ud800"}]',
+      '[{"event":"a","event":"b"}]',
+      '[{"event":"a","time":"1700000000"}]',
+      '[{"event":"a","index":"Bad"}]',
+      '[{"time":1}]',
+      '[{"event":"a"},]',
+      '[{"event":"a"}] x',
+      '{"event":"a"}',
+      '',
+    ];
+    for (const s of handedOver) {
+      assert.equal(scanNativeBatch(text(s), ctx(), ONE), null, s);
+      agree(text(s));
+    }
+    // Not valid UTF-8: the general path decodes it with replacement characters.
+    assert.equal(scanNativeBatch(Buffer.from([0x5b, 0x7b, 0x22, 0x65, 0x76, 0x65, 0x6e, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d, 0x5d]), ctx(), ONE), null);
+  });
+
+  it('maps labels as native.ts does: top-level wins in place, else goes after the fields', () => {
+    const cases = [
+      '[{"event":"a","host":"h1","fields":{"x":1,"host":"inner","y":2}}]',
+      '[{"event":"a","host":"h1","fields":{"x":1,"host":null,"y":2}}]',
+      '[{"fields":{"x":1},"source":"s","event":"a","sourcetype":"t","host":"h"}]',
+      '[{"event":"a","host":"","source":null,"fields":{"host":"kept"}}]',
+      '[{"event":"a","fields":{"host":5}, "host":"h"}]',
+      '[{"event":"a","fields":{"_time":1,"index":"x","":"e","__proto__":"p","ok":true}}]',
+      '[{"event":"caf\\u00e9 \\"q\\" \\\\ \\/ \\b\\f\\n\\r\\t","fields":{"s":"\\u20ac","t":"\\u0041"}}]',
+      '[{"event":"a","index":"web","time":1700000000},{"event":"b","index":"web","time":1700009000},{"event":"c"}]',
+    ];
+    for (const s of cases) assert.equal(agree(text(s)), true, s);
+    for (const s of cases) agree(text(s), FOUR);
+  });
+});
+
+/** A body of `count` bench events (nginx lines and JSON application logs). */
+function elementsOf(count: number): string {
+  const generator = new EventGenerator(7, 1_700_000_000_000, 50);
+  return JSON.stringify(Array.from({ length: count }, () => generator.next()));
+}
