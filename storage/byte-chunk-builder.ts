@@ -158,15 +158,23 @@ const BOOLEAN = 4;
 export class ByteFieldBuilder {
   /** The last row given a value: a second value in one row is a caller's bug (or a duplicate key to refuse). */
   lastRow = -1;
-  private rows = new Uint32Array(16);
-  private values = new Float64Array(16);
+  private rows: Uint32Array;
+  private values: Float64Array;
   /** Per entry: STRING, NUMBER or BOOLEAN (read only when the types mix). */
-  private kinds = new Uint8Array(16);
+  private kinds: Uint8Array;
   private entries = 0;
   private types = 0;
   private readonly dict = new ByteDictionary();
 
-  constructor(readonly name: string) {}
+  /** `entriesHint`: the values expected (growing by doubling costs copies and garbage). */
+  constructor(
+    readonly name: string,
+    entriesHint = 16,
+  ) {
+    this.rows = new Uint32Array(entriesHint);
+    this.values = new Float64Array(entriesHint);
+    this.kinds = new Uint8Array(entriesHint);
+  }
 
   private add(row: number, value: number, kind: number): void {
     const at = this.entries;
@@ -239,7 +247,11 @@ export class ByteChunkBuilder {
   private maxTime = Number.NEGATIVE_INFINITY;
   private readonly fields = new Map<string, ByteFieldBuilder>();
 
-  constructor(readonly key: PartitionKey, rowsHint = 1024) {
+  /** `rowsHint`: the rows expected; fields are sized for them too (most fields are in most rows). */
+  constructor(
+    readonly key: PartitionKey,
+    private readonly rowsHint = 1024,
+  ) {
     this.times = new Float64Array(rowsHint);
     this.raws = new ByteStringList(rowsHint * 128, rowsHint);
   }
@@ -268,7 +280,7 @@ export class ByteChunkBuilder {
   field(name: string): ByteFieldBuilder {
     let builder = this.fields.get(name);
     if (builder === undefined) {
-      builder = new ByteFieldBuilder(name);
+      builder = new ByteFieldBuilder(name, this.rowsHint);
       this.fields.set(name, builder);
     }
     return builder;

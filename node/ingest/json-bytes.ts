@@ -312,6 +312,24 @@ export class JsonByteReader {
     } else this.number();
   }
 
+  /**
+   * Reads the string at `pos` if it is exactly `text` (bytes already known to need no escapes):
+   * one pass instead of a scan and a comparison. Leaves `pos` unchanged otherwise.
+   */
+  matchesKey(text: Buffer): boolean {
+    const src = this.src;
+    const start = this.pos + 1;
+    const length = text.length;
+    if (src[start + length] !== QUOTE) return false;
+    for (let k = 0; k < length; k++) if (src[start + k] !== text[k]) return false;
+    this.strStart = start;
+    this.strEnd = start + length;
+    this.strEscaped = false;
+    this.strAscii = true;
+    this.pos = start + length + 1;
+    return true;
+  }
+
   /** Whether the last string's content is exactly `text` (ASCII). */
   stringIs(text: string): boolean {
     if (this.strEnd - this.strStart !== text.length) return false;

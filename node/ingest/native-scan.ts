@@ -54,6 +54,14 @@ const LABEL_NAMES = ['', 'source', 'sourcetype', 'host', 'level'];
 /** Top-level labels not already in `fields` are added after them, in this order (native.ts LABELS). */
 const APPENDED_LABELS = [SOURCE, SOURCETYPE, HOST];
 
+/** The text of each top-level key by its number, as bytes. */
+const KEY_TEXT: Buffer[] = [];
+for (const [key, text] of [[EVENT, 'event'], [TIME, 'time'], [INDEX, 'index'], [FIELDS, 'fields'], [LABEL_KEY + SOURCE, 'source'], [LABEL_KEY + SOURCETYPE, 'sourcetype'], [LABEL_KEY + HOST, 'host']] as const) {
+  KEY_TEXT[key] = Buffer.from(text);
+}
+/** Top-level keys an element may have before the scanner stops predicting them. */
+const PREDICTED_KEYS = 32;
+
 /** How a `fields` name maps in one chunk. */
 interface NameSlot {
   nameBytes: Buffer;
@@ -74,6 +82,8 @@ interface ChunkState {
   shape: NameSlot[];
   names: ByteDictionary;
   slots: NameSlot[];
+  /** The fields of the top-level labels, by label number, once created. */
+  labels: (ByteFieldBuilder | undefined)[];
 }
 
 function labelOf(name: string): number {
@@ -87,6 +97,7 @@ let scratch = Buffer.allocUnsafe(1024);
 
 class NativeScanner {
   private readonly json: JsonByteReader;
+  private readonly rowsHint: number;
 
   // The current element's top-level keys.
   private seen = 0;
@@ -116,6 +127,12 @@ class NativeScanner {
   private readonly valueHash = new Uint32Array(MAX_FIELDS_PER_EVENT);
   private readonly numbers = new Float64Array(MAX_FIELDS_PER_EVENT);
 
+  /** The previous element's top-level keys by position (0: not one native.ts reads). */
+  private readonly keys = new Uint8Array(PREDICTED_KEYS + 1);
+  /** The chunk of the previous row, whose shape predicts this element's `fields` names, and the slots matched. */
+  private predictedState: ChunkState | null = null;
+  private readonly predicted: (NameSlot | null)[] = new Array<NameSlot | null>(MAX_FIELDS_PER_EVENT).fill(null);
+
   private readonly chunks = new Map<string, ChunkState>();
   private last: ChunkState | null = null;
   private lastIndexBytes: Buffer | null = null;
@@ -127,6 +144,8 @@ class NativeScanner {
     private readonly placement: Placement,
   ) {
     this.json = new JsonByteReader(src);
+    // Bench and shipper events run 200-600 bytes of JSON; a body's first chunk usually takes all of them.
+    this.rowsHint = Math.max(16, Math.min(1 << 16, Math.ceil(src.length / 256)));
     if (eventText.length < src.length) eventText = Buffer.allocUnsafe(src.length);
   }
 
@@ -173,13 +192,24 @@ class NativeScanner {
     this.eventLength = -1;
     this.hasTime = false;
     this.indexStart = -1;
-    this.labelStart.fill(-1);
+    this.labelStart[SOURCE] = -1;
+    this.labelStart[SOURCETYPE] = -1;
+    this.labelStart[HOST] = -1;
     this.entries = 0;
+    this.predictedState = this.last;
+    let position = 0;
     do {
       json.whitespace();
       if (json.peek() !== QUOTE) throw JSON_FALLBACK; // also `{}`, which has no `event`
-      json.string();
-      const key = this.topKey();
+      // Elements mostly repeat the previous one's keys: match the expected key's bytes first.
+      const expected = this.keys[position];
+      let key: number;
+      if (expected !== 0 && json.matchesKey(KEY_TEXT[expected])) key = expected;
+      else {
+        json.string();
+        key = this.topKey();
+      }
+      if (position < PREDICTED_KEYS) this.keys[position++] = key;
       if (key !== 0) {
         // JSON.parse keeps the last of duplicate keys; rare enough to leave to it.
         if ((this.seen & (1 << key)) !== 0) throw JSON_FALLBACK;
@@ -248,16 +278,24 @@ class NativeScanner {
       json.pos++;
       return;
     }
+    const shape = this.predictedState === null ? null : this.predictedState.shape;
     do {
       json.whitespace();
       if (json.peek() !== QUOTE) throw JSON_FALLBACK;
-      json.string();
       const j = this.entries;
       // Below the flattener's field limit, so that it never drops a key this path keeps.
       if (j === MAX_FIELDS_PER_EVENT - 1) throw JSON_FALLBACK;
-      const first = src[json.strStart];
-      // A name JS objects would put first (an integer key), or one written with escapes.
-      if (json.strEscaped || (first >= 48 && first <= 57)) throw JSON_FALLBACK;
+      // The name the previous row had here (checked when first met) is matched by its bytes.
+      const expected = shape === null ? undefined : shape[j];
+      if (expected !== undefined && json.matchesKey(expected.nameBytes)) {
+        this.predicted[j] = expected;
+      } else {
+        json.string();
+        const first = src[json.strStart];
+        // A name JS objects would put first (an integer key), or one written with escapes.
+        if (json.strEscaped || (first >= 48 && first <= 57)) throw JSON_FALLBACK;
+        this.predicted[j] = null;
+      }
       this.nameStart[j] = json.strStart;
       this.nameEnd[j] = json.strEnd;
       json.whitespace();
@@ -337,7 +375,7 @@ class NativeScanner {
     const name = keyString(key);
     let state = this.chunks.get(name);
     if (state === undefined) {
-      state = { builder: new ByteChunkBuilder(key), bucketEnd: key.bucket + placement.bucketSpanMicros, shape: [], names: new ByteDictionary(), slots: [] };
+      state = { builder: new ByteChunkBuilder(key, this.rowsHint), bucketEnd: key.bucket + placement.bucketSpanMicros, shape: [], names: new ByteDictionary(), slots: [], labels: [] };
       this.chunks.set(name, state);
     }
     this.last = state;
@@ -409,8 +447,9 @@ class NativeScanner {
     // Top-level labels that replaced a `fields` value in place (the others go after the fields).
     let replaced = 0;
     let nulls = 0;
+    const predicted = state === this.predictedState;
     for (let j = 0; j < this.entries; j++) {
-      const slot = this.slot(state, j);
+      const slot = (predicted ? this.predicted[j] : null) ?? this.slot(state, j);
       if (slot.skip) continue;
       const kind = this.kind[j];
       if (kind === NULL) {
@@ -444,7 +483,7 @@ class NativeScanner {
     }
     for (const label of APPENDED_LABELS) {
       if (this.labelStart[label] < 0 || (replaced & (1 << label)) !== 0) continue;
-      const field = builder.field(LABEL_NAMES[label]);
+      const field = state.labels[label] ?? (state.labels[label] = builder.field(LABEL_NAMES[label]));
       this.addString(field, row, this.labelStart[label], this.labelEnd[label], this.labelEscaped[label], this.labelAscii[label], this.labelHash[label]);
     }
   }
