@@ -58,7 +58,11 @@ export function defaultIngestWorkers(): number {
   return Math.max(1, Math.min(4, os.availableParallelism()));
 }
 
-/** The parse itself (in a worker or in place): the chunk record and the route's summary. Throws ApiError for a bad request. */
+/**
+ * The parse itself (in a worker or in place): the chunk record and the route's summary. Throws
+ * ApiError for a bad request. Native bodies try the byte scanner first (native-scan.ts), which
+ * hands over to the general path for anything it does not map exactly.
+ */
 export function parseBody(params: IngestParams, body: Buffer, placement: Placement): Omit<ParsedBody, 'chunks'> {
   if (params.format === 'native') {
     const chunks = scanNativeBatch(body, params.ctx, placement);
