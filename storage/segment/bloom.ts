@@ -61,13 +61,26 @@ function lowbias32(h: number): number {
 
 /** Distinct token hashes, collected without allocating per token. */
 export class TokenHashSet {
-  private table = new Int32Array(1 << 12);
-  private mask = (1 << 12) - 1;
+  private table: Int32Array;
+  private mask: number;
   /** Fibonacci hashing: slot = top log2(size) bits of h * 2^32/phi (FNV's low bits are weak). */
-  private shift = 32 - 12;
+  private shift: number;
   private hasZero = false;
   /** Distinct hashes held. */
   size = 0;
+
+  /** `expected`: distinct hashes to size the table for (each doubling rehashes everything held). */
+  constructor(expected = 0) {
+    const bits = Math.max(12, Math.ceil(Math.log2(Math.max(1, expected * 2))));
+    this.table = new Int32Array(2 ** bits);
+    this.mask = this.table.length - 1;
+    this.shift = 32 - bits;
+  }
+
+  /** Grows the table now for `expected` distinct hashes in all. */
+  reserve(expected: number): void {
+    while (expected * 2 > this.table.length) this.grow();
+  }
 
   /** Adds one token hash (from hashToken). */
   addHash(h: number): void {

@@ -117,6 +117,8 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   // A row block's `_raw` longer than a frame is framed: each frame its own block and token set.
   const frameTokens: (TokenHashSet[] | null)[] = blocks.map(() => null);
   const frameRefTokens: (TokenHashSet[] | null)[] = blocks.map(() => null);
+  let frameTokenHint = 0;
+  let frameRefTokenHint = 0;
   for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
     const end = start + blocks[b].rows;
     if (end - start <= FRAME_ROWS) {
@@ -129,10 +131,14 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     const refSets: TokenHashSet[] = [];
     for (let from = start; from < end; from += FRAME_ROWS) {
       const to = Math.min(end, from + FRAME_ROWS);
-      tokens = new TokenHashSet();
-      refTokens = refs === null ? tokens : new TokenHashSet();
+      // Frames of a segment hold about as many tokens each: size a set for its predecessor's count.
+      tokens = new TokenHashSet(frameTokenHint);
+      refTokens = refs === null ? tokens : new TokenHashSet(frameRefTokenHint);
       frames.push({ rows: to - from, data: encodeRaw(from, to) });
       sets.push(tokens);
+      frameTokenHint = tokens.size;
+      if (refs !== null) frameRefTokenHint = refTokens.size;
+      if (from === start) blockTokens[b].reserve(tokens.size * Math.ceil((end - start) / FRAME_ROWS));
       tokens.forEach((h) => blockTokens[b].addHash(h));
       if (refs !== null) {
         refSets.push(refTokens);
