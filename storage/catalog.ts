@@ -5,7 +5,7 @@
  */
 import type { FieldValue } from './event';
 import { RAW_COLUMN, TIME_COLUMN } from './event';
-import { fieldRow, fieldValues, packedLength, type EventChunk } from './event-chunk';
+import { fieldRow, fieldValues, unpackStrings, type EventChunk, type PackedStrings } from './event-chunk';
 import type { MemTable } from './memtable';
 import type { SegmentHeader } from './segment/header';
 
@@ -190,30 +190,75 @@ function countValue(summary: FieldSummary, value: FieldValue, time: number): voi
  */
 const chunkSources = new WeakMap<EventChunk, SourceSummary[]>();
 
-function sourcesOfChunk(chunk: EventChunk): SourceSummary[] {
+export function sourcesOfChunk(chunk: EventChunk): SourceSummary[] {
   const known = chunkSources.get(chunk);
   if (known !== undefined) return known;
-  const byName = new Map<string, SourceSummary>();
-  const sourceOfRow = sourcesByRow(chunk);
-  const summaries: SourceSummary[] = [];
-  for (let row = 0; row < chunk.count; row++) {
-    let summary = byName.get(sourceOfRow[row]);
+  const count = chunk.count;
+  const { names, sourceOfRow } = numberedSources(chunk);
+  const summaries: (SourceSummary | undefined)[] = new Array<SourceSummary | undefined>(names.length);
+  // Sources in order of their first row.
+  const present: SourceSummary[] = [];
+  const ends = chunk.raws.ends;
+  for (let row = 0; row < count; row++) {
+    const source = sourceOfRow[row];
+    let summary = summaries[source];
     if (summary === undefined) {
-      summary = { name: sourceOfRow[row], eventCount: 0, firstEvent: Infinity, lastEvent: -Infinity, rawBytes: 0, storageBytes: 0, fields: new Set() };
-      byName.set(summary.name, summary);
-      summaries.push(summary);
+      summary = { name: names[source], eventCount: 0, firstEvent: Infinity, lastEvent: -Infinity, rawBytes: 0, storageBytes: 0, fields: new Set() };
+      summaries[source] = summary;
+      present.push(summary);
     }
     summary.eventCount++;
-    summary.rawBytes += packedLength(chunk.raws, row);
-    summary.firstEvent = Math.min(summary.firstEvent, chunk.times[row]);
-    summary.lastEvent = Math.max(summary.lastEvent, chunk.times[row]);
+    summary.rawBytes += ends[row] - (row === 0 ? 0 : ends[row - 1]);
+    const time = chunk.times[row];
+    if (time < summary.firstEvent) summary.firstEvent = time;
+    if (time > summary.lastEvent) summary.lastEvent = time;
   }
+  // A field belongs to every source with a row holding it: stop once each source has been seen.
+  const seen = new Uint8Array(names.length);
   for (const field of chunk.fields) {
-    const entries = field.rows === null ? chunk.count : field.rows.length;
-    for (let i = 0; i < entries; i++) byName.get(sourceOfRow[fieldRow(field, i)])?.fields.add(field.name);
+    seen.fill(0);
+    let distinct = 0;
+    const entries = field.rows === null ? count : field.rows.length;
+    for (let i = 0; i < entries && distinct < present.length; i++) {
+      const source = sourceOfRow[fieldRow(field, i)];
+      if (seen[source] === 1) continue;
+      seen[source] = 1;
+      distinct++;
+      (summaries[source] as SourceSummary).fields.add(field.name);
+    }
   }
-  chunkSources.set(chunk, summaries);
-  return summaries;
+  chunkSources.set(chunk, present);
+  return present;
+}
+
+/**
+ * Each row's source as a number into `names` (0: no source, reported as ''). A string `source`
+ * column numbers rows by its dictionary codes, without a string per row.
+ */
+function numberedSources(chunk: EventChunk): { names: string[]; sourceOfRow: Uint32Array } {
+  const sourceOfRow = new Uint32Array(chunk.count);
+  const names = [''];
+  const field = chunk.fields.find((candidate) => candidate.name === 'source');
+  if (field === undefined) return { names, sourceOfRow };
+  const numbers = new Map<string, number>([['', 0]]);
+  const numberOf = (name: string): number => {
+    let number = numbers.get(name);
+    if (number === undefined) {
+      number = names.length;
+      names.push(name);
+      numbers.set(name, number);
+    }
+    return number;
+  };
+  if (field.type === 'string') {
+    const byCode = unpackStrings(field.dict as PackedStrings).map(numberOf);
+    const codes = field.codes as Uint32Array;
+    for (let i = 0; i < codes.length; i++) sourceOfRow[fieldRow(field, i)] = byCode[codes[i]];
+  } else {
+    const values = fieldValues(field);
+    for (let i = 0; i < values.length; i++) sourceOfRow[fieldRow(field, i)] = numberOf(String(values[i]));
+  }
+  return { names, sourceOfRow };
 }
 
 function sourcesByRow(chunk: EventChunk): string[] {

@@ -1,7 +1,9 @@
 /** Per-source summaries of a row set, against a direct count over the rows. */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import type { FieldValue } from '../../../storage/event';
+import { sourcesOfChunk } from '../../../storage/catalog';
+import type { FieldValue, LogEvent } from '../../../storage/event';
+import { chunkEvents } from '../../../storage/event-chunk';
 import type { SourceStats } from '../../../storage/segment/header';
 import type { RowSet, SparseColumn } from '../../../storage/segment/row-set';
 import { sourceStatsOf } from '../../../storage/source-stats';
@@ -65,6 +67,53 @@ describe('source stats', () => {
     fc.assert(
       fc.property(rowSet, (rows) => {
         assert.deepEqual(sourceStatsOf(rows), expected(rows));
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+/** A buffered chunk's source summaries, computed event by event. */
+function expectedOfEvents(events: readonly LogEvent[]): { name: string; eventCount: number; firstEvent: number; lastEvent: number; rawBytes: number; fields: string[] }[] {
+  const out = new Map<string, { name: string; eventCount: number; firstEvent: number; lastEvent: number; rawBytes: number; fields: string[] }>();
+  for (const event of events) {
+    const source = event.fields.source;
+    const name = source === undefined ? '' : String(source);
+    const summary = out.get(name) ?? { name, eventCount: 0, firstEvent: Infinity, lastEvent: -Infinity, rawBytes: 0, fields: [] };
+    out.set(name, summary);
+    summary.eventCount++;
+    summary.rawBytes += Buffer.byteLength(event.raw);
+    summary.firstEvent = Math.min(summary.firstEvent, event.time);
+    summary.lastEvent = Math.max(summary.lastEvent, event.time);
+    for (const field of Object.keys(event.fields)) if (!summary.fields.includes(field)) summary.fields.push(field);
+  }
+  return [...out.values()].map((summary) => ({ ...summary, fields: [...summary.fields].sort() }));
+}
+
+const bufferedEvents = fc.array(
+  fc.record({
+    time: fc.integer({ min: 1_700_000_000_000_000, max: 1_700_000_100_000_000 }),
+    raw: fc.string({ maxLength: 8 }),
+    source: fc.option(fc.oneof(fc.constantFrom('nginx', 'auth', '', 'é'), fc.integer({ min: 0, max: 3 }), fc.boolean()), { nil: undefined }),
+    fields: fc.subarray(['status', 'path', 'user', 'ms']),
+  }),
+  { minLength: 1, maxLength: 40 },
+);
+
+describe('buffered chunk sources', () => {
+  it('sums each source of a chunk as its events do, whatever the source column holds', () => {
+    fc.assert(
+      fc.property(bufferedEvents, (generated) => {
+        const events: LogEvent[] = generated.map((event, row) => {
+          const fields: Record<string, FieldValue> = {};
+          if (event.source !== undefined) fields.source = event.source;
+          for (const name of event.fields) fields[name] = row;
+          return { time: event.time, raw: event.raw, index: 'main', fields };
+        });
+        // One hour bucket, one partition: a single chunk.
+        const [chunk] = chunkEvents(events, { bucketSpanMicros: 3_600_000_000_000, partitions: 1 });
+        const actual = sourcesOfChunk(chunk).map(({ storageBytes: _bytes, fields, ...summary }) => ({ ...summary, fields: [...fields].sort() }));
+        assert.deepEqual(actual, expectedOfEvents(events));
       }),
       { numRuns: 400 },
     );
