@@ -5,7 +5,7 @@
  * the caller then parses the body the general way, which gives the exact error or result.
  *
  * JS loops cost a few ns a byte here, so each string is read once: its end found through a class
- * table, and, where the caller needs it, its hash or its unescaped copy made in the same pass.
+ * table, and its hash (keys and values) or its unescaped copy (`_raw`) made in the same pass.
  */
 
 /** Thrown by the reader (and its callers) when the body needs the general parser. */
@@ -37,7 +37,7 @@ const MAX_SKIP_DEPTH = 64;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-/** FNV-1a over bytes: the hash `hashedString` computes. */
+/** FNV-1a over bytes: the hash `string()` computes. */
 export function hashBytes(source: Uint8Array, start: number, end: number): number {
   let hash = FNV_OFFSET;
   for (let i = start; i < end; i++) hash = Math.imul(hash ^ source[i], FNV_PRIME);
@@ -111,33 +111,12 @@ export class JsonByteReader {
     throw JSON_FALLBACK;
   }
 
-  /** A string at `pos` (its opening quote): validated, its range and flags noted, `pos` after it. */
+  /**
+   * A string at `pos` (its opening quote): validated, its range, flags and hash noted (the hash of
+   * the bytes as written, as `hashBytes` computes it: the content's when it has no escapes), `pos`
+   * after it.
+   */
   string(): void {
-    const src = this.src;
-    let i = this.pos + 1;
-    this.strStart = i;
-    this.strEscaped = false;
-    this.strAscii = true;
-    for (;;) {
-      let c = src[i];
-      while (STRING_CLASS[c] === PLAIN) c = src[++i];
-      if (c === QUOTE) break;
-      if (c === BACKSLASH) {
-        this.strEscaped = true;
-        i += this.escape(i);
-      } else if (c >= 128) {
-        this.strAscii = false;
-        i++;
-      } else {
-        throw JSON_FALLBACK; // a control byte, or the end of the body
-      }
-    }
-    this.strEnd = i;
-    this.pos = i + 1;
-  }
-
-  /** `string()`, also hashing the content bytes as `hashBytes` does (meaningful when not escaped). */
-  hashedString(): void {
     const src = this.src;
     let i = this.pos + 1;
     let hash = FNV_OFFSET;
@@ -168,8 +147,9 @@ export class JsonByteReader {
   }
 
   /**
-   * `string()`, writing the unescaped content into `out` at `at` in the same pass; returns its
-   * length. `out` must have room for the rest of the body after `at`.
+   * `string()` without the hash, writing the unescaped content into `out` at `at` in the same
+   * pass; returns its length. `out` must have room for the rest of the body after `at`. A loop of
+   * its own: it reads `_raw`, most of a body's bytes, which need a copy and no hash.
    */
   copiedString(out: Buffer, at: number): number {
     const src = this.src;

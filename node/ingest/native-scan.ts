@@ -252,7 +252,7 @@ class NativeScanner {
           break;
         default: {
           if (c !== QUOTE) throw JSON_FALLBACK;
-          json.hashedString();
+          json.string();
           const label = key - LABEL_KEY;
           if (json.strEnd > json.strStart) {
             this.labelStart[label] = json.strStart;
@@ -303,7 +303,7 @@ class NativeScanner {
       json.whitespace();
       const c = json.peek();
       if (c === QUOTE) {
-        json.hashedString();
+        json.string();
         this.kind[j] = STRING;
         this.valueStart[j] = json.strStart;
         this.valueEnd[j] = json.strEnd;
