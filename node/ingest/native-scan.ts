@@ -91,6 +91,9 @@ function labelOf(name: string): number {
   return label < 0 ? 0 : label;
 }
 
+/** Room an event's text is first read into at the end of a chunk's `_raw` list (longer ones are read again). */
+const RAW_RESERVE = 64 * 1024;
+
 /** Per thread: the current event's unescaped text (room for a whole body) and other unescaped values. */
 let eventText = Buffer.allocUnsafe(0);
 let scratch = Buffer.allocUnsafe(1024);
@@ -103,6 +106,8 @@ class NativeScanner {
   private seen = 0;
   private eventLength = -1;
   private eventAscii = true;
+  /** The chunk whose `_raw` list holds the event text past its end, or null: `eventText` holds it. */
+  private eventIn: ChunkState | null = null;
   private time = 0;
   private hasTime = false;
   private indexStart = -1;
@@ -164,6 +169,30 @@ class NativeScanner {
     json.whitespace();
     if (json.pos !== json.end) throw JSON_FALLBACK;
     return [...this.chunks.values()].map((state) => state.builder.build());
+  }
+
+  /**
+   * Reads `event`'s text into where its row will most likely keep it: the end of the previous
+   * row's chunk `_raw` list (uncommitted), else `eventText`. Notes the place in `eventIn`.
+   */
+  private eventText(): number {
+    const json = this.json;
+    const state = this.predictedState;
+    if (state !== null) {
+      const raws = state.builder.raws;
+      const start = json.pos;
+      const at = raws.writeOffset;
+      const target = raws.reserve(Math.min(json.end - start, RAW_RESERVE));
+      const length = json.copiedString(target, at);
+      // Writes past a typed array's end are dropped: a longer text is read again into eventText.
+      if (at + length <= target.length) {
+        this.eventIn = state;
+        return length;
+      }
+      json.pos = start;
+    }
+    this.eventIn = null;
+    return json.copiedString(eventText, 0);
   }
 
   /** Which top-level key the last string names (0: one native.ts ignores). */
@@ -230,7 +259,7 @@ class NativeScanner {
           break;
         case EVENT:
           if (c !== QUOTE) throw JSON_FALLBACK;
-          this.eventLength = json.copiedString(eventText, 0);
+          this.eventLength = this.eventText();
           this.eventAscii = json.strAscii;
           break;
         case TIME:
@@ -443,7 +472,14 @@ class NativeScanner {
     const state = this.chunkFor(this.indexName(), time);
     const builder = state.builder;
     const row = builder.addRow(time);
-    builder.raws.push(eventText, 0, this.eventLength, this.eventAscii);
+    const raws = builder.raws;
+    if (this.eventIn === state) raws.commit(this.eventLength, this.eventAscii);
+    else if (this.eventIn === null) raws.push(eventText, 0, this.eventLength, this.eventAscii);
+    else {
+      // Read into another chunk's list (the key changed): the text sits after its last string.
+      const other = this.eventIn.builder.raws;
+      raws.push(other.reserve(0), other.writeOffset, other.writeOffset + this.eventLength, this.eventAscii);
+    }
     // Top-level labels that replaced a `fields` value in place (the others go after the fields).
     let replaced = 0;
     let nulls = 0;

@@ -149,6 +149,20 @@ describe('native ingest fast path', () => {
     assert.equal(agree(text(elementsOf(2000))), true);
   });
 
+  it('keeps each event text whichever chunk it lands in, however long', () => {
+    // Longer than the room a chunk's list makes for it (see RAW_RESERVE).
+    const long = 'x'.repeat(300_000) + '\\"q\\"';
+    const events = [
+      `{"event":"first","time":1700000000}`,
+      `{"event":"${long}","time":1700000001}`,
+      `{"event":"other hour","time":1700007200}`,
+      `{"event":"back","time":1700000002}`,
+      `{"event":"long ${long.slice(0, 100_000)}","time":1700007201}`,
+      `{"event":"main again","time":1700000003,"index":"web"}`,
+    ];
+    assert.equal(agree(text(`[${events.join(',')}]`)), true);
+  });
+
   it('reads numbers exactly as JSON.parse does', () => {
     const numbers = ['0', '-0', '0.1', '1.5e3', '-2E-3', '123456789012345', '1234567890123456', '12345678901234567890', '1e999', '-1e999', '0.000001', '9007199254740993', '1.7976931348623157e308', '5e-324'];
     for (const n of numbers) {
