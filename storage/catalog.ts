@@ -8,6 +8,7 @@ import { RAW_COLUMN, TIME_COLUMN } from './event';
 import { fieldRow, fieldValues, unpackStrings, type EventChunk, type PackedStrings } from './event-chunk';
 import type { MemTable } from './memtable';
 import type { SegmentHeader } from './segment/header';
+import { SourceNumbering } from './source-stats';
 
 export interface FieldSummary {
   name: string;
@@ -237,28 +238,18 @@ export function sourcesOfChunk(chunk: EventChunk): SourceSummary[] {
  */
 function numberedSources(chunk: EventChunk): { names: string[]; sourceOfRow: Uint32Array } {
   const sourceOfRow = new Uint32Array(chunk.count);
-  const names = [''];
+  const numbering = new SourceNumbering();
   const field = chunk.fields.find((candidate) => candidate.name === 'source');
-  if (field === undefined) return { names, sourceOfRow };
-  const numbers = new Map<string, number>([['', 0]]);
-  const numberOf = (name: string): number => {
-    let number = numbers.get(name);
-    if (number === undefined) {
-      number = names.length;
-      names.push(name);
-      numbers.set(name, number);
-    }
-    return number;
-  };
+  if (field === undefined) return { names: numbering.names, sourceOfRow };
   if (field.type === 'string') {
-    const byCode = unpackStrings(field.dict as PackedStrings).map(numberOf);
+    const byCode = unpackStrings(field.dict as PackedStrings).map((name) => numbering.numberOf(name));
     const codes = field.codes as Uint32Array;
     for (let i = 0; i < codes.length; i++) sourceOfRow[fieldRow(field, i)] = byCode[codes[i]];
   } else {
     const values = fieldValues(field);
-    for (let i = 0; i < values.length; i++) sourceOfRow[fieldRow(field, i)] = numberOf(String(values[i]));
+    for (let i = 0; i < values.length; i++) sourceOfRow[fieldRow(field, i)] = numbering.numberOf(String(values[i]));
   }
-  return { names, sourceOfRow };
+  return { names: numbering.names, sourceOfRow };
 }
 
 function sourcesByRow(chunk: EventChunk): string[] {

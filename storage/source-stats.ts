@@ -6,25 +6,36 @@
 import { MAX_SOURCE_FIELDS, type SourceStats } from './segment/header';
 import type { RowSet } from './segment/row-set';
 
+/**
+ * Source names numbered in order of first sight, for per-row typed arrays. Number 0 is '', which
+ * stands for rows without a source (a source of '' reads the same).
+ */
+export class SourceNumbering {
+  readonly names = [''];
+  private readonly numbers = new Map<string, number>([['', 0]]);
+
+  numberOf(name: string): number {
+    let number = this.numbers.get(name);
+    if (number === undefined) {
+      number = this.names.length;
+      this.names.push(name);
+      this.numbers.set(name, number);
+    }
+    return number;
+  }
+}
+
 export function sourceStatsOf(rows: RowSet): SourceStats[] {
   const n = rows.count;
-  // Source number of each row; 0 is the rows without a source (reported under '').
+  // Source number of each row.
   const sourceOfRow = new Uint32Array(n);
-  const names = [''];
-  const numbers = new Map<string, number>([['', 0]]);
+  const numbering = new SourceNumbering();
+  const names = numbering.names;
   const sourceColumn = rows.fields.get('source');
   if (sourceColumn !== undefined) {
     for (let i = 0; i < sourceColumn.rows.length; i++) {
       const row = sourceColumn.rows[i];
-      if (row >= n) continue;
-      const name = String(sourceColumn.values[i]);
-      let number = numbers.get(name);
-      if (number === undefined) {
-        number = names.length;
-        names.push(name);
-        numbers.set(name, number);
-      }
-      sourceOfRow[row] = number;
+      if (row < n) sourceOfRow[row] = numbering.numberOf(String(sourceColumn.values[i]));
     }
   }
 

@@ -16,7 +16,7 @@ import { ByteChunkBuilder, ByteDictionary, type ByteFieldBuilder } from '../../s
 import { DEFAULT_INDEX, isValidIndexName, type LogEvent } from '../../storage/event';
 import type { EventChunk } from '../../storage/event-chunk';
 import { bucketOf, keyString, partitionOf, type PartitionKey, type Placement } from '../../storage/partition';
-import { receivedAt, RESERVED_FIELD_NAMES, type IngestContext } from './common';
+import { LABEL_FIELDS, receivedAt, RESERVED_FIELD_NAMES, type IngestContext } from './common';
 import { MAX_FIELDS_PER_EVENT } from './flatten';
 import {
   CLOSE_BRACE,
@@ -50,15 +50,20 @@ const SOURCE = 1;
 const SOURCETYPE = 2;
 const HOST = 3;
 const LEVEL = 4;
-const LABEL_NAMES = ['', 'source', 'sourcetype', 'host', 'level'];
+const LABEL_NAMES = ['', ...LABEL_FIELDS];
 /** Top-level labels not already in `fields` are added after them, in this order (native.ts LABELS). */
 const APPENDED_LABELS = [SOURCE, SOURCETYPE, HOST];
 
-/** The text of each top-level key by its number, as bytes. */
+/** The top-level keys by number, and their text as bytes by number. */
+const TOP_KEYS: readonly (readonly [number, string])[] = [
+  [EVENT, 'event'],
+  [TIME, 'time'],
+  [INDEX, 'index'],
+  [FIELDS, 'fields'],
+  ...APPENDED_LABELS.map((label) => [LABEL_KEY + label, LABEL_NAMES[label]] as const),
+];
 const KEY_TEXT: Buffer[] = [];
-for (const [key, text] of [[EVENT, 'event'], [TIME, 'time'], [INDEX, 'index'], [FIELDS, 'fields'], [LABEL_KEY + SOURCE, 'source'], [LABEL_KEY + SOURCETYPE, 'sourcetype'], [LABEL_KEY + HOST, 'host']] as const) {
-  KEY_TEXT[key] = Buffer.from(text);
-}
+for (const [key, text] of TOP_KEYS) KEY_TEXT[key] = Buffer.from(text);
 /** Top-level keys an element may have before the scanner stops predicting them. */
 const PREDICTED_KEYS = 32;
 
@@ -94,8 +99,8 @@ function labelOf(name: string): number {
 /** Room an event's text is first read into at the end of a chunk's `_raw` list (longer ones are read again). */
 const RAW_RESERVE = 64 * 1024;
 
-/** Per thread: the current event's unescaped text (room for a whole body) and other unescaped values. */
-let eventText = Buffer.allocUnsafe(0);
+/** Per thread: an event's unescaped text when no chunk list takes it (grown for longer texts), and other unescaped values. */
+let eventText = Buffer.allocUnsafe(RAW_RESERVE);
 let scratch = Buffer.allocUnsafe(1024);
 
 class NativeScanner {
@@ -151,7 +156,6 @@ class NativeScanner {
     this.json = new JsonByteReader(src);
     // Bench and shipper events run 200-600 bytes of JSON; a body's first chunk usually takes all of them.
     this.rowsHint = Math.max(16, Math.min(1 << 16, Math.ceil(src.length / 256)));
-    if (eventText.length < src.length) eventText = Buffer.allocUnsafe(src.length);
   }
 
   run(): EventChunk[] {
@@ -177,14 +181,14 @@ class NativeScanner {
    */
   private eventText(): number {
     const json = this.json;
+    const start = json.pos;
     const state = this.predictedState;
+    // Writes past a typed array's end are dropped, so a text longer than the room is read again.
     if (state !== null) {
       const raws = state.builder.raws;
-      const start = json.pos;
       const at = raws.writeOffset;
       const target = raws.reserve(Math.min(json.end - start, RAW_RESERVE));
       const length = json.copiedString(target, at);
-      // Writes past a typed array's end are dropped: a longer text is read again into eventText.
       if (at + length <= target.length) {
         this.eventIn = state;
         return length;
@@ -192,25 +196,18 @@ class NativeScanner {
       json.pos = start;
     }
     this.eventIn = null;
+    const length = json.copiedString(eventText, 0);
+    if (length <= eventText.length) return length;
+    eventText = Buffer.allocUnsafe(json.end - start);
+    json.pos = start;
     return json.copiedString(eventText, 0);
   }
 
   /** Which top-level key the last string names (0: one native.ts ignores). */
   private topKey(): number {
-    const json = this.json;
-    if (json.strEscaped) throw JSON_FALLBACK;
-    switch (json.strEnd - json.strStart) {
-      case 4:
-        return json.stringIs('time') ? TIME : json.stringIs('host') ? LABEL_KEY + HOST : 0;
-      case 5:
-        return json.stringIs('event') ? EVENT : json.stringIs('index') ? INDEX : 0;
-      case 6:
-        return json.stringIs('fields') ? FIELDS : json.stringIs('source') ? LABEL_KEY + SOURCE : 0;
-      case 10:
-        return json.stringIs('sourcetype') ? LABEL_KEY + SOURCETYPE : 0;
-      default:
-        return 0;
-    }
+    if (this.json.strEscaped) throw JSON_FALLBACK;
+    for (const [key, text] of TOP_KEYS) if (this.json.stringIs(text)) return key;
+    return 0;
   }
 
   /** One array element: its keys noted, then its row written. */
