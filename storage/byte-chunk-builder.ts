@@ -96,11 +96,11 @@ export class ByteStringList {
     return this.bytes.toString(this.high === 0 ? 'latin1' : 'utf8', from, this.ends[i]);
   }
 
-  /** The strings in buffers of their own (a chunk must not hold a view of a larger pooled buffer). */
+  /** The strings, as views of the list's buffers (see ByteChunkBuilder.build). */
   build(): PackedStrings {
     return {
-      bytes: new Uint8Array(this.bytes.subarray(0, this.used)),
-      ends: this.ends.slice(0, this.entries),
+      bytes: this.bytes.subarray(0, this.used),
+      ends: this.ends.subarray(0, this.entries),
       encoding: this.high === 0 ? 'latin1' : 'utf8',
     };
   }
@@ -211,7 +211,7 @@ export class ByteFieldBuilder {
     const n = this.entries;
     const field: ChunkField = {
       name: this.name,
-      rows: n === count ? null : this.rows.slice(0, n),
+      rows: n === count ? null : this.rows.subarray(0, n),
       type: 'mixed',
       numbers: null,
       codes: null,
@@ -224,7 +224,7 @@ export class ByteFieldBuilder {
       field.dict = this.dict.entries.build();
     } else if (this.types === NUMBER || this.types === BOOLEAN) {
       field.type = this.types === NUMBER ? 'number' : 'boolean';
-      field.numbers = this.values.slice(0, n);
+      field.numbers = this.values.subarray(0, n);
     } else {
       const strings = Array.from({ length: this.dict.size }, (_, code) => this.dict.entries.text(code));
       const mixed: FieldValue[] = new Array<FieldValue>(n);
@@ -286,6 +286,11 @@ export class ByteChunkBuilder {
     return builder;
   }
 
+  /**
+   * The chunk, its arrays views of the builder's buffers (which are larger than the rows): for
+   * serializing into a chunk record, which copies them, not for keeping. Copying here as well
+   * cost a second copy of every body's text.
+   */
   build(): EventChunk {
     const count = this.rows;
     return {
@@ -293,7 +298,7 @@ export class ByteChunkBuilder {
       count,
       minTime: this.minTime,
       maxTime: this.maxTime,
-      times: this.times.slice(0, count),
+      times: this.times.subarray(0, count),
       raws: this.raws.build(),
       fields: [...this.fields.values()].map((builder) => builder.build(count)),
     };

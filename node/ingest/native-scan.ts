@@ -525,6 +525,8 @@ class NativeScanner {
 /**
  * The chunks of a native body when the fast path takes it (every element accepted), else null:
  * the caller then runs parseNativeBatch, which gives the same chunks or the request's error.
+ * The chunks' arrays are views of the scan's buffers: encode them into a chunk record (which
+ * copies them) rather than keep them.
  */
 export function scanNativeBatch(body: Buffer, ctx: IngestContext, placement: Placement): EventChunk[] | null {
   if (!isAscii(body) && !isUtf8(body)) return null;
