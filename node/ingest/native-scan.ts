@@ -103,6 +103,22 @@ const RAW_RESERVE = 64 * 1024;
 let eventText = Buffer.allocUnsafe(RAW_RESERVE);
 let scratch = Buffer.allocUnsafe(1024);
 
+/**
+ * Per thread: where the scan notes an element's `fields` entries before writing its row. Shared by
+ * every scan (a scan runs to its end without yielding), so that a small body allocates none of it.
+ */
+const ENTRIES = {
+  nameStart: new Int32Array(MAX_FIELDS_PER_EVENT),
+  nameEnd: new Int32Array(MAX_FIELDS_PER_EVENT),
+  kind: new Uint8Array(MAX_FIELDS_PER_EVENT),
+  valueStart: new Int32Array(MAX_FIELDS_PER_EVENT),
+  valueEnd: new Int32Array(MAX_FIELDS_PER_EVENT),
+  valueEscaped: new Uint8Array(MAX_FIELDS_PER_EVENT),
+  valueAscii: new Uint8Array(MAX_FIELDS_PER_EVENT),
+  valueHash: new Uint32Array(MAX_FIELDS_PER_EVENT),
+  numbers: new Float64Array(MAX_FIELDS_PER_EVENT),
+};
+
 class NativeScanner {
   private readonly json: JsonByteReader;
   private readonly rowsHint: number;
@@ -125,23 +141,23 @@ class NativeScanner {
   private readonly labelAscii = [true, true, true, true];
   private readonly labelHash = new Uint32Array(4);
 
-  // The current element's `fields` entries.
+  // The current element's `fields` entries (the thread's arrays: a scan runs start to end).
   private entries = 0;
-  private readonly nameStart = new Int32Array(MAX_FIELDS_PER_EVENT);
-  private readonly nameEnd = new Int32Array(MAX_FIELDS_PER_EVENT);
-  private readonly kind = new Uint8Array(MAX_FIELDS_PER_EVENT);
-  private readonly valueStart = new Int32Array(MAX_FIELDS_PER_EVENT);
-  private readonly valueEnd = new Int32Array(MAX_FIELDS_PER_EVENT);
-  private readonly valueEscaped = new Uint8Array(MAX_FIELDS_PER_EVENT);
-  private readonly valueAscii = new Uint8Array(MAX_FIELDS_PER_EVENT);
-  private readonly valueHash = new Uint32Array(MAX_FIELDS_PER_EVENT);
-  private readonly numbers = new Float64Array(MAX_FIELDS_PER_EVENT);
+  private readonly nameStart = ENTRIES.nameStart;
+  private readonly nameEnd = ENTRIES.nameEnd;
+  private readonly kind = ENTRIES.kind;
+  private readonly valueStart = ENTRIES.valueStart;
+  private readonly valueEnd = ENTRIES.valueEnd;
+  private readonly valueEscaped = ENTRIES.valueEscaped;
+  private readonly valueAscii = ENTRIES.valueAscii;
+  private readonly valueHash = ENTRIES.valueHash;
+  private readonly numbers = ENTRIES.numbers;
 
   /** The previous element's top-level keys by position (0: not one native.ts reads). */
   private readonly keys = new Uint8Array(PREDICTED_KEYS + 1);
   /** The chunk of the previous row, whose shape predicts this element's `fields` names, and the slots matched. */
   private predictedState: ChunkState | null = null;
-  private readonly predicted: (NameSlot | null)[] = new Array<NameSlot | null>(MAX_FIELDS_PER_EVENT).fill(null);
+  private readonly predicted: (NameSlot | null)[] = [];
 
   private readonly chunks = new Map<string, ChunkState>();
   private last: ChunkState | null = null;
