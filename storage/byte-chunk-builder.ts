@@ -38,7 +38,7 @@ export class ByteStringList {
   private used = 0;
   private ends: Uint32Array;
   private entries = 0;
-  /** OR of every byte: bit 7 set means some byte is not ASCII. */
+  /** 0x80 once a string that is not all ASCII was added (the callers say so), else 0. */
   private high = 0;
 
   constructor(bytesHint = 256, entriesHint = 16) {
