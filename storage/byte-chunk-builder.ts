@@ -90,6 +90,11 @@ export class ByteStringList {
     return true;
   }
 
+  /** The byte length of string i. */
+  byteLength(i: number): number {
+    return this.ends[i] - (i === 0 ? 0 : this.ends[i - 1]);
+  }
+
   /** String i as JS text. */
   text(i: number): string {
     const from = i === 0 ? 0 : this.ends[i - 1];
@@ -108,8 +113,9 @@ export class ByteStringList {
 
 /**
  * Distinct byte strings and their codes (order of first appearance), found without making JS
- * strings. Callers hash the bytes (any 32-bit hash, the same one for every call): a parser can
- * hash a value in the pass that reads it.
+ * strings. Callers hash the bytes (any unsigned 32-bit hash, the same one for every call; a
+ * negative one would never match its stored copy): a parser can hash a value in the pass that
+ * reads it.
  */
 export class ByteDictionary {
   readonly entries = new ByteStringList();

@@ -9,7 +9,8 @@ import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
 import { fieldRow, unpackStrings, type ChunkField, type ChunkPiece, type EventChunk, type PackedStrings } from './event-chunk';
 import type { AsciiText } from './segment/ascii-text';
 import { lowerBound } from './sorted';
-import type { RowSet, SparseColumn } from './segment/row-set';
+import type { RowSet, RowSetColumn } from './segment/row-set';
+import { DictionaryMerger } from './dictionary-merge';
 
 /** What a scan of a buffered chunk reads: a time range and columns (null = all). */
 export interface ChunkScan {
@@ -141,26 +142,50 @@ function fieldColumn(field: ChunkField, count: number): Column {
   }
 }
 
+/** A field's entries being gathered from pieces: values, or codes into merged dictionaries. */
+interface GatheredField {
+  rows: Uint32Array;
+  filled: number;
+  /** Set when every piece holds the field as UTF-8 strings. */
+  merger: DictionaryMerger | null;
+  codes: Uint32Array | null;
+  values: FieldValue[] | null;
+}
+
 /**
  * The rows of chunk pieces, in order, as the segment encoder's input. Arrays are sized up front
- * and filled by index, and each string dictionary is decoded once per chunk.
+ * and filled by index. A field that every piece holds as strings stays coded (CodedColumn): the
+ * chunks' dictionaries are merged by bytes, and no row gets a JS value.
  */
 export function rowSetOfPieces(pieces: readonly ChunkPiece[]): RowSet {
   let count = 0;
   const entries = new Map<string, number>();
+  const codable = new Map<string, boolean>();
   for (const { chunk, start, end } of pieces) {
     count += end - start;
     for (const field of chunk.fields) {
       const [from, to] = entryRange(field, start, end);
-      if (to > from) entries.set(field.name, (entries.get(field.name) ?? 0) + (to - from));
+      if (to <= from) continue;
+      entries.set(field.name, (entries.get(field.name) ?? 0) + (to - from));
+      const strings = field.type === 'string' && DictionaryMerger.accepts(field.dict as PackedStrings);
+      codable.set(field.name, (codable.get(field.name) ?? true) && strings);
     }
   }
   const times = new Float64Array(count);
   // ASCII text stays bytes all the way into the segment (ascii-text.ts).
   const rawText = pieces.every((piece) => piece.chunk.raws.encoding === 'latin1') ? concatText(pieces, count) : undefined;
   const raws = rawText === undefined ? new Array<string>(count) : [];
-  const fields = new Map<string, { rows: Uint32Array; values: FieldValue[]; filled: number }>();
-  for (const [name, total] of entries) fields.set(name, { rows: new Uint32Array(total), values: new Array<FieldValue>(total), filled: 0 });
+  const fields = new Map<string, GatheredField>();
+  for (const [name, total] of entries) {
+    const coded = codable.get(name) === true;
+    fields.set(name, {
+      rows: new Uint32Array(total),
+      filled: 0,
+      merger: coded ? new DictionaryMerger() : null,
+      codes: coded ? new Uint32Array(total) : null,
+      values: coded ? null : new Array<FieldValue>(total),
+    });
+  }
   let base = 0;
   for (const { chunk, start, end } of pieces) {
     for (let row = start; row < end; row++) times[base + row - start] = chunk.times[row];
@@ -172,12 +197,19 @@ export function rowSetOfPieces(pieces: readonly ChunkPiece[]): RowSet {
       const [from, to] = entryRange(field, start, end);
       if (to <= from) continue;
       const column = fields.get(field.name)!;
-      copyEntries(field, from, to, base - start, column);
+      const shift = base - start;
+      let k = column.filled;
+      for (let i = from; i < to; i++) column.rows[k++] = fieldRow(field, i) + shift;
+      if (column.merger !== null) copyCodes(field, from, to, column);
+      else copyValues(field, from, to, column);
+      column.filled = k;
     }
     base += end - start;
   }
-  const out = new Map<string, SparseColumn>();
-  for (const [name, { rows, values }] of fields) out.set(name, { rows, values });
+  const out = new Map<string, RowSetColumn>();
+  for (const [name, { rows, merger, codes, values }] of fields) {
+    out.set(name, merger === null ? { rows, values: values as FieldValue[] } : { rows, codes: codes as Uint32Array, ...merger.finish() });
+  }
   return { count, times, raws, rawText, fields: out };
 }
 
@@ -209,17 +241,18 @@ function entryRange(field: ChunkField, start: number, end: number): [number, num
   return [lowerBound(field.rows, start), lowerBound(field.rows, end)];
 }
 
-function copyEntries(
-  field: ChunkField,
-  from: number,
-  to: number,
-  rowShift: number,
-  column: { rows: Uint32Array; values: FieldValue[]; filled: number },
-): void {
-  const { rows, values } = column;
+/** A string field's entries as merged-dictionary codes. */
+function copyCodes(field: ChunkField, from: number, to: number, column: GatheredField): void {
+  const merged = (column.merger as DictionaryMerger).add(field.dict as PackedStrings);
+  const local = field.codes as Uint32Array;
+  const codes = column.codes as Uint32Array;
   let k = column.filled;
-  for (let i = from; i < to; i++, k++) rows[k] = fieldRow(field, i) + rowShift;
-  k = column.filled;
+  for (let i = from; i < to; i++) codes[k++] = merged[local[i]];
+}
+
+function copyValues(field: ChunkField, from: number, to: number, column: GatheredField): void {
+  const values = column.values as FieldValue[];
+  let k = column.filled;
   switch (field.type) {
     case 'string': {
       const dict = unpackStrings(field.dict as PackedStrings);
@@ -243,5 +276,4 @@ function copyEntries(
       break;
     }
   }
-  column.filled = k;
 }

@@ -4,7 +4,7 @@
  * numbered once, so the per-row and per-field loops index typed arrays instead of hashing names.
  */
 import { MAX_SOURCE_FIELDS, type SourceStats } from './segment/header';
-import type { RowSet } from './segment/row-set';
+import { isCoded, type RowSet } from './segment/row-set';
 
 /**
  * Source names numbered in order of first sight, for per-row typed arrays. Number 0 is '', which
@@ -32,7 +32,14 @@ export function sourceStatsOf(rows: RowSet): SourceStats[] {
   const numbering = new SourceNumbering();
   const names = numbering.names;
   const sourceColumn = rows.fields.get('source');
-  if (sourceColumn !== undefined) {
+  if (sourceColumn !== undefined && isCoded(sourceColumn)) {
+    // Each distinct name is numbered once; the rows only index.
+    const numberOfCode = sourceColumn.dict.map((name) => numbering.numberOf(name));
+    for (let i = 0; i < sourceColumn.rows.length; i++) {
+      const row = sourceColumn.rows[i];
+      if (row < n) sourceOfRow[row] = numberOfCode[sourceColumn.codes[i]];
+    }
+  } else if (sourceColumn !== undefined) {
     for (let i = 0; i < sourceColumn.rows.length; i++) {
       const row = sourceColumn.rows[i];
       if (row < n) sourceOfRow[row] = numbering.numberOf(String(sourceColumn.values[i]));

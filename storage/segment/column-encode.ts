@@ -35,9 +35,9 @@ export interface EncodedColumnBlock {
 }
 
 /** Dictionaries of up to this many entries are always used (and match MAX_HEADER_DICT). */
-const DICT_ALWAYS = 256;
+export const DICT_ALWAYS = 256;
 /** After this many rows, a dictionary with more than 3/4 distinct values is given up early. */
-const DICT_PROBE_ROWS = 4096;
+export const DICT_PROBE_ROWS = 4096;
 const MAX_SAFE_DELTA = 2 ** 52;
 /** The payload scratch is kept between calls up to this size (sealBlock copies out of it). */
 const MAX_SCRATCH_BYTES = 32 * 1024 * 1024;
@@ -115,6 +115,21 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
+/** A block's summary before its values are looked at. */
+export function emptySummary(): ColumnBlockSummary {
+  return {
+    encoding: ColumnEncoding.AllNull,
+    counts: { string: 0, number: 0, integer: 0, boolean: 0 },
+    nullCount: 0,
+    min: null,
+    max: null,
+    minString: null,
+    maxString: null,
+    dict: null,
+    stringBytes: 0,
+  };
+}
+
 /**
  * Encodes `values[start..end)` (null/undefined = absent). `sink`, if given, receives the UTF-8
  * of the strings written: every row of a plain string block, every entry of a dictionary (not
@@ -128,17 +143,7 @@ export function encodeColumnBlock(
   sink?: StringSink,
 ): EncodedColumnBlock {
   const n = end - start;
-  const s: ColumnBlockSummary = {
-    encoding: ColumnEncoding.AllNull,
-    counts: { string: 0, number: 0, integer: 0, boolean: 0 },
-    nullCount: 0,
-    min: null,
-    max: null,
-    minString: null,
-    maxString: null,
-    dict: null,
-    stringBytes: 0,
-  };
+  const s = emptySummary();
   let nStr = 0;
   let nNum = 0;
   let nInt = 0;
@@ -341,7 +346,6 @@ function encodePlain(
   s: ColumnBlockSummary,
   sink: StringSink | undefined,
 ): Buffer {
-  const n = end - start;
   let lo: string | null = null;
   let hi: string | null = null;
   let units = 0;
@@ -354,10 +358,26 @@ function encodePlain(
   }
   s.minString = lo;
   s.maxString = hi;
-  const w = payloadWriter(units + n * 3 + 64);
+  const w = payloadWriter(units + (end - start) * 3 + 64);
   // Written as a string list first: that feeds the sink (the bloom) every row's UTF-8.
   s.stringBytes = writeStringList(w, values as ArrayLike<string | null | undefined>, start, end, true, sink);
-  const strings = values as ArrayLike<string | null | undefined>;
+  return sealStrings(w, values as ArrayLike<string | null | undefined>, start, end, level, s, true);
+}
+
+/**
+ * Seals a block of strings (and nulls) as a template or hex block when every string fits, else as
+ * a plain list. `listWritten`: `w` already holds the list (from payloadWriter, sized for it).
+ */
+export function sealStrings(
+  w: ByteWriter,
+  strings: ArrayLike<string | null | undefined>,
+  start: number,
+  end: number,
+  level: number,
+  s: ColumnBlockSummary,
+  listWritten: boolean,
+): Buffer {
+  const n = end - start;
   if (typedStringCandidate(strings, start, end)) {
     w.pos = 0;
     if (writeStringTemplate(w, strings, start, end, s.nullCount > 0)) {
@@ -369,6 +389,9 @@ function encodePlain(
       s.encoding = ColumnEncoding.HexString;
       return seal(w, ColumnEncoding.HexString, n, level);
     }
+    listWritten = false;
+  }
+  if (!listWritten) {
     w.pos = 0;
     writeStringList(w, strings, start, end, true);
   }

@@ -14,6 +14,29 @@ export interface SparseColumn {
   values: ArrayLike<FieldValue>;
 }
 
+/**
+ * A string field as codes into its distinct values (a flush merges the chunks' dictionaries), so
+ * that neither the flush nor the encoder needs a JS value per row: row `rows[i]` holds
+ * `dict[codes[i]]`. `dict` holds no string twice; `dictBytes[c]` is entry c's UTF-8 length.
+ */
+export interface CodedColumn {
+  rows: ArrayLike<number>;
+  codes: Uint32Array;
+  dict: readonly string[];
+  dictBytes: Uint32Array;
+}
+
+export type RowSetColumn = SparseColumn | CodedColumn;
+
+export function isCoded(column: RowSetColumn): column is CodedColumn {
+  return (column as CodedColumn).codes !== undefined;
+}
+
+/** The value of a column's entry i. */
+export function entryValue(column: RowSetColumn, i: number): FieldValue {
+  return isCoded(column) ? column.dict[column.codes[i]] : column.values[i];
+}
+
 /** A SparseColumn being built by appending. */
 interface GrowingColumn {
   rows: number[];
@@ -28,7 +51,7 @@ export interface RowSet {
   raws: ArrayLike<string>;
   /** `_raw` as ASCII bytes (a flush of ASCII text): the encoder copies and scans the bytes. */
   rawText?: AsciiText;
-  fields: Map<string, SparseColumn>;
+  fields: Map<string, RowSetColumn>;
 }
 
 /** A RowSet being built by appending. */

@@ -18,7 +18,8 @@ import type { FieldValue } from '../event';
 import { RAW_COLUMN, TIME_COLUMN } from '../event';
 import type { BlockMeta, ColumnStats, SegmentStats } from './header';
 import { MAX_HEADER_DICT } from './header';
-import type { RowSet } from './row-set';
+import { isCoded, type RowSet } from './row-set';
+import { denseCodedColumn, encodeCodedBlock, type DenseCodedColumn, type TokenSink } from './coded-block';
 import { DEFAULT_BLOOM_BITS_PER_TOKEN, FRAME_BLOOM_BITS_PER_TOKEN, REFS_BLOOM_BITS_PER_TOKEN, TokenHashSet, buildBloom } from './bloom';
 import { FRAME_ROWS, sealFramed, type Frame } from './framed-block';
 import { ColumnEncoding } from './block-envelope';
@@ -86,7 +87,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   const rawSink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
   const rawAsciiSink: AsciiSink = (bytes, s, e) => tokens.addAsciiBytes(bytes, s, e);
   // Compaction's `_raw` references its own field values; their tokens go to `refTokens`.
-  const refs = opts.rawRefs === true && raws !== null ? RawRefEncoder.choose(raws, fields) : null;
+  const refs = opts.rawRefs === true && raws !== null ? RawRefEncoder.choose(raws, valueColumns(fields)) : null;
   let refTokens = tokens;
   const addRefTokens = (text: string): void => refTokens.addText(text);
   /** Encodes `_raw` rows [start, end) as one stored block, its tokens going to `tokens`. */
@@ -158,10 +159,17 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   // Fields, by name, each cut into blocks.
   for (const [name, dense] of fields) {
     const stats = new StatsBuilder(name);
-    const sink: StringSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e) };
+    const sink: TokenSink = { addUtf8: (t, bytes, s, e) => tokens.addUtf8(t, bytes, s, e), addText: (text) => tokens.addText(text) };
     for (let b = 0, start = 0; b < blocks.length; b++, start += blockRows) {
       const end = start + blocks[b].rows;
       tokens = blockTokens[b];
+      if (!Array.isArray(dense)) {
+        // Coded strings: every encoding they get hands its strings to the sink.
+        const { data, summary, values } = encodeCodedBlock(dense as DenseCodedColumn, start, end, level, sink);
+        blockData[b].push(data);
+        stats.add(summary, data.length, values ?? [], 0, values === null ? 0 : end - start);
+        continue;
+      }
       const { data, summary } = encodeColumnBlock(dense, start, end, level, sink);
       blockData[b].push(data);
       stats.add(summary, data.length, dense, start, end);
@@ -206,23 +214,44 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
   return { stats, blockData, blooms };
 }
 
-/** Each field's values in sorted row order (null where a row has none), by name. */
-function denseFields(rows: RowSet, order: Uint32Array | null): Map<string, (FieldValue | null)[]> {
+/** A field in sorted row order: its values (null where a row has none), or its codes. */
+type DenseField = (FieldValue | null)[] | DenseCodedColumn;
+
+/** Each field in sorted row order, by name. */
+function denseFields(rows: RowSet, order: Uint32Array | null): Map<string, DenseField> {
   const n = rows.count;
   const inverse = order === null ? null : invert(order);
-  const out = new Map<string, (FieldValue | null)[]>();
+  const out = new Map<string, DenseField>();
   for (const name of [...rows.fields.keys()].sort()) {
     if (name === TIME_COLUMN || name === RAW_COLUMN) throw new Error(`encodeSegment: field name ${name} is reserved`);
     const col = rows.fields.get(name)!;
-    if (col.rows.length !== col.values.length) throw new Error(`encodeSegment: field ${name}: rows/values length differs`);
-    if (col.rows.length === 0) continue;
-    const dense = new Array<FieldValue | null>(n).fill(null);
-    for (let j = 0; j < col.rows.length; j++) {
+    const entries = isCoded(col) ? col.codes.length : col.values.length;
+    if (col.rows.length !== entries) throw new Error(`encodeSegment: field ${name}: rows/values length differs`);
+    if (entries === 0) continue;
+    for (let j = 0; j < entries; j++) {
       const r = col.rows[j];
       if (!(r >= 0 && r < n)) throw new Error(`encodeSegment: field ${name}: row ${r} out of range`);
-      dense[inverse === null ? r : inverse[r]] = col.values[j];
     }
+    if (isCoded(col)) {
+      const dense = denseCodedColumn(n, col.dict, col.dictBytes);
+      const { codes } = dense;
+      for (let j = 0; j < entries; j++) codes[inverse === null ? col.rows[j] : inverse[col.rows[j]]] = col.codes[j] + 1;
+      out.set(name, dense);
+      continue;
+    }
+    const dense = new Array<FieldValue | null>(n).fill(null);
+    for (let j = 0; j < entries; j++) dense[inverse === null ? col.rows[j] : inverse[col.rows[j]]] = col.values[j];
     out.set(name, dense);
+  }
+  return out;
+}
+
+/** The fields as values (compaction's raw references read values; a flush's coded fields are looked up). */
+function valueColumns(fields: Map<string, DenseField>): Map<string, ArrayLike<FieldValue | null>> {
+  const out = new Map<string, ArrayLike<FieldValue | null>>();
+  for (const [name, dense] of fields) {
+    if (Array.isArray(dense)) out.set(name, dense);
+    else out.set(name, Array.from(dense.codes, (code) => (code === 0 ? null : dense.dict[code - 1])));
   }
   return out;
 }

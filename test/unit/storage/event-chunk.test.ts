@@ -14,6 +14,7 @@ import {
 import { keyOf, keyString, type Placement } from '../../../storage/partition';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/chunk-record';
 import { rowText } from '../../../storage/segment/ascii-text';
+import { entryValue, isCoded, type RowSet } from '../../../storage/segment/row-set';
 import { ColumnEncoding, readBlockHeader } from '../../../storage/segment/column-codec';
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
 import { encodeSegment, type EncodedSegment } from '../../../storage/segment/segment-encoder';
@@ -43,6 +44,12 @@ function decodedRows(segment: EncodedSegment): unknown[][] {
     for (let i = 0; i < batch.rowCount; i++) rows.push([...batch.columns].map(([name, column]) => [name, valueAt(column, i)]));
   }
   return rows;
+}
+
+/** The row set with its coded fields given as values, as compaction gives its fields. */
+function withValues(rows: RowSet): RowSet {
+  const fields = new Map([...rows.fields].map(([name, column]) => [name, { rows: column.rows, values: Array.from(column.rows, (_, i) => entryValue(column, i)) }]));
+  return { ...rows, fields };
 }
 
 /** The events of one partition key, in arrival order. */
@@ -125,9 +132,10 @@ describe('event chunks', () => {
           }
           for (const [name, column] of set.fields) {
             for (let j = 0; j < column.rows.length; j++) {
-              assert.ok(Object.is(column.values[j], sameKey[row + column.rows[j]].fields[name]));
+              const value = entryValue(column, j);
+              assert.ok(Object.is(value, sameKey[row + column.rows[j]].fields[name]));
+              assert.ok(typeof value !== 'number' || Number.isFinite(value));
             }
-            for (let j = 0; j < column.values.length; j++) assert.ok(typeof column.values[j] !== 'number' || Number.isFinite(column.values[j]));
           }
           const present = (name: string): number =>
             sameKey.slice(row, row + set.count).filter((e) => e.fields[name] !== undefined && !(typeof e.fields[name] === 'number' && !Number.isFinite(e.fields[name]))).length;
@@ -176,6 +184,74 @@ describe('event chunks', () => {
     assert.equal(segment.stats.columns[1].maxString, 'line 999 x=6993');
     const [mixed] = chunkEvents([{ time: 1, raw: 'é', index: 'main', fields: {} }], ONE_PARTITION);
     assert.equal(rowSetOfPieces([{ chunk: mixed, start: 0, end: 1 }]).rawText, undefined);
+  });
+
+  it('a flush keeps string fields coded and encodes byte for byte the segment their values make (property)', () => {
+    const stringEvent = fc.record({
+      time: fc.integer({ min: 0, max: 1000 }),
+      raw: fc.constantFrom('GET /a', 'x'),
+      index: fc.constant('main'),
+      fields: fc.record(
+        {
+          host: fc.constantFrom('web-1', 'web-2', 'é', '', 'Web-1'),
+          user: fc.integer({ min: 0, max: 60 }).map((i) => `u${i}`),
+          id: fc.integer({ min: 0, max: 0xffff }).map((i) => i.toString(16).padStart(4, '0')),
+          text: fc.string({ unit: 'binary', maxLength: 6 }),
+          odd: fc.oneof(fc.constantFrom('a', '\ud800'), fc.integer()),
+        },
+        { requiredKeys: [] },
+      ),
+    });
+    let codedFields = 0;
+    fc.assert(
+      fc.property(fc.array(stringEvent, { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 300 }), (events, perChunk, blockRows) => {
+        const chunks: EventChunk[] = [];
+        for (let i = 0; i < events.length; i += perChunk) chunks.push(...chunkEvents(events.slice(i, i + perChunk), ONE_PARTITION));
+        for (const pieces of groupChunkRows(chunks, 250)) {
+          const coded = rowSetOfPieces(pieces);
+          codedFields += [...coded.fields.values()].filter(isCoded).length;
+          const a = encodeSegment(coded, { compressionLevel: 1, blockRows });
+          const b = encodeSegment(withValues(coded), { compressionLevel: 1, blockRows });
+          assert.deepEqual(a, b);
+        }
+      }),
+      { numRuns: 150 },
+    );
+    assert.ok(codedFields > 100, `only ${codedFields} coded fields`);
+  });
+
+  it('a coded field takes the same dictionary-or-plain decision as its values in big blocks', () => {
+    // Seeded values: fields whose blocks stay dictionaries, give up at the probe or at the limit, or are templates, hex or plain.
+    let seed = 7;
+    const next = (below: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % below;
+    };
+    const events: LogEvent[] = Array.from({ length: 40_000 }, (_, i) => ({
+      time: i,
+      raw: `line ${i}`,
+      index: 'main',
+      fields: {
+        few: `h${next(40)}`,
+        many: `u${next(3000)}`,
+        probe: `p${next(9000)}`,
+        limit: i < 20_000 ? `l${next(2000)}` : `l${i}`,
+        hex: next(5) === 0 ? null : next(0xffffff).toString(16).padStart(6, '0'),
+        word: ['alpha', 'beta', 'gamma'][next(3)] + (next(2) === 0 ? '' : 'x'.repeat(next(70))),
+        plain: `k${next(1e9).toString(36)}`,
+        // One distinct value more than the first block's dictionary limit (16,384 / 2), past the probe.
+        edge: i < 4096 ? `e${i % 1000}` : i < 16_384 ? `e${1000 + ((i - 4096) % 7193)}` : `e${i % 50}`,
+      } as Record<string, FieldValue>,
+    }));
+    const chunks: EventChunk[] = [];
+    for (let i = 0; i < events.length; i += 10_000) chunks.push(...chunkEvents(events.slice(i, i + 10_000), ONE_PARTITION));
+    const [pieces] = groupChunkRows(chunks, 1 << 20);
+    const coded = rowSetOfPieces(pieces);
+    assert.equal([...coded.fields.values()].filter(isCoded).length, 8);
+    const a = encodeSegment(coded, { compressionLevel: 1, blockRows: 16_384 });
+    assert.deepEqual(a, encodeSegment(withValues(coded), { compressionLevel: 1, blockRows: 16_384 }));
+    const encodings = new Set(a.blockData.flatMap((block) => block.slice(2).map((data) => readBlockHeader(data).encoding)));
+    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.String, ColumnEncoding.StringTemplate, ColumnEncoding.HexString]) assert.ok(encodings.has(encoding), String(encoding));
   });
 
   it('serializes a request\'s chunks into one record and reads them back as views, even from an unaligned copy (property)', () => {

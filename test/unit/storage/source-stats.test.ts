@@ -5,7 +5,7 @@ import { sourcesOfChunk } from '../../../storage/catalog';
 import type { FieldValue, LogEvent } from '../../../storage/event';
 import { chunkEvents } from '../../../storage/event-chunk';
 import type { SourceStats } from '../../../storage/segment/header';
-import type { RowSet, SparseColumn } from '../../../storage/segment/row-set';
+import { entryValue, type CodedColumn, type RowSet, type SparseColumn } from '../../../storage/segment/row-set';
 import { sourceStatsOf } from '../../../storage/source-stats';
 
 /** The summaries computed row by row with plain objects, sources in order of first row. */
@@ -13,7 +13,7 @@ function expected(rows: RowSet): SourceStats[] {
   const sourceOf = (row: number): string => {
     const column = rows.fields.get('source');
     if (column === undefined) return '';
-    for (let i = 0; i < column.rows.length; i++) if (column.rows[i] === row) return String(column.values[i]);
+    for (let i = 0; i < column.rows.length; i++) if (column.rows[i] === row) return String(entryValue(column, i));
     return '';
   };
   const out = new Map<string, SourceStats>();
@@ -69,6 +69,26 @@ describe('source stats', () => {
         assert.deepEqual(sourceStatsOf(rows), expected(rows));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('reads a coded source column (a flush\'s) as its values, unused dictionary entries included', () => {
+    fc.assert(
+      fc.property(rowSet, (rows) => {
+        const source = rows.fields.get('source') as SparseColumn | undefined;
+        if (source === undefined) return;
+        // Dictionary order is not first-row order, and a merged dictionary may hold names no row uses.
+        const dict = ['unused', ...new Set(Array.from(source.values, String))].reverse();
+        const coded: CodedColumn = {
+          rows: source.rows,
+          codes: Uint32Array.from(source.values, (value) => dict.indexOf(String(value))),
+          dict,
+          dictBytes: Uint32Array.from(dict, (name) => Buffer.byteLength(name)),
+        };
+        const codedRows: RowSet = { ...rows, fields: new Map([...rows.fields, ['source', coded]]) };
+        assert.deepEqual(sourceStatsOf(codedRows), expected(rows));
+      }),
+      { numRuns: 300 },
     );
   });
 });
