@@ -21,6 +21,8 @@ export type AsciiSink = (bytes: Uint8Array, start: number, end: number) => void;
 const DICT_ALWAYS = 256;
 /** Rows sampled to decide between a plain block and a dictionary. */
 const SAMPLE_ROWS = 512;
+/** The sample's table: 1,024 slots, at most half full. */
+const SAMPLE_SLOT_BITS = 10;
 /** Max bytes of text in one string-list chunk (string-list.ts CHUNK_UNITS). */
 const CHUNK_BYTES = 1 << 26;
 
@@ -29,13 +31,44 @@ export function rowText(text: AsciiText, row: number): string {
   return Buffer.from(text.bytes.buffer, text.bytes.byteOffset + start, text.ends[row] - start).toString('latin1');
 }
 
-/** True when a sample of the rows is mostly distinct (else a dictionary may pay). */
+/** Bytes hashed at each end of a sampled row: equal rows hash equal, and most lines differ early or late. */
+const SAMPLE_HASH_BYTES = 32;
+
+/** A hash of a row's length and its first and last bytes. */
+function rowHash(bytes: Uint8Array, ends: Uint32Array, row: number): number {
+  const start = row === 0 ? 0 : ends[row - 1];
+  const end = ends[row];
+  let h = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
+  const head = Math.min(end, start + SAMPLE_HASH_BYTES);
+  for (let i = start; i < head; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  for (let i = Math.max(head, end - SAMPLE_HASH_BYTES); i < end; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h;
+}
+
+/**
+ * True when a sample of the rows is mostly distinct (else a dictionary may pay). Rows are told
+ * apart by bytes: a table of sampled rows keyed by rowHash, compared in full on a hash match.
+ */
 function mostlyDistinct(text: AsciiText, rowAt: (i: number) => number, n: number): boolean {
   const sample = Math.min(n, SAMPLE_ROWS);
-  const seen = new Set<string>();
+  const { bytes, ends } = text;
+  const slots = new Int32Array(1 << SAMPLE_SLOT_BITS).fill(-1);
+  const mask = slots.length - 1;
   const step = n / sample;
-  for (let k = 0; k < sample; k++) seen.add(rowText(text, rowAt(Math.floor(k * step))));
-  return seen.size * 4 > sample * 3;
+  let distinct = 0;
+  for (let k = 0; k < sample; k++) {
+    const row = rowAt(Math.floor(k * step));
+    for (let slot = Math.imul(rowHash(bytes, ends, row), 0x9e3779b1) >>> (32 - SAMPLE_SLOT_BITS); ; slot = (slot + 1) & mask) {
+      const held = slots[slot];
+      if (held === -1) {
+        slots[slot] = row;
+        distinct++;
+        break;
+      }
+      if (compareRows(bytes, ends, held, row) === 0) break;
+    }
+  }
+  return distinct * 4 > sample * 3;
 }
 
 /** Byte-wise comparison of two rows (ASCII: the same order as comparing the JS strings). */
@@ -102,12 +135,20 @@ export function encodeAsciiTextBlock(
     w.pos += 9;
   }
   w.ensure(total + 1); // + 1: room for the sink's sentinel byte
-  for (let i = 0; i < n; i++) {
-    const row = rowAt(i);
-    const from = row === 0 ? 0 : ends[row - 1];
-    const to = ends[row];
-    w.buf.set(bytes.subarray(from, to), w.pos);
-    sink(w.buf, w.pos, w.pos + to - from);
+  // Rows in sort order are mostly consecutive in the text: each run is copied at once.
+  const out = w.buf;
+  for (let i = 0; i < n; ) {
+    const first = rowAt(i);
+    let last = first;
+    while (++i < n && rowAt(i) === last + 1) last++;
+    const from = first === 0 ? 0 : ends[first - 1];
+    const to = ends[last];
+    const at = w.pos - from;
+    out.set(bytes.subarray(from, to), w.pos);
+    for (let row = first, rowStart = from; row <= last; row++) {
+      sink(out, at + rowStart, at + ends[row]);
+      rowStart = ends[row];
+    }
     w.pos += to - from;
   }
   const summary: ColumnBlockSummary = {

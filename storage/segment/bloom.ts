@@ -195,6 +195,41 @@ export class TokenHashSet {
     for (let i = 0; i < table.length; i++) if (table[i] !== 0) cb(table[i]);
   }
 
+  /** Adds every hash of `other` (a frame's set into its block's: a loop, no call per hash). */
+  addAll(other: TokenHashSet): void {
+    // Room for both up front: the table cannot grow inside the loop.
+    this.reserve(this.size + other.size);
+    if (other.hasZero) this.addHash(0);
+    const source = other.table;
+    const table = this.table;
+    const mask = this.mask;
+    for (let i = 0; i < source.length; i++) {
+      const h = source[i];
+      if (h === 0) continue;
+      let slot = Math.imul(h, 0x9e3779b1) >>> this.shift;
+      for (;;) {
+        const k = table[slot];
+        if (k === h) break;
+        if (k === 0) {
+          table[slot] = h;
+          this.size++;
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
+    }
+  }
+
+  /** The distinct hashes, in table order. */
+  toArray(): Int32Array {
+    const out = new Int32Array(this.size);
+    let k = 0;
+    if (this.hasZero) out[k++] = 0;
+    const table = this.table;
+    for (let i = 0; i < table.length; i++) if (table[i] !== 0) out[k++] = table[i];
+    return out;
+  }
+
   private grow(): void {
     const old = this.table;
     this.table = new Int32Array(old.length * 2);
@@ -230,14 +265,16 @@ export function buildBloom(
   const k = bloomHashCount(bitsPerToken);
   const bits = Buffer.alloc(m >>> 3);
   const scale = m * INV_2_32;
-  tokens.forEach((h) => {
+  const hashes = tokens.toArray();
+  for (let t = 0; t < hashes.length; t++) {
+    const h = hashes[t];
     const a = fmix32(h);
     const b = lowbias32(h) | 1;
     for (let i = 0; i < k; i++) {
       const p = Math.floor(((a + Math.imul(i, b)) >>> 0) * scale);
       bits[p >>> 3] |= 1 << (p & 7);
     }
-  });
+  }
   return { bits, meta: { bits: m, hashes: k, tokens: count } };
 }
 

@@ -140,10 +140,10 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
       frameTokenHint = tokens.size;
       if (refs !== null) frameRefTokenHint = refTokens.size;
       if (from === start) blockTokens[b].reserve(tokens.size * Math.ceil((end - start) / FRAME_ROWS));
-      tokens.forEach((h) => blockTokens[b].addHash(h));
+      blockTokens[b].addAll(tokens);
       if (refs !== null) {
         refSets.push(refTokens);
-        refTokens.forEach((h) => blockTokens[b].addHash(h));
+        blockTokens[b].addAll(refTokens);
       }
     }
     const sealed = sealFramed(frames);

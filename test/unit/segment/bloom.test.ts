@@ -130,4 +130,29 @@ describe('segment bloom filter', () => {
     set.forEach(() => n++);
     assert.equal(n, 50_000);
   });
+
+  it('merges one set into another as adding each hash would, and lists the hashes (property)', () => {
+    const hashList = fc.array(fc.oneof(fc.integer({ min: -50, max: 50 }), fc.integer()), { maxLength: 3000 });
+    fc.assert(
+      fc.property(hashList, hashList, fc.nat(5000), (mine, theirs, expected) => {
+        const merged = new TokenHashSet(expected);
+        const each = new TokenHashSet();
+        const other = new TokenHashSet();
+        for (const h of mine) {
+          merged.addHash(h);
+          each.addHash(h);
+        }
+        for (const h of theirs) {
+          other.addHash(h);
+          each.addHash(h);
+        }
+        merged.addAll(other);
+        assert.equal(merged.size, each.size);
+        assert.deepEqual(hashes(merged), hashes(each));
+        assert.deepEqual(Array.from(merged.toArray()).sort((a, b) => a - b), hashes(each));
+        assert.deepEqual(buildBloom(merged).bits, buildBloom(each).bits);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -182,6 +182,12 @@ describe('event chunks', () => {
     assert.deepEqual(decodedRows(segment).map((row) => (row[1] as unknown[])[1]), lines.map((line) => line.raw));
     assert.equal(segment.stats.columns[1].minString, 'line 0 x=0');
     assert.equal(segment.stats.columns[1].maxString, 'line 999 x=6993');
+    // Lines that repeat (a sample finds them by bytes) are left to the string path's dictionary.
+    const repeated = Array.from({ length: 2000 }, (_, i) => ({ time: i, raw: `${'same prefix '.repeat(4)}${i % 3}${' same suffix'.repeat(4)}`, index: 'main', fields: {} }));
+    const [repeatedChunk] = chunkEvents(repeated, ONE_PARTITION);
+    const dictSegment = encodeSegment(rowSetOfPieces([{ chunk: repeatedChunk, start: 0, end: 2000 }]), { compressionLevel: 1, blockRows: 1000 });
+    assert.equal(readBlockHeader(dictSegment.blockData[0][1]).encoding, ColumnEncoding.Dict);
+    assert.deepEqual(decodedRows(dictSegment).map((row) => (row[1] as unknown[])[1]), repeated.map((line) => line.raw));
     const [mixed] = chunkEvents([{ time: 1, raw: 'é', index: 'main', fields: {} }], ONE_PARTITION);
     assert.equal(rowSetOfPieces([{ chunk: mixed, start: 0, end: 1 }]).rawText, undefined);
   });
