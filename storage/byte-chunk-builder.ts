@@ -118,10 +118,17 @@ export class ByteStringList {
  * reads it.
  */
 export class ByteDictionary {
-  readonly entries = new ByteStringList();
-  private hashes = new Uint32Array(16);
+  readonly entries: ByteStringList;
+  private hashes: Uint32Array;
   /** Open addressing: code + 1, 0 for an empty slot. */
-  private slots = new Int32Array(32);
+  private slots: Int32Array;
+
+  /** Hints: the entries and bytes expected (each doubling rehashes or copies what is held). */
+  constructor(entriesHint = 16, bytesHint = 256) {
+    this.entries = new ByteStringList(bytesHint, entriesHint);
+    this.hashes = new Uint32Array(entriesHint);
+    this.slots = new Int32Array(2 ** Math.max(5, Math.ceil(Math.log2(entriesHint * 2 + 1))));
+  }
 
   get size(): number {
     return this.entries.count;

@@ -161,14 +161,20 @@ export function rowSetOfPieces(pieces: readonly ChunkPiece[]): RowSet {
   let count = 0;
   const entries = new Map<string, number>();
   const codable = new Map<string, boolean>();
+  /** Per coded field: the entries and bytes of its chunk dictionaries (sizes the merge). */
+  const dictSizes = new Map<string, [number, number]>();
   for (const { chunk, start, end } of pieces) {
     count += end - start;
     for (const field of chunk.fields) {
       const [from, to] = entryRange(field, start, end);
       if (to <= from) continue;
       entries.set(field.name, (entries.get(field.name) ?? 0) + (to - from));
-      const strings = field.type === 'string' && DictionaryMerger.accepts(field.dict as PackedStrings);
+      const dict = field.dict;
+      const strings = field.type === 'string' && dict !== null && DictionaryMerger.accepts(dict);
       codable.set(field.name, (codable.get(field.name) ?? true) && strings);
+      if (dict === null) continue;
+      const [entriesSoFar, bytesSoFar] = dictSizes.get(field.name) ?? [0, 0];
+      dictSizes.set(field.name, [entriesSoFar + dict.ends.length, bytesSoFar + dict.bytes.length]);
     }
   }
   const times = new Float64Array(count);
@@ -181,7 +187,7 @@ export function rowSetOfPieces(pieces: readonly ChunkPiece[]): RowSet {
     fields.set(name, {
       rows: new Uint32Array(total),
       filled: 0,
-      merger: coded ? new DictionaryMerger() : null,
+      merger: coded ? new DictionaryMerger(...(dictSizes.get(name) ?? [0, 0])) : null,
       codes: coded ? new Uint32Array(total) : null,
       values: coded ? null : new Array<FieldValue>(total),
     });

@@ -21,7 +21,12 @@ function bufferOf(bytes: Uint8Array): Buffer {
 }
 
 export class DictionaryMerger {
-  private readonly merged = new ByteDictionary();
+  private readonly merged: ByteDictionary;
+
+  /** Hints: the entries and bytes of the dictionaries to come (an upper bound of the merged ones). */
+  constructor(entriesHint: number, bytesHint: number) {
+    this.merged = new ByteDictionary(Math.max(16, entriesHint), Math.max(256, bytesHint));
+  }
 
   /**
    * Whether a dictionary can be merged by bytes: `utf16le` lists (which hold a lone surrogate)
