@@ -11,7 +11,6 @@ import { decodeChunkRecord, encodeChunkRecord } from '../storage/chunk-record';
 import { chunkEvents, type EventChunk } from '../storage/event-chunk';
 import { BULK_YOUNG_GENERATION_MB, WorkerPool } from '../storage/worker-pool';
 import type { Placement } from '../storage/partition';
-import { bodyPool } from './body-pool';
 import { ApiError, type ErrorCode } from './errors';
 import { scanNativeBatch } from './ingest/native-scan';
 import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
@@ -30,14 +29,11 @@ export interface ParseRequest {
   params: IngestParams;
   body: Uint8Array;
   placement: Placement;
-  /** The body's memory is pooled (body-pool.ts): the worker moves it back in its response. */
-  pooled: boolean;
 }
 
-export type ParseResponse = ({ id: number; ok: true; parsed: Omit<ParsedBody, 'chunks'> } | { id: number; ok: false; error: ParseFailure }) & {
-  /** A pooled body, moved back. */
-  body?: Uint8Array;
-};
+export type ParseResponse =
+  | { id: number; ok: true; parsed: Omit<ParsedBody, 'chunks'> }
+  | { id: number; ok: false; error: ParseFailure };
 
 /** A failed parse: an ApiError's parts, or (apiError false) an unexpected error's stack. */
 export interface ParseFailure {
@@ -100,23 +96,13 @@ export class IngestParser {
     this.workers.warm();
   }
 
-  /**
-   * Parses a body. The caller must not use the body afterwards: a large one is handed to a
-   * worker, and pooled memory goes back to the pool.
-   */
+  /** Parses a body; a large one is handed to a worker and must not be used by the caller afterwards. */
   async parse(params: IngestParams, body: Buffer, placement: Placement): Promise<ParsedBody> {
-    const pooled = bodyPool.owns(body.buffer);
-    if (this.size === 0 || this.workers.closed || body.length < INLINE_PARSE_BYTES) {
-      const parsed = withChunks(parseBody(params, body, placement));
-      // The record holds copies: nothing reads the body any more.
-      if (pooled) bodyPool.give(body.buffer as ArrayBuffer);
-      return parsed;
-    }
-    // A body that owns its memory (or pooled memory) moves to the worker without a copy.
-    const owned = pooled || (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer);
-    const request: Omit<ParseRequest, 'id'> = { params, body, placement, pooled };
+    if (this.size === 0 || this.workers.closed || body.length < INLINE_PARSE_BYTES) return withChunks(parseBody(params, body, placement));
+    // A body that owns its memory moves to the worker without a copy.
+    const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+    const request: Omit<ParseRequest, 'id'> = { params, body, placement };
     const response = await this.workers.request(request, owned ? [body.buffer as ArrayBuffer] : []);
-    if (response.body !== undefined) bodyPool.give(response.body.buffer as ArrayBuffer);
     if (!response.ok) {
       const { apiError, status, code, message, details } = response.error;
       throw apiError ? new ApiError(status, code, message, details) : new Error(message);

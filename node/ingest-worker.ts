@@ -22,11 +22,6 @@ if (parentPort !== null) {
           : { apiError: false, status: 500, code: 'INTERNAL_ERROR' as const, message: (error as Error).stack ?? String(error), details: {} };
       response = { id: request.id, ok: false, error: failure };
     }
-    // A pooled body goes back to the main thread's pool: the record holds copies of what it needs.
-    if (request.pooled && request.body.buffer instanceof ArrayBuffer) {
-      response.body = request.body;
-      transfer.push(request.body.buffer);
-    }
     port.postMessage(response, transfer);
   });
 }

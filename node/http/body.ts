@@ -7,7 +7,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'http';
 import zlib from 'zlib';
-import { POOLED_BODY_BYTES, bodyPool } from '../body-pool';
 import { ApiError, invalidRequest } from '../errors';
 
 export interface RawBody {
@@ -40,12 +39,6 @@ function readBody(payload: IncomingMessage, encoding: string, limit: number, tru
       encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : null;
     const source: NodeJS.ReadableStream = inflater ?? payload;
     const chunks: Buffer[] = [];
-    // A large body of a declared length is read into pooled memory (body-pool.ts).
-    const declared = Number(payload.headers['content-length']);
-    let pooled =
-      inflater === null && Number.isSafeInteger(declared) && declared >= POOLED_BODY_BYTES && declared <= limit
-        ? Buffer.from(bodyPool.take(declared), 0, declared)
-        : null;
     let wireBytes = 0;
     let kept = 0;
     let settled = false;
@@ -55,7 +48,7 @@ function readBody(payload: IncomingMessage, encoding: string, limit: number, tru
       if (settled) return;
       settled = true;
       if (error !== null) reject(error);
-      else resolve({ bytes: pooled !== null ? pooled.subarray(0, kept) : Buffer.concat(chunks, kept), truncated, wireBytes });
+      else resolve({ bytes: Buffer.concat(chunks, kept), truncated, wireBytes });
     };
     /** Stops reading the (decompressed) body but keeps draining the request. */
     const stopReading = (): void => {
@@ -67,16 +60,6 @@ function readBody(payload: IncomingMessage, encoding: string, limit: number, tru
     };
     source.on('data', (chunk: Buffer) => {
       if (settled || truncated) return;
-      if (pooled !== null) {
-        if (kept + chunk.length <= pooled.length) {
-          chunk.copy(pooled, kept);
-          kept += chunk.length;
-          return;
-        }
-        // More than the declared length (Node's parser does not deliver that): collect as below.
-        chunks.push(Buffer.from(pooled.subarray(0, kept)));
-        pooled = null;
-      }
       if (kept + chunk.length > limit) {
         if (!truncate) {
           stopReading();
