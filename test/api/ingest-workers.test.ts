@@ -4,12 +4,35 @@
  * give the same answers and store the same events; errors from a worker keep their status and code.
  */
 import { strict as assert } from 'assert';
+import http from 'http';
 import { INLINE_PARSE_BYTES } from '../../node/ingest-parser';
 import { assertError, dispose, post } from '../helpers/api';
 import { TestServer } from '../helpers/server';
 import { readStoredEvents, type StoredEvent } from '../helpers/storage';
 
 const BASE_SECONDS = 1_700_000_000;
+
+/** Posts a body in pieces, a pause between them: it is being read while other requests come and go. */
+function postSlowly(url: string, body: Buffer, pieces: number, pauseMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+    });
+    request.on('error', reject);
+    const size = Math.ceil(body.length / pieces);
+    const write = (piece: number): void => {
+      if (piece === pieces) {
+        request.end();
+        return;
+      }
+      request.write(body.subarray(piece * size, (piece + 1) * size));
+      setTimeout(() => write(piece + 1), pauseMs);
+    };
+    write(0);
+  });
+}
 
 function nativeEvents(index: string, count: number): unknown[] {
   return Array.from({ length: count }, (_, i) =>
@@ -105,6 +128,33 @@ describe('api: large bodies are parsed in ingest workers', function () {
     assert.equal(hec.body.skipped, 1);
   });
 
+  it('/ingest: large bodies stay apart, three at a time, two of them slow, refused ones too', async () => {
+    const sizes = [3000, 1200, 2600, 900, 3100, 1500, 2000, 800, 2900, 1000, 2200, 1700];
+    let next = 0;
+    const send = async (until = sizes.length): Promise<void> => {
+      while (next < until) {
+        const body = next++;
+        const events = Array.from({ length: sizes[body] }, (_, i) => ({ event: `body ${body} event ${i} ${'p'.repeat(i % 60)}`, time: BASE_SECONDS + i, index: `body${body}` }));
+        const text = JSON.stringify(events);
+        assert.ok(text.length > INLINE_PARSE_BYTES);
+        if (body % 4 === 3) {
+          assertError(await post(`${server.api}/ingest`, `${text.slice(0, -1)},]`, { 'content-type': 'application/json' }), 400, 'INVALID_JSON');
+          continue;
+        }
+        const answer = await post(`${server.api}/ingest`, text, { 'content-type': 'application/json' });
+        assert.equal(answer.status, 200, answer.text);
+        assert.equal(answer.body.data.accepted, sizes[body]);
+      }
+    };
+    // Two slow bodies are being read while the others are parsed and answered.
+    const slow = (name: string): Buffer =>
+      Buffer.from(JSON.stringify(Array.from({ length: 2500 }, (_, i) => ({ event: `${name} event ${i} ${'s'.repeat(i % 50)}`, time: BASE_SECONDS + i, index: name }))));
+    await send(3);
+    const slowAnswers = Promise.all([postSlowly(`${server.api}/ingest`, slow('slow0'), 6, 40), postSlowly(`${server.api}/ingest`, slow('slow1'), 5, 55)]);
+    await Promise.all([send(), send(), send()]);
+    for (const answer of await slowAnswers) assert.equal(answer.status, 200, answer.text);
+  });
+
   describe('stored events (after a clean stop)', () => {
     before(async () => {
       assert.equal(await server.stop(), 0, server.log);
@@ -118,6 +168,24 @@ describe('api: large bodies are parsed in ingest workers', function () {
       assert.equal(one.status, 'n/a');
       assert.equal(one.ok, true);
       assert.equal(one['nested.depth'], 14);
+    });
+
+    it('every event of the concurrent bodies is its own body\'s, whole', () => {
+      const sizes = [3000, 1200, 2600, 900, 3100, 1500, 2000, 800, 2900, 1000, 2200, 1700];
+      sizes.forEach((size, body) => {
+        const mine = stored.filter((e) => e.index === `body${body}`);
+        if (body % 4 === 3) {
+          assert.equal(mine.length, 0);
+          return;
+        }
+        const raws = mine.map((e) => e._raw).sort();
+        const expected = Array.from({ length: size }, (_, i) => `body ${body} event ${i} ${'p'.repeat(i % 60)}`).sort();
+        assert.deepEqual(raws, expected);
+      });
+      for (const name of ['slow0', 'slow1']) {
+        const raws = stored.filter((e) => e.index === name).map((e) => e._raw).sort();
+        assert.deepEqual(raws, Array.from({ length: 2500 }, (_, i) => `${name} event ${i} ${'s'.repeat(i % 50)}`).sort());
+      }
     });
 
     it('nothing of a refused body was stored; every accepted event of the other bodies was', () => {
