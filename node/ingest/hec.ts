@@ -151,7 +151,9 @@ function mapObject(obj: unknown, now: number, pipeline: boolean): LogEvent | str
   let index = DEFAULT_INDEX;
   const idx = obj.index;
   if (idx !== undefined && idx !== null && idx !== '') {
-    if (typeof idx !== 'string' || !isValidIndexName(idx)) return `invalid index name '${String(idx).slice(0, 140)}'`;
+    // Not String(idx): an object whose `toString` is not a function would throw.
+    if (typeof idx !== 'string') return "'index' must be a string";
+    if (!isValidIndexName(idx)) return `invalid index name '${idx.slice(0, 140)}'`;
     index = idx;
   }
 

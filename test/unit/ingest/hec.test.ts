@@ -86,6 +86,13 @@ describe('ingest event collector (HEC)', () => {
     assert.match(r.errors[2]!.reason, /'event' is required/);
   });
 
+  it('a non-string index skips its line with a reason, even an object with a non-function toString (found by the fuzzer)', () => {
+    const body = ['{"event":"a","index":{"toString":false}}', '{"event":"b","index":7}', '{"event":"c","index":"web"}'].join('\n');
+    const r = parseHecLines(body, ctx());
+    assert.deepEqual(r.events.map((e) => [e.raw, e.index]), [['c', 'web']]);
+    assert.deepEqual(r.errors, [{ line: 1, reason: "'index' must be a string" }, { line: 2, reason: "'index' must be a string" }]);
+  });
+
   it('fails the request when every line is bad', () => {
     assert.throws(
       () => parseHecLines('nope\n{"event":null}', ctx()),
