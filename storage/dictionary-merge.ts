@@ -4,7 +4,7 @@
  * one JS string per distinct value instead of one per chunk entry (or per row).
  */
 import { ByteDictionary } from './byte-chunk-builder';
-import type { PackedStrings } from './event-chunk';
+import { unpackStrings, type PackedStrings } from './event-chunk';
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -54,12 +54,8 @@ export class DictionaryMerger {
   /** The merged entries as JS strings (code order), and each one's UTF-8 byte length. */
   finish(): { dict: string[]; dictBytes: Uint32Array } {
     const { entries } = this.merged;
-    const dict = new Array<string>(entries.count);
     const dictBytes = new Uint32Array(entries.count);
-    for (let code = 0; code < entries.count; code++) {
-      dict[code] = entries.text(code);
-      dictBytes[code] = entries.byteLength(code);
-    }
-    return { dict, dictBytes };
+    for (let code = 0; code < entries.count; code++) dictBytes[code] = entries.byteLength(code);
+    return { dict: unpackStrings(entries.build()), dictBytes };
   }
 }
