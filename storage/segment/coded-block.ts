@@ -10,13 +10,12 @@ import {
   DICT_PROBE_ROWS,
   emptySummary,
   payloadWriter,
-  seal,
+  sealDict,
   sealStrings,
   type ColumnBlockSummary,
   type EncodedColumnBlock,
   type StringSink,
 } from './column-encode';
-import { writeStringList } from './string-list';
 
 /** Where a block's bloom tokens go: a dictionary's entries as written, a plain block's distinct values as text. */
 export interface TokenSink extends StringSink {
@@ -139,22 +138,5 @@ function encodeCodedDict(
   const dict = sorted.map((code) => strings[code - 1]);
   const remap = new Uint32Array(dict.length + 1);
   for (let j = 0; j < sorted.length; j++) remap[blockCodes[sorted[j]]] = j + 1;
-  const width = dict.length < 0x100 ? 1 : dict.length < 0x10000 ? 2 : 4;
-  const out = width === 1 ? new Uint8Array(n) : width === 2 ? new Uint16Array(n) : new Uint32Array(n);
-  for (let i = 0; i < n; i++) out[i] = remap[first[i]];
-  const w = payloadWriter(n * width + 64);
-  w.u8(width);
-  w.varint(dict.length);
-  writeStringList(w, dict, 0, dict.length, false, sink);
-  w.typed(out);
-  const uses = new Uint32Array(dict.length + 1);
-  for (let i = 0; i < n; i++) uses[out[i]]++;
-  let bytes = 0;
-  for (let j = 0; j < dict.length; j++) bytes += uses[j + 1] * column.dictBytes[sorted[j] - 1];
-  s.encoding = ColumnEncoding.Dict;
-  s.dict = dict;
-  s.minString = dict[0];
-  s.maxString = dict[dict.length - 1];
-  s.stringBytes = bytes;
-  return seal(w, ColumnEncoding.Dict, n, level);
+  return sealDict(dict, Array.from(sorted, (code) => column.dictBytes[code - 1]), first, remap, level, s, sink);
 }

@@ -317,6 +317,24 @@ function encodeDict(
   const dict = [...map.keys()].sort();
   const remap = new Uint32Array(dict.length + 1);
   for (let j = 0; j < dict.length; j++) remap[map.get(dict[j]) as number] = j + 1;
+  return sealDict(dict, Array.from(dict, (entry) => Buffer.byteLength(entry, 'utf8')), first, remap, level, s, sink);
+}
+
+/**
+ * Writes a Dict block. `dict`: the block's distinct strings, sorted, and `dictBytes` their UTF-8
+ * lengths; `first[i]`: row i's code in order of first sight (0 = null); `remap`: that code to its
+ * place in `dict` + 1.
+ */
+export function sealDict(
+  dict: string[],
+  dictBytes: ArrayLike<number>,
+  first: Uint32Array,
+  remap: Uint32Array,
+  level: number,
+  s: ColumnBlockSummary,
+  sink: StringSink | undefined,
+): Buffer {
+  const n = first.length;
   const width = dict.length < 0x100 ? 1 : dict.length < 0x10000 ? 2 : 4;
   const codes = width === 1 ? new Uint8Array(n) : width === 2 ? new Uint16Array(n) : new Uint32Array(n);
   for (let i = 0; i < n; i++) codes[i] = remap[first[i]];
@@ -329,7 +347,7 @@ function encodeDict(
   const uses = new Uint32Array(dict.length + 1);
   for (let i = 0; i < n; i++) uses[codes[i]]++;
   let bytes = 0;
-  for (let j = 0; j < dict.length; j++) bytes += uses[j + 1] * Buffer.byteLength(dict[j], 'utf8');
+  for (let j = 0; j < dict.length; j++) bytes += uses[j + 1] * dictBytes[j];
   s.encoding = ColumnEncoding.Dict;
   s.dict = dict;
   s.minString = dict[0];
