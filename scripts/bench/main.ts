@@ -1,8 +1,9 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
+import { runFlushBench } from './flush';
 import { runIngestBench } from './ingest';
 import { runQueryBench } from './query';
 
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
       fsync: { type: 'boolean' },
       runs: { type: 'string' },
       'ingest-rate': { type: 'string' },
+      baseline: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -35,8 +37,15 @@ async function main(): Promise<void> {
         ingestRate: Number(values['ingest-rate'] ?? 100_000),
       });
       return;
+    case 'flush':
+      await runFlushBench({
+        events: Number(values.events ?? 131_072),
+        runs: Number(values.runs ?? 12),
+        baseline: values.baseline ?? null,
+      });
+      return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query)`);
+      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush)`);
   }
 }
 
