@@ -8,7 +8,11 @@ export class ByteLru<V extends Uint8Array = Uint8Array> {
   private readonly entries = new Map<string, V>();
   private held = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  /** `onEvict`: told of each value pushed out to make room (not of delete()). */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onEvict?: (key: string, value: V) => void,
+  ) {}
 
   /** Bytes held now. */
   get bytes(): number {
@@ -37,7 +41,12 @@ export class ByteLru<V extends Uint8Array = Uint8Array> {
       if (this.held <= this.maxBytes) break;
       this.entries.delete(oldKey);
       this.held -= oldValue.length;
+      this.onEvict?.(oldKey, oldValue);
     }
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(key);
   }
 
   delete(key: string): void {

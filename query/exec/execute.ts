@@ -15,6 +15,7 @@ import { finishResult, type QueryResultData } from './result';
 import type { TimedRow } from './rows';
 import type { SessionSpec } from './query-worker';
 import type { QueryWorkerPool, SessionHandle } from './session-pool';
+import { expandHeldReads, planHeldReads, type HeldPlan } from './held-blocks';
 import type { BlockInput, OpStats, ShardResult, UnitAck } from './shard-session';
 import type { PartialStats } from './stats';
 
@@ -123,6 +124,12 @@ function workGroups(units: WorkUnit[], request: ScanRequest, single: boolean): W
   return groups;
 }
 
+/** A group's read: which stored blocks it leaves out (held by the worker) and the buffers read. */
+interface PlannedRead {
+  plan: HeldPlan;
+  buffers: Promise<(Buffer | null)[][]>;
+}
+
 /** Messages a session may have in flight: enough to overlap reads with decoding, little enough to stop early. */
 const IN_FLIGHT_PER_SESSION = 2;
 
@@ -166,6 +173,8 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
     }
   };
   let results: ShardResult[];
+  /** Reads whose held-blocks decision is not settled yet: settled when sent, or at the end. */
+  const unsent = new Set<PlannedRead>();
   // In-flight units never reject: the first failure is kept here and rethrown by the loop.
   let failure: unknown = null;
   const rethrow = (): void => {
@@ -178,16 +187,25 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
     const groups = workGroups(units, request, boundary.kind === 'head');
     // A head stops as soon as it is satisfied: read ahead by one unit only.
     const depth = boundary.kind === 'head' ? 1 : IN_FLIGHT_PER_SESSION;
-    const startRead = (group: WorkGroup | undefined): Promise<(Buffer | null)[][]> | null => {
+    // Group g goes to session g % sessions: its read leaves out the stored blocks that session's worker holds.
+    const slotOf = (g: number): SessionSlot => slots[g % slots.length];
+    const startRead = (g: number): PlannedRead | null => {
+      const group = groups[g];
       if (group === undefined || group.kind !== 'segment') return null;
-      const reading = source.readSegmentBlocks(group.reads);
+      const plan = planHeldReads(
+        slotOf(g).handle.heldBlocks(),
+        group.reads.map((read) => ({ segment: read.unit.header.id, block: read.block, stored: read.stored })),
+      );
+      const reads = group.reads.map((read, i) => (plan.held[i].length === 0 ? read : { ...read, stored: plan.toRead[i] }));
+      const buffers = source.readSegmentBlocks(reads).then((read) => expandHeldReads(plan, read));
       // Awaited below unless the scan stops first; an abandoned read must not go unhandled.
-      reading.catch(() => undefined);
-      return reading;
+      buffers.catch(() => undefined);
+      const planned = { plan, buffers };
+      if (plan.mirror !== null) unsent.add(planned);
+      return planned;
     };
     let lastPreview = performance.now();
-    let next = 0;
-    let reading = startRead(groups[0]);
+    let reading = startRead(0);
     for (let g = 0; g < groups.length; g++) {
       const work = groups[g];
       checkAlive(signal);
@@ -197,21 +215,34 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
         const floor = Math.max(...slots.map((slot) => (slot.last?.full === true ? slot.last.minTime : -Infinity)));
         if (work.maxTime <= floor) break;
       }
-      const slot = slots[next++ % slots.length];
+      const slot = slotOf(g);
       if (slot.inFlight.length >= depth) await slot.inFlight.shift();
       let sent: Promise<UnitAck>;
       if (work.kind === 'segment') {
-        const buffers = await (reading ?? (startRead(work) as Promise<(Buffer | null)[][]>));
+        const current = reading ?? (startRead(g) as PlannedRead);
+        const buffers = await current.buffers;
         // Other queries: the next group's read overlaps this one's processing.
-        reading = boundary.kind === 'head' ? null : startRead(groups[g + 1]);
+        reading = boundary.kind === 'head' ? null : startRead(g + 1);
         const inputs: BlockInput[] = work.reads.map((read, i) => {
           for (const buffer of buffers[i]) scanPlan.stats.bytesRead += buffer?.length ?? 0;
           const rows = read.unit.header.blocks[read.block].rows;
-          return { index: read.unit.header.index, segment: read.unit.header.id, block: read.block, rows, stored: read.stored, buffers: buffers[i], rawFrames: read.rawFrames, rawOwnTokens: read.rawOwnTokens };
+          const held = current.plan.held[i];
+          return {
+            index: read.unit.header.index,
+            segment: read.unit.header.id,
+            block: read.block,
+            rows,
+            stored: read.stored,
+            buffers: buffers[i],
+            rawFrames: read.rawFrames,
+            rawOwnTokens: read.rawOwnTokens,
+            ...(held.length > 0 ? { held } : {}),
+          };
         });
-        sent = slot.handle.blocks(inputs);
+        unsent.delete(current);
+        sent = slot.handle.blocks(inputs, current.plan.mirror === null ? undefined : current.plan.token);
       } else {
-        reading = boundary.kind === 'head' ? null : startRead(groups[g + 1]);
+        reading = boundary.kind === 'head' ? null : startRead(g + 1);
         const before = scanPlan.stats.rowsRead;
         const chunk = source.readBufferedChunk(work.unit, request, scanPlan.stats);
         bufferedRowsRead += scanPlan.stats.rowsRead - before;
@@ -254,6 +285,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
     checkAlive(signal);
     throw error;
   } finally {
+    for (const { plan } of unsent) plan.mirror?.settle(plan.token);
     signal.removeEventListener('abort', abort);
     source.releasePlan(scanPlan);
   }

@@ -10,6 +10,7 @@ import { payloadCacheCounters, setPayloadCacheBytes, type PayloadCacheCounters }
 import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';
 import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
+import { fillHeld, HeldBlocks, keepReceived, type HeldDelta } from './held-blocks';
 
 /** A query as both the coordinator and a shard receive it: text, variables, clock, page. */
 export interface QueryInput {
@@ -26,6 +27,8 @@ export interface QueryInput {
 export interface QueryWorkerData {
   /** This worker's budget for decompressed column blocks (0: none). */
   payloadCacheBytes: number;
+  /** This worker's budget for the stored blocks it holds (held-blocks.ts; 0: none). */
+  heldBlockBytes: number;
 }
 
 export interface SessionSpec extends QueryInput {
@@ -34,20 +37,24 @@ export interface SessionSpec extends QueryInput {
   stream: boolean;
 }
 
-export type WorkerRequest =
+/** Every request also carries `release` (held-blocks.ts): the worker may drop blocks evicted in responses up to it. */
+export type WorkerRequest = (
   | { type: 'open'; session: number; spec: SessionSpec }
   | { type: 'blocks'; session: number; seq: number; blocks: BlockInput[] }
   | { type: 'chunk'; session: number; seq: number; chunk: EventChunk; scan: ChunkScan }
   | { type: 'preview'; session: number; seq: number; limit: number }
   | { type: 'finish'; session: number; seq: number }
-  | { type: 'close'; session: number };
+  | { type: 'close'; session: number }
+) & { release?: number };
 
-export type WorkerResponse =
+/** Every response also carries `held`: the stored blocks held and dropped since the previous response. */
+export type WorkerResponse = (
   /** `cache`: the worker's block cache counters, for the pool's metrics. */
   | { type: 'ack'; session: number; seq: number; ack: UnitAck; cache: PayloadCacheCounters }
   | { type: 'preview'; session: number; seq: number; rows: ReturnType<ShardSession['preview']> }
   | { type: 'result'; session: number; seq: number; result: ShardResult }
-  | { type: 'error'; session: number; seq: number; message: string };
+  | { type: 'error'; session: number; seq: number; message: string }
+) & { held?: HeldDelta };
 
 export function openSession(spec: SessionSpec): ShardSession {
   const plan = planQuery(parseQuery(spec.text, spec.variables), {
@@ -60,9 +67,18 @@ export function openSession(spec: SessionSpec): ShardSession {
 
 if (parentPort !== null) {
   const port = parentPort;
-  setPayloadCacheBytes((workerData as QueryWorkerData | null)?.payloadCacheBytes ?? 0);
+  const data = workerData as QueryWorkerData | null;
+  setPayloadCacheBytes(data?.payloadCacheBytes ?? 0);
+  const heldBlocks = new HeldBlocks(data?.heldBlockBytes ?? 0);
+  const cache = (): PayloadCacheCounters => {
+    const counters = payloadCacheCounters();
+    return { ...counters, bytes: counters.bytes + heldBlocks.bytes };
+  };
+  // Every response goes through here: the main thread counts them (held-blocks.ts).
+  const reply = (response: WorkerResponse): void => port.postMessage({ ...response, held: heldBlocks.delta() } satisfies WorkerResponse);
   const sessions = new Map<number, ShardSession>();
   port.on('message', (request: WorkerRequest) => {
+    if (request.release !== undefined) heldBlocks.release(request.release);
     try {
       switch (request.type) {
         case 'open':
@@ -75,34 +91,38 @@ if (parentPort !== null) {
       const session = sessions.get(request.session);
       // A closed (canceled) session ignores the units still in flight.
       if (session === undefined) {
-        port.postMessage({ type: 'error', session: request.session, seq: request.seq, message: 'session closed' } satisfies WorkerResponse);
+        reply({ type: 'error', session: request.session, seq: request.seq, message: 'session closed' });
         return;
       }
       switch (request.type) {
         case 'blocks': {
           let ack = null;
-          for (const block of request.blocks) ack = session.processBlock(block);
+          for (const block of request.blocks) fillHeld(heldBlocks, block);
+          for (const block of request.blocks) {
+            ack = session.processBlock(block);
+            keepReceived(heldBlocks, block);
+          }
           if (ack === null) throw new Error('empty blocks message');
-          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack, cache: payloadCacheCounters() } satisfies WorkerResponse);
+          reply({ type: 'ack', session: request.session, seq: request.seq, ack, cache: cache() });
           return;
         }
         case 'chunk': {
           const ack = session.processChunk(request.chunk, request.scan);
-          port.postMessage({ type: 'ack', session: request.session, seq: request.seq, ack, cache: payloadCacheCounters() } satisfies WorkerResponse);
+          reply({ type: 'ack', session: request.session, seq: request.seq, ack, cache: cache() });
           return;
         }
         case 'preview':
-          port.postMessage({ type: 'preview', session: request.session, seq: request.seq, rows: session.preview(request.limit) } satisfies WorkerResponse);
+          reply({ type: 'preview', session: request.session, seq: request.seq, rows: session.preview(request.limit) });
           return;
         case 'finish':
           sessions.delete(request.session);
-          port.postMessage({ type: 'result', session: request.session, seq: request.seq, result: session.finish() } satisfies WorkerResponse);
+          reply({ type: 'result', session: request.session, seq: request.seq, result: session.finish() });
           return;
       }
     } catch (error) {
       const seq = 'seq' in request ? request.seq : -1;
       // The message reaches API clients: no stack trace in it.
-      port.postMessage({ type: 'error', session: request.session, seq, message: error instanceof Error ? error.message : String(error) } satisfies WorkerResponse);
+      reply({ type: 'error', session: request.session, seq, message: error instanceof Error ? error.message : String(error) });
     }
   });
 }

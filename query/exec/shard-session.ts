@@ -21,6 +21,7 @@ import { applyBatchOp } from './batch-ops';
 import { NewestRows } from './newest-rows';
 import { materialize, rowBytes, type TimedRow } from './rows';
 import { StatsAccumulator, type PartialStats } from './stats';
+import { heldBlockName, holdsColumn } from './held-blocks';
 import { SelectionScratch } from './vectors';
 import type { CompiledExpr, NumberComparison } from './compiled';
 
@@ -47,6 +48,8 @@ export interface BlockInput {
   rawFrames: number[] | null;
   /** Per entry of `rawFrames`: a raw token only the frame's skeletons can hold, or -1 (scan.ts SegmentUnit). */
   rawOwnTokens?: number[] | null;
+  /** Positions in `stored` left out (null in `buffers`) because the worker holds them (held-blocks.ts). */
+  held?: number[];
 }
 
 /** What a session hands back when the scan ends. */
@@ -183,7 +186,7 @@ export class ShardSession {
   private nameBlocks(input: BlockInput): void {
     input.stored.forEach((name, i) => {
       const buffer = input.buffers[i];
-      if (buffer !== null && name !== RAW_COLUMN) nameBlock(buffer, `${input.segment}/${input.block}/${name}`);
+      if (buffer !== null && holdsColumn(name)) nameBlock(buffer, heldBlockName(input.segment, input.block, name));
     });
   }
 

@@ -102,6 +102,36 @@ describe('block cache', () => {
     assert.ok(again.cached > 0);
   });
 
+  it('stays exact when the workers evict held blocks while queries run at once', async () => {
+    // 16 KB a worker: a quarter holds stored blocks (query/exec/held-blocks.ts), evicted all the time.
+    const live = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '1h', 'buffer_manager.block_cache_max_bytes': '32kb' } });
+    server = live;
+    const events: Generated[] = [];
+    for (let round = 0; round < 4; round++) {
+      const more = batch(round * 1500, 1500);
+      assert.equal((await postJson(`${live.api}/ingest`, more)).body.data.accepted, 1500);
+      events.push(...more);
+      // A segment per round (compaction is off for the hour): more blocks than the budget holds.
+      await waitUntil(async () => (await request(`${live.api}/cluster/status`)).body.data.buffered_events === 0, 20000, 'flushed');
+    }
+    const byUser = new Map<string, number>();
+    for (const event of events) if (event.fields.status === 404) byUser.set(event.fields.user, (byUser.get(event.fields.user) ?? 0) + 1);
+    const usersOf404 = async (): Promise<Map<string, number>> => {
+      const answer = await postJson(`${live.api}/query`, { q: 'from main | where status = 404 | stats count() by user', ...RANGE, limit: 10000 });
+      assert.equal(answer.status, 200, answer.text);
+      return new Map(answer.body.data.rows as [string, number][]);
+    };
+    for (let round = 0; round < 4; round++) {
+      const answers = await Promise.all([countsByPath(live), usersOf404(), countsByPath(live), usersOf404()]);
+      assert.deepEqual(answers[0].counts, expectedCounts(events));
+      assert.deepEqual(answers[1], byUser);
+      assert.deepEqual(answers[2].counts, expectedCounts(events));
+      assert.deepEqual(answers[3], byUser);
+    }
+    const cache = (await request(`${live.api}/metrics`)).body.data.block_cache;
+    assert.ok(cache.size_bytes <= 48 * 1024, `held and cached bytes stay near the budget: ${JSON.stringify(cache)}`);
+  });
+
   it('caches nothing with a budget of 0', async () => {
     server = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '300ms', 'buffer_manager.block_cache_max_bytes': '0' } });
     const events = batch(0, 2000);
