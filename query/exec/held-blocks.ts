@@ -26,23 +26,13 @@
  * before the decision was made, when `applied` (which only grows) was at most b.
  */
 import { ByteLru } from '../../storage/byte-lru';
-import { RAW_COLUMN } from '../../storage/event';
+import { cachesColumn, storedBlockName } from '../../storage/segment/payload-cache';
 import type { BlockInput } from './shard-session';
 
 /** Names and drops since the previous worker response. */
 export interface HeldDelta {
   held: string[];
   dropped: string[];
-}
-
-/** The name of a stored column block: segment ids are never reused and stored blocks never change. */
-export function heldBlockName(segment: string, block: number, column: string): string {
-  return `${segment}/${block}/${column}`;
-}
-
-/** Columns whose stored blocks a worker holds (and whose payloads it caches). */
-export function holdsColumn(column: string): boolean {
-  return column !== RAW_COLUMN;
 }
 
 /** The worker's side: the stored blocks it received, least recently used out first. */
@@ -117,7 +107,7 @@ export class HeldBlocks {
 export function fillHeld(blocks: HeldBlocks, input: BlockInput): void {
   if (input.held === undefined) return;
   for (const position of input.held) {
-    const name = heldBlockName(input.segment, input.block, input.stored[position]);
+    const name = storedBlockName(input.segment, input.block, input.stored[position]);
     const block = blocks.get(name);
     if (block === undefined) throw new Error(`query worker: held block ${name} is missing`);
     input.buffers[position] = block;
@@ -128,7 +118,7 @@ export function fillHeld(blocks: HeldBlocks, input: BlockInput): void {
 export function keepReceived(blocks: HeldBlocks, input: BlockInput): void {
   input.stored.forEach((column, position) => {
     const buffer = input.buffers[position];
-    if (buffer !== null && holdsColumn(column) && !(input.held?.includes(position) ?? false)) blocks.keep(heldBlockName(input.segment, input.block, column), buffer);
+    if (buffer !== null && cachesColumn(column) && !(input.held?.includes(position) ?? false)) blocks.keep(storedBlockName(input.segment, input.block, column), buffer);
   });
 }
 
@@ -185,7 +175,7 @@ export interface HeldPlan {
 /** Plans the reads of row blocks bound for the worker `mirror` describes (null: read everything). */
 export function planHeldReads(mirror: HeldMirror | null, blocks: readonly { segment: string; block: number; stored: readonly string[] }[]): HeldPlan {
   const held = blocks.map((block) =>
-    mirror === null ? [] : block.stored.flatMap((column, position) => (holdsColumn(column) && mirror.has(heldBlockName(block.segment, block.block, column)) ? [position] : [])),
+    mirror === null ? [] : block.stored.flatMap((column, position) => (cachesColumn(column) && mirror.has(storedBlockName(block.segment, block.block, column)) ? [position] : [])),
   );
   const toRead = blocks.map((block, i) => (held[i].length === 0 ? [...block.stored] : block.stored.filter((_, position) => !held[i].includes(position))));
   const any = held.some((positions) => positions.length > 0);

@@ -12,7 +12,7 @@ import { ColumnEncoding, decodeColumnBlockMatching, readBlockHeader } from '../.
 import { holdsFieldRefs } from '../../storage/segment/raw-refs';
 import { decodeRawRefsMatching, fieldSource, type StoredColumns } from '../../storage/segment/row-block';
 import { selectPacked } from '../../storage/segment/packed-select';
-import { nameBlock, payloadCacheHits } from '../../storage/segment/payload-cache';
+import { cachesColumn, nameBlock, payloadCacheHits, storedBlockName } from '../../storage/segment/payload-cache';
 import { LiteralByteSearch } from '../../storage/segment/literal-search';
 import type { EventChunk } from '../../storage/event-chunk';
 import { scanRequestOf } from './scan-request';
@@ -21,7 +21,6 @@ import { applyBatchOp } from './batch-ops';
 import { NewestRows } from './newest-rows';
 import { materialize, rowBytes, type TimedRow } from './rows';
 import { StatsAccumulator, type PartialStats } from './stats';
-import { heldBlockName, holdsColumn } from './held-blocks';
 import { SelectionScratch } from './vectors';
 import type { CompiledExpr, NumberComparison } from './compiled';
 
@@ -179,14 +178,11 @@ export class ShardSession {
     return { ...ack, blocksCached: this.stats.blocksCached };
   }
 
-  /**
-   * Names the block's column buffers for this thread's payload cache. `_raw` is left out: its
-   * blocks are the largest by far, and a needle search reads them once through its filters.
-   */
+  /** Names the block's column buffers for this thread's payload cache (cachesColumn: not `_raw`). */
   private nameBlocks(input: BlockInput): void {
     input.stored.forEach((name, i) => {
       const buffer = input.buffers[i];
-      if (buffer !== null && holdsColumn(name)) nameBlock(buffer, heldBlockName(input.segment, input.block, name));
+      if (buffer !== null && cachesColumn(name)) nameBlock(buffer, storedBlockName(input.segment, input.block, name));
     });
   }
 

@@ -9,6 +9,20 @@
  * Payloads served from here are shared between readers: a reader must not write into one.
  */
 import { ByteLru } from '../byte-lru';
+import { RAW_COLUMN } from '../event';
+
+/** The name of a stored column block: segment ids are never reused and stored blocks never change. */
+export function storedBlockName(segment: string, block: number, column: string): string {
+  return `${segment}/${block}/${column}`;
+}
+
+/**
+ * Columns whose blocks the query workers cache (and hold, query/exec/held-blocks.ts). Not `_raw`:
+ * its blocks are the largest by far, and a needle search reads them once through its filters.
+ */
+export function cachesColumn(column: string): boolean {
+  return column !== RAW_COLUMN;
+}
 
 let cache: ByteLru<Buffer> | null = null;
 let names = new WeakMap<Uint8Array, string>();
