@@ -201,7 +201,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
       // Awaited below unless the scan stops first; an abandoned read must not go unhandled.
       buffers.catch(() => undefined);
       const planned = { plan, buffers };
-      if (plan.mirror !== null) unsent.add(planned);
+      if (plan.decision !== null) unsent.add(planned);
       return planned;
     };
     let lastPreview = performance.now();
@@ -240,7 +240,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
           };
         });
         unsent.delete(current);
-        sent = slot.handle.blocks(inputs, current.plan.mirror === null ? undefined : current.plan.token);
+        sent = slot.handle.blocks(inputs, current.plan.decision?.token);
       } else {
         reading = boundary.kind === 'head' ? null : startRead(g + 1);
         const before = scanPlan.stats.rowsRead;
@@ -285,7 +285,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
     checkAlive(signal);
     throw error;
   } finally {
-    for (const { plan } of unsent) plan.mirror?.settle(plan.token);
+    for (const { plan } of unsent) plan.decision?.mirror.settle(plan.decision.token);
     signal.removeEventListener('abort', abort);
     source.releasePlan(scanPlan);
   }

@@ -163,9 +163,8 @@ export class HeldMirror {
 
 /** Which columns of each row block to read, and which the worker holds. */
 export interface HeldPlan {
-  /** The mirror's decision (settle it), or null when nothing is held. */
-  mirror: HeldMirror | null;
-  token: number;
+  /** The mirror's decision to leave blocks out (settle it once sent), or null when nothing is held. */
+  decision: { mirror: HeldMirror; token: number } | null;
   /** Per block: the positions in `stored` the worker holds. */
   held: number[][];
   /** Per block: the stored columns to read. */
@@ -178,8 +177,8 @@ export function planHeldReads(mirror: HeldMirror | null, blocks: readonly { segm
     mirror === null ? [] : block.stored.flatMap((column, position) => (cachesColumn(column) && mirror.has(storedBlockName(block.segment, block.block, column)) ? [position] : [])),
   );
   const toRead = blocks.map((block, i) => (held[i].length === 0 ? [...block.stored] : block.stored.filter((_, position) => !held[i].includes(position))));
-  const any = held.some((positions) => positions.length > 0);
-  return { mirror: any ? mirror : null, token: any && mirror !== null ? mirror.decide() : 0, held, toRead };
+  const any = mirror !== null && held.some((positions) => positions.length > 0);
+  return { decision: any ? { mirror, token: mirror.decide() } : null, held, toRead };
 }
 
 /** The buffers of each block in `stored` order: those read, and null where the worker holds the block. */

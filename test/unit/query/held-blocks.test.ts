@@ -57,7 +57,7 @@ class Simulation {
       input.held?.forEach((position) => assert.equal(input.buffers[position], null, 'a held block is not read'));
       assert.equal(input.buffers.length, COLUMNS.length);
     }
-    this.decided[session].push({ token: plan.mirror === null ? undefined : plan.token, inputs });
+    this.decided[session].push({ token: plan.decision?.token, inputs });
   }
 
   /** A session posts its oldest decided message (a session posts in order). */
