@@ -108,13 +108,14 @@ export class ByteReader {
       if (pos >= length) throw new Error('segment block truncated');
       let b = buf[pos++];
       let v = b & 127;
-      let shift = 7;
+      // A running power of 128: `2 ** shift` here cost more than the rest of the loop.
+      let scale = 128;
       while (b > 127) {
         if (pos >= length) throw new Error('segment block truncated');
-        if (shift > 28) throw new Error('segment block: varint too long for a length');
+        if (scale > 2 ** 28) throw new Error('segment block: varint too long for a length');
         b = buf[pos++];
-        v += (b & 127) * 2 ** shift;
-        shift += 7;
+        v += (b & 127) * scale;
+        scale *= 128;
       }
       out[i] = v - bias;
     }

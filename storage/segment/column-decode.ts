@@ -7,9 +7,11 @@ import type { FieldValue } from '../event';
 import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from './block-envelope';
 import { ByteReader, planeValueAt, readPlanes, unpackBits, unzigzag } from './bytes';
 import { openFramed } from './framed-block';
+import { ListedRows } from './listed-rows';
 import type { LiteralByteSearch } from './literal-search';
+import { denseIndexes, nonNullCountOfBits } from './null-bits';
 import { dictionaryInterner } from './string-intern';
-import { matchedRows, openStringList, readStringList, readStringListMatching, readStringListRows, stringsOfRows, type StringListLayout } from './string-list';
+import { openStringList, readStringList, readStringListMatching, readStringListRows, stringsOfRows, type StringListLayout } from './string-list';
 
 type TypedCtor<T> = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
@@ -27,8 +29,18 @@ function readTyped<T extends ArrayBufferView>(r: ByteReader, ctor: TypedCtor<T>,
   return out;
 }
 
+/** The null bitmap, one byte per row (null without one). */
 function readNulls(r: ByteReader, hasNulls: boolean, n: number): Uint8Array | null {
-  return hasNulls ? unpackBits(r.take((n + 7) >>> 3), n) : null;
+  return unpackNulls(readNullBits(r, hasNulls, n), n);
+}
+
+/** The null bitmap as stored (null-bits.ts), viewed in place. */
+function readNullBits(r: ByteReader, hasNulls: boolean, n: number): Uint8Array | null {
+  return hasNulls ? r.take((n + 7) >>> 3) : null;
+}
+
+function unpackNulls(bits: Uint8Array | null, n: number): Uint8Array | null {
+  return bits === null ? null : unpackBits(bits, n);
 }
 
 /** Times from the first one and the deltas between neighbours: `values[i] = first + deltas[0..i)`. */
@@ -109,10 +121,11 @@ function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Col
       return { kind: 'time', values };
     }
     case ColumnEncoding.NumberPacked: {
-      const nulls = readNulls(r, (r.u8() & 1) !== 0, n);
+      const bits = readNullBits(r, (r.u8() & 1) !== 0, n);
+      const nulls = unpackNulls(bits, n);
       const min = readTyped(r, Float64Array, 1)[0];
       const width = r.u8();
-      const count = nonNullCount(nulls, n);
+      const count = nonNullCountOfBits(bits, n);
       const values = new Float64Array(n);
       if (nulls === null) readPlanes(r, n, width, values, min);
       else {
@@ -123,9 +136,9 @@ function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Col
       return { kind: 'number', values, nulls, allIntegers: true };
     }
     case ColumnEncoding.StringTemplate:
-      return { kind: 'string', values: decodeTemplate(r, n) };
+      return decodeTemplate(r, n);
     case ColumnEncoding.HexString:
-      return { kind: 'string', values: decodeHex(payload, r, n) };
+      return decodeHex(payload, r, n);
     case ColumnEncoding.TimeFloat:
       return { kind: 'time', values: readTyped(r, Float64Array, n) };
     case ColumnEncoding.NumberInt:
@@ -163,7 +176,7 @@ function decodeOpened(encoding: ColumnEncoding, n: number, payload: Buffer): Col
 /**
  * Decodes a text column block for a search of `literals` (see literal-search.ts): a plain string
  * block is searched as bytes and only the rows that may match become strings; `rows` lists them
- * (ascending) and the other rows must not be read. Other encodings decode whole (`rows` null: any
+ * (ascending) and the other rows read as null. Other encodings decode whole (`rows` null: any
  * row may match).
  */
 export function decodeColumnBlockMatching(
@@ -176,8 +189,8 @@ export function decodeColumnBlockMatching(
   if (encoding !== ColumnEncoding.String || literals.length === 0) return { column: decodeColumnBlock(block), rows: null };
   // The matching reader copies out the strings it keeps: the payload can be scratch memory.
   const { rows: n, payload } = openBlockTransient(block);
-  const { values, rows, count } = readStringListMatching(payload, new ByteReader(payload), n, true, literals);
-  return { column: { kind: 'string', values }, rows: rows.subarray(0, count) };
+  const matched = readStringListMatching(payload, new ByteReader(payload), n, true, literals);
+  return { column: matched.column(), rows: matched.listed() };
 }
 
 /**
@@ -191,9 +204,7 @@ function decodeFramesMatching(
 ): { column: Column; rows: Uint32Array | null } {
   const { rows: n, frames } = openFramed(block);
   const starts = frameStarts(frames);
-  const matched = matchedRows(n);
-  const values: (FieldValue | null)[] = matched.values;
-  let strings = true;
+  const matched = new ListedRows(n);
   for (let f = 0; f < frames.length; f++) {
     if (wanted !== null && !wanted.includes(f)) continue;
     const base = starts[f];
@@ -206,19 +217,16 @@ function decodeFramesMatching(
     const column = decodeColumnBlock(frames[f].data);
     for (let row = 0; row < columnLength(column); row++) {
       const value = valueAt(column, row);
-      if (value === null) continue;
-      if (typeof value !== 'string') strings = false;
-      values[base + row] = value;
-      matched.rows[matched.count++] = base + row;
+      if (value !== null) matched.add(base + row, value);
     }
   }
-  const column: Column = strings ? { kind: 'string', values: values as (string | null)[] } : { kind: 'mixed', values };
-  return { column, rows: matched.rows.subarray(0, matched.count) };
+  return { column: matched.column(), rows: matched.listed() };
 }
 
 /**
- * Decodes a column block for the listed rows (ascending) only: a plain string block makes strings
- * of those rows alone (the others are null and must not be read); other encodings decode whole.
+ * Decodes a column block for the listed rows (ascending) only: string blocks make strings of
+ * those rows alone (the others read as null, see listed-rows.ts), and so do dictionaries (the
+ * others must not be read) and packed integers (the others read as 0); other encodings decode whole.
  */
 export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLike<number>): Column {
   const encoding = readBlockHeader(block).encoding;
@@ -229,13 +237,12 @@ export function decodeColumnBlockRows(block: Buffer | Uint8Array, rows: ArrayLik
     // The strings of the listed rows are built from (copied out of) the scratch payload.
     const { rows: n, payload } = openBlockTransient(block);
     const r = new ByteReader(payload);
-    const values = encoding === ColumnEncoding.StringTemplate ? decodeTemplate(r, n, rows) : decodeHex(payload, r, n, rows);
-    return { kind: 'string', values };
+    return encoding === ColumnEncoding.StringTemplate ? decodeTemplate(r, n, rows) : decodeHex(payload, r, n, rows);
   }
   if (encoding !== ColumnEncoding.String) return decodeColumnBlock(block);
   // The strings are copied out: the payload can be scratch memory.
   const { rows: n, payload } = openBlockTransient(block);
-  return { kind: 'string', values: readStringListRows(payload, new ByteReader(payload), n, true, rows) };
+  return readStringListRows(payload, new ByteReader(payload), n, true, rows).column();
 }
 
 /**
@@ -266,7 +273,8 @@ function readDictCodes(
 /** A packed integer block opened into scratch memory (valid until the next transient open): `value_i = min + plane value i` over the non-null rows. */
 export interface PackedInts {
   rows: number;
-  nulls: Uint8Array | null;
+  /** The null bitmap as stored (null-bits.ts). */
+  nullBits: Uint8Array | null;
   min: number;
   width: number;
   /** Non-null rows: the values in `planes`. */
@@ -281,19 +289,23 @@ export function openPackedTransient(block: Uint8Array): PackedInts | null {
   if (readBlockHeader(block).encoding !== ColumnEncoding.NumberPacked) return null;
   const { rows, payload, cached } = openBlockTransient(block);
   const r = new ByteReader(payload);
-  const nulls = readNulls(r, (r.u8() & 1) !== 0, rows);
+  const nullBits = readNullBits(r, (r.u8() & 1) !== 0, rows);
   const min = readTyped(r, Float64Array, 1)[0];
   const width = r.u8();
-  const count = nonNullCount(nulls, rows);
-  return { rows, nulls, min, width, count, planes: r.take(count * width), cached: cached ? payload : null };
+  const count = nonNullCountOfBits(nullBits, rows);
+  return { rows, nullBits, min, width, count, planes: r.take(count * width), cached: cached ? payload : null };
 }
 
-/** decodeColumnBlockRows of a packed integer block: values at the listed rows only (others 0, not to be read). */
+/** decodeColumnBlockRows of a packed integer block: values and nulls at the listed rows only (others 0, not to be read). */
 function decodePackedRows(block: Uint8Array, rows: ArrayLike<number>): Column {
-  const { rows: n, nulls, min, width, count, planes } = openPackedTransient(block) as PackedInts;
+  const { rows: n, nullBits, min, width, count, planes } = openPackedTransient(block) as PackedInts;
   const values = new Float64Array(n);
-  const dense = denseIndexes(nulls, rows);
-  for (let k = 0; k < rows.length; k++) if (dense[k] >= 0) values[rows[k]] = min + planeValueAt(planes, count, width, dense[k]);
+  const nulls = nullBits === null ? null : new Uint8Array(n);
+  const dense = denseIndexes(nullBits, rows);
+  for (let k = 0; k < rows.length; k++) {
+    if (dense[k] >= 0) values[rows[k]] = min + planeValueAt(planes, count, width, dense[k]);
+    else if (nulls !== null) nulls[rows[k]] = 1;
+  }
   return { kind: 'number', values, nulls, allIntegers: true };
 }
 
@@ -323,7 +335,7 @@ function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   const dict = new Array<string>(size + 1).fill('');
   const ids = new Int32Array(size + 1).fill(-1);
   const epoch = dictionaryInterner.epoch;
-  stringsOfRows(payload, list, entries, dict, 1, { interner: dictionaryInterner, entries: ids });
+  stringsOfRows(payload, list, entries, (entry, value, id) => ((dict[entry + 1] = value), (ids[entry + 1] = id)), dictionaryInterner);
   // The table started over midway: the ids from before name other strings now.
   if (dictionaryInterner.epoch !== epoch) return { kind: 'dict', dict, codes };
   return { kind: 'dict', dict, codes, interned: { ids, epoch } };
@@ -385,7 +397,7 @@ function decodeCachedDictRows(payload: Buffer, n: number, rows: ArrayLike<number
   if (missing.length > 0) {
     missing.sort((a, b) => a - b);
     const epoch = interner.epoch;
-    stringsOfRows(payload, state.layout, missing, dict, 1, { interner, entries: ids });
+    stringsOfRows(payload, state.layout, missing, (entry, value, id) => ((dict[entry + 1] = value), (ids[entry + 1] = id)), interner);
     if (interner.epoch !== epoch) {
       state.epoch = -1;
       return null;
@@ -398,8 +410,7 @@ function decodeCachedDictRows(payload: Buffer, n: number, rows: ArrayLike<number
 function decodeFramesRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   const { rows: n, frames } = openFramed(block);
   const starts = frameStarts(frames);
-  const values = new Array<FieldValue | null>(n).fill(null);
-  let strings = true;
+  const listed = new ListedRows(n, rows.length);
   let next = 0;
   for (let f = 0; f < frames.length; f++) {
     const end = starts[f] + frames[f].rows;
@@ -407,13 +418,9 @@ function decodeFramesRows(block: Uint8Array, rows: ArrayLike<number>): Column {
     for (; next < rows.length && rows[next] < end; next++) local.push(rows[next] - starts[f]);
     if (local.length === 0) continue;
     const column = decodeColumnBlockRows(frames[f].data, local);
-    for (const row of local) {
-      const value = valueAt(column, row);
-      if (value !== null && typeof value !== 'string') strings = false;
-      values[starts[f] + row] = value;
-    }
+    for (const row of local) listed.add(starts[f] + row, valueAt(column, row));
   }
-  return strings ? { kind: 'string', values: values as (string | null)[] } : { kind: 'mixed', values };
+  return listed.column();
 }
 
 function decodeTimeDeltas(payload: Buffer, r: ByteReader, n: number): Float64Array {
@@ -455,13 +462,6 @@ function decodeInts(r: ByteReader, n: number): NumberColumn {
   return { kind: 'number', values, nulls, allIntegers: true };
 }
 
-function nonNullCount(nulls: Uint8Array | null, n: number): number {
-  if (nulls === null) return n;
-  let count = n;
-  for (let i = 0; i < n; i++) count -= nulls[i];
-  return count;
-}
-
 /** Spreads the non-null rows' values over their rows (null rows stay 0). */
 function scatter(dense: Float64Array, nulls: Uint8Array, out: Float64Array): void {
   let j = 0;
@@ -470,31 +470,11 @@ function scatter(dense: Float64Array, nulls: Uint8Array, out: Float64Array): voi
 }
 
 /**
- * The position of each listed row (ascending) among the non-null rows, -1 for a null row: where
- * its value sits in a block's dense value sections.
+ * A StringTemplate block: the text of all rows is built as bytes, then sliced from one string.
+ * With `rows` (ascending), only those rows get strings (the others read as null).
  */
-function denseIndexes(nulls: Uint8Array | null, rows: ArrayLike<number>): Int32Array {
-  const out = new Int32Array(rows.length);
-  let row = 0;
-  let dense = 0;
-  for (let k = 0; k < rows.length; k++) {
-    const wanted = rows[k];
-    if (nulls === null) {
-      out[k] = wanted;
-      continue;
-    }
-    for (; row < wanted; row++) if (nulls[row] === 0) dense++;
-    out[k] = nulls[wanted] === 0 ? dense : -1;
-  }
-  return out;
-}
-
-/**
- * Rows of a StringTemplate block: the text of all rows is built as bytes, then sliced from one
- * string. With `rows` (ascending), only those rows get strings (the others are null).
- */
-function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): (string | null)[] {
-  const nulls = readNulls(r, (r.u8() & 1) !== 0, n);
+function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): Column {
+  const bits = readNullBits(r, (r.u8() & 1) !== 0, n);
   const holes = r.varint();
   const literals: Uint8Array[] = [];
   let literalBytes = 0;
@@ -502,7 +482,7 @@ function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): (st
     literals.push(r.take(r.varint()));
     literalBytes += literals[h].length;
   }
-  const count = nonNullCount(nulls, n);
+  const count = nonNullCountOfBits(bits, n);
   if (rows !== undefined) {
     // The listed rows' numbers only, read straight from their planes.
     const holePlanes = Array.from({ length: holes }, () => {
@@ -511,8 +491,8 @@ function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): (st
       return { min, width, planes: r.take(count * width) };
     });
     const texts = literals.map((literal) => Buffer.from(literal.buffer, literal.byteOffset, literal.length).toString('latin1'));
-    const out = new Array<string | null>(n).fill(null);
-    const dense = denseIndexes(nulls, rows);
+    const out = new ListedRows(n, rows.length);
+    const dense = denseIndexes(bits, rows);
     for (let k = 0; k < rows.length; k++) {
       const j = dense[k];
       if (j < 0) continue;
@@ -521,9 +501,9 @@ function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): (st
         const { min, width, planes } = holePlanes[h];
         value += String(min + planeValueAt(planes, count, width, j)) + texts[h + 1];
       }
-      out[rows[k]] = value;
+      out.add(rows[k], value);
     }
-    return out;
+    return out.column();
   }
   const numbers: Float64Array[] = [];
   for (let h = 0; h < holes; h++) {
@@ -563,33 +543,33 @@ function decodeTemplate(r: ByteReader, n: number, rows?: ArrayLike<number>): (st
     }
     ends[i] = pos;
   }
-  return sliceRows(text.toString('latin1', 0, pos), ends, nulls, n);
+  return { kind: 'string', values: sliceRows(text.toString('latin1', 0, pos), ends, unpackNulls(bits, n), n) };
 }
 
-/** Rows of a HexString block; with `rows` (ascending), only those rows get strings (the others are null). */
-function decodeHex(payload: Buffer, r: ByteReader, n: number, rows?: ArrayLike<number>): (string | null)[] {
+/** A HexString block; with `rows` (ascending), only those rows get strings (the others read as null). */
+function decodeHex(payload: Buffer, r: ByteReader, n: number, rows?: ArrayLike<number>): Column {
   const flags = r.u8();
-  const nulls = readNulls(r, (flags & 1) !== 0, n);
+  const bits = readNullBits(r, (flags & 1) !== 0, n);
   const length = r.varint();
-  const count = nonNullCount(nulls, n);
+  const count = nonNullCountOfBits(bits, n);
   const bytes = r.take((count * length) / 2);
   if (rows !== undefined) {
-    const out = new Array<string | null>(n).fill(null);
-    const dense = denseIndexes(nulls, rows);
+    const out = new ListedRows(n, rows.length);
+    const dense = denseIndexes(bits, rows);
     const start = bytes.byteOffset - payload.byteOffset;
     for (let k = 0; k < rows.length; k++) {
       const j = dense[k];
       if (j < 0) continue;
       const value = payload.toString('hex', start + (j * length) / 2, start + ((j + 1) * length) / 2);
-      out[rows[k]] = (flags & 2) !== 0 ? value.toUpperCase() : value;
+      out.add(rows[k], (flags & 2) !== 0 ? value.toUpperCase() : value);
     }
-    return out;
+    return out.column();
   }
   let text = payload.toString('hex', bytes.byteOffset - payload.byteOffset, bytes.byteOffset - payload.byteOffset + bytes.length);
   if ((flags & 2) !== 0) text = text.toUpperCase();
   const ends = new Uint32Array(count);
   for (let i = 0; i < count; i++) ends[i] = (i + 1) * length;
-  return sliceRows(text, ends, nulls, n);
+  return { kind: 'string', values: sliceRows(text, ends, unpackNulls(bits, n), n) };
 }
 
 /** Cuts the non-null rows out of one string (`ends[j]`: end of the j-th non-null row). */

@@ -34,8 +34,8 @@ export function postingsOf(payload: Buffer, packed: PackedInts): PackedPostings 
 }
 
 function build(packed: PackedInts): PackedPostings | null {
-  const { nulls, width, count, planes } = packed;
-  if (nulls !== null || width === 0 || width > 2) return null;
+  const { nullBits, width, count, planes } = packed;
+  if (nullBits !== null || width === 0 || width > 2) return null;
   tally ??= new Uint32Array(1 << 16);
   const counts = tally;
   const distinct: number[] = [];

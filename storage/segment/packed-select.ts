@@ -7,7 +7,7 @@
  * The result equals comparing the decoded values (`min + v`, computed as the decoder computes
  * them) with the constant: null rows never pass, and a NaN constant passes nothing.
  */
-import { planeValueAt } from './bytes';
+import { planeValueAt, unpackBits } from './bytes';
 import { openPackedTransient } from './column-decode';
 import { postingsOf, selectByPostings } from './packed-postings';
 
@@ -77,7 +77,8 @@ export function planeRange(op: RangeOp, min: number, width: number, constant: nu
 export function selectPacked(block: Uint8Array, op: RangeOp, constant: number, sel: Uint32Array, n: number, offset: number): number | null {
   const packed = openPackedTransient(block);
   if (packed === null) return null;
-  const { nulls, min, width, count, planes } = packed;
+  const { min, width, count, planes } = packed;
+  const nulls = packed.nullBits === null ? null : unpackBits(packed.nullBits, packed.rows);
   const { lo, hi, outside } = planeRange(op, min, width, constant);
   let kept = 0;
   if (nulls === null && width <= 2) {

@@ -22,9 +22,10 @@ import type { FieldValue } from '../event';
 import { ColumnEncoding, openBlockTransient, readBlockHeader } from './block-envelope';
 import { ByteReader, ByteWriter } from './bytes';
 import { payloadWriter, seal } from './column-encode';
+import type { ListedRows } from './listed-rows';
 import type { LiteralByteSearch } from './literal-search';
 import type { StringSink } from './string-list';
-import { openStringList, readStringListMatching, stringsOfRows, writeStringList, type MatchedRows } from './string-list';
+import { openStringList, readStringListMatching, stringsOfRows, writeStringList } from './string-list';
 import { openFramed } from './framed-block';
 import { TOKEN_ASCII } from './tokenizer';
 
@@ -274,7 +275,7 @@ export function readSkeletons(block: Uint8Array, rows?: ArrayLike<number>): { na
   const names = readRefNames(r);
   const layout = openStringList(payload, r, n, true);
   const skeletons = new Array<string | null>(n).fill(null);
-  stringsOfRows(payload, layout, rows ?? Array.from({ length: n }, (_, i) => i), skeletons, 0);
+  stringsOfRows(payload, layout, rows ?? Array.from({ length: n }, (_, i) => i), (row, skeleton) => (skeletons[row] = skeleton));
   return { names, skeletons };
 }
 
@@ -282,7 +283,7 @@ export function readSkeletons(block: Uint8Array, rows?: ArrayLike<number>): { na
  * The skeletons of a RawRefs block whose text holds `search` (a token), written into `into` at
  * `offset` (see readStringListMatching); the block's field names.
  */
-export function readSkeletonsMatching(block: Uint8Array, search: LiteralByteSearch, into: MatchedRows, offset: number): string[] {
+export function readSkeletonsMatching(block: Uint8Array, search: LiteralByteSearch, into: ListedRows, offset: number): string[] {
   const { encoding, rows: n, payload } = openBlockTransient(block);
   if (encoding !== ColumnEncoding.RawRefs) throw new Error('segment block: not a _raw block with field references');
   const r = new ByteReader(payload);

@@ -10,8 +10,8 @@ import { ColumnEncoding, readBlockHeader } from './block-envelope';
 import { decodeColumnBlock, decodeColumnBlockRows } from './column-decode';
 import { openFramed } from './framed-block';
 import type { LiteralByteSearch } from './literal-search';
+import { ListedRows } from './listed-rows';
 import { fillRefs, holdsFieldRefs, readSkeletons, readSkeletonsMatching, refText } from './raw-refs';
-import { matchedRows } from './string-list';
 
 /** The stored buffers of a row block's columns (null: not stored), by position. */
 export interface StoredColumns {
@@ -91,24 +91,27 @@ function columnsAt(fields: FieldSource, rows: ArrayLike<number> | undefined): (n
   };
 }
 
-/** Fills the skeletons at `rows` of `values` in place, from the fields named `names` at those rows. */
-function fillRows(values: (string | null)[], rows: ArrayLike<number>, names: readonly string[], columnOf: (name: string) => Column): void {
+/** Fills in the skeletons listed `[from, to)` in place, from the fields named `names` at their rows. */
+function fillRows(lines: ListedRows, from: number, to: number, names: readonly string[], columnOf: (name: string) => Column): void {
   const columns = names.map(columnOf);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    const skeleton = values[row];
-    if (skeleton === null) continue;
-    values[row] = fillRefs(skeleton, names.length, (k) => {
-      const text = refText(valueAt(columns[k], row));
-      if (text === null) throw new Error(`segment block: _raw references field ${names[k]}, which has no such value at row ${row}`);
-      return text;
-    });
+  for (let k = from; k < to; k++) {
+    const row = lines.rows[k];
+    const skeleton = lines.valueOf(k);
+    if (typeof skeleton !== 'string') continue;
+    lines.setValue(
+      k,
+      fillRefs(skeleton, names.length, (field) => {
+        const text = refText(valueAt(columns[field], row));
+        if (text === null) throw new Error(`segment block: _raw references field ${names[field]}, which has no such value at row ${row}`);
+        return text;
+      }),
+    );
   }
 }
 
 /** A `_raw` block with field references, at every row or (ascending `only`) at those rows alone. */
 export function decodeRawWithRefs(block: Uint8Array, rows: number, only: ArrayLike<number> | undefined, fields: FieldSource): Column {
-  const values = new Array<string | null>(rows).fill(null);
+  const lines = new ListedRows(rows, only?.length ?? rows);
   const columnOf = columnsAt(fields, only);
   let next = 0;
   for (const piece of piecesOf(block)) {
@@ -120,11 +123,12 @@ export function decodeRawWithRefs(block: Uint8Array, rows: number, only: ArrayLi
       if (local.length === 0) continue;
     }
     const { names, skeletons } = readSkeletons(piece.data, local);
-    const pieceRows = local ?? Array.from({ length: piece.rows }, (_, i) => i);
-    for (const row of pieceRows) values[piece.start + row] = skeletons[row];
-    fillRows(values, pieceRows.map((row) => piece.start + row), names, columnOf);
+    const from = lines.count;
+    if (local === undefined) for (let row = 0; row < piece.rows; row++) lines.add(piece.start + row, skeletons[row]);
+    else for (const row of local) lines.add(piece.start + row, skeletons[row]);
+    fillRows(lines, from, lines.count, names, columnOf);
   }
-  return { kind: 'string', values };
+  return lines.column();
 }
 
 /**
@@ -143,7 +147,7 @@ export function decodeRawRefsMatching(
   fields: FieldSource,
   token: string | null = null,
 ): { column: Column; rows: Uint32Array } {
-  const matched = matchedRows(rows);
+  const matched = new ListedRows(rows);
   const namesOf = new Map<number, string[]>();
   // Fields decoded at every row (to look for the token in their values): they serve any row.
   const whole = new Map<string, Column>();
@@ -168,20 +172,19 @@ export function decodeRawRefsMatching(
       const skeleton = skeletons[row];
       if (skeleton === null) continue;
       if (holds !== null && !holds.text(skeleton) && !columns.some((column) => holds.value(column, piece.start + row))) continue;
-      matched.values[piece.start + row] = skeleton;
-      matched.rows[matched.count++] = piece.start + row;
+      matched.add(piece.start + row, skeleton);
     }
   });
-  const candidates = matched.rows.subarray(0, matched.count);
+  const candidates = matched.listed();
   // Each piece names its own fields (the same list in practice): fill piece by piece.
   const atCandidates = columnsAt(fields, candidates);
   const columnOf = (name: string): Column => whole.get(name) ?? atCandidates(name);
   const starts = [...namesOf.keys()];
   starts.forEach((from, i) => {
     const to = i + 1 < starts.length ? starts[i + 1] : matched.count;
-    if (to > from) fillRows(matched.values, candidates.subarray(from, to), namesOf.get(from)!, columnOf);
+    if (to > from) fillRows(matched, from, to, namesOf.get(from)!, columnOf);
   });
-  return { column: { kind: 'string', values: matched.values }, rows: candidates };
+  return { column: matched.column(), rows: candidates };
 }
 
 /** Whether a text, or the text of a referenced value, holds `token` (lower-cased) as a whole token, in any case. */

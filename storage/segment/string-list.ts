@@ -15,6 +15,7 @@
  * Note: row strings are slices of the chunk string, so holding one keeps its chunk alive.
  */
 import { ByteReader, ByteWriter } from './bytes';
+import { ListedRows } from './listed-rows';
 import type { LiteralByteSearch } from './literal-search';
 import type { StringInterner } from './string-intern';
 
@@ -176,19 +177,13 @@ export function readStringList(payload: Buffer, r: ByteReader, count: number, nu
 }
 
 /**
- * Reads the strings of only the rows listed (ascending): the others are left null in the result
- * and must not be read. For a late column of a block where a filter kept few rows.
+ * Reads the strings of only the rows listed (ascending): the others read as null. For a late
+ * column of a block where a filter kept few rows.
  */
-export function readStringListRows(
-  payload: Buffer,
-  r: ByteReader,
-  count: number,
-  nullable: boolean,
-  rows: ArrayLike<number>,
-): (string | null)[] {
-  const values = new Array<string | null>(count).fill(null);
-  stringsOfRows(payload, readLayout(payload, r, count, nullable), rows, values, 0);
-  return values;
+export function readStringListRows(payload: Buffer, r: ByteReader, count: number, nullable: boolean, rows: ArrayLike<number>): ListedRows {
+  const listed = new ListedRows(count, rows.length);
+  stringsOfRows(payload, readLayout(payload, r, count, nullable), rows, (row, value) => listed.add(row, value));
+  return listed;
 }
 
 /**
@@ -200,17 +195,16 @@ export function openStringList(payload: Buffer, r: ByteReader, count: number, nu
 }
 
 /**
- * Writes the string of each listed row (ascending) of an opened list to `out[row + shift]`.
- * With an `interner`, rows whose bytes it has seen get the string it made then (dictionary
- * entries), and `entries[row + shift]` gets the row's entry id in it (-1: not interned).
+ * Hands `put` the string of each listed row (ascending) of an opened list that is not null. With
+ * an `interner`, rows whose bytes it has seen get the string it made then (dictionary entries),
+ * and `entry` is the row's entry id in it (-1: not interned).
  */
-export function stringsOfRows<T>(
+export function stringsOfRows(
   payload: Buffer,
   layout: StringListLayout,
   rows: ArrayLike<number>,
-  out: (string | T)[],
-  shift: number,
-  interned?: { interner: StringInterner; entries: Int32Array },
+  put: (row: number, value: string, entry: number) => void,
+  interner?: StringInterner,
 ): void {
   const { lens, chunks } = layout;
   let chunkRow = 0;
@@ -225,7 +219,7 @@ export function stringsOfRows<T>(
         for (let row = chunkRow; row < chunkEnd; row++) {
           const len = Math.max(0, lens[row]);
           if (next < rows.length && rows[next] === row) {
-            if (lens[row] >= 0) out[row + shift] = text.slice(off, off + len);
+            if (lens[row] >= 0) put(row, text.slice(off, off + len), -1);
             next++;
           }
           off += len;
@@ -239,13 +233,12 @@ export function stringsOfRows<T>(
           const i = rows[next] - chunkRow;
           if (lens[rows[next]] < 0) continue;
           const start = i === 0 ? chunk.start : ends[i - 1];
-          if (interned === undefined) {
-            out[rows[next] + shift] = payload.toString(encoding, start, ends[i]);
+          if (interner === undefined) {
+            put(rows[next], payload.toString(encoding, start, ends[i]), -1);
             continue;
           }
-          const entry = interned.interner.entryOf(payload, start, ends[i], encoding as 'latin1' | 'utf8');
-          interned.entries[rows[next] + shift] = entry;
-          out[rows[next] + shift] = entry === -1 ? payload.toString(encoding, start, ends[i]) : interned.interner.stringAt(entry);
+          const entry = interner.entryOf(payload, start, ends[i], encoding as 'latin1' | 'utf8');
+          put(rows[next], entry === -1 ? payload.toString(encoding, start, ends[i]) : interner.stringAt(entry), entry);
         }
       }
     }
@@ -289,27 +282,14 @@ function rowByteEnds(
   return ends;
 }
 
-/** Rows found by readStringListMatching: `values[row]` for each of `rows[0..count)` (ascending). */
-export interface MatchedRows {
-  values: (string | null)[];
-  rows: Uint32Array;
-  count: number;
-}
-
-/** Room for the matches among `count` rows. */
-export function matchedRows(count: number): MatchedRows {
-  return { values: new Array<string | null>(count).fill(null), rows: new Uint32Array(count), count: 0 };
-}
-
 /** A chunk where more than 1 row in DENSE_HITS has a hit (past DENSE_MIN_ROWS rows) is read whole instead. */
 const DENSE_HITS = 16;
 const DENSE_MIN_ROWS = 256;
 
 /**
  * Reads the strings of only the rows whose text may hold every literal (see literal-search.ts):
- * the text is searched as bytes, and only those rows become JS strings. The others are left null
- * in `values` and must not be read: `rows` lists the candidates, ascending. With `into`, rows are
- * written there at `offset` (the frames of a framed block share one). The first search is
+ * the text is searched as bytes, and only those rows become JS strings, listed in `into` (the
+ * candidates, ascending) at `offset` (the frames of a framed block share one). The first search is
  * run over whole chunks (pass the most selective first); the rest only inside its hit rows.
  * Chunks stored as UTF-16 (lone surrogates), and (unless `readCommonWhole` is false: each
  * candidate costs more than its string) chunks where the first literal is common, are not
@@ -321,12 +301,11 @@ export function readStringListMatching(
   count: number,
   nullable: boolean,
   searches: readonly LiteralByteSearch[],
-  into: MatchedRows = matchedRows(count),
+  into: ListedRows = new ListedRows(count),
   offset = 0,
   readCommonWhole = true,
-): MatchedRows {
+): ListedRows {
   const { lens, chunks } = readLayout(payload, r, count, nullable);
-  const { values, rows } = into;
   const [first, ...rest] = searches;
   let chunkRow = 0;
   for (const chunk of chunks) {
@@ -352,23 +331,19 @@ export function readStringListMatching(
           at = first.find(payload, at + 1, chunk.end);
           continue;
         }
-        if (rest.every((search) => search.mayMatch(payload, start, end))) {
-          values[offset + chunkRow + i] = payload.toString(encoding, start, end);
-          rows[into.count++] = offset + chunkRow + i;
-        }
+        if (rest.every((search) => search.mayMatch(payload, start, end))) into.add(offset + chunkRow + i, payload.toString(encoding, start, end));
         at = first.find(payload, end, chunk.end);
       }
     }
     if (dense) {
       // Most rows hit (a common term): one string for the chunk, sliced, is cheaper than a search.
-      into.count = rowsBefore;
+      into.truncate(rowsBefore);
       const text = payload.toString(encoding, chunk.start, chunk.end);
       let off = 0;
       for (let row = chunkRow; row < chunkRow + chunk.rows; row++) {
         if (lens[row] < 0) continue;
-        values[offset + row] = text.slice(off, off + lens[row]);
+        into.add(offset + row, text.slice(off, off + lens[row]));
         off += lens[row];
-        rows[into.count++] = offset + row;
       }
     }
     chunkRow += chunk.rows;

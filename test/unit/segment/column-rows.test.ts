@@ -20,6 +20,8 @@ describe('column blocks: decoding listed rows only', () => {
           fc.array(fc.oneof(fc.tuple(fc.nat(255), fc.nat(255)).map(([a, b]) => `10.0.${a}.${b}`), fc.constant(null)), { minLength: 300, maxLength: 600 }),
           fc.array(fc.oneof(fc.stringMatching(/^[0-9a-f]{12}$/), fc.constant(null)), { minLength: 300, maxLength: 600 }),
           fc.array(fc.oneof(fc.stringMatching(/^[0-9A-F]{10}$/), fc.constant(null)), { minLength: 300, maxLength: 600 }),
+          // Distinct free text: a plain string list.
+          fc.array(fc.oneof(fc.string({ unit: 'grapheme', minLength: 8, maxLength: 30 }), fc.constant(null)), { minLength: 300, maxLength: 600 }),
           // Integers: byte planes.
           fc.array(fc.oneof(fc.integer({ min: -1_000_000, max: 2 ** 40 }), fc.constant(null)), { minLength: 300, maxLength: 600 }),
         ),
@@ -38,7 +40,7 @@ describe('column blocks: decoding listed rows only', () => {
       ),
       { numRuns: 400 },
     );
-    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.StringTemplate, ColumnEncoding.HexString, ColumnEncoding.NumberPacked]) {
+    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.StringTemplate, ColumnEncoding.HexString, ColumnEncoding.String, ColumnEncoding.NumberPacked]) {
       assert.ok(seen.has(encoding), `encodings seen: ${[...seen].join(', ')}`);
     }
   });

@@ -1,4 +1,5 @@
 import { strict as assert } from 'assert';
+import { valueAt } from '../../../storage/column';
 import type { LogEvent } from '../../../storage/event';
 import { bloomMayContainAll, framesMayContainAll } from '../../../storage/segment/bloom';
 import { ColumnEncoding, decodeColumnBlock, decodeColumnBlockMatching, decodeColumnBlockRows, readBlockHeader } from '../../../storage/segment/column-codec';
@@ -65,7 +66,7 @@ describe('framed _raw blocks', () => {
     const search = LiteralByteSearch.of('zq7needlexv')!;
     const inFrame = decodeColumnBlockMatching(raw, [search], [2]);
     assert.deepEqual(inFrame.rows === null ? null : [...inFrame.rows], [NEEDLE_ROW]);
-    assert.equal(inFrame.column.kind === 'string' && inFrame.column.values[NEEDLE_ROW], events()[NEEDLE_ROW].raw);
+    assert.equal(valueAt(inFrame.column, NEEDLE_ROW), events()[NEEDLE_ROW].raw);
     assert.deepEqual([...(decodeColumnBlockMatching(raw, [search], [0, 1]).rows ?? [])], []);
     // All frames: the plain ones are searched; the last, short one is a dictionary, whose rows all stay candidates.
     const everywhere = [...(decodeColumnBlockMatching(raw, [search], null).rows ?? [])];
@@ -74,7 +75,7 @@ describe('framed _raw blocks', () => {
     // Without a byte condition (no ASCII in the literal), every row of the listed frames is a candidate.
     const all = decodeColumnBlockMatching(raw, [], [0]);
     assert.equal(all.rows?.length, FRAME_ROWS);
-    assert.equal(all.column.kind === 'string' && all.column.values[5], events()[5].raw);
+    assert.equal(valueAt(all.column, 5), events()[5].raw);
     const unicode = decodeColumnBlockMatching(raw, [LiteralByteSearch.of('STRAßE')!], [0]);
     assert.equal(unicode.rows?.length, FRAME_ROWS);
   });
@@ -82,6 +83,6 @@ describe('framed _raw blocks', () => {
   it('decodes chosen rows across frames', () => {
     const rows = [3, FRAME_ROWS + 1, ROWS - 1];
     const column = decodeColumnBlockRows(raw, rows);
-    for (const row of rows) assert.equal(column.kind === 'string' && column.values[row], events()[row].raw);
+    for (const row of rows) assert.equal(valueAt(column, row), events()[row].raw);
   });
 });

@@ -1,4 +1,5 @@
 import { strict as assert } from 'assert';
+import { valueAt } from '../../../storage/column';
 import { ColumnEncoding } from '../../../storage/segment/block-envelope';
 import { ByteReader, ByteWriter } from '../../../storage/segment/bytes';
 import { decodeColumnBlock, decodeColumnBlockMatching, decodeColumnBlockRows, encodeColumnBlock } from '../../../storage/segment/column-codec';
@@ -106,11 +107,11 @@ describe('string list search', () => {
     for (const values of [rows.filter((row) => row === null || /^[\x00-\x7f]*$/.test(row)), rows]) {
       const payload = written(values);
       const search = LiteralByteSearch.of('zq7needlexv')!;
-      const { values: got, rows: found, count } = readStringListMatching(payload, new ByteReader(payload), values.length, true, [search]);
-      const candidates = found.subarray(0, count);
+      const matched = readStringListMatching(payload, new ByteReader(payload), values.length, true, [search]);
       const expected = values.flatMap((value, i) => (value !== null && literalMatcher('zq7needlexv').test(value) ? [i] : []));
-      assert.deepEqual([...candidates], expected);
-      for (const i of expected) assert.equal(got[i], values[i]);
+      assert.deepEqual([...matched.listed()], expected);
+      const column = matched.column();
+      for (let i = 0; i < values.length; i++) assert.equal(valueAt(column, i), expected.includes(i) ? values[i] : null);
     }
   });
 
@@ -127,10 +128,10 @@ describe('string list search', () => {
     assert.equal(summary.encoding, ColumnEncoding.String);
     const matched = decodeColumnBlockMatching(data, [LiteralByteSearch.of('needle')!]);
     assert.deepEqual(matched.rows === null ? null : [...matched.rows], [321]);
-    assert.equal(matched.column.kind === 'string' && matched.column.values[321], 'row 321 Needle');
+    assert.equal(valueAt(matched.column, 321), 'row 321 Needle');
     const some = decodeColumnBlockRows(data, [5, 599]);
-    assert.equal(some.kind === 'string' && some.values[5], 'row 5 hay');
-    assert.equal(some.kind === 'string' && some.values[599], 'row 599 hay');
+    assert.equal(valueAt(some, 5), 'row 5 hay');
+    assert.equal(valueAt(some, 599), 'row 599 hay');
     const dict = encodeColumnBlock(['a', 'b', 'a'], 0, 3, 3).data;
     assert.deepEqual(decodeColumnBlockMatching(dict, [LiteralByteSearch.of('a')!]), { column: decodeColumnBlock(dict), rows: null });
   });

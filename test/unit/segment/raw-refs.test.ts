@@ -184,19 +184,19 @@ describe('_raw with field references', () => {
     const needle = LiteralByteSearch.of('zq7needlexv')!;
     const found = decodeRawRefsMatching(raw, ROWS, [1], [null, needle], fieldSource(block));
     assert.deepEqual([...found.rows], [NEEDLE_ROW]);
-    assert.equal(found.column.kind === 'string' && found.column.values[NEEDLE_ROW], events[NEEDLE_ROW].raw);
+    assert.equal(valueAt(found.column, NEEDLE_ROW), events[NEEDLE_ROW].raw);
     // Without a skeleton token, every row of the listed frames is a candidate, filled in.
     const all = decodeRawRefsMatching(raw, ROWS, [0, 2], null, fieldSource(block));
     assert.equal(all.rows.length, FRAME_ROWS + 300);
     for (const row of [0, FRAME_ROWS - 1, 2 * FRAME_ROWS, ROWS - 1]) {
-      assert.equal(all.column.kind === 'string' && all.column.values[row], events[row].raw);
+      assert.equal(valueAt(all.column, row), events[row].raw);
     }
     // A token that may be in the frame's values: rows whose skeleton or values hold it.
     const byValue = decodeRawRefsMatching(raw, ROWS, [0], null, fieldSource(block), 'u2916');
     const expected = events.flatMap((event, row) => (row < FRAME_ROWS && /\bu2916\b/i.test(event.raw) ? [row] : []));
     assert.ok(expected.length > 0);
     assert.deepEqual([...byValue.rows], expected);
-    for (const row of expected) assert.equal(byValue.column.kind === 'string' && byValue.column.values[row], events[row].raw);
+    for (const row of expected) assert.equal(valueAt(byValue.column, row), events[row].raw);
     // Late decode of a few rows, with the fields read from the block's other buffers.
     const late = decodeColumns(ROWS, ['_raw'], [raw], [5, NEEDLE_ROW], block).get('_raw')!;
     assert.equal(valueAt(late, NEEDLE_ROW), events[NEEDLE_ROW].raw);
