@@ -309,6 +309,14 @@ function decodePackedRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   return { kind: 'number', values, nulls, allIntegers: true };
 }
 
+/** A stringsOfRows receiver for dictionary entries: entry e is code e + 1, in `dict` and its interner ids in `ids`. */
+function intoDictionary(dict: string[], ids: Int32Array): (entry: number, value: string, id: number) => void {
+  return (entry, value, id) => {
+    dict[entry + 1] = value;
+    ids[entry + 1] = id;
+  };
+}
+
 /**
  * decodeColumnBlockRows of a dictionary block: all codes, but strings only for the entries the
  * listed rows use (the others read as '' and must not be read). A high-cardinality dictionary
@@ -335,7 +343,7 @@ function decodeDictRows(block: Uint8Array, rows: ArrayLike<number>): Column {
   const dict = new Array<string>(size + 1).fill('');
   const ids = new Int32Array(size + 1).fill(-1);
   const epoch = dictionaryInterner.epoch;
-  stringsOfRows(payload, list, entries, (entry, value, id) => ((dict[entry + 1] = value), (ids[entry + 1] = id)), dictionaryInterner);
+  stringsOfRows(payload, list, entries, intoDictionary(dict, ids), dictionaryInterner);
   // The table started over midway: the ids from before name other strings now.
   if (dictionaryInterner.epoch !== epoch) return { kind: 'dict', dict, codes };
   return { kind: 'dict', dict, codes, interned: { ids, epoch } };
@@ -397,7 +405,7 @@ function decodeCachedDictRows(payload: Buffer, n: number, rows: ArrayLike<number
   if (missing.length > 0) {
     missing.sort((a, b) => a - b);
     const epoch = interner.epoch;
-    stringsOfRows(payload, state.layout, missing, (entry, value, id) => ((dict[entry + 1] = value), (ids[entry + 1] = id)), interner);
+    stringsOfRows(payload, state.layout, missing, intoDictionary(dict, ids), interner);
     if (interner.epoch !== epoch) {
       state.epoch = -1;
       return null;
