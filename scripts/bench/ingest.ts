@@ -23,17 +23,24 @@ export interface IngestBenchOptions {
   fsync: boolean;
 }
 
-/** CPU seconds per thread of a process (Linux), busiest first: which thread is the bottleneck. */
-function printThreadCpu(pid: number | undefined): void {
-  const rows: [string, number][] = [];
+/** CPU seconds of each thread of a process (Linux), by "tid name". */
+function threadCpu(pid: number | undefined): Map<string, number> {
+  const out = new Map<string, number>();
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    rows.push([`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) / 100]);
+    out.set(`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) / 100);
   }
+  return out;
+}
+
+/** The CPU each thread used since `before` (busiest first): which thread is the bottleneck of a phase. */
+function printThreadCpu(phase: string, now: Map<string, number>, before: Map<string, number>): void {
+  const rows = [...now].map(([name, seconds]): [string, number] => [name, seconds - (before.get(name) ?? 0)]);
   rows.sort((a, b) => b[1] - a[1]);
-  for (const [name, seconds] of rows.slice(0, 12)) console.log(`thread ${name.padEnd(28)} ${seconds.toFixed(2)} s`);
+  console.log(`threads, ${phase}:`);
+  for (const [name, seconds] of rows.slice(0, 12)) console.log(`  thread ${name.padEnd(28)} ${seconds.toFixed(2)} s`);
 }
 
 function median(values: number[]): number {
@@ -79,6 +86,7 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     const latencies: number[] = [];
     let next = 0;
     const cpuBefore = processCpuSeconds(server.process.pid);
+    const threadsBefore = threadCpu(server.process.pid);
     const started = performance.now();
     const worker = async (): Promise<void> => {
       while (next < bodies.length) {
@@ -98,7 +106,8 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     const seconds = (performance.now() - started) / 1000;
     const eventsPerSecond = options.events / seconds;
     const cpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
-    if (process.env.BENCH_THREADS === '1') printThreadCpu(server.process.pid);
+    const threadsPosted = threadCpu(server.process.pid);
+    if (process.env.BENCH_THREADS === '1') printThreadCpu('while posting', threadsPosted, threadsBefore);
 
     // Wait for the flusher to empty the write buffer, then stop cleanly and weigh the data dir.
     // Acknowledged is not the whole cost: the flush (columns, blooms, zstd) lags behind ingest and
@@ -111,6 +120,8 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     const flushedSeconds = (performance.now() - started) / 1000;
     const flushedCpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
     const stats = (await request(`${server.api}/stats`)).body.data;
+    const threadsFlushed = threadCpu(server.process.pid);
+    if (process.env.BENCH_THREADS === '1') printThreadCpu('from the last answer until flushed', threadsFlushed, threadsPosted);
     // Then let compaction run (it recompresses at a higher zstd level, see compactor.ts): what the
     // events occupy for the rest of their retention.
     await patchConfig(server, { storage: { compaction_interval: '1s' } });
@@ -125,6 +136,7 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     // Every event is compacted about once in its life (its bucket's segments are merged or
     // recompressed when the hour closes), so a load that lasts pays this too.
     const compactedCpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
+    if (process.env.BENCH_THREADS === '1') printThreadCpu('compaction', threadCpu(server.process.pid), threadsFlushed);
     const settled = (await request(`${server.api}/stats`)).body.data;
     await server.stop();
     const dataBytes = directoryBytes(server.dataDir);

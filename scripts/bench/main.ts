@@ -1,8 +1,9 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
+import { runCompactBench } from './compact';
 import { runFlushBench } from './flush';
 import { runIngestBench } from './ingest';
 import { runQueryBench } from './query';
@@ -44,8 +45,15 @@ async function main(): Promise<void> {
         baseline: values.baseline ?? null,
       });
       return;
+    case 'compact':
+      await runCompactBench({
+        events: Number(values.events ?? 262_144),
+        runs: Number(values.runs ?? 7),
+        baseline: values.baseline ?? null,
+      });
+      return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush)`);
+      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact)`);
   }
 }
 
