@@ -11,6 +11,7 @@ import { decodeColumns } from './segment/row-block';
 import type { SegmentHeader, SourceStats } from './segment/header';
 import { rowSetFromBatches, type RowSet } from './segment/row-set';
 import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from './segment/segment-encoder';
+import { canRecompress, recompressSegment } from './segment/segment-recompress';
 import { sourceStatsOf } from './source-stats';
 import { lowerThreadPriority } from './thread-priority';
 
@@ -23,6 +24,8 @@ export interface MergeInput {
   header: SegmentHeader;
   /** `blocks[b][c]`: row block b, column `header.columns[c]` (null when missing). */
   blocks: (Uint8Array | null)[][];
+  /** Row block b's stored filter value (null when none): given, a lone input may keep its columns (segment-recompress.ts). */
+  blooms?: (Uint8Array | null)[];
 }
 
 export type CodecRequest =
@@ -41,8 +44,15 @@ function encodeWithSources(rows: RowSet, options: EncodeSegmentOptions): CodecRe
   return { ...encodeSegment(rows, options), sources: sourceStatsOf(rows) };
 }
 
-/** Decodes every stored column of the inputs and re-encodes the rows as one segment. */
+/**
+ * Decodes every stored column of the inputs and re-encodes the rows as one segment; a lone input
+ * with its filters is rewritten in place when it can be (only its `_raw` anew).
+ */
 export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOptions): CodecResult {
+  if (inputs.length === 1 && inputs[0].blooms !== undefined) {
+    const segment = { header: inputs[0].header, blocks: inputs[0].blocks, blooms: inputs[0].blooms };
+    if (canRecompress(segment, options)) return { ...recompressSegment(segment, options), sources: segment.header.sources };
+  }
   const batches: ColumnBatch[] = [];
   for (const input of inputs) {
     input.blocks.forEach((columns, block) => {

@@ -115,14 +115,18 @@ export function pickCompactions(groups: Map<string, SegmentHeader[]>, options: C
   return picked;
 }
 
-/** The compressed blocks of every stored column of the inputs, for a merge in the codec pool. */
+/**
+ * The compressed blocks of every stored column of the inputs, for a merge in the codec pool; and
+ * a lone input's filters, with which it is rewritten without decoding its fields (segment-recompress.ts).
+ */
 async function readAllBlocks(store: SegmentStore, inputs: SegmentHeader[]): Promise<MergeInput[]> {
   const out: MergeInput[] = [];
   for (const header of inputs) {
     const names = header.columns.map((column) => column.name);
     const blocks: (Uint8Array | null)[][] = [];
     for (let block = 0; block < header.blocks.length; block++) blocks.push(await store.readBlockBuffers(header, block, names));
-    out.push({ header, blocks });
+    const blooms = inputs.length === 1 ? await store.readBlooms(header, header.blocks.map((_, block) => block)) : undefined;
+    out.push({ header, blocks, blooms });
   }
   return out;
 }

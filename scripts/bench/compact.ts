@@ -45,7 +45,7 @@ export async function runCompactBench(options: CompactBenchOptions): Promise<voi
         createdAt: 0,
         sources: flushed.sources,
       };
-      return { header, blocks: flushed.blockData };
+      return { header, blocks: flushed.blockData, blooms: flushed.blooms };
     });
     const options = { compressionLevel: compactionZstdLevel(COMPRESSION_LEVEL), blockRows: BLOCK_ROWS, rawRefs: true };
     return (): void => {

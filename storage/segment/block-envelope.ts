@@ -121,6 +121,12 @@ export function sealBlock(encoding: ColumnEncoding, rows: number, payload: Uint8
   return out;
 }
 
+/** The same block compressed at another zstd level: its payload, and so its values, unchanged. */
+export function resealBlock(block: Uint8Array, level: number): Buffer {
+  const { encoding, rows, payload } = openBlockTransient(block);
+  return sealBlock(encoding, rows, payload, level);
+}
+
 /** Reads a block's header without touching its payload. */
 export function readBlockHeader(block: Uint8Array): BlockHeader {
   const r = new ByteReader(block);

@@ -102,6 +102,9 @@ function findBounded(line: string, text: string, from: number): number {
   return -1;
 }
 
+/** A field's value at a row (null where the row has none). */
+export type FieldRows = (row: number) => FieldValue | null | undefined;
+
 /** Turns lines into skeletons against the dense field columns of the same rows. */
 export class RawRefEncoder {
   /** Found references of the current line: start, end, field (1-based), per entry. */
@@ -120,16 +123,27 @@ export class RawRefEncoder {
    * when no field is worth referencing.
    */
   static choose(raws: ArrayLike<string>, fields: ReadonlyMap<string, ArrayLike<FieldValue | null>>): RawRefEncoder | null {
+    const sampled = new Map<string, FieldRows>();
+    for (const [name, column] of fields) sampled.set(name, (row) => column[row]);
+    const names = RawRefEncoder.chooseFields(raws, sampled);
+    return names.length === 0 ? null : RawRefEncoder.of(names, names.map((name) => fields.get(name)!));
+  }
+
+  /**
+   * The fields worth referencing in these rows, in the order the encoder looks for them (longest
+   * values first), judged on a sample of the rows: `fields` is read at those rows only.
+   */
+  static chooseFields(raws: ArrayLike<string>, fields: ReadonlyMap<string, FieldRows>): string[] {
     const n = raws.length;
     const step = Math.max(1, Math.floor(n / SAMPLE_ROWS));
-    const chosen: { name: string; column: ArrayLike<FieldValue | null>; length: number }[] = [];
-    for (const [name, column] of fields) {
+    const chosen: { name: string; length: number }[] = [];
+    for (const [name, valueAt] of fields) {
       let present = 0;
       let found = 0;
       let length = 0;
       const distinct = new Set<string>();
       for (let row = 0; row < n; row += step) {
-        const text = referenceable(column[row]);
+        const text = referenceable(valueAt(row));
         if (text === null) continue;
         present++;
         if (findBounded(raws[row], text, 0) === -1) continue;
@@ -139,15 +153,16 @@ export class RawRefEncoder {
       }
       // Few distinct values (a status code) cost zstd little in the line, and would be in every frame's values.
       const varied = distinct.size >= found * MIN_DISTINCT_SHARE;
-      if (found > 0 && found >= present * MIN_HIT_SHARE && varied) chosen.push({ name, column, length: length / found });
+      if (found > 0 && found >= present * MIN_HIT_SHARE && varied) chosen.push({ name, length: length / found });
     }
-    if (chosen.length === 0) return null;
     chosen.sort((a, b) => b.length - a.length || (a.name < b.name ? -1 : 1));
-    const kept = chosen.slice(0, MAX_RAW_REFS);
-    return new RawRefEncoder(
-      kept.map((field) => field.name),
-      kept.map((field) => field.column),
-    );
+    return chosen.slice(0, MAX_RAW_REFS).map((field) => field.name);
+  }
+
+  /** The encoder of the fields `names` (as chooseFields gives them), whose dense columns are `columns`. */
+  static of(names: readonly string[], columns: readonly ArrayLike<FieldValue | null>[]): RawRefEncoder {
+    if (names.length === 0 || names.length > MAX_RAW_REFS || columns.length !== names.length) throw new Error('RawRefEncoder: bad field list');
+    return new RawRefEncoder(names, columns);
   }
 
   /** The skeleton of `line` (row `row` of the columns); `onRef` sees the text of each referenced value. */
