@@ -11,7 +11,7 @@ import { decodeColumns } from './segment/row-block';
 import type { SegmentHeader, SourceStats } from './segment/header';
 import { rowSetFromBatches, type RowSet } from './segment/row-set';
 import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from './segment/segment-encoder';
-import { canRecompress, recompressSegment } from './segment/segment-recompress';
+import { canRewrite, rewriteSegments } from './segment/segment-rewrite';
 import { sourceStatsOf } from './source-stats';
 import { lowerThreadPriority } from './thread-priority';
 
@@ -24,7 +24,7 @@ export interface MergeInput {
   header: SegmentHeader;
   /** `blocks[b][c]`: row block b, column `header.columns[c]` (null when missing). */
   blocks: (Uint8Array | null)[][];
-  /** Row block b's stored filter value (null when none): given, a lone input may keep its columns (segment-recompress.ts). */
+  /** Row block b's stored filter value (null when none): given, the inputs may keep their columns (segment-rewrite.ts). */
   blooms?: (Uint8Array | null)[];
 }
 
@@ -45,14 +45,13 @@ function encodeWithSources(rows: RowSet, options: EncodeSegmentOptions): CodecRe
 }
 
 /**
- * Decodes every stored column of the inputs and re-encodes the rows as one segment; a lone input
- * with its filters is rewritten in place when it can be (only its `_raw` anew).
+ * Compacts the inputs into one segment: keeping their columns' blocks when their rows follow one
+ * another in time and their filters came along (segment-rewrite.ts: only `_raw` is written anew),
+ * else by decoding every stored column and encoding the rows again.
  */
 export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOptions): CodecResult {
-  if (inputs.length === 1 && inputs[0].blooms !== undefined) {
-    const segment = { header: inputs[0].header, blocks: inputs[0].blocks, blooms: inputs[0].blooms };
-    if (canRecompress(segment, options)) return { ...recompressSegment(segment, options), sources: segment.header.sources };
-  }
+  const stored = inputs.map(({ header, blocks, blooms }) => ({ header, blocks, blooms: blooms ?? [] }));
+  if (inputs.every((input) => input.blooms !== undefined) && canRewrite(stored, options)) return rewriteSegments(stored, options);
   const batches: ColumnBatch[] = [];
   for (const input of inputs) {
     input.blocks.forEach((columns, block) => {

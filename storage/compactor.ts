@@ -116,8 +116,9 @@ export function pickCompactions(groups: Map<string, SegmentHeader[]>, options: C
 }
 
 /**
- * The compressed blocks of every stored column of the inputs, for a merge in the codec pool; and
- * a lone input's filters, with which it is rewritten without decoding its fields (segment-recompress.ts).
+ * The compressed blocks of every stored column of the inputs, for a merge in the codec pool, and
+ * their filters, with which inputs that follow one another in time keep their fields' blocks
+ * (segment-rewrite.ts).
  */
 async function readAllBlocks(store: SegmentStore, inputs: SegmentHeader[]): Promise<MergeInput[]> {
   const out: MergeInput[] = [];
@@ -125,7 +126,7 @@ async function readAllBlocks(store: SegmentStore, inputs: SegmentHeader[]): Prom
     const names = header.columns.map((column) => column.name);
     const blocks: (Uint8Array | null)[][] = [];
     for (let block = 0; block < header.blocks.length; block++) blocks.push(await store.readBlockBuffers(header, block, names));
-    const blooms = inputs.length === 1 ? await store.readBlooms(header, header.blocks.map((_, block) => block)) : undefined;
+    const blooms = await store.readBlooms(header, header.blocks.map((_, block) => block));
     out.push({ header, blocks, blooms });
   }
   return out;

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
       runs: { type: 'string' },
       'ingest-rate': { type: 'string' },
       baseline: { type: 'string' },
+      inputs: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     case 'compact':
       await runCompactBench({
         events: Number(values.events ?? 262_144),
+        inputs: Number(values.inputs ?? 1),
         runs: Number(values.runs ?? 7),
         baseline: values.baseline ?? null,
       });

@@ -5,6 +5,7 @@
 import type { FieldValue } from '../event';
 import type { ColumnStats } from './header';
 import { MAX_HEADER_DICT } from './header';
+import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary } from './column-encode';
 import { rowText, type AsciiText } from './ascii-text';
 
@@ -44,6 +45,23 @@ export class ColumnStatsBuilder {
       this.distinct.add(rowText(text, order === null ? i : order[i]));
     }
     if (this.distinct !== null && this.distinct.size > MAX_HEADER_DICT) this.distinct = null;
+  }
+
+  /**
+   * Folds in a whole column of another segment (its blocks' summaries folded already), as
+   * compaction does when it keeps that segment's blocks; their stored size is added with addBytes.
+   */
+  addColumn(stats: ColumnStats): void {
+    this.addSummary({ ...stats, encoding: ColumnEncoding.AllNull, dict: null, stringBytes: 0 }, 0);
+    if (this.distinct === null || stats.counts.string === 0) return;
+    if (stats.dict === null) this.distinct = null;
+    else for (const v of stats.dict) this.distinct.add(v);
+    if (this.distinct !== null && this.distinct.size > MAX_HEADER_DICT) this.distinct = null;
+  }
+
+  /** Rows where the column has no value (a segment that lacks it). */
+  addNulls(rows: number): void {
+    this.nullCount += rows;
   }
 
   /** Stored bytes that belong to no block summary (a framed block's frame table). */

@@ -9,9 +9,9 @@ import type { Placement } from '../../../storage/partition';
 import { sourceStatsOf } from '../../../storage/source-stats';
 import { bloomMayContainAll, framesToRead } from '../../../storage/segment/bloom';
 import { FRAME_ROWS } from '../../../storage/segment/framed-block';
-import type { SegmentHeader } from '../../../storage/segment/header';
+import type { SegmentHeader, SourceStats } from '../../../storage/segment/header';
 import { holdsFieldRefs } from '../../../storage/segment/raw-refs';
-import { canRecompress, recompressSegment } from '../../../storage/segment/segment-recompress';
+import { canRewrite, rewriteSegments, type StoredSegment } from '../../../storage/segment/segment-rewrite';
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
 import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from '../../../storage/segment/segment-encoder';
 import { tokenize } from '../../../storage/segment/tokenizer';
@@ -27,6 +27,10 @@ function flushed(events: readonly LogEvent[], blockRows: number): MergeInput {
   return { header, blocks: segment.blockData, blooms: segment.blooms };
 }
 
+function stored(input: MergeInput): StoredSegment {
+  return { header: input.header, blocks: input.blocks, blooms: input.blooms ?? [] };
+}
+
 /** Asserts two encoded segments are the same, byte for byte. */
 function assertSameSegment(actual: EncodedSegment & { sources?: unknown }, expected: EncodedSegment & { sources?: unknown }): void {
   assert.deepEqual(actual.stats, expected.stats);
@@ -36,6 +40,35 @@ function assertSameSegment(actual: EncodedSegment & { sources?: unknown }, expec
     actual.blockData.map((columns) => columns.map((block) => block.toString('hex'))),
     expected.blockData.map((columns) => columns.map((block) => block.toString('hex'))),
   );
+}
+
+/** Every row, column by column, in stored order. */
+function allRows(segment: EncodedSegment): unknown[] {
+  return decodeSegmentBatches(segment.stats, segment.blockData).flatMap((batch) =>
+    Array.from({ length: batch.rowCount }, (_, row) => [...batch.columns].map(([name, column]) => [name, valueAt(column, row)])),
+  );
+}
+
+function lines(segment: EncodedSegment): string[] {
+  return decodeSegmentBatches(segment.stats, segment.blockData, ['_raw']).flatMap((batch) =>
+    Array.from({ length: batch.rowCount }, (_, row) => valueAt(batch.columns.get('_raw')!, row) as string),
+  );
+}
+
+/** Every block filter, and the filter of the frame it is in, lets through the tokens of every ~1000th line. */
+function assertFindsEveryLine(segment: EncodedSegment): void {
+  const all = lines(segment);
+  let start = 0;
+  segment.stats.blocks.forEach((block, b) => {
+    for (let row = start; row < start + block.rows; row += 997) {
+      const tokens = tokenize(all[row]);
+      assert.ok(bloomMayContainAll(segment.blooms[b], block.bloom, tokens), `block ${b} row ${row}`);
+      if (block.frames === undefined) continue; // a block of a frame or less has only its own filter
+      const frame = Math.floor((row - start) / FRAME_ROWS);
+      assert.ok(framesToRead(segment.blooms[b], block, tokens).frames.includes(frame), `block ${b} frame ${frame}`);
+    }
+    start += block.rows;
+  });
 }
 
 /** Access lines that repeat their ids, addresses and numbers, as real logs do. */
@@ -62,10 +95,10 @@ function accessEvents(count: number, seed = 1): LogEvent[] {
 
 const COMPACTION: EncodeSegmentOptions = { compressionLevel: 9, blockRows: FRAME_ROWS * 2, rawRefs: true };
 
-describe('recompressing a lone segment (compaction keeps its columns)', () => {
+describe('compaction that keeps its inputs\' columns (segment-rewrite.ts)', () => {
   it('writes what a full re-encode writes, byte for byte, with framed blocks and a short last block', () => {
     const input = flushed(accessEvents(FRAME_ROWS * 5 + 123), COMPACTION.blockRows);
-    assert.equal(canRecompress({ header: input.header, blocks: input.blocks, blooms: input.blooms ?? [] }, COMPACTION), true);
+    assert.equal(canRewrite([stored(input)], COMPACTION), true);
     const kept = mergeSegments([input], COMPACTION);
     const decoded = mergeSegments([{ header: input.header, blocks: input.blocks }], COMPACTION);
     assertSameSegment(kept, decoded);
@@ -103,37 +136,52 @@ describe('recompressing a lone segment (compaction keeps its columns)', () => {
 
   it('keeps every row, and its search finds every token through the kept block filters', () => {
     const events = accessEvents(FRAME_ROWS * 5);
-    const input = flushed(events, COMPACTION.blockRows);
-    const segment = recompressSegment({ header: input.header, blocks: input.blocks, blooms: input.blooms ?? [] }, COMPACTION);
-    const lines = decodeSegmentBatches(segment.stats, segment.blockData, ['_raw', 'user']).flatMap((batch) =>
-      Array.from({ length: batch.rowCount }, (_, row) => valueAt(batch.columns.get('_raw')!, row)),
-    );
-    assert.deepEqual([...lines].sort(), events.map((event) => event.raw).sort());
-    let start = 0;
-    segment.stats.blocks.forEach((block, b) => {
-      for (let row = start; row < start + block.rows; row += 997) {
-        const tokens = tokenize(lines[row] as string);
-        assert.ok(bloomMayContainAll(segment.blooms[b], block.bloom, tokens), `block ${b} row ${row}`);
-        if (block.frames === undefined) continue; // a block of a frame or less has only its own filter
-        const frame = Math.floor((row - start) / FRAME_ROWS);
-        assert.ok(framesToRead(segment.blooms[b], block, tokens).frames.includes(frame), `block ${b} frame ${frame}`);
-      }
-      start += block.rows;
+    const segment = rewriteSegments([stored(flushed(events, COMPACTION.blockRows))], COMPACTION);
+    assert.deepEqual(lines(segment).sort(), events.map((event) => event.raw).sort());
+    assertFindsEveryLine(segment);
+  });
+
+  it('merges inputs that follow one another in time into their blocks, with the rows, stats and sources of a full re-encode', () => {
+    const count = FRAME_ROWS * 3 + 1000; // blocks of 8,192 and 5,096 rows: the short one at least half a block
+    const early = accessEvents(count).map((event, i) => ({ ...event, fields: { ...event.fields, source: i % 3 === 0 ? 'app' : 'nginx' } }));
+    // The later input has a field the first lacks, and lacks one the first has.
+    const late = accessEvents(count, 3).map((event, i) => {
+      const fields: Record<string, FieldValue> = { ...event.fields, zone: `z${i % 9}`, source: 'nginx' };
+      delete fields.latency;
+      return { ...event, time: event.time + count * 1000, fields };
     });
+    const second = flushed(late, COMPACTION.blockRows);
+    const inputs = [flushed(early, COMPACTION.blockRows), { ...second, header: { ...second.header, id: 's2' } }];
+    assert.equal(canRewrite(inputs.map(stored), COMPACTION), true);
+    const kept = mergeSegments(inputs, COMPACTION);
+    const decoded = mergeSegments(inputs.map(({ header, blocks }) => ({ header, blocks })), COMPACTION);
+    const inputBlocks = inputs.flatMap((input) => input.header.blocks.map((block) => block.rows));
+    assert.deepEqual(kept.stats.blocks.map((block) => block.rows), inputBlocks);
+    assert.deepEqual(decoded.stats.blocks.map((block) => block.rows), [8192, 8192, 8192, 2000], 'a full re-encode cuts even blocks');
+    assert.deepEqual(allRows(kept), allRows(decoded));
+    const described = (segment: EncodedSegment): unknown => segment.stats.columns.map((column) => ({ ...column, bytes: 0 }));
+    assert.deepEqual(described(kept), described(decoded));
+    const { rowCount, minTime, maxTime, rawBytes } = decoded.stats;
+    assert.deepEqual([kept.stats.rowCount, kept.stats.minTime, kept.stats.maxTime, kept.stats.rawBytes], [rowCount, minTime, maxTime, rawBytes]);
+    const sources = (list: SourceStats[]): unknown => list.map((source) => ({ ...source, fields: [...source.fields].sort() }));
+    assert.deepEqual(sources(kept.sources), sources(decoded.sources));
+    assertFindsEveryLine(kept);
   });
 
   it('leaves to a full re-encode what it cannot keep: other block sizes, references, no filters, merges', () => {
     const input = flushed(accessEvents(FRAME_ROWS + 10), 1000);
-    const stored = { header: input.header, blocks: input.blocks, blooms: input.blooms ?? [] };
-    assert.equal(canRecompress(stored, { ...COMPACTION, blockRows: 1000 }), true);
-    assert.equal(canRecompress(stored, { ...COMPACTION, blockRows: 2000 }), false, 'blocks of another size');
-    assert.equal(canRecompress(stored, { ...COMPACTION, blockRows: 1000, rawRefs: false }), false, 'no references asked for');
-    assert.equal(canRecompress({ ...stored, blooms: [] }, { ...COMPACTION, blockRows: 1000 }), false, 'filters not read');
-    const withRefs = recompressSegment(stored, { ...COMPACTION, blockRows: 1000 });
+    const options = { ...COMPACTION, blockRows: 1000 };
+    assert.equal(canRewrite([stored(input)], options), true);
+    assert.equal(canRewrite([stored(input)], { ...options, blockRows: 500 }), false, 'blocks longer than a block');
+    assert.equal(canRewrite([stored(flushed(accessEvents(FRAME_ROWS + 10), 300))], options), false, 'blocks shorter than half a block');
+    assert.equal(canRewrite([stored(input)], { ...options, rawRefs: false }), false, 'no references asked for');
+    assert.equal(canRewrite([{ ...stored(input), blooms: [] }], options), false, 'filters not read');
+    const withRefs = rewriteSegments([stored(input)], options);
     const again = { header: { ...input.header, ...withRefs.stats }, blocks: withRefs.blockData, blooms: withRefs.blooms };
-    assert.equal(canRecompress(again, { ...COMPACTION, blockRows: 1000 }), false, '_raw holds references already');
-    // A merge of two segments still decodes them (and gives the same rows).
-    const merged = mergeSegments([input, { ...input, header: { ...input.header, id: 's2' } }], { ...COMPACTION, blockRows: 1000 });
+    assert.equal(canRewrite([again], options), false, '_raw holds references already');
+    // Inputs whose times overlap are decoded and sorted again (and give every row).
+    assert.equal(canRewrite([stored(input), stored(input)], options), false, 'times overlap');
+    const merged = mergeSegments([input, { ...input, header: { ...input.header, id: 's2' } }], options);
     assert.equal(merged.stats.rowCount, 2 * input.header.rowCount);
   });
 });
