@@ -18,6 +18,8 @@ import { lowerThreadPriority } from './thread-priority';
 /** An encoded segment plus its per-source summary (both computed off the main thread). */
 export interface CodecResult extends EncodedSegment {
   sources: SourceStats[];
+  /** A compaction that kept its inputs' column blocks (segment-rewrite.ts) rather than decoding them. */
+  keptBlocks?: boolean;
 }
 
 export interface MergeInput {
@@ -51,7 +53,7 @@ function encodeWithSources(rows: RowSet, options: EncodeSegmentOptions): CodecRe
  */
 export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOptions): CodecResult {
   const stored = inputs.map(({ header, blocks, blooms }) => ({ header, blocks, blooms: blooms ?? [] }));
-  if (inputs.every((input) => input.blooms !== undefined) && canRewrite(stored, options)) return rewriteSegments(stored, options);
+  if (inputs.every((input) => input.blooms !== undefined) && canRewrite(stored, options)) return { ...rewriteSegments(stored, options), keptBlocks: true };
   const batches: ColumnBatch[] = [];
   for (const input of inputs) {
     input.blocks.forEach((columns, block) => {

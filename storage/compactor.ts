@@ -59,6 +59,11 @@ export interface CompactionManifest {
   rows: number;
   bytes_before: number;
   bytes_after: number;
+  /**
+   * True when the inputs' rows followed one another in time, so their column blocks were kept and
+   * only `_raw` written anew (segment-rewrite.ts); false when every column was decoded and encoded again.
+   */
+  blocks_kept: boolean;
 }
 
 export interface CompactionOptions {
@@ -172,6 +177,7 @@ export async function compactGroup(
       rows: segment.header.rowCount,
       bytes_before: bytesBefore,
       bytes_after: segment.header.bytes,
+      blocks_kept: encoded.keptBlocks === true,
     };
     const ops = [
       ...store.putOps(segment),

@@ -138,11 +138,12 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     const compactedCpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
     if (process.env.BENCH_THREADS === '1') printThreadCpu('compaction', threadCpu(server.process.pid), threadsFlushed);
     const settled = (await request(`${server.api}/stats`)).body.data;
-    // Which compactions ran: merges decode their inputs, a lone segment keeps its columns (segment-recompress.ts).
-    const history = (await request(`${server.api}/compaction/history?limit=10000`)).body.data.compactions as { inputs: unknown[]; rows: number }[];
+    // Which compactions ran: merges or lone rewrites, and how many kept their inputs' column blocks (segment-rewrite.ts).
+    const history = (await request(`${server.api}/compaction/history?limit=10000`)).body.data.compactions as { inputs: unknown[]; rows: number; blocks_kept: boolean }[];
+    const rowsOf = (manifests: typeof history): number => manifests.reduce((sum, manifest) => sum + manifest.rows, 0);
     const merged = history.filter((manifest) => manifest.inputs.length > 1);
-    const mergedRows = merged.reduce((sum, manifest) => sum + manifest.rows, 0);
-    const aloneRows = history.reduce((sum, manifest) => sum + manifest.rows, 0) - mergedRows;
+    const alone = history.filter((manifest) => manifest.inputs.length === 1);
+    const kept = history.filter((manifest) => manifest.blocks_kept);
     await server.stop();
     const dataBytes = directoryBytes(server.dataDir);
 
@@ -162,8 +163,9 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     row(`bound: ${os.availableParallelism()} cores / CPU per event with flush`, ((os.availableParallelism() * options.events) / flushedCpuSeconds).toFixed(0));
     row('server CPU per event, with compaction, µs', ((compactedCpuSeconds * 1e6) / options.events).toFixed(2));
     row(`bound: ${os.availableParallelism()} cores / CPU with compaction`, ((os.availableParallelism() * options.events) / compactedCpuSeconds).toFixed(0));
-    row('compactions: merges / rows merged', `${merged.length} / ${mergedRows}`);
-    row('compactions: lone rewrites / rows', `${history.length - merged.length} / ${aloneRows}`);
+    row('compactions: merges / rows', `${merged.length} / ${rowsOf(merged)}`);
+    row('compactions: lone rewrites / rows', `${alone.length} / ${rowsOf(alone)}`);
+    row('compactions that kept column blocks / rows', `${kept.length} / ${rowsOf(kept)}`);
     row('raw log-line bytes', String(lineBytes));
     row('request body bytes', String(bodyBytes));
     row('segment bytes after flush / log-line bytes', `${((stats.segment_bytes / lineBytes) * 100).toFixed(1)}%`);

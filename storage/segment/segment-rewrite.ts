@@ -8,8 +8,8 @@
  * plus its referenced values', so a block's token set does not change.
  *
  * A lone input comes out byte for byte as encodeSegment would write it. Several inputs keep their
- * row blocks, so each input's last block stays short (at least half a block: canRewrite); a full
- * re-encode would cut the rows into even blocks.
+ * row blocks, so each input's last block stays short inside the output (canRewrite bounds how
+ * many); a full re-encode would cut the rows into even blocks.
  */
 import type { Column } from '../column';
 import { columnLength, valueAt } from '../column';
@@ -24,6 +24,9 @@ import { encodeRawColumn } from './raw-column';
 import { RawRefEncoder, type FieldRows } from './raw-refs';
 import { withFrameFilters, type EncodeSegmentOptions, type EncodedSegment } from './segment-encoder';
 
+/** The least average fill, in blocks, of the row blocks a merge keeps (see canRewrite). */
+export const MIN_KEPT_FILL = 0.75;
+
 export interface StoredSegment {
   header: SegmentHeader;
   /** `blocks[b][c]`: row block b, column `header.columns[c]`. */
@@ -36,11 +39,14 @@ export interface StoredSegment {
  * True when rewriteSegments can compact `segments` (in the order given) with `options`: `_raw`
  * references asked for; each input with `_time` first, a `_raw` without references yet, every
  * column stored in every block, its filters read; each input's rows no earlier than the previous
- * input's; row blocks of at most `blockRows` rows, and at least half that but for the very last.
+ * input's; row blocks of at most `blockRows` rows, holding at least MIN_KEPT_FILL of that on
+ * average (each input but the last ends on a short block, so many small inputs are re-encoded
+ * into even blocks instead).
  */
 export function canRewrite(segments: readonly StoredSegment[], options: EncodeSegmentOptions): boolean {
   if (options.rawRefs !== true || segments.length === 0) return false;
-  const minRows = Math.ceil(options.blockRows / 2);
+  let rows = 0;
+  let blockCount = 0;
   for (let s = 0; s < segments.length; s++) {
     const { header, blocks, blooms } = segments[s];
     if (s > 0 && header.minTime < segments[s - 1].header.maxTime) return false;
@@ -49,13 +55,15 @@ export function canRewrite(segments: readonly StoredSegment[], options: EncodeSe
     if (blocks.length !== header.blocks.length) return false;
     for (let b = 0; b < header.blocks.length; b++) {
       const meta = header.blocks[b];
-      const last = s === segments.length - 1 && b === header.blocks.length - 1;
-      if (meta.rows > options.blockRows || meta.rows < (last ? 1 : minRows)) return false;
+      if (meta.rows > options.blockRows || meta.rows < 1) return false;
+      rows += meta.rows;
+      blockCount++;
       if (blocks[b].length !== header.columns.length || blocks[b].some((block) => block === null)) return false;
       if (meta.bloom.bits > 0 && (blooms[b]?.length ?? 0) < meta.bloom.bits / 8) return false;
     }
   }
-  return true;
+  // A lone input keeps its blocks whatever their size: its rows are not cut again either way.
+  return segments.length === 1 || rows >= blockCount * options.blockRows * MIN_KEPT_FILL;
 }
 
 /** Compacts `segments` (canRewrite must hold) into one at `options.compressionLevel`, with `_raw` references. */

@@ -268,6 +268,7 @@ describe('storage engine', () => {
     assert.equal(first.manifests[0].inputs[0].level, 0);
     assert.equal(first.manifests[0].rows, 100);
     assert.equal(first.manifests[0].level, 1);
+    assert.equal(first.manifests[0].blocks_kept, true, 'its column blocks are kept, only _raw is written anew');
     const again = await engine.maintain(Date.UTC(2026, 0, 1, 1, 30));
     assert.equal(again.manifests.length, 0);
     // Once the second bucket closes, its lone segment is recompressed too, then nothing more.
