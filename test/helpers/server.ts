@@ -32,8 +32,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Folders made by tempDir, removed when this process exits (TRAWL_KEEP_TEST_DIRS=1 keeps them to look at). */
+const madeDirs: string[] = [];
+process.on('exit', () => {
+  if (process.env.TRAWL_KEEP_TEST_DIRS === '1') return;
+  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder under the system's temp folder (a server's data dir, a config file's home). */
 export function tempDir(prefix = 'trawl-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
 }
 
 export interface ServerOptions {
