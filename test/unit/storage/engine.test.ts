@@ -205,6 +205,31 @@ describe('storage engine', () => {
     await engine.close();
   });
 
+  it('a merge of flushes that follow one another in time keeps their blocks, and pruned scans find every row after it', async () => {
+    const engine = await StorageEngine.open(options(dir, { segmentMaxEvents: 100_000 }));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    // Two flushes of 13,000 rows each (one block each, 79% of a block), the second one later in time.
+    const ids = (i: number): LogEvent => ({ ...event(i, base + i * 10), raw: `event ${i} user=u${(i * 7919) % 9973} took ${i % 977}ms id=r${i}x` });
+    for (const first of [0, 13_000]) {
+      await engine.appendEvents(Array.from({ length: 13_000 }, (_, i) => ids(first + i)));
+      await engine.flush();
+    }
+    assert.equal(engine.stats().segmentCount, 2);
+    const { manifests } = await engine.maintain(Date.UTC(2026, 0, 1, 5));
+    assert.equal(manifests.length, 1);
+    assert.equal(manifests[0].inputs.length, 2);
+    assert.equal(manifests[0].blocks_kept, true);
+    assert.equal(engine.stats().segmentCount, 1);
+    const rows = await collect(engine, all());
+    assert.equal(rows.length, 26_000);
+    // Token-pruned scans (block filters kept, frame filters rebuilt) find rows of both inputs.
+    for (const i of [5, 12_999, 13_000, 25_999]) {
+      const found = await collect(engine, { ...all(), tokens: [`r${i}x`], rawTokens: [`r${i}x`] });
+      assert.ok(found.some((row) => row.get('_raw') === ids(i).raw), `row ${i} after the merge`);
+    }
+    await engine.close();
+  });
+
   it('summarizes the sources of buffered events as it does after their flush, call after call', async () => {
     const engine = await StorageEngine.open(options(dir));
     const base = Date.UTC(2026, 0, 1) * 1000;
