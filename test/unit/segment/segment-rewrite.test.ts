@@ -170,6 +170,44 @@ describe('compaction that keeps its inputs\' columns (segment-rewrite.ts)', () =
     assertFindsEveryLine(kept);
   });
 
+  it('merges any inputs that follow one another as a full re-encode would, but for block cuts (property: types, nulls, absent fields)', () => {
+    const value = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', '7', '.', '-', ' ', 'é'), maxLength: 6 }),
+      fc.integer({ min: -1000, max: 1000 }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.boolean(),
+    );
+    const row = fc.record({ values: fc.dictionary(fc.constantFrom('a', 'b', 'id', 'source'), value, { maxKeys: 4 }), text: fc.string({ maxLength: 10 }) });
+    // Inputs of whole blocks (so the merge keeps them), each later in time than the one before.
+    const input = fc.integer({ min: 1, max: 4 }).chain((blocks) => fc.array(row, { minLength: blocks * 8, maxLength: blocks * 8 }));
+    fc.assert(
+      fc.property(fc.array(input, { minLength: 2, maxLength: 3 }), (drawn) => {
+        const options = { ...COMPACTION, blockRows: 8 };
+        const inputs = drawn.map((rows, k) => {
+          const events: LogEvent[] = rows.map(({ values, text }, i) => ({
+            time: k * 1_000_000 + i * 7,
+            raw: `${text} ${Object.values(values).map(String).join(' ')} end`,
+            index: 'main',
+            fields: values,
+          }));
+          const flushedInput = flushed(events, options.blockRows);
+          return { ...flushedInput, header: { ...flushedInput.header, id: `s${k}` } };
+        });
+        assert.equal(canRewrite(inputs.map(stored), options), true);
+        const kept = mergeSegments(inputs, options);
+        const decoded = mergeSegments(inputs.map(({ header, blocks }) => ({ header, blocks })), options);
+        assert.equal(kept.keptBlocks, true);
+        assert.deepEqual(allRows(kept), allRows(decoded));
+        // Through JSON for -0 (see assertSameSegment); block sizes and bytes aside, the same header.
+        const described = (segment: EncodedSegment): unknown => JSON.parse(JSON.stringify(segment.stats.columns.map((column) => ({ ...column, bytes: 0 }))));
+        assert.deepEqual(described(kept), described(decoded));
+        const sources = (list: SourceStats[]): unknown => list.map((source) => ({ ...source, fields: [...source.fields].sort() }));
+        assert.deepEqual(sources(kept.sources), sources(decoded.sources));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('leaves to a full re-encode what it cannot keep: other block sizes, references, no filters, merges', () => {
     const input = flushed(accessEvents(FRAME_ROWS + 10), 1000);
     const options = { ...COMPACTION, blockRows: 1000 };
