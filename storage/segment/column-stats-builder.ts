@@ -5,7 +5,6 @@
 import type { FieldValue } from '../event';
 import type { ColumnStats } from './header';
 import { MAX_HEADER_DICT } from './header';
-import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary } from './column-encode';
 import { rowText, type AsciiText } from './ascii-text';
 
@@ -52,7 +51,7 @@ export class ColumnStatsBuilder {
    * compaction does when it keeps that segment's blocks; their stored size is added with addBytes.
    */
   addColumn(stats: ColumnStats): void {
-    this.addSummary({ ...stats, encoding: ColumnEncoding.AllNull, dict: null, stringBytes: 0 }, 0);
+    this.addSummary(stats, 0);
     if (this.distinct === null || stats.counts.string === 0) return;
     if (stats.dict === null) this.distinct = null;
     else for (const v of stats.dict) this.distinct.add(v);
@@ -69,7 +68,8 @@ export class ColumnStatsBuilder {
     this.bytes += bytes;
   }
 
-  private addSummary(s: ColumnBlockSummary, bytes: number): void {
+  /** What a block summary and a column's stats both hold. */
+  private addSummary(s: Pick<ColumnBlockSummary, 'counts' | 'nullCount' | 'min' | 'max' | 'minString' | 'maxString'>, bytes: number): void {
     this.counts.string += s.counts.string;
     this.counts.number += s.counts.number;
     this.counts.integer += s.counts.integer;

@@ -70,16 +70,15 @@ export function canRewrite(segments: readonly StoredSegment[], options: EncodeSe
 export function rewriteSegments(segments: readonly StoredSegment[], options: EncodeSegmentOptions): EncodedSegment & { sources: SourceStats[] } {
   const level = options.compressionLevel;
   // The output's row blocks: every input's, in order.
-  const parts = segments.flatMap((segment) => segment.header.blocks.map((_, b) => ({ segment, b })));
-  const blockSizes = parts.map(({ segment, b }) => segment.header.blocks[b].rows);
+  const parts = segments.flatMap((segment, s) => segment.header.blocks.map((_, b) => ({ s, b })));
+  const blockSizes = parts.map(({ s, b }) => segments[s].header.blocks[b].rows);
   const rowCount = blockSizes.reduce((sum, rows) => sum + rows, 0);
   const positions = segments.map(({ header }) => new Map(header.columns.map((column, c) => [column.name, c])));
-  const inputAt = new Map(segments.map((segment, s) => [segment, s]));
   /** Part p's stored block of column `name`, or null when its segment lacks the column. */
   const storedBlock = (p: number, name: string): Uint8Array | null => {
-    const { segment, b } = parts[p];
-    const c = positions[inputAt.get(segment) as number].get(name);
-    return c === undefined ? null : (segment.blocks[b][c] as Uint8Array);
+    const { s, b } = parts[p];
+    const c = positions[s].get(name);
+    return c === undefined ? null : (segments[s].blocks[b][c] as Uint8Array);
   };
 
   const raws = partLines(parts.map((_, p) => storedBlock(p, RAW_COLUMN) as Uint8Array), blockSizes, rowCount);
@@ -104,8 +103,8 @@ export function rewriteSegments(segments: readonly StoredSegment[], options: Enc
       continue;
     }
     const stats = new ColumnStatsBuilder(name);
-    segments.forEach(({ header }, s) => {
-      const c = positions[s].get(name);
+    segments.forEach(({ header }, input) => {
+      const c = positions[input].get(name);
       if (c === undefined) stats.addNulls(header.rowCount);
       else stats.addColumn(header.columns[c]);
     });
@@ -118,11 +117,12 @@ export function rewriteSegments(segments: readonly StoredSegment[], options: Enc
     columns.push(stats.finish());
   }
 
-  const blocks: BlockMeta[] = parts.map(({ segment, b }) => {
-    const { rows, minTime, maxTime, bloom } = segment.header.blocks[b];
+  const blocks: BlockMeta[] = parts.map(({ s, b }) => {
+    const { rows, minTime, maxTime, bloom } = segments[s].header.blocks[b];
     return { rows, minTime, maxTime, bloom };
   });
-  const blockBits = parts.map(({ segment, b }, p) => Buffer.from((segment.blooms[b] ?? new Uint8Array(0)).subarray(0, blocks[p].bloom.bits / 8)));
+  // Each block's own filter: the first bits of its stored value (frame filters follow them).
+  const blockBits = parts.map(({ s, b }, p) => Buffer.from((segments[s].blooms[b] ?? new Uint8Array(0)).subarray(0, blocks[p].bloom.bits / 8)));
   const blooms = withFrameFilters(blocks, blockBits, raw);
   let bytes = 0;
   for (const bloom of blooms) bytes += bloom.length;
