@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- ingest [--events N] [--batch N] [--concurrency N] [--fsync]`
+ * `npm run bench -- ingest [--events N] [--warmup N] [--batch N] [--concurrency N] [--fsync]`
  *
  * Posts generated events to a real server process (`/api/v1/ingest`, batches of 10,000, two
  * requests in flight) and prints, in the same run: events/s and MB/s, the JSON.parse-only
@@ -7,6 +7,9 @@
  * Also the rate until every event is in a segment, and the CPU that took: the flush runs behind
  * the acknowledgements, so a burst of 1M events does not pay for it while it is being posted.
  * Then the CPU once compaction has rewritten everything, which a load that lasts pays as well.
+ * With `--warmup N`, N older events are posted, flushed and compacted first, and only what follows
+ * is measured: a server that has been running (code compiled, heaps grown), as a lasting load
+ * meets it. The data dir's size is not printed then (it holds the warm-up's data too).
  */
 import fs from 'fs';
 import os from 'os';
@@ -18,6 +21,8 @@ import { processCpuSeconds } from './process-cpu';
 
 export interface IngestBenchOptions {
   events: number;
+  /** Events posted (older ones), flushed and compacted before the measured run: a warm server. */
+  warmup: number;
   batch: number;
   concurrency: number;
   fsync: boolean;
@@ -48,21 +53,67 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-export async function runIngestBench(options: IngestBenchOptions): Promise<void> {
-  // Six hours of events that end an hour ago: every time bucket is closed when the data is weighed,
-  // so compaction has rewritten all of it, as it does with everything older than the current hour.
-  const generator = new EventGenerator(42, Date.now() - 7 * 3600_000, (6 * 3600_000) / options.events);
+/** Request bodies of `count` events from `generator`, `batch` a body; and their log lines' bytes. */
+function generateBodies(generator: EventGenerator, count: number, batch: number): { bodies: Buffer[]; lineBytes: number } {
   const bodies: Buffer[] = [];
   let lineBytes = 0;
-  for (let produced = 0; produced < options.events; produced += options.batch) {
+  for (let produced = 0; produced < count; produced += batch) {
     const events = [];
-    for (let i = 0; i < Math.min(options.batch, options.events - produced); i++) {
+    for (let i = 0; i < Math.min(batch, count - produced); i++) {
       const event = generator.next();
       lineBytes += Buffer.byteLength(event.event);
       events.push(event);
     }
     bodies.push(Buffer.from(JSON.stringify(events)));
   }
+  return { bodies, lineBytes };
+}
+
+/** Posts every body, `concurrency` at a time, retrying a 503 after a pause; each answer's latency goes to `latencies`. */
+async function postAll(server: TestServer, bodies: readonly Buffer[], concurrency: number, latencies: number[]): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const sent = performance.now();
+      const response = await request(`${server.api}/ingest`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      if (response.status === 503) {
+        next--; // backpressure: retry the same batch
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${response.text}`);
+      latencies.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+async function waitFlushed(server: TestServer): Promise<void> {
+  for (;;) {
+    const stats = await request(`${server.api}/stats`);
+    if (stats.body.data.buffered_events === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Runs compaction every second until no merge runs and a pass would pick none (a recompression leaves the segment count as it was). */
+async function waitCompacted(server: TestServer): Promise<void> {
+  await patchConfig(server, { storage: { compaction_interval: '1s' } });
+  const giveUpAt = performance.now() + 15 * 60_000;
+  for (;;) {
+    if (performance.now() > giveUpAt) throw new Error('compaction did not finish within 15 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const storage = (await request(`${server.api}/metrics`)).body.data.storage;
+    if (!storage.compaction_running && storage.compaction_pending === 0) return;
+  }
+}
+
+export async function runIngestBench(options: IngestBenchOptions): Promise<void> {
+  // Six hours of events that end an hour ago: every time bucket is closed when the data is weighed,
+  // so compaction has rewritten all of it, as it does with everything older than the current hour.
+  const generator = new EventGenerator(42, Date.now() - 7 * 3600_000, (6 * 3600_000) / options.events);
+  const { bodies, lineBytes } = generateBodies(generator, options.events, options.batch);
   const bodyBytes = bodies.reduce((sum, body) => sum + body.length, 0);
 
   // The ceiling: JSON.parse alone over the same bodies, one core, best of 3 passes.
@@ -83,26 +134,24 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
   ];
   const server = await TestServer.start({ set: { 'storage.fsync': options.fsync }, nodeArgs });
   try {
+    // --warmup: older events first (six hours ending an hour before the measured ones: no bucket in
+    // common, so compaction never merges the two), flushed and compacted,
+    // so that the measured run meets a server whose code is compiled and whose heaps are grown.
+    let warm = { segmentBytes: 0, segments: 0, since: new Date(0).toISOString() };
+    if (options.warmup > 0) {
+      const older = new EventGenerator(7, Date.now() - 14 * 3600_000, (6 * 3600_000) / options.warmup);
+      await postAll(server, generateBodies(older, options.warmup, options.batch).bodies, options.concurrency, []);
+      await waitFlushed(server);
+      await waitCompacted(server);
+      await patchConfig(server, { storage: { compaction_interval: '30s' } });
+      const stats = (await request(`${server.api}/stats`)).body.data;
+      warm = { segmentBytes: stats.segment_bytes, segments: stats.segment_count, since: new Date().toISOString() };
+    }
     const latencies: number[] = [];
-    let next = 0;
     const cpuBefore = processCpuSeconds(server.process.pid);
     const threadsBefore = threadCpu(server.process.pid);
     const started = performance.now();
-    const worker = async (): Promise<void> => {
-      while (next < bodies.length) {
-        const body = bodies[next++];
-        const sent = performance.now();
-        const response = await request(`${server.api}/ingest`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-        if (response.status === 503) {
-          next--; // backpressure: retry the same batch
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          continue;
-        }
-        if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${response.text}`);
-        latencies.push(performance.now() - sent);
-      }
-    };
-    await Promise.all(Array.from({ length: options.concurrency }, worker));
+    await postAll(server, bodies, options.concurrency, latencies);
     const seconds = (performance.now() - started) / 1000;
     const eventsPerSecond = options.events / seconds;
     const cpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
@@ -112,11 +161,7 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     // Wait for the flusher to empty the write buffer, then stop cleanly and weigh the data dir.
     // Acknowledged is not the whole cost: the flush (columns, blooms, zstd) lags behind ingest and
     // finishes after the last request. Until the buffer is empty is what a sustained load pays.
-    for (;;) {
-      const stats = await request(`${server.api}/stats`);
-      if (stats.body.data.buffered_events === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFlushed(server);
     const flushedSeconds = (performance.now() - started) / 1000;
     const flushedCpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
     const stats = (await request(`${server.api}/stats`)).body.data;
@@ -124,22 +169,14 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     if (process.env.BENCH_THREADS === '1') printThreadCpu('from the last answer until flushed', threadsFlushed, threadsPosted);
     // Then let compaction run (it recompresses at a higher zstd level, see compactor.ts): what the
     // events occupy for the rest of their retention.
-    await patchConfig(server, { storage: { compaction_interval: '1s' } });
-    // Done when no merge runs and a pass would pick none (a recompression leaves the count as it was).
-    const giveUpAt = performance.now() + 15 * 60_000;
-    for (;;) {
-      if (performance.now() > giveUpAt) throw new Error('compaction did not finish within 15 minutes');
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const storage = (await request(`${server.api}/metrics`)).body.data.storage;
-      if (!storage.compaction_running && storage.compaction_pending === 0) break;
-    }
+    await waitCompacted(server);
     // Every event is compacted about once in its life (its bucket's segments are merged or
     // recompressed when the hour closes), so a load that lasts pays this too.
     const compactedCpuSeconds = processCpuSeconds(server.process.pid) - cpuBefore;
     if (process.env.BENCH_THREADS === '1') printThreadCpu('compaction', threadCpu(server.process.pid), threadsFlushed);
     const settled = (await request(`${server.api}/stats`)).body.data;
     // Which compactions ran: merges or lone rewrites, and how many kept their inputs' column blocks (segment-rewrite.ts).
-    const history = (await request(`${server.api}/compaction/history?limit=10000`)).body.data.compactions as { inputs: unknown[]; rows: number; blocks_kept: boolean }[];
+    const history = (await request(`${server.api}/compaction/history?limit=10000&since=${warm.since}`)).body.data.compactions as { inputs: unknown[]; rows: number; blocks_kept: boolean }[];
     const rowsOf = (manifests: typeof history): number => manifests.reduce((sum, manifest) => sum + manifest.rows, 0);
     const merged = history.filter((manifest) => manifest.inputs.length > 1);
     const alone = history.filter((manifest) => manifest.inputs.length === 1);
@@ -148,7 +185,7 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     const dataBytes = directoryBytes(server.dataDir);
 
     const row = (name: string, value: string): void => console.log(`| ${name.padEnd(44)} | ${value.padStart(16)} |`);
-    console.log(`\ningest benchmark: ${options.events} events, batches of ${options.batch}, ${options.concurrency} in flight, fsync ${options.fsync}`);
+    console.log(`\ningest benchmark: ${options.events} events, batches of ${options.batch}, ${options.concurrency} in flight, fsync ${options.fsync}, warm-up ${options.warmup} events`);
     console.log(`| ${'measure'.padEnd(44)} | ${'value'.padStart(16)} |`);
     console.log(`|${'-'.repeat(46)}|${'-'.repeat(18)}|`);
     row('events/s (POST /ingest, acknowledged)', eventsPerSecond.toFixed(0));
@@ -168,13 +205,15 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     row('compactions that kept column blocks / rows', `${kept.length} / ${rowsOf(kept)}`);
     row('raw log-line bytes', String(lineBytes));
     row('request body bytes', String(bodyBytes));
-    row('segment bytes after flush / log-line bytes', `${((stats.segment_bytes / lineBytes) * 100).toFixed(1)}%`);
-    row('segments after flush', String(stats.segment_count));
-    row('segment bytes after compaction / log-line bytes', `${((settled.segment_bytes / lineBytes) * 100).toFixed(1)}%`);
-    row('data dir bytes after compaction and shutdown', String(dataBytes));
-    row('data dir after compaction / log-line bytes', `${((dataBytes / lineBytes) * 100).toFixed(1)}%`);
-    row('data dir after compaction / request bytes', `${((dataBytes / bodyBytes) * 100).toFixed(1)}%`);
-    row('segments after compaction', String(settled.segment_count));
+    row('segment bytes after flush / log-line bytes', `${(((stats.segment_bytes - warm.segmentBytes) / lineBytes) * 100).toFixed(1)}%`);
+    row('segments after flush', String(stats.segment_count - warm.segments));
+    row('segment bytes after compaction / log-line bytes', `${(((settled.segment_bytes - warm.segmentBytes) / lineBytes) * 100).toFixed(1)}%`);
+    if (options.warmup === 0) {
+      row('data dir bytes after compaction and shutdown', String(dataBytes));
+      row('data dir after compaction / log-line bytes', `${((dataBytes / lineBytes) * 100).toFixed(1)}%`);
+      row('data dir after compaction / request bytes', `${((dataBytes / bodyBytes) * 100).toFixed(1)}%`);
+    }
+    row('segments after compaction', String(settled.segment_count - warm.segments));
     row('events stored', String(stats.total_events));
   } finally {
     await server.stop();

@@ -13,6 +13,7 @@ async function main(): Promise<void> {
     allowPositionals: true,
     options: {
       events: { type: 'string' },
+      warmup: { type: 'string' },
       batch: { type: 'string' },
       concurrency: { type: 'string' },
       fsync: { type: 'boolean' },
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     case 'ingest':
       await runIngestBench({
         events: Number(values.events ?? 1_000_000),
+        warmup: Number(values.warmup ?? 0),
         batch: Number(values.batch ?? 10_000),
         concurrency: Number(values.concurrency ?? 2),
         fsync: values.fsync === true,
