@@ -135,8 +135,8 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
   const server = await TestServer.start({ set: { 'storage.fsync': options.fsync }, nodeArgs });
   try {
     // --warmup: older events first (six hours ending an hour before the measured ones: no bucket in
-    // common, so compaction never merges the two), flushed and compacted,
-    // so that the measured run meets a server whose code is compiled and whose heaps are grown.
+    // common, so compaction never merges the two), flushed and compacted, so that the measured run
+    // meets a server whose code is compiled and whose heaps are grown.
     let warm = { segmentBytes: 0, segments: 0, since: new Date(0).toISOString() };
     if (options.warmup > 0) {
       const older = new EventGenerator(7, Date.now() - 14 * 3600_000, (6 * 3600_000) / options.warmup);
