@@ -2,7 +2,7 @@
  * The running node: its config (live, reloadable), the storage engine, metrics and lifecycle
  * state. Routes receive this object; nothing else is global.
  */
-import { defaultCodecWorkers } from '../storage/codec-pool';
+import { defaultCodecWorkers } from '../storage/threads/codec-pool';
 import { JobManager } from '../coordinator/jobs';
 import { QueryService } from '../coordinator/query-service';
 import { defaultQueryWorkers, QueryWorkerPool } from '../query/exec/session-pool';
@@ -11,7 +11,7 @@ import type { Config } from './config/schema';
 import { RESTART_REQUIRED_KEYS } from './config/schema';
 import { resolveSettings, type Settings } from './config/settings';
 import { changedKeys } from './config/validate';
-import { defaultIngestWorkers, IngestParser } from './ingest-parser';
+import { defaultIngestWorkers, IngestParser } from './ingest/parser-pool';
 import { localScanSource } from './local-scan-source';
 import { Metrics } from './metrics';
 import { VERSION } from './version';

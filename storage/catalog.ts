@@ -5,8 +5,8 @@
  */
 import type { FieldValue } from './event';
 import { RAW_COLUMN, TIME_COLUMN } from './event';
-import { fieldRow, fieldValues, unpackStrings, type EventChunk, type PackedStrings } from './event-chunk';
-import type { MemTable } from './memtable';
+import { fieldRow, fieldValues, unpackStrings, type EventChunk, type PackedStrings } from './buffer/event-chunk';
+import type { MemTable } from './buffer/memtable';
 import type { SegmentHeader } from './segment/header';
 import { SourceNumbering } from './source-stats';
 

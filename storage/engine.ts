@@ -6,19 +6,19 @@
 import { EventEmitter } from 'events';
 import path from 'path';
 import { Catalog, type CatalogFilter, type FieldSummary, type SourceSummary } from './catalog';
-import { CodecPool } from './codec-pool';
-import { compactGroup, pickCompactions, readManifests, type CompactionManifest, type CompactionOptions } from './compactor';
+import { CodecPool } from './threads/codec-pool';
+import { compactGroup, pickCompactions, readManifests, type CompactionManifest, type CompactionOptions } from './lifecycle/compactor';
 import type { LogEvent } from './event';
-import type { EventChunk } from './event-chunk';
-import { flushGeneration, type FlushResult } from './flusher';
+import type { EventChunk } from './buffer/event-chunk';
+import { flushGeneration, type FlushResult } from './lifecycle/flusher';
 import type { Placement } from './partition';
-import { applyRetention, type RetentionResult } from './retention';
+import { applyRetention, type RetentionResult } from './lifecycle/retention';
 import { WAL_PREFIX } from './keys';
 import { directoryBytes, prefixEnd, Rocks } from './rocks';
 import { planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
-import { SegmentStore } from './segment-store';
+import { SegmentStore } from './lifecycle/segment-store';
 import type { ColumnBatch } from './column';
-import { WriteBuffer } from './write-buffer';
+import { WriteBuffer } from './buffer/write-buffer';
 
 export interface EngineOptions {
   dataDir: string;

@@ -3,18 +3,18 @@
  * statistics and bloom filter, then hand out column batches of only the requested columns,
  * restricted to the time range. Pruning decisions are counted (the `segments_skipped_*` counters).
  */
-import { chunkBatch, rowsInRange } from './chunk-read';
+import { chunkBatch, rowsInRange } from './buffer/chunk-read';
 import type { Column, ColumnBatch } from './column';
-import type { EventChunk } from './event-chunk';
+import type { EventChunk } from './buffer/event-chunk';
 import { lowerBound } from './sorted';
 import type { FieldValue } from './event';
 import { INDEX_COLUMN, TIME_COLUMN } from './event';
-import type { MemTable } from './memtable';
-import type { SegmentStore } from './segment-store';
+import type { MemTable } from './buffer/memtable';
+import type { SegmentStore } from './lifecycle/segment-store';
 import { bloomMayContainAll, framesToRead } from './segment/bloom';
 import { decodeColumns } from './segment/row-block';
 import { withRawRefs, type ColumnStats, type SegmentHeader } from './segment/header';
-import type { WriteBuffer } from './write-buffer';
+import type { WriteBuffer } from './buffer/write-buffer';
 
 /** A pruning hint: rows can match only where the column holds one of `oneOf`, or a number in [min, max]. */
 export interface ColumnPredicate {

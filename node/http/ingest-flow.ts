@@ -6,8 +6,8 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../app';
 import { ApiError } from '../errors';
 import type { IngestContext } from '../ingest/common';
-import type { ParsedBody } from '../ingest-parser';
-import type { IngestParams, ParseSummary } from '../ingest-record';
+import type { ParsedBody } from '../ingest/parser-pool';
+import type { IngestParams, ParseSummary } from '../ingest/format-dispatch';
 import { rawBody, type RawBody } from './body';
 import type { IngestRateLimiter } from './rate-limit';
 

@@ -1,6 +1,6 @@
 /**
  * The fast path of `POST /ingest`: reads the body's bytes once (json-bytes.ts) and writes each
- * event straight into its chunk's columns (storage/byte-chunk-builder.ts), with no JS object per
+ * event straight into its chunk's columns (storage/buffer/byte-chunk-builder.ts), with no JS object per
  * event and no JS string per value. JSON.parse, the object walk and chunk building were the parse
  * workers' whole CPU, and the objects they made kept the garbage collector busy.
  *
@@ -12,9 +12,9 @@
  * test/unit/ingest/native-scan.test.ts holds both paths to byte-identical chunk records.
  */
 import { isAscii, isUtf8 } from 'buffer';
-import { ByteChunkBuilder, ByteDictionary, type ByteFieldBuilder } from '../../storage/byte-chunk-builder';
+import { ByteChunkBuilder, ByteDictionary, type ByteFieldBuilder } from '../../storage/buffer/byte-chunk-builder';
 import { DEFAULT_INDEX, isValidIndexName, type LogEvent } from '../../storage/event';
-import type { EventChunk } from '../../storage/event-chunk';
+import type { EventChunk } from '../../storage/buffer/event-chunk';
 import { bucketOf, keyString, partitionOf, type PartitionKey, type Placement } from '../../storage/partition';
 import { LABEL_FIELDS, receivedAt, RESERVED_FIELD_NAMES, type IngestContext } from './common';
 import { MAX_FIELDS_PER_EVENT } from './flatten';

@@ -4,14 +4,14 @@
  * newest units first, stopping early once a `head` is satisfied; then it merges what the
  * sessions produced and runs the coordinator stages (result.ts).
  */
-import type { EventChunk } from '../../storage/event-chunk';
+import type { EventChunk } from '../../storage/buffer/event-chunk';
 import type { BufferedUnit, ScanPlan, ScanRequest, ScanStats, SegmentUnit } from '../../storage/scan';
 import { storedColumnsToRead } from '../../storage/scan';
 import type { QueryPlan } from '../plan/plan';
 import { checkAlive, type MemoryBudget } from './limits';
 import { scanRequestOf } from './scan-request';
 import { QueryProgress } from './progress';
-import { finishResult, type QueryResultData } from './result';
+import { finishResult, type QueryResultData, type ShardOutput } from './result';
 import type { TimedRow } from './rows';
 import type { SessionSpec } from './query-worker';
 import type { QueryWorkerPool, SessionHandle } from './session-pool';
@@ -55,15 +55,6 @@ export interface ExecuteOptions {
   onRows?: (rows: TimedRow[]) => Promise<void>;
   /** Newest rows so far (about once a second), for job previews. */
   onPreview?: (rows: TimedRow[]) => void;
-}
-
-/** The merged shard output the coordinator finishes. */
-export interface ShardOutput {
-  matched: number;
-  newest: TimedRow[] | null;
-  all: TimedRow[] | null;
-  partials: PartialStats[];
-  opStats: OpStats[];
 }
 
 type WorkUnit =

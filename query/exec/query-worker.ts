@@ -4,8 +4,8 @@
  * blocks here; a session is rebuilt from the query text with the same deterministic planner.
  */
 import { parentPort, workerData } from 'worker_threads';
-import type { ChunkScan } from '../../storage/chunk-read';
-import type { EventChunk } from '../../storage/event-chunk';
+import type { ChunkScan } from '../../storage/buffer/chunk-read';
+import type { EventChunk } from '../../storage/buffer/event-chunk';
 import { payloadCacheCounters, setPayloadCacheBytes, type PayloadCacheCounters } from '../../storage/segment/payload-cache';
 import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';

@@ -6,10 +6,25 @@ import type { QueryPlan, RowOp, TopFinish } from '../plan/plan';
 import type { StaticType, Value } from '../value';
 import { formatTime } from '../value';
 import { applyBatchOp } from './batch-ops';
-import type { ExecuteOptions, ShardOutput } from './execute';
-import { batchToRows, dedupRows, formatRow, rowsToBatch, sortRows, type Row } from './rows';
-import { compareKeys, StatsAccumulator } from './stats';
+import { batchToRows, dedupRows, formatRow, rowsToBatch, sortRows, type Row, type TimedRow } from './rows';
+import type { OpStats } from './shard-session';
+import { compareKeys, StatsAccumulator, type PartialStats } from './stats';
 import { fullSelection } from './vectors';
+
+/** The page of the answer a request asked for. */
+export interface ResultPage {
+  offset: number;
+  limit: number;
+}
+
+/** The merged shard output the coordinator finishes. */
+export interface ShardOutput {
+  matched: number;
+  newest: TimedRow[] | null;
+  all: TimedRow[] | null;
+  partials: PartialStats[];
+  opStats: OpStats[];
+}
 
 export type QueryResultData =
   | { type: 'events'; events: Row[]; total: number; has_more: boolean }
@@ -121,7 +136,7 @@ function formatCell(value: Value, type: StaticType): Value {
   return type === 'time' && typeof value === 'number' ? formatTime(value) : value;
 }
 
-export function finishResult(plan: QueryPlan, shard: ShardOutput, options: Pick<ExecuteOptions, 'offset' | 'limit'>): QueryResultData {
+export function finishResult(plan: QueryPlan, shard: ShardOutput, options: ResultPage): QueryResultData {
   let rows: Row[];
   let total: number | null = null;
   const boundary = plan.boundary;

@@ -5,8 +5,8 @@
 import os from 'os';
 import path from 'path';
 import { Worker } from 'worker_threads';
-import type { ChunkScan } from '../../storage/chunk-read';
-import type { EventChunk } from '../../storage/event-chunk';
+import type { ChunkScan } from '../../storage/buffer/chunk-read';
+import type { EventChunk } from '../../storage/buffer/event-chunk';
 import type { QueryPlan } from '../plan/plan';
 import type { PayloadCacheCounters } from '../../storage/segment/payload-cache';
 import type { QueryWorkerData, SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';

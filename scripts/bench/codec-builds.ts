@@ -3,8 +3,8 @@
  * that two builds can alternate in one process, and the server's chunks for generated events.
  */
 import path from 'path';
-import type { CodecRequest, CodecResult } from '../../storage/codec-worker';
-import type { ChunkPiece, EventChunk } from '../../storage/event-chunk';
+import type { CodecRequest, CodecResult } from '../../storage/threads/codec-worker';
+import type { ChunkPiece, EventChunk } from '../../storage/buffer/event-chunk';
 import type { Placement } from '../../storage/partition';
 import { EventGenerator } from './generate';
 
@@ -18,11 +18,20 @@ export interface CodecBuild {
   runCodecRequest: (request: CodecRequest) => CodecResult;
 }
 
+/** A module of a build by its path, or by the path it had in builds that predate the storage folders. */
+function requireModule<T>(dist: string, current: string, older: string): T {
+  try {
+    return require(path.join(dist, current)) as T;
+  } catch {
+    return require(path.join(dist, older)) as T;
+  }
+}
+
 function loadBuild(dist: string, name: string): CodecBuild {
   const scan = require(path.join(dist, 'node/ingest/native-scan.js')) as Pick<CodecBuild, 'scanNativeBatch'>;
-  const record = require(path.join(dist, 'storage/chunk-record.js')) as Pick<CodecBuild, 'encodeChunkRecord' | 'decodeChunkRecord'>;
-  const chunk = require(path.join(dist, 'storage/event-chunk.js')) as Pick<CodecBuild, 'groupChunkRows'>;
-  const codec = require(path.join(dist, 'storage/codec-worker.js')) as Pick<CodecBuild, 'runCodecRequest'>;
+  const record = requireModule<Pick<CodecBuild, 'encodeChunkRecord' | 'decodeChunkRecord'>>(dist, 'storage/buffer/chunk-record.js', 'storage/chunk-record.js');
+  const chunk = requireModule<Pick<CodecBuild, 'groupChunkRows'>>(dist, 'storage/buffer/event-chunk.js', 'storage/event-chunk.js');
+  const codec = requireModule<Pick<CodecBuild, 'runCodecRequest'>>(dist, 'storage/threads/codec-worker.js', 'storage/codec-worker.js');
   return { name, ...scan, ...record, ...chunk, ...codec };
 }
 

@@ -8,8 +8,8 @@
  * median CPU per event and the bytes before and after. With `--baseline` (another build's `dist`
  * folder) the two builds alternate run by run on the same segments.
  */
-import { compactionZstdLevel, flushZstdLevel } from '../../storage/compactor';
-import type { CodecRequest, MergeInput } from '../../storage/codec-worker';
+import { compactionZstdLevel, flushZstdLevel } from '../../storage/lifecycle/compactor';
+import type { CodecRequest, MergeInput } from '../../storage/threads/codec-worker';
 import type { SegmentHeader } from '../../storage/segment/header';
 import { alternate, flushGroups, generatedBodies, loadBuilds, median } from './codec-builds';
 

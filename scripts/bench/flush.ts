@@ -8,7 +8,7 @@
  * the two builds alternate run by run on the same chunks, which is steadier on a noisy machine
  * than comparing two server runs.
  */
-import type { CodecRequest } from '../../storage/codec-worker';
+import type { CodecRequest } from '../../storage/threads/codec-worker';
 import { alternate, flushGroups, generatedBodies, loadBuilds, median } from './codec-builds';
 
 export interface FlushBenchOptions {

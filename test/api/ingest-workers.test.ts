@@ -1,11 +1,11 @@
 /**
- * Large bodies are parsed in ingest worker threads, small ones in place (node/ingest-parser.ts).
+ * Large bodies are parsed in ingest worker threads, small ones in place (node/ingest/parser-pool.ts).
  * Differential test through HTTP: the same events sent as one large body and as many small ones
  * give the same answers and store the same events; errors from a worker keep their status and code.
  */
 import { strict as assert } from 'assert';
 import http from 'http';
-import { INLINE_PARSE_BYTES } from '../../node/ingest-parser';
+import { INLINE_PARSE_BYTES } from '../../node/ingest/parser-pool';
 import { assertError, dispose, post } from '../helpers/api';
 import { TestServer } from '../helpers/server';
 import { readStoredEvents, type StoredEvent } from '../helpers/storage';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import fs from 'fs';
 import { postJson, request, TestServer } from '../helpers/server';
-import { BACKGROUND_NICE } from '../../storage/thread-priority';
+import { BACKGROUND_NICE } from '../../storage/threads/thread-priority';
 
 /** The nice value of each thread of a process (Linux /proc). */
 function threadNices(pid: number): number[] {

@@ -7,7 +7,7 @@
 import crypto from 'crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app';
-import type { IngestParams } from '../../ingest-record';
+import type { IngestParams } from '../../ingest/format-dispatch';
 import { summaryOf, type IngestFlow } from '../ingest-flow';
 
 /** A request-unique seed for generated document ids, stored with the record so replay gives the same ids. */

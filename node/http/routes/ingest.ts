@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { App } from '../../app';
 import type { RawHeaders } from '../../ingest/raw';
-import type { IngestParams } from '../../ingest-record';
+import type { IngestParams } from '../../ingest/format-dispatch';
 import { summaryOf, type IngestFlow } from '../ingest-flow';
 
 function header(request: FastifyRequest, name: string): string | undefined {

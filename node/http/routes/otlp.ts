@@ -1,7 +1,7 @@
 /** `POST /otlp/v1/logs`: OTLP/HTTP logs in the JSON encoding (protobuf answers 415). */
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../errors';
-import type { IngestParams } from '../../ingest-record';
+import type { IngestParams } from '../../ingest/format-dispatch';
 import type { IngestFlow } from '../ingest-flow';
 
 export function otlpRoutes(flow: IngestFlow): FastifyPluginAsync {

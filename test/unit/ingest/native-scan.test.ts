@@ -6,11 +6,11 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { ApiError } from '../../../node/errors';
-import { bodyText } from '../../../node/ingest-record';
+import { bodyText } from '../../../node/ingest/format-dispatch';
 import { parseNativeBatch } from '../../../node/ingest/native';
 import { scanNativeBatch } from '../../../node/ingest/native-scan';
-import { encodeChunkRecord } from '../../../storage/chunk-record';
-import { chunkEvents } from '../../../storage/event-chunk';
+import { encodeChunkRecord } from '../../../storage/buffer/chunk-record';
+import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { Placement } from '../../../storage/partition';
 import { EventGenerator } from '../../../scripts/bench/generate';
 import { ctx } from './helpers';

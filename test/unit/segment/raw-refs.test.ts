@@ -12,7 +12,7 @@ import { rowSetFromEvents } from '../../../storage/segment/row-set';
 import { encodeSegment } from '../../../storage/segment/segment-encoder';
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
 import { valueAt } from '../../../storage/column';
-import { mergeSegments } from '../../../storage/codec-worker';
+import { mergeSegments } from '../../../storage/threads/codec-worker';
 import type { SegmentHeader } from '../../../storage/segment/header';
 
 /** Encodes `lines` against `fields` (dense columns) and fills the skeletons back in. */

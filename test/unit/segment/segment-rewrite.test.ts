@@ -1,10 +1,10 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { rowSetOfPieces } from '../../../storage/chunk-read';
-import { mergeSegments, type MergeInput } from '../../../storage/codec-worker';
+import { rowSetOfPieces } from '../../../storage/buffer/chunk-read';
+import { mergeSegments, type MergeInput } from '../../../storage/threads/codec-worker';
 import { valueAt } from '../../../storage/column';
 import type { FieldValue, LogEvent } from '../../../storage/event';
-import { chunkEvents, groupChunkRows } from '../../../storage/event-chunk';
+import { chunkEvents, groupChunkRows } from '../../../storage/buffer/event-chunk';
 import type { Placement } from '../../../storage/partition';
 import { sourceStatsOf } from '../../../storage/source-stats';
 import { bloomMayContainAll, framesToRead } from '../../../storage/segment/bloom';

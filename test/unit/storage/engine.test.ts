@@ -6,9 +6,9 @@ import { StorageEngine, type EngineOptions } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
 import { indexMatcher, type ScanRequest } from '../../../storage/scan';
 import { valueAt } from '../../../storage/column';
-import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/chunk-record';
-import { chunkEvents } from '../../../storage/event-chunk';
-import { compactionZstdLevel, flushZstdLevel, pickCompactions } from '../../../storage/compactor';
+import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
+import { chunkEvents } from '../../../storage/buffer/event-chunk';
+import { compactionZstdLevel, flushZstdLevel, pickCompactions } from '../../../storage/lifecycle/compactor';
 import type { SegmentHeader } from '../../../storage/segment/header';
 
 const HOUR = 3600_000_000;

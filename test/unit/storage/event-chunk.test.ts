@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { MessageChannel, receiveMessageOnPort } from 'worker_threads';
-import { chunkColumn, rowSetOfPieces } from '../../../storage/chunk-read';
+import { chunkColumn, rowSetOfPieces } from '../../../storage/buffer/chunk-read';
 import { valueAt } from '../../../storage/column';
 import type { FieldValue, LogEvent } from '../../../storage/event';
 import {
@@ -10,9 +10,9 @@ import {
   packStrings,
   unpackStrings,
   type EventChunk,
-} from '../../../storage/event-chunk';
+} from '../../../storage/buffer/event-chunk';
 import { keyOf, keyString, type Placement } from '../../../storage/partition';
-import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/chunk-record';
+import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { rowText } from '../../../storage/segment/ascii-text';
 import { entryValue, isCoded, type RowSet } from '../../../storage/segment/row-set';
 import { ColumnEncoding, readBlockHeader } from '../../../storage/segment/column-codec';

@@ -3,7 +3,7 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { sourcesOfChunk } from '../../../storage/catalog';
 import type { FieldValue, LogEvent } from '../../../storage/event';
-import { chunkEvents } from '../../../storage/event-chunk';
+import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { SourceStats } from '../../../storage/segment/header';
 import { entryValue, type CodedColumn, type RowSet, type SparseColumn } from '../../../storage/segment/row-set';
 import { sourceStatsOf } from '../../../storage/source-stats';

@@ -7,14 +7,14 @@
  * A flush rotates the active generation out, writes its segments and deletes exactly the records
  * of that generation in the same atomic batch: no event is lost or stored twice across a crash.
  */
-import type { LogEvent } from './event';
+import type { LogEvent } from '../event';
 import { chunkEventsOf } from './chunk-read';
 import { CHUNK_RECORD_KIND, decodeChunkRecord } from './chunk-record';
 import { chunkEvents, type EventChunk } from './event-chunk';
-import { WAL_PREFIX, walKey, walSeqOf } from './keys';
+import { WAL_PREFIX, walKey, walSeqOf } from '../keys';
 import { MemTable } from './memtable';
-import { keyString, type Placement } from './partition';
-import type { Rocks } from './rocks';
+import { keyString, type Placement } from '../partition';
+import type { Rocks } from '../rocks';
 
 /** Record kinds: 0 is a JSON array of events (appendEvents); chunk records are CHUNK_RECORD_KIND. */
 export const JSON_EVENTS_KIND = 0;

@@ -10,9 +10,9 @@
  *   ...  header: JSON of RecordHeader (placement, chunk metadata, section offsets)
  *   ...  sections, each 8-byte aligned: times, raws, and the field arrays of every chunk
  */
-import type { FieldValue } from './event';
+import type { FieldValue } from '../event';
 import type { ChunkField, ChunkFieldType, EventChunk, PackedStrings } from './event-chunk';
-import type { PartitionKey, Placement } from './partition';
+import type { PartitionKey, Placement } from '../partition';
 
 export const CHUNK_RECORD_KIND = 2;
 

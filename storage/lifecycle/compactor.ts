@@ -8,13 +8,13 @@
  * In a closed bucket, a flusher segment (level 0) that no merge takes (a full one, or the only
  * small one) is recompressed alone, once: so every row ends up at the compaction zstd level.
  */
-import type { CodecPool } from './codec-pool';
-import type { MergeInput } from './codec-worker';
-import { manifestKey, MANIFEST_PREFIX } from './keys';
-import { prefixEnd, type Rocks } from './rocks';
+import type { CodecPool } from '../threads/codec-pool';
+import type { MergeInput } from '../threads/codec-worker';
+import { manifestKey, MANIFEST_PREFIX } from '../keys';
+import { prefixEnd, type Rocks } from '../rocks';
 import { BLOCK_ROWS, withIdentity } from './segment-builder';
 import type { SegmentStore } from './segment-store';
-import type { SegmentHeader } from './segment/header';
+import type { SegmentHeader } from '../segment/header';
 
 export const MIN_OPEN_BUCKET_INPUTS = 4;
 

@@ -1,7 +1,7 @@
-/** Ingest worker thread: parses request bodies for ingest-parser.ts. */
+/** Ingest worker thread: parses request bodies for parser-pool.ts. */
 import { parentPort } from 'worker_threads';
-import { ApiError } from './errors';
-import { parseBody, type ParseRequest, type ParseResponse } from './ingest-parser';
+import { ApiError } from '../errors';
+import { parseBody, type ParseRequest, type ParseResponse } from './parser-pool';
 
 if (parentPort !== null) {
   const port = parentPort;

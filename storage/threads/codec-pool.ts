@@ -7,8 +7,8 @@ import path from 'path';
 import type { CodecRequest, CodecResponse, CodecResult, CodecWorkerData, MergeInput } from './codec-worker';
 import { BULK_YOUNG_GENERATION_MB, WorkerPool } from './worker-pool';
 import { runCodecRequest } from './codec-worker';
-import type { ChunkPiece } from './event-chunk';
-import type { EncodeSegmentOptions } from './segment/segment-encoder';
+import type { ChunkPiece } from '../buffer/event-chunk';
+import type { EncodeSegmentOptions } from '../segment/segment-encoder';
 
 /** Workers by default: one per core beyond the main thread's, at least one. */
 export function defaultCodecWorkers(): number {

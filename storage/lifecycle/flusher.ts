@@ -3,13 +3,13 @@
  * or more per partition key, committing the segments and the deletion of the generation's
  * write-buffer records in one atomic RocksDB batch.
  */
-import type { CodecPool } from './codec-pool';
+import type { CodecPool } from '../threads/codec-pool';
 import { flushZstdLevel } from './compactor';
-import type { Rocks, WriteOp } from './rocks';
+import type { Rocks, WriteOp } from '../rocks';
 import { buildSegments } from './segment-builder';
 import type { SegmentStore } from './segment-store';
-import type { SegmentHeader } from './segment/header';
-import { walDeleteOps, type Generation, type WriteBuffer } from './write-buffer';
+import type { SegmentHeader } from '../segment/header';
+import { walDeleteOps, type Generation, type WriteBuffer } from '../buffer/write-buffer';
 
 export interface FlushResult {
   events: number;

@@ -1,23 +1,23 @@
 /**
  * Runs ingest parsers off the main thread. A body is parsed (JSON.parse, mapping, grouping by
  * partition key into columnar chunks) in an ingest worker, which hands back the chunk record
- * (storage/chunk-record.ts: one SharedArrayBuffer, no copy) and the route's summary. The main
+ * (storage/buffer/chunk-record.ts: one SharedArrayBuffer, no copy) and the route's summary. The main
  * thread keeps only what must be ordered there: the write-buffer record and the memtable append.
  * Small bodies are parsed in place: a thread round trip would cost more than the parse.
  */
 import os from 'os';
 import path from 'path';
-import { decodeChunkRecord, encodeChunkRecord } from '../storage/chunk-record';
-import { chunkEvents, type EventChunk } from '../storage/event-chunk';
-import { BULK_YOUNG_GENERATION_MB, WorkerPool } from '../storage/worker-pool';
-import type { Placement } from '../storage/partition';
-import { ApiError, type ErrorCode } from './errors';
-import { scanNativeBatch } from './ingest/native-scan';
-import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './ingest-record';
+import { decodeChunkRecord, encodeChunkRecord } from '../../storage/buffer/chunk-record';
+import { chunkEvents, type EventChunk } from '../../storage/buffer/event-chunk';
+import { BULK_YOUNG_GENERATION_MB, WorkerPool } from '../../storage/threads/worker-pool';
+import type { Placement } from '../../storage/partition';
+import { ApiError, type ErrorCode } from '../errors';
+import { scanNativeBatch } from './native-scan';
+import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './format-dispatch';
 
 export interface ParsedBody {
   chunks: EventChunk[];
-  /** The chunk record (storage/chunk-record.ts): the write-buffer record, and the memory `chunks` view. */
+  /** The chunk record (storage/buffer/chunk-record.ts): the write-buffer record, and the memory `chunks` view. */
   record: Buffer;
   /** Accepted events. */
   events: number;
@@ -85,7 +85,7 @@ export class IngestParser {
 
   /** `size` 0 parses everything in place. */
   constructor(private readonly size: number) {
-    this.workers = new WorkerPool<ParseResponse>(path.join(__dirname, 'ingest-worker.js'), size, {
+    this.workers = new WorkerPool<ParseResponse>(path.join(__dirname, 'parser-worker.js'), size, {
       unref: true,
       resourceLimits: { maxYoungGenerationSizeMb: BULK_YOUNG_GENERATION_MB },
     });

@@ -3,14 +3,14 @@
  * route's summary. Parsers are deterministic: the same body and params give the same events.
  */
 import { isAscii } from 'buffer';
-import type { LogEvent } from '../storage/event';
-import { invalidRequest } from './errors';
-import { parseBulk, parseEsDoc, type BulkItem } from './ingest/bulk';
-import type { IngestContext } from './ingest/common';
-import { parseHecLines } from './ingest/hec';
-import { parseNativeBatch } from './ingest/native';
-import { parseOtlpLogs } from './ingest/otlp';
-import { parseRawLines, type RawHeaders } from './ingest/raw';
+import type { LogEvent } from '../../storage/event';
+import { invalidRequest } from '../errors';
+import { parseBulk, parseEsDoc, type BulkItem } from './bulk';
+import type { IngestContext } from './common';
+import { parseHecLines } from './hec';
+import { parseNativeBatch } from './native';
+import { parseOtlpLogs } from './otlp';
+import { parseRawLines, type RawHeaders } from './raw';
 
 export type IngestFormat = 'native' | 'raw' | 'hec' | 'bulk' | 'doc' | 'otlp';
 

@@ -2,8 +2,8 @@
  * The set of stored segments: every header in memory (pruning never touches disk), the write
  * operations that add or remove a segment, and block reads for the scan.
  */
-import { BloomCache } from './byte-lru';
-import type { Column } from './column';
+import { BloomCache } from '../byte-lru';
+import type { Column } from '../column';
 import {
   blockKey,
   blockRange,
@@ -15,11 +15,11 @@ import {
   retiredKey,
   segmentCounterOf,
   segmentIdFor,
-} from './keys';
-import { keyString, type PartitionKey } from './partition';
-import type { Rocks, WriteOp } from './rocks';
-import { withRawRefs, type SegmentHeader } from './segment/header';
-import { decodeColumns } from './segment/row-block';
+} from '../keys';
+import { keyString, type PartitionKey } from '../partition';
+import type { Rocks, WriteOp } from '../rocks';
+import { withRawRefs, type SegmentHeader } from '../segment/header';
+import { decodeColumns } from '../segment/row-block';
 
 /** The named columns of one row block of a segment, to read. */
 export interface BlockRead {

@@ -2,11 +2,11 @@
  * Turns buffered chunks of one partition key into stored-segment data: cuts them at `segment_max_events`,
  * encodes each part and fills in the header's identity and source summary.
  */
-import type { CodecPool } from './codec-pool';
-import type { PartitionKey } from './partition';
+import type { CodecPool } from '../threads/codec-pool';
+import type { PartitionKey } from '../partition';
 import type { EncodedSegmentData } from './segment-store';
-import type { CodecResult } from './codec-worker';
-import { groupChunkRows, type EventChunk } from './event-chunk';
+import type { CodecResult } from '../threads/codec-worker';
+import { groupChunkRows, type EventChunk } from '../buffer/event-chunk';
 
 /** Rows per row block inside a segment: the unit of decoding and of block-level time pruning. */
 export const BLOCK_ROWS = 16384;

@@ -6,9 +6,9 @@
  * are by the write buffer (memtable.ts). Strings are decoded again only when a
  * query or a flush reads them. A chunk is immutable once built.
  */
-import type { FieldValue, LogEvent } from './event';
-import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from './event';
-import { bucketOf, keyString, partitionOf, type PartitionKey, type Placement } from './partition';
+import type { FieldValue, LogEvent } from '../event';
+import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../event';
+import { bucketOf, keyString, partitionOf, type PartitionKey, type Placement } from '../partition';
 
 /**
  * Strings in one buffer: string i is `bytes[i === 0 ? 0 : ends[i - 1], ends[i])`. Text is UTF-8;
