@@ -1,38 +1,56 @@
 /**
- * API errors: every failure the HTTP layer answers with the SPEC's envelope
- * `{ error: { code, message } }` and a status. Throw an ApiError anywhere below a route.
+ * The error catalogue: every failure the node answers, by code, with its HTTP status and a default
+ * message. The HTTP layer turns an ApiError into the envelope `{ error: { code, message, ... } }`;
+ * throw one anywhere below a route. Framework errors (fastify's, node's HTTP parser's) are mapped
+ * onto these codes in http/errors.ts, so no answer leaves the node in another shape.
  */
 
-export type ErrorCode =
-  | 'INVALID_JSON'
-  | 'INVALID_REQUEST'
-  | 'INVALID_QUERY'
-  | 'QUERY_TOO_LARGE'
-  | 'QUERY_MEMORY_EXCEEDED'
-  | 'VALIDATION_ERROR'
-  | 'AUTH_REQUIRED'
-  | 'INVALID_TOKEN'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
-  | 'TOO_MANY_REQUESTS'
-  | 'BACKPRESSURE'
-  | 'SHUTTING_DOWN'
-  | 'QUERY_POOL_EXHAUSTED'
-  | 'INTERNAL_ERROR';
+export const ERROR_CATALOGUE = {
+  INVALID_JSON: { status: 400, message: 'the request body is not valid JSON' },
+  INVALID_REQUEST: { status: 400, message: 'the request could not be read' },
+  INVALID_QUERY: { status: 400, message: 'the query could not be parsed or planned' },
+  QUERY_TOO_LARGE: { status: 400, message: 'the query is longer than query.max_query_length' },
+  QUERY_MEMORY_EXCEEDED: { status: 400, message: 'the query needs more than query.max_query_memory' },
+  QUERY_TIMEOUT: { status: 400, message: 'the query ran longer than query.max_query_runtime' },
+  QUERY_CANCELED: { status: 400, message: 'the query was canceled' },
+  VALIDATION_ERROR: { status: 400, message: 'the request is not valid' },
+  AUTH_REQUIRED: { status: 401, message: 'authentication is required' },
+  INVALID_TOKEN: { status: 401, message: 'the token was rejected' },
+  FORBIDDEN: { status: 403, message: 'the token lacks the required scope' },
+  NOT_FOUND: { status: 404, message: 'not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'this method is not allowed on this path' },
+  REQUEST_TIMEOUT: { status: 408, message: 'the request was not received within http.request_timeout' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'the request body exceeds ingest.max_body_size' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'unsupported media type' },
+  RATE_LIMITED: { status: 429, message: 'the ingest rate limit (ingest.rate_limit) was exceeded' },
+  TOO_MANY_REQUESTS: { status: 429, message: 'query.max_concurrent queries are already running' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'the request line or headers are too large' },
+  INTERNAL_ERROR: { status: 500, message: 'internal error; see the server log' },
+  BACKPRESSURE: { status: 503, message: 'the write buffer is full (ingest.max_buffered_events); retry shortly' },
+  SHUTTING_DOWN: { status: 503, message: 'the server is shutting down' },
+  QUERY_POOL_EXHAUSTED: { status: 503, message: 'the global query memory pool is exhausted' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOGUE, code);
+}
 
 export class ApiError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
     readonly code: ErrorCode,
-    message: string,
+    message: string = ERROR_CATALOGUE[code].message,
     /** Extra members of the error object (e.g. `parse_code`, `line`, `column` for INVALID_QUERY). */
     readonly details: Record<string, unknown> = {},
+    /** The catalogue's status unless a route answers this code with another (422 VALIDATION_ERROR). */
+    status?: number,
   ) {
     super(message);
     this.name = 'ApiError';
+    this.status = status ?? ERROR_CATALOGUE[code].status;
   }
 
   toBody(): { error: Record<string, unknown> } {
@@ -40,8 +58,7 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidJson = (message: string): ApiError => new ApiError(400, 'INVALID_JSON', message);
-export const invalidRequest = (message: string): ApiError => new ApiError(400, 'INVALID_REQUEST', message);
-export const validationError = (message: string, status = 400): ApiError =>
-  new ApiError(status, 'VALIDATION_ERROR', message);
-export const notFound = (message: string): ApiError => new ApiError(404, 'NOT_FOUND', message);
+export const invalidJson = (message: string): ApiError => new ApiError('INVALID_JSON', message);
+export const invalidRequest = (message: string): ApiError => new ApiError('INVALID_REQUEST', message);
+export const validationError = (message: string, status?: number): ApiError => new ApiError('VALIDATION_ERROR', message, {}, status);
+export const notFound = (message: string): ApiError => new ApiError('NOT_FOUND', message);

@@ -25,7 +25,7 @@ declare module 'fastify' {
 }
 
 const tooLarge = (limit: number): ApiError =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ingest.max_body_size (${limit} bytes)`);
+  new ApiError('PAYLOAD_TOO_LARGE', `request body exceeds ingest.max_body_size (${limit} bytes)`);
 
 /**
  * Collects a body up to `limit` bytes *after* decompression. Compressed bodies are inflated as
@@ -105,7 +105,7 @@ export function installBodyParser(app: FastifyInstance, limit: () => number): vo
     const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
     if (!['identity', '', 'gzip', 'x-gzip', 'deflate'].includes(encoding)) {
       payload.resume();
-      done(new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Encoding "${encoding}" (use gzip or deflate)`), undefined);
+      done(new ApiError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Encoding "${encoding}" (use gzip or deflate)`), undefined);
       return;
     }
     readBody(payload, encoding, limit(), truncate).then(

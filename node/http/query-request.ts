@@ -48,7 +48,7 @@ export function parseQueryRequest(
   const q = text(body, 'q') ?? text(body, 'query');
   if (q === undefined || q.trim() === '') throw validationError('q (or query) is required: the query text');
   if (q.length > settings.query.maxQueryLength) {
-    throw new ApiError(400, 'QUERY_TOO_LARGE', `the query is ${q.length} characters long; query.max_query_length is ${settings.query.maxQueryLength}`);
+    throw new ApiError('QUERY_TOO_LARGE', `the query is ${q.length} characters long; query.max_query_length is ${settings.query.maxQueryLength}`);
   }
   const format = text(body, 'format');
   if (format !== undefined && format !== '' && format !== 'json') {

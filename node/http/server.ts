@@ -76,7 +76,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     if (ELASTIC_PATHS.test(request.url.split('?')[0])) reply.header('x-elastic-product', 'Elasticsearch');
     const path = request.url.split('?')[0];
     if (app.shuttingDown && path !== '/health' && path !== '/metrics') {
-      throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down');
+      throw new ApiError('SHUTTING_DOWN', 'the server is shutting down');
     }
   });
 

@@ -105,7 +105,7 @@ export class IngestParser {
     const response = await this.workers.request(request, owned ? [body.buffer as ArrayBuffer] : []);
     if (!response.ok) {
       const { apiError, status, code, message, details } = response.error;
-      throw apiError ? new ApiError(status, code, message, details) : new Error(message);
+      throw apiError ? new ApiError(code, message, details, status) : new Error(message);
     }
     const { record } = response.parsed;
     return withChunks({ ...response.parsed, record: Buffer.from(record.buffer, record.byteOffset, record.byteLength) });

@@ -9,11 +9,8 @@ export function otlpRoutes(flow: IngestFlow): FastifyPluginAsync {
     server.post('/otlp/v1/logs', async (request, reply) => {
       const type = String(request.headers['content-type'] ?? '').toLowerCase();
       if (!type.startsWith('application/json')) {
-        flow.failed('otlp', new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', ''));
-        throw new ApiError(
-          415,
-          'UNSUPPORTED_MEDIA_TYPE',
-          `OTLP logs must be sent as JSON (Content-Type: application/json); got "${type || 'none'}". ` +
+        flow.failed('otlp', new ApiError('UNSUPPORTED_MEDIA_TYPE', ''));
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `OTLP logs must be sent as JSON (Content-Type: application/json); got "${type || 'none'}". ` +
             'Configure the exporter for http/json instead of http/protobuf.',
         );
       }

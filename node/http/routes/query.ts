@@ -10,14 +10,14 @@ import { formatRow, type TimedRow } from '../../../query/exec/rows';
 import type { StaticType } from '../../../query/value';
 import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app';
-import { ApiError, invalidJson, notFound, validationError } from '../../errors';
+import { ApiError, invalidJson, isErrorCode, notFound, validationError } from '../../errors';
 import { rawBody } from '../body';
 import { parseQueryRequest, type ParsedQueryRequest } from '../query-request';
 import { parseTimeBound } from '../time-bound';
 
 /** A parse or planning error as the SPEC's INVALID_QUERY. */
 export function invalidQuery(error: QueryError): ApiError {
-  return new ApiError(400, 'INVALID_QUERY', error.message, {
+  return new ApiError('INVALID_QUERY', error.message, {
     parse_code: error.code,
     line: error.line,
     column: error.column,
@@ -25,16 +25,10 @@ export function invalidQuery(error: QueryError): ApiError {
   });
 }
 
-const ERROR_STATUS: Record<string, number> = {
-  QUERY_MEMORY_EXCEEDED: 400,
-  QUERY_TIMEOUT: 400,
-  QUERY_CANCELED: 400,
-  QUERY_POOL_EXHAUSTED: 503,
-  INVALID_QUERY: 400,
-};
-
+/** A failed job as the answer to the request that waited for it: its code's status, or 500 for an unknown code. */
 function jobFailure(error: JobError): ApiError {
-  return new ApiError(ERROR_STATUS[error.code] ?? 500, error.code as never, error.message, error.details ?? {});
+  if (!isErrorCode(error.code)) return new ApiError('INTERNAL_ERROR', error.message);
+  return new ApiError(error.code, error.message, error.details ?? {});
 }
 
 const STATUS_ALIASES: Record<string, JobStatus> = {
@@ -70,7 +64,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       return service.start(request, { unlimited }).job;
     } catch (error) {
       if (error instanceof QueryError) throw invalidQuery(error);
-      if (error instanceof TooManyQueriesError) throw new ApiError(429, 'TOO_MANY_REQUESTS', error.message);
+      if (error instanceof TooManyQueriesError) throw new ApiError('TOO_MANY_REQUESTS', error.message);
       throw error;
     }
   };
@@ -126,7 +120,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
         finalTypes = launched.plan.finalTypes;
       } catch (error) {
         if (error instanceof QueryError) throw invalidQuery(error);
-        if (error instanceof TooManyQueriesError) throw new ApiError(429, 'TOO_MANY_REQUESTS', error.message);
+        if (error instanceof TooManyQueriesError) throw new ApiError('TOO_MANY_REQUESTS', error.message);
         throw error;
       }
       reply.hijack();
