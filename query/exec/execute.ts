@@ -18,6 +18,8 @@ import type { QueryWorkerPool, SessionHandle } from './session-pool';
 import { expandHeldReads, planHeldReads, type HeldPlan } from './held-blocks';
 import type { BlockInput, OpStats, ShardResult, UnitAck } from './shard-session';
 import type { PartialStats } from './stats';
+import { mergeSorted } from './sorted-rows';
+import { StreamOrder } from './stream-order';
 
 export type { OpStats };
 
@@ -124,6 +126,9 @@ interface PlannedRead {
 /** Messages a session may have in flight: enough to overlap reads with decoding, little enough to stop early. */
 const IN_FLIGHT_PER_SESSION = 2;
 
+/** Export rows queued for the client beyond which the scan waits for the client to read. */
+const MAX_STREAM_BACKLOG_ROWS = 50_000;
+
 class SessionSlot {
   inFlight: Promise<void>[] = [];
   last: UnitAck | null = null;
@@ -146,22 +151,33 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
   signal.addEventListener('abort', abort, { once: true });
   let bufferedRowsRead = 0;
   let streamChain: Promise<void> = Promise.resolve();
+  /** Streamed rows handed to onRows and not yet written (the scan waits when the client is slow). */
+  let streamBacklog = 0;
+  let order: StreamOrder | null = null;
   const refreshRowsRead = (): void => {
     scanPlan.stats.rowsRead = bufferedRowsRead + slots.reduce((sum, slot) => sum + (slot.last?.rowsRead ?? 0), 0);
     scanPlan.stats.blocksCached = slots.reduce((sum, slot) => sum + (slot.last?.blocksCached ?? 0), 0);
   };
-  const onAck = (slot: SessionSlot, ack: UnitAck): void => {
+  /** Export mode: group g answered with `rows`; what the order releases goes to onRows. */
+  const stream = (g: number, rows: TimedRow[]): void => {
+    if (order === null || options.onRows === undefined) return;
+    const ready = order.answer(g, rows);
+    if (ready.length === 0) return;
+    const write = options.onRows;
+    streamBacklog += ready.length;
+    streamChain = streamChain.then(async () => {
+      await write(ready);
+      streamBacklog -= ready.length;
+    });
+  };
+  const onAck = (slot: SessionSlot, g: number, ack: UnitAck): void => {
     slot.last = ack;
     refreshRowsRead();
     if (ack.memoryBytes > slot.memoryCharged) {
       budget.charge(ack.memoryBytes - slot.memoryCharged);
       slot.memoryCharged = ack.memoryBytes;
     }
-    if (ack.rows !== null && ack.rows.length > 0 && options.onRows !== undefined) {
-      const rows = ack.rows;
-      const write = options.onRows;
-      streamChain = streamChain.then(() => write(rows));
-    }
+    stream(g, ack.rows ?? []);
   };
   let results: ShardResult[];
   /** Reads whose held-blocks decision is not settled yet: settled when sent, or at the end. */
@@ -176,6 +192,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
     const units = workUnits(scanPlan);
     progress.unitsTotal = units.length;
     const groups = workGroups(units, request, boundary.kind === 'head');
+    if (options.onRows !== undefined) order = new StreamOrder(groups.map((group) => group.maxTime));
     // A head stops as soon as it is satisfied: read ahead by one unit only.
     const depth = boundary.kind === 'head' ? 1 : IN_FLIGHT_PER_SESSION;
     // Group g goes to session g % sessions: its read leaves out the stored blocks that session's worker holds.
@@ -208,6 +225,8 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
       }
       const slot = slotOf(g);
       if (slot.inFlight.length >= depth) await slot.inFlight.shift();
+      // A slow export client holds the scan back rather than piling rows up in memory.
+      if (streamBacklog > MAX_STREAM_BACKLOG_ROWS) await streamChain;
       let sent: Promise<UnitAck>;
       if (work.kind === 'segment') {
         const current = reading ?? (startRead(g) as PlannedRead);
@@ -239,6 +258,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
         bufferedRowsRead += scanPlan.stats.rowsRead - before;
         if (chunk === null) {
           progress.unitsDone++;
+          stream(g, []);
           continue;
         }
         // The chunk goes as it is (typed arrays, one buffer): the session decodes what it reads.
@@ -249,7 +269,7 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
         sent.then(
           (ack) => {
             progress.unitsDone += unitsInGroup;
-            onAck(slot, ack);
+            onAck(slot, g, ack);
           },
           (error: unknown) => {
             failure ??= error;
@@ -285,7 +305,8 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
 }
 
 function mergeShardResults(results: ShardResult[], plan: QueryPlan, options: ExecuteOptions): ShardOutput {
-  const capacity = plan.boundary.kind === 'head' ? plan.boundary.count : options.offset + options.limit;
+  const boundary = plan.boundary;
+  const capacity = boundary.kind === 'head' ? boundary.count : options.offset + options.limit;
   const newestLists = results.map((result) => result.newest).filter((rows): rows is TimedRow[] => rows !== null);
   const allLists = results.map((result) => result.all).filter((rows): rows is TimedRow[] => rows !== null);
   const opStats: OpStats[] = [];
@@ -300,6 +321,14 @@ function mergeShardResults(results: ShardResult[], plan: QueryPlan, options: Exe
   return {
     matched: results.reduce((sum, result) => sum + result.matched, 0),
     newest: newestLists.length === 0 ? null : newestLists.flat().sort((a, b) => b.time - a.time).slice(0, capacity),
+    sorted:
+      boundary.kind === 'sorted'
+        ? mergeSorted(
+            boundary.keys.map((key) => key.direction),
+            results.map((result) => result.sorted ?? []),
+            boundary.count ?? capacity,
+          )
+        : null,
     all: allLists.length === 0 ? null : allLists.flat(),
     partials: results.map((result) => result.partial).filter((partial): partial is PartialStats => partial !== null),
     opStats,

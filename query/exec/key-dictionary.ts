@@ -27,6 +27,23 @@ export class KeyDictionary {
   /** The key id of null (-1 until met), kept out of `ids`: null never comes from an interned entry. */
   private nullId = -1;
 
+  /** Keys in `values[0, measured)` are counted in `measuredBytes`. */
+  private measured = 0;
+  private measuredBytes = 0;
+
+  /**
+   * Approximate heap bytes of the keys: the value (a string's characters, or a heap number), its
+   * slot in `values` and its entry in `ids`. Measured with V8: within 20% for number and short
+   * string keys.
+   */
+  approximateBytes(): number {
+    for (; this.measured < this.values.length; this.measured++) {
+      const value = this.values[this.measured];
+      this.measuredBytes += 40 + (typeof value === 'string' ? 16 + value.length : 16);
+    }
+    return this.measuredBytes;
+  }
+
   idOf(value: Value): number {
     if (value === null) {
       if (this.nullId === -1) {

@@ -96,19 +96,17 @@ if (parentPort !== null) {
       }
       switch (request.type) {
         case 'blocks': {
-          let ack = null;
           for (const block of request.blocks) fillHeld(heldBlocks, block);
           for (const block of request.blocks) {
-            ack = session.processBlock(block);
+            session.processBlock(block);
             keepReceived(heldBlocks, block);
           }
-          if (ack === null) throw new Error('empty blocks message');
-          reply({ type: 'ack', session: request.session, seq: request.seq, ack, cache: cache() });
+          reply({ type: 'ack', session: request.session, seq: request.seq, ack: session.ack(), cache: cache() });
           return;
         }
         case 'chunk': {
-          const ack = session.processChunk(request.chunk, request.scan);
-          reply({ type: 'ack', session: request.session, seq: request.seq, ack, cache: cache() });
+          session.processChunk(request.chunk, request.scan);
+          reply({ type: 'ack', session: request.session, seq: request.seq, ack: session.ack(), cache: cache() });
           return;
         }
         case 'preview':

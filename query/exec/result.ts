@@ -8,6 +8,7 @@ import { formatTime } from '../value';
 import { applyBatchOp } from './batch-ops';
 import { batchToRows, dedupRows, formatRow, rowsToBatch, sortRows, type Row, type TimedRow } from './rows';
 import type { OpStats } from './shard-session';
+import type { KeyedRow } from './sorted-rows';
 import { compareKeys, StatsAccumulator, type PartialStats } from './stats';
 import { fullSelection } from './vectors';
 
@@ -21,6 +22,8 @@ export interface ResultPage {
 export interface ShardOutput {
   matched: number;
   newest: TimedRow[] | null;
+  /** A `sorted` boundary's first rows over all shards, in order. */
+  sorted: KeyedRow[] | null;
   all: TimedRow[] | null;
   partials: PartialStats[];
   opStats: OpStats[];
@@ -136,6 +139,18 @@ function formatCell(value: Value, type: StaticType): Value {
   return type === 'time' && typeof value === 'number' ? formatTime(value) : value;
 }
 
+/**
+ * How an event of this plan's answer looks on every result path: times as ISO 8601, and the
+ * well-known fields first unless a `keep` chose the order.
+ */
+export function eventFormatter(plan: QueryPlan): (row: Row) => Row {
+  const ordered = !plan.shardOps.some((op) => op.kind === 'keep') && !plan.rowOps.some((op) => op.kind === 'batch' && op.op.kind === 'keep');
+  return (row) => {
+    const formatted = formatRow(row, plan.finalTypes);
+    return ordered ? orderEventFields(formatted) : formatted;
+  };
+}
+
 export function finishResult(plan: QueryPlan, shard: ShardOutput, options: ResultPage): QueryResultData {
   let rows: Row[];
   let total: number | null = null;
@@ -149,6 +164,10 @@ export function finishResult(plan: QueryPlan, shard: ShardOutput, options: Resul
     total = shard.matched;
   } else if (boundary.kind === 'head') {
     rows = (shard.newest ?? []).map((timed) => timed.row).slice(0, boundary.count);
+  } else if (boundary.kind === 'sorted') {
+    rows = (shard.sorted ?? []).map((keyed) => keyed.row);
+    // A last-stage sort keeps only the page: every match still counts.
+    if (boundary.count === null) total = shard.matched;
   } else {
     const all = shard.all ?? [];
     all.sort((a, b) => b.time - a.time);
@@ -170,13 +189,9 @@ export function finishResult(plan: QueryPlan, shard: ShardOutput, options: Resul
   }
   const matched = total ?? rows.length;
   const page = rows.slice(offset, offset + limit);
-  const ordered = !plan.shardOps.some((op) => op.kind === 'keep') && !plan.rowOps.some((op) => op.kind === 'batch' && op.op.kind === 'keep');
   return {
     type: 'events',
-    events: page.map((row) => {
-      const formatted = formatRow(row, plan.finalTypes);
-      return ordered ? orderEventFields(formatted) : formatted;
-    }),
+    events: page.map(eventFormatter(plan)),
     total: matched,
     has_more: offset + page.length < matched,
   };

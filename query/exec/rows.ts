@@ -76,23 +76,31 @@ export function evaluateOverRows(rows: readonly Row[], exprs: CompiledExpr[]): V
   });
 }
 
+/**
+ * The sort order of two rows' key values: nulls last in both directions, then compareForSort
+ * (numbers and numeric strings numerically, before other values), reversed for `desc`.
+ */
+export function compareSortKeys(directions: readonly ('asc' | 'desc')[], a: readonly Value[], b: readonly Value[]): number {
+  for (let k = 0; k < directions.length; k++) {
+    const x = a[k];
+    const y = b[k];
+    if (x === null || y === null) {
+      if (x === y) continue;
+      return x === null ? 1 : -1;
+    }
+    const cmp = compareForSort(x, y);
+    if (cmp !== 0) return directions[k] === 'desc' ? -cmp : cmp;
+  }
+  return 0;
+}
+
+/** A stable sort by the keys: rows that tie keep their order. */
 export function sortRows(rows: Row[], keys: { expr: CompiledExpr; direction: 'asc' | 'desc' }[]): Row[] {
   const values = evaluateOverRows(rows, keys.map((key) => key.expr));
+  const directions = keys.map((key) => key.direction);
+  const keyed = rows.map((_, i) => values.map((column) => column[i]));
   const order = rows.map((_, i) => i);
-  order.sort((a, b) => {
-    for (let k = 0; k < keys.length; k++) {
-      const x = values[k][a];
-      const y = values[k][b];
-      // Nulls last in both directions.
-      if (x === null || y === null) {
-        if (x === y) continue;
-        return x === null ? 1 : -1;
-      }
-      const cmp = compareForSort(x, y);
-      if (cmp !== 0) return keys[k].direction === 'desc' ? -cmp : cmp;
-    }
-    return a - b;
-  });
+  order.sort((a, b) => compareSortKeys(directions, keyed[a], keyed[b]) || a - b);
   return order.map((i) => rows[i]);
 }
 

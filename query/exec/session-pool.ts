@@ -53,14 +53,13 @@ class LocalHandle implements SessionHandle {
   }
 
   async blocks(inputs: BlockInput[]): Promise<UnitAck> {
-    let ack: UnitAck | null = null;
-    for (const input of inputs) ack = this.session.processBlock(input);
-    if (ack === null) throw new Error('no blocks to process');
-    return ack;
+    for (const input of inputs) this.session.processBlock(input);
+    return this.session.ack();
   }
 
   async chunk(chunk: EventChunk, scan: ChunkScan): Promise<UnitAck> {
-    return this.session.processChunk(chunk, scan);
+    this.session.processChunk(chunk, scan);
+    return this.session.ack();
   }
 
   async preview(limit: number): Promise<TimedRow[]> {

@@ -19,6 +19,8 @@ import { scanRequestOf } from './scan-request';
 import type { QueryPlan } from '../plan/plan';
 import { applyBatchOp } from './batch-ops';
 import { NewestRows } from './newest-rows';
+import { SortedRows, type KeyedRow, type SortKey } from './sorted-rows';
+import { valueAt } from './access';
 import { materialize, rowBytes, type TimedRow } from './rows';
 import { StatsAccumulator, type PartialStats } from './stats';
 import { SelectionScratch } from './vectors';
@@ -55,6 +57,8 @@ export interface BlockInput {
 export interface ShardResult {
   matched: number;
   newest: TimedRow[] | null;
+  /** A `sorted` boundary's first rows in the sort order. */
+  sorted: KeyedRow[] | null;
   all: TimedRow[] | null;
   partial: PartialStats | null;
   opStats: OpStats[] | null;
@@ -62,7 +66,7 @@ export interface ShardResult {
   memoryBytes: number;
 }
 
-/** After each unit: enough for the coordinator to stop early and report progress. */
+/** After each message: enough for the coordinator to stop early and report progress. */
 export interface UnitAck {
   matched: number;
   rowsRead: number;
@@ -72,7 +76,7 @@ export interface UnitAck {
   full: boolean;
   minTime: number;
   memoryBytes: number;
-  /** Rows to stream out now (export mode). */
+  /** Export mode: the rows found since the previous ack, each unit's newest first. */
   rows: TimedRow[] | null;
 }
 
@@ -114,7 +118,10 @@ export class ShardSession {
   private matched = 0;
   private memoryBytes = 0;
   private readonly newest: NewestRows | null;
+  private readonly sorted: { rows: SortedRows; keys: SortKey[] } | null;
   private readonly all: TimedRow[] | null;
+  /** Export mode: rows found and not yet handed over by an ack. */
+  private streamed: TimedRow[] = [];
   private readonly accumulator: StatsAccumulator | null;
   private readonly opStats: OpStats[] | null;
   private readonly keepNulls: boolean;
@@ -129,6 +136,10 @@ export class ShardSession {
     this.stream = options.stream && boundary.kind === 'events';
     this.newest =
       this.stream ? null : boundary.kind === 'events' ? new NewestRows(options.offset + options.limit) : boundary.kind === 'head' ? new NewestRows(boundary.count) : null;
+    this.sorted =
+      boundary.kind === 'sorted'
+        ? { rows: new SortedRows(boundary.keys.map((key) => key.direction), boundary.count ?? options.offset + options.limit), keys: boundary.keys }
+        : null;
     this.all = boundary.kind === 'rows' ? [] : null;
     this.accumulator = boundary.kind === 'stats' ? new StatsAccumulator(boundary.spec) : null;
     this.opStats = options.profile ? [] : null;
@@ -170,12 +181,11 @@ export class ShardSession {
    * One segment block, decoded late: the columns the leading filters read first, and the rest only
    * when some row passes them (most blocks of a selective query are never fully decoded).
    */
-  processBlock(input: BlockInput): UnitAck {
+  processBlock(input: BlockInput): void {
     const hitsBefore = payloadCacheHits();
     this.nameBlocks(input);
-    const ack = this.processNamedBlock(input);
+    this.processNamedBlock(input);
     this.stats.blocksCached += payloadCacheHits() - hitsBefore;
-    return { ...ack, blocksCached: this.stats.blocksCached };
   }
 
   /** Names the block's column buffers for this thread's payload cache (cachesColumn: not `_raw`). */
@@ -187,7 +197,7 @@ export class ShardSession {
   }
 
   /** processBlock, once the block's buffers are named. */
-  private processNamedBlock(input: BlockInput): UnitAck {
+  private processNamedBlock(input: BlockInput): void {
     const { rows, stored, buffers } = input;
     const packedAt = this.packedFilterAt(stored, buffers);
     const early = this.earlyColumns(stored, packedAt === -1 ? null : stored[packedAt]);
@@ -224,7 +234,7 @@ export class ShardSession {
             if (kept === null) throw new Error('packed filter: the block is not packed integers');
             return kept;
           };
-    return this.processLate(batch, candidates, prefilter, (sel, n) => {
+    this.processLate(batch, candidates, prefilter, (sel, n) => {
       const skip = (name: string): boolean => early.has(name) || (packedAt !== -1 && name === stored[packedAt]);
       const late = stored.filter((name) => !skip(name));
       const lateBuffers = buffers.filter((_, i) => !skip(stored[i]));
@@ -275,11 +285,11 @@ export class ShardSession {
   }
 
   /** A buffered chunk, decoded late as processBlock does. */
-  processChunk(chunk: EventChunk, scan: ChunkScan): UnitAck {
+  processChunk(chunk: EventChunk, scan: ChunkScan): void {
     const names = scan.columns ?? [TIME_COLUMN, RAW_COLUMN, INDEX_COLUMN, ...chunk.fields.map((field) => field.name)];
     const early = this.earlyColumns(names, null);
     const batch = chunkBatch(chunk, { ...scan, columns: [...early] });
-    return this.processLate(batch, null, null, () => {
+    this.processLate(batch, null, null, () => {
       const late = names.filter((name) => !early.has(name));
       return late.length === 0 ? [] : [...chunkBatch(chunk, { ...scan, columns: late }).columns].filter(([name]) => name !== TIME_COLUMN);
     });
@@ -313,8 +323,8 @@ export class ShardSession {
     candidates: { rows: Uint32Array; offset: number } | null,
     prefilter: ((sel: Uint32Array, n: number) => number) | null,
     decodeLate: (sel: Uint32Array, n: number) => Iterable<[string, Column]>,
-  ): UnitAck {
-    if (batch.rowCount === 0) return this.ack(null);
+  ): void {
+    if (batch.rowCount === 0) return;
     const lead = this.leadingFilters;
     const sel = this.selections.take(batch.rowCount);
     let selected = batch.rowCount;
@@ -328,13 +338,13 @@ export class ShardSession {
     const times = batch.columns.get(TIME_COLUMN);
     if (prefilter !== null) selected = this.timed(0, selected, (count) => prefilter(sel, count));
     const n = this.runOps(batch, sel, selected, prefilter === null ? 0 : 1, lead);
-    if (n === 0) return this.ack(null);
+    if (n === 0) return;
     if (this.cannotEnterHead(sel, n, times)) {
       this.matched += n;
-      return this.ack(null);
+      return;
     }
     for (const [name, column] of decodeLate(sel, n)) batch.columns.set(name, column);
-    return this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
+    this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
   }
 
   /** True when every operator ran, the head is full and no selected row is newer than the rows it keeps. */
@@ -367,48 +377,65 @@ export class ShardSession {
     return out;
   }
 
-  /** Hands the selected rows to the boundary (stats, newest rows, all rows or the export stream). */
-  private collect(batch: ColumnBatch, sel: Uint32Array, n: number, times: Column | undefined): UnitAck {
-    let streamed: TimedRow[] | null = null;
-    {
-      this.matched += n;
-      if (n > 0) {
-        if (this.accumulator !== null) {
-          const before = this.accumulator.groupCount;
-          this.accumulator.add(batch, sel, n, times);
-          this.memoryBytes += (this.accumulator.groupCount - before) * 256;
-        } else {
-          const timeValues = times !== undefined && times.kind === 'time' ? times.values : null;
-          if (this.stream) streamed = [];
-          for (let i = 0; i < n; i++) {
-            const row = sel[i];
-            const time = timeValues === null ? 0 : timeValues[row];
-            if (this.newest !== null && !this.newest.accepts(time)) continue;
-            const materialized = materialize(batch, row, this.keepNulls);
-            if (streamed !== null) {
-              streamed.push({ time, row: materialized });
-              continue;
-            }
-            this.memoryBytes += rowBytes(materialized);
-            if (this.newest !== null) this.newest.push({ time, row: materialized });
-            else this.all?.push({ time, row: materialized });
-          }
-          streamed?.sort((a, b) => b.time - a.time);
-        }
-      }
+  /** Hands the selected rows to the boundary (stats, newest rows, sorted rows, all rows or the export stream). */
+  private collect(batch: ColumnBatch, sel: Uint32Array, n: number, times: Column | undefined): void {
+    this.matched += n;
+    if (n === 0) return;
+    if (this.accumulator !== null) {
+      this.accumulator.add(batch, sel, n, times);
+      return;
     }
-    return this.ack(streamed);
+    const timeValues = times !== undefined && times.kind === 'time' ? times.values : null;
+    if (this.sorted !== null) {
+      this.collectSorted(batch, sel, n, timeValues, this.sorted);
+      return;
+    }
+    const streamedFrom = this.streamed.length;
+    for (let i = 0; i < n; i++) {
+      const row = sel[i];
+      const time = timeValues === null ? 0 : timeValues[row];
+      if (this.newest !== null && !this.newest.accepts(time)) continue;
+      const materialized = materialize(batch, row, this.keepNulls);
+      if (this.stream) {
+        this.streamed.push({ time, row: materialized });
+        continue;
+      }
+      this.memoryBytes += rowBytes(materialized);
+      if (this.newest !== null) this.newest.push({ time, row: materialized });
+      else this.all?.push({ time, row: materialized });
+    }
+    if (this.stream) sortNewestFirst(this.streamed, streamedFrom);
   }
 
-  private ack(streamed: TimedRow[] | null): UnitAck {
+  /** The sort keys are evaluated for every selected row; only rows that enter the first N are built. */
+  private collectSorted(batch: ColumnBatch, sel: Uint32Array, n: number, timeValues: Float64Array | null, sorted: { rows: SortedRows; keys: SortKey[] }): void {
+    const keyColumns = sorted.keys.map((key) => key.expr.evaluate(batch, sel, n));
+    for (let i = 0; i < n; i++) {
+      const row = sel[i];
+      const time = timeValues === null ? 0 : timeValues[row];
+      const keys = keyColumns.map((column) => valueAt(column, row));
+      if (!sorted.rows.accepts(keys, time)) continue;
+      sorted.rows.push({ time, keys, row: materialize(batch, row, this.keepNulls) });
+    }
+  }
+
+  /** What the session holds for its answer: rows kept, sorted rows, stats groups. */
+  private heldBytes(): number {
+    return this.memoryBytes + (this.sorted?.rows.bytes ?? 0) + (this.accumulator?.approximateBytes() ?? 0);
+  }
+
+  /** Progress since the previous ack, and (export mode) the rows found since then. */
+  ack(): UnitAck {
+    const rows = this.stream ? this.streamed : null;
+    if (this.stream) this.streamed = [];
     return {
       matched: this.matched,
       rowsRead: this.stats.rowsRead,
       blocksCached: this.stats.blocksCached,
       full: this.newest?.full ?? false,
       minTime: this.newest?.minTime ?? -Infinity,
-      memoryBytes: this.memoryBytes,
-      rows: streamed,
+      memoryBytes: this.heldBytes(),
+      rows,
     };
   }
 
@@ -422,11 +449,19 @@ export class ShardSession {
     return {
       matched: this.matched,
       newest: this.newest === null ? null : this.newest.sorted(),
+      sorted: this.sorted === null ? null : this.sorted.rows.sorted(),
       all: this.all,
       partial: this.accumulator === null ? null : this.accumulator.toPartial(),
       opStats: this.opStats,
       stats: this.stats,
-      memoryBytes: this.memoryBytes,
+      memoryBytes: this.heldBytes(),
     };
   }
+}
+
+/** Sorts `rows[from..]` newest first, in place. */
+function sortNewestFirst(rows: TimedRow[], from: number): void {
+  if (rows.length - from < 2) return;
+  const part = rows.slice(from).sort((a, b) => b.time - a.time);
+  for (let i = 0; i < part.length; i++) rows[from + i] = part[i];
 }

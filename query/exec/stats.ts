@@ -100,6 +100,21 @@ export class StatsAccumulator {
     return this.groups;
   }
 
+  /**
+   * Approximate heap bytes held: the keys (KeyDictionary.approximateBytes) and per group its key
+   * ids, its index entry and its states (a row count only, for `count()` and `rate()`: most
+   * high-cardinality `top` and `stats count() by` queries). The per-query memory budget is
+   * charged with it.
+   */
+  approximateBytes(): number {
+    const perState = 96;
+    const perGroup =
+      this.keyCount * 4 + 4 + (this.keyCount > 1 ? 48 : 0) + (this.rowCounter ? 8 : 32 + perState * this.spec.aggregates.length);
+    let bytes = this.groups * perGroup;
+    for (const dictionary of this.dictionaries) bytes += dictionary.approximateBytes();
+    return bytes;
+  }
+
   private groupFor(composite: number | string, ids: ArrayLike<number>): number {
     // One key: groupOfKey is the index (every caller goes through groupOfKeyId), no Map needed.
     let group = this.spec.keys.length === 1 ? undefined : this.groupIndex.get(composite);

@@ -29,9 +29,14 @@ export function explainPlan(plan: QueryPlan): string {
     case 'head':
       lines.push(`Gather (newest ${boundary.count} rows by _time)`);
       break;
+    case 'sorted':
+      lines.push(`Gather (merge sorted rows, ${boundary.count === null ? 'the page' : `first ${boundary.count}`})`);
+      break;
     case 'rows':
       lines.push('Gather (all rows, newest first)');
       break;
+    default:
+      throw new Error(`no explain text for boundary ${(boundary satisfies never as { kind: string }).kind}`);
   }
   const body: string[] = [...plan.rowOpLabels].reverse().map(capitalized);
   if (boundary.kind === 'stats') {
@@ -53,6 +58,7 @@ export function explainPlan(plan: QueryPlan): string {
   parts.push(`columns=[${plan.scan.columns === null ? '*' : plan.scan.columns.join(',')}]`);
   if (boundary.kind === 'stats') parts.push('[partial stats]');
   if (boundary.kind === 'head') parts.push(`[limit ${boundary.count}, newest first]`);
+  if (boundary.kind === 'sorted') parts.push(`[${boundary.label}, first ${boundary.count ?? 'offset+limit'} per shard]`);
   body.push(parts.join(' '));
   body.forEach((line, depth) => lines.push(`${'  '.repeat(depth + 1)}${line}`));
   return lines.join('\n');

@@ -7,14 +7,14 @@ import type { ColumnPredicate } from '../../storage/scan';
 import type { Query } from '../syntax/ast';
 import type { EvalContext, StaticType } from '../value';
 import type { BatchOp } from '../exec/batch-ops';
-import type { CompiledExpr } from '../exec/compiled';
+import type { SortKey } from '../exec/sorted-rows';
 import type { StatsSpec } from '../exec/stats';
 
 export type RowOp =
   | { kind: 'batch'; op: BatchOp }
   | { kind: 'head'; count: number }
   | { kind: 'tail'; count: number }
-  | { kind: 'sort'; keys: { expr: CompiledExpr; direction: 'asc' | 'desc' }[] }
+  | { kind: 'sort'; keys: SortKey[] }
   | { kind: 'dedup'; fields: string[] }
   | { kind: 'stats'; spec: StatsSpec; top: TopFinish | null }
   | { kind: 'topFinish'; finish: TopFinish };
@@ -34,6 +34,11 @@ export type Boundary =
   | { kind: 'head'; count: number }
   /** `stats` (or `top`, desugared): shards return partial states. */
   | { kind: 'stats'; spec: StatsSpec; top: TopFinish | null }
+  /**
+   * `sort` followed by `head N` (count N), or `sort` as the last stage (count null: the page asked
+   * for, or every row when streaming): shards return their first rows in the sort order.
+   */
+  | { kind: 'sorted'; keys: SortKey[]; count: number | null; label: string }
   /** A stage that needs all rows (sort, tail, dedup): shards return every row. */
   | { kind: 'rows' };
 

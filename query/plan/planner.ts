@@ -264,6 +264,19 @@ export function planQuery(query: Query, options: PlanOptions): QueryPlan {
       index++;
       break;
     }
+    if (stage.kind === 'sort') {
+      const next = stages[index + 1];
+      const last = index === stages.length - 1;
+      if (next?.kind === 'head' || last) {
+        const compileEnv = env(schema, ctx);
+        const keys = stage.keys.map((key) => ({ expr: compileExpr(key.expr, compileEnv), direction: key.direction }));
+        const count = next?.kind === 'head' ? next.count : null;
+        boundary = { kind: 'sorted', keys, count, label: stageToString(stage) };
+        rewrites.push(count === null ? 'sort pushed into scan (each shard keeps the page)' : `sort+head ${count} pushed into scan (top ${count} per shard)`);
+        index += count === null ? 1 : 2;
+        break;
+      }
+    }
     if (stage.kind === 'sort' || stage.kind === 'tail' || stage.kind === 'dedup') {
       boundary = { kind: 'rows' };
       break;

@@ -132,13 +132,48 @@ describe('query limits and cancellation', function () {
     }
   });
 
+  it('sort | head N, a last-stage sort and top keep only the rows and groups they answer, within a 16 MB budget', async () => {
+    // 300,000 rows of ~150 bytes would need ~45 MB held at once.
+    await patchConfig(server, { query: { max_query_memory: '16mb' } });
+    try {
+      const top = await postJson(`${server.api}/query`, { q: 'from main | sort n desc | head 10' });
+      assert.equal(top.status, 200, top.text.slice(0, 300));
+      assert.deepEqual(
+        top.body.data.events.map((event: { n: number }) => event.n),
+        Array.from({ length: 10 }, (_, i) => 299_999 - i),
+      );
+      assert.equal(top.body.data.total, 10);
+      // A string key: `user=u<n % 977>` sorts as text ("u0" < "u1" < "u10" < ...); ties newest first.
+      const byUser = await postJson(`${server.api}/query`, { q: 'from main | extend user = extract(_raw, "user=(u[0-9]+)") | sort user | head 3 | keep n, user' });
+      assert.equal(byUser.status, 200, byUser.text.slice(0, 300));
+      const u0 = Array.from({ length: 300_000 }, (_, n) => n).filter((n) => n % 977 === 0);
+      assert.deepEqual(byUser.body.data.events, u0.slice(-3).reverse().map((n) => ({ n, user: 'u0' })));
+      // The last stage: only the page is kept, every match is counted.
+      const page = await postJson(`${server.api}/query`, { q: 'from main | sort n', limit: 5, offset: 2 });
+      assert.equal(page.status, 200, page.text.slice(0, 300));
+      assert.deepEqual(page.body.data.events.map((event: { n: number }) => event.n), [2, 3, 4, 5, 6]);
+      assert.equal(page.body.data.total, 300_000);
+      assert.equal(page.body.data.has_more, true);
+      // `top` keeps a row count per value: 200,000 distinct values fit in 16 MB (about 70 bytes each).
+      const topValues = await postJson(`${server.api}/query`, { q: 'from main | where n < 200000 | top 3 n' });
+      assert.equal(topValues.status, 200, topValues.text.slice(0, 300));
+      assert.deepEqual(topValues.body.data.rows, [0, 1, 2].map((n) => [n, 1, 0.0005]));
+      // A stage that needs every row is still held to the budget.
+      const dedup = await postJson(`${server.api}/query`, { q: 'from main | dedup n' });
+      assert.equal(dedup.status, 400, dedup.text.slice(0, 300));
+      assert.equal(dedup.body.error.code, 'QUERY_MEMORY_EXCEEDED');
+    } finally {
+      await patchConfig(server, { query: { max_query_memory: '1gb' } });
+    }
+  });
+
   it('fails a query over its memory budget with QUERY_MEMORY_EXCEEDED (sync 400 and as a job error)', async () => {
     await patchConfig(server, { query: { max_query_memory: '256kb' } });
     try {
-      const sync = await postJson(`${server.api}/query`, { q: 'from main | sort n' });
+      const sync = await postJson(`${server.api}/query`, { q: 'from main | dedup n' });
       assert.equal(sync.status, 400);
       assert.equal(sync.body.error.code, 'QUERY_MEMORY_EXCEEDED');
-      const handle = await postJson(`${server.api}/query`, { q: 'from main | sort n', wait: 0 });
+      const handle = await postJson(`${server.api}/query`, { q: 'from main | dedup n', wait: 0 });
       let job;
       for (let attempt = 0; attempt < 300; attempt++) {
         job = (await request(`${server.api}/query/jobs/${handle.body.data.job_id}`)).body.data;

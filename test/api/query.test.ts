@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
-import http from 'http';
 import { postJson, request, TestServer } from '../helpers/server';
+import { readSse } from '../helpers/sse';
 
 const BASE = Date.UTC(2026, 0, 5, 10, 0, 0) / 1000;
 const HOSTS = ['web-1', 'web-2', 'web-3'];
@@ -19,30 +19,6 @@ const RANGE = { from: new Date((BASE - 60) * 1000).toISOString(), to: new Date((
 
 async function query(server: TestServer, body: Record<string, unknown>) {
   return postJson(`${server.api}/query`, { ...RANGE, ...body });
-}
-
-/** Reads an SSE stream until it closes; returns the events. */
-function readSse(url: string): Promise<{ event: string; data: any }[]> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, (response) => {
-        let buffer = '';
-        const events: { event: string; data: any }[] = [];
-        response.on('data', (chunk: Buffer) => {
-          buffer += chunk.toString();
-          let end;
-          while ((end = buffer.indexOf('\n\n')) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-            const data = /^data: (.*)$/m.exec(block)?.[1] ?? 'null';
-            events.push({ event, data: JSON.parse(data) });
-          }
-        });
-        response.on('end', () => resolve(events));
-      })
-      .on('error', reject);
-  });
 }
 
 describe('query API', () => {

@@ -6,8 +6,8 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Job, JobError, JobStatus } from '../../../coordinator/jobs';
 import { TooManyQueriesError, type QueryService } from '../../../coordinator/query-service';
-import { formatRow, type TimedRow } from '../../../query/exec/rows';
-import type { StaticType } from '../../../query/value';
+import { eventFormatter } from '../../../query/exec/result';
+import type { Row, TimedRow } from '../../../query/exec/rows';
 import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app';
 import { ApiError, invalidJson, isErrorCode, notFound, validationError } from '../../errors';
@@ -104,12 +104,12 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
           if (raw.destroyed || raw.write(`${JSON.stringify(line)}\n`)) resolve();
           else raw.once('drain', resolve);
         });
-      let finalTypes: ReadonlyMap<string, StaticType> = new Map();
-      // Events go out as the scan finds them (newest first within each block, blocks newest first).
+      let format: (row: Row) => Row = (row) => row;
+      // Events go out as the scan finds them, newest first (query/exec/stream-order.ts).
       const onRows = async (rows: TimedRow[]): Promise<void> => {
         for (const { row } of rows) {
           if (raw.destroyed) return;
-          await write(formatRow(row, finalTypes));
+          await write(format(row));
           written++;
         }
       };
@@ -117,7 +117,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       try {
         const launched = service.start(parsed, { unlimited: true, onRows });
         job = launched.job;
-        finalTypes = launched.plan.finalTypes;
+        format = eventFormatter(launched.plan);
       } catch (error) {
         if (error instanceof QueryError) throw invalidQuery(error);
         if (error instanceof TooManyQueriesError) throw new ApiError('TOO_MANY_REQUESTS', error.message);
