@@ -1,7 +1,7 @@
 /**
  * Every result path answers the same rows: random datasets (some rows compacted, some only
  * flushed, some still in the write buffer, over several time buckets and indexes) and random
- * streaming queries (`where`, `search`, `keep`, `head`, with and without a time range). For each
+ * queries (`where`, `search`, `keep`, `sort`, `head`, with and without a time range). For each
  * query the test computes the answer itself from the generated events, then checks the
  * synchronous answer, paging through `offset`, `POST /query/stream`, an async job's result and the
  * job SSE `complete` payload against it.
@@ -132,6 +132,24 @@ const KEEPS: Part<(event: GeneratedEvent) => Record<string, unknown>>[] = [
   { text: 'level, uid', test: (e) => ({ level: e.level, uid: e.uid }) },
 ];
 
+/** Orders two values as `sort` does for these fields: nulls last in both directions. */
+function byKey<T extends number | string>(key: (e: GeneratedEvent) => T | null, direction: 'asc' | 'desc') {
+  return (a: GeneratedEvent, b: GeneratedEvent): number => {
+    const x = key(a);
+    const y = key(b);
+    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+    const order = x < y ? -1 : x > y ? 1 : 0;
+    return direction === 'desc' ? -order : order;
+  };
+}
+
+/** `sort` stages: ties keep the default order, newest first. */
+const SORTS: Part<(a: GeneratedEvent, b: GeneratedEvent) => number>[] = [
+  { text: 'ms desc', test: byKey((e) => e.ms, 'desc') },
+  { text: 'host', test: byKey((e) => e.host, 'asc') },
+  { text: 'status desc, host', test: (a, b) => byKey((e) => e.status, 'desc')(a, b) || byKey((e) => e.host, 'asc')(a, b) },
+];
+
 interface GeneratedQuery {
   text: string;
   fromMs: number | null;
@@ -152,13 +170,16 @@ function queryArbitrary(startMs: number, endMs: number): fc.Arbitrary<GeneratedQ
       search: optional(SEARCHES),
       where: optional(WHERES),
       keep: optional(KEEPS),
+      sort: optional(SORTS),
       head: fc.option(fc.integer({ min: 1, max: 60 }), { nil: null }),
       range: timeRange,
     })
-    .map(({ from, search, where, keep, head, range }) => {
+    .map(({ from, search, where, keep, sort, head, range }) => {
       const stages = [`from ${from.text}`];
       if (search !== null) stages.push(`search ${search.text}`);
       if (where !== null) stages.push(`where ${where.text}`);
+      // A sort sits before `keep`, which may drop its keys.
+      if (sort !== null) stages.push(`sort ${sort.text}`);
       if (keep !== null) stages.push(`keep ${keep.text}`);
       if (head !== null) stages.push(`head ${head}`);
       const text = stages.join(' | ');
@@ -177,6 +198,7 @@ function queryArbitrary(startMs: number, endMs: number): fc.Arbitrary<GeneratedQ
               (where === null || where.test(e)),
           );
           matched = [...matched].sort((a, b) => b.timeMs - a.timeMs);
+          if (sort !== null) matched.sort(sort.test);
           if (head !== null) matched = matched.slice(0, head);
           return { uids: matched.map((e) => e.uid), kept: keep === null ? null : matched.map((e) => keep.test(e)) };
         },
