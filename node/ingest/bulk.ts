@@ -82,24 +82,27 @@ type Action =
   | { ok: true; name: BulkActionName; index: string | undefined; id: string | undefined }
   | { ok: false; name: BulkActionName; index: string | undefined; error: BulkError };
 
-/** An action line: exactly one key, a known action name, an object of metadata. */
+/**
+ * An action line: an object whose first key names the action, with object metadata. Keys after the
+ * action are ignored, as Elasticsearch does (winston-elasticsearch sends `"attempts":0` there).
+ */
 function parseAction(line: string): Action {
   const parsed = tryParseJson(line);
   if (!parsed.ok) {
-    return { ok: false, name: 'index', index: undefined, error: { type: 'parse_exception', reason: `malformed action line: ${parsed.message}` } };
+    return { ok: false, name: 'index', index: quotedIndex(line), error: { type: 'parse_exception', reason: `malformed action line: ${parsed.message}` } };
   }
   const v = parsed.value;
   const keys = isPlainObject(v) ? Object.keys(v) : [];
-  if (!isPlainObject(v) || keys.length !== 1) {
+  if (!isPlainObject(v) || keys.length === 0) {
     return {
       ok: false, name: 'index', index: undefined,
-      error: { type: 'illegal_argument_exception', reason: 'malformed action line: expected one object key naming the action (index, create, update or delete)' },
+      error: { type: 'illegal_argument_exception', reason: 'malformed action line: expected an object whose first key names the action (index, create, update or delete)' },
     };
   }
   const key = keys[0]!;
   const meta = v[key];
   const name = (ACTIONS.has(key) ? key : 'index') as BulkActionName;
-  const index = isPlainObject(meta) && typeof meta._index === 'string' ? meta._index : undefined;
+  const index = indexIn(meta) ?? keys.map((k) => (ACTIONS.has(k) ? indexIn(v[k]) : undefined)).find((i) => i !== undefined);
   if (!ACTIONS.has(key)) {
     return {
       ok: false, name, index,
@@ -114,7 +117,19 @@ function parseAction(line: string): Action {
   return { ok: true, name, index, id };
 }
 
-/** An object whose single key is an action name with object metadata: used to resync after a bad line. */
+function indexIn(meta: unknown): string | undefined {
+  return isPlainObject(meta) && typeof meta._index === 'string' ? meta._index : undefined;
+}
+
+/** The `_index` written in an action line that is not valid JSON, so that its failed item names it. */
+function quotedIndex(line: string): string | undefined {
+  const m = /"_index"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(line);
+  if (m === null) return undefined;
+  const text = tryParseJson(m[1]!);
+  return text.ok && typeof text.value === 'string' ? text.value : undefined;
+}
+
+/** An object whose first key is an action name with object metadata: used to resync after a bad line. */
 function isActionLine(line: string): boolean {
   const c = line.trimStart().charCodeAt(0);
   if (c !== 123) return false;

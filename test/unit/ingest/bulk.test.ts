@@ -87,6 +87,33 @@ describe('ingest bulk (ES compatible)', () => {
     assert.equal(entry(r.items[3]!)[1]._id, 'r');
   });
 
+  it('ignores keys after the action, as Elasticsearch does (winston-elasticsearch adds "attempts")', () => {
+    const body = nd(
+      { index: { _index: 'logs-2024.06.15', pipeline: null }, attempts: 0 }, { message: 'first', severity: 'info' },
+      { create: { _index: 'ds' }, attempts: 3, extra: { any: 'thing' } }, { message: 'second' },
+    );
+    const r = parseBulk(body, ctx(), 's');
+    assert.equal(r.errors, false, JSON.stringify(r.items));
+    assert.deepEqual(r.items.map((i) => [entry(i)[0], entry(i)[1]._index, entry(i)[1].status]), [['index', 'logs-2024.06.15', 201], ['create', 'ds', 201]]);
+    assert.deepEqual(r.events.map((e) => [e.fields.message, e.fields.source]), [['first', 'logs-2024.06.15'], ['second', 'ds']]);
+  });
+
+  it('a failed item names the _index it was sent with', () => {
+    const body = [
+      JSON.stringify({ upsert: { _index: 'unknown-action' } }), JSON.stringify({ x: 1 }),
+      JSON.stringify({ attempts: 0, index: { _index: 'action-second' } }), JSON.stringify({ x: 2 }),
+      '{"index":{"_index":"cut\\"short"}', JSON.stringify({ x: 3 }),
+      JSON.stringify({ delete: { _index: 'deleted' } }),
+      JSON.stringify({ index: { _index: 'bad-doc' } }), '{not json',
+      JSON.stringify({ index: 'flat' }), JSON.stringify({ x: 4 }),
+    ].join('\n') + '\n';
+    const r = parseBulk(body, ctx(), 's', 'path-index');
+    assert.deepEqual(r.items.map((i) => [entry(i)[1]._index, entry(i)[1].status]), [
+      ['unknown-action', 400], ['action-second', 400], ['cut"short', 400], ['deleted', 400], ['bad-doc', 400], ['path-index', 400],
+    ]);
+    assert.equal(r.events.length, 0);
+  });
+
   it('an action without a document line fails', () => {
     const r = parseBulk('{"index":{}}', ctx(), 's');
     assert.equal(r.errors, true);
