@@ -1,17 +1,17 @@
 /**
  * Bulk-index compatibility: `POST /es/_bulk` (and `/ingest/bulk`) NDJSON and `POST /es/{index}/_doc`.
  *
- * Documents become events in index `main`: `_raw` is the document line as received, the action's `_index`
- * (or the path index) is the `source` label (SPEC: "mapped to the `_source` tag"), `_type` is ignored, keys
- * are flattened (document.ts), the time comes from `@timestamp`, `timestamp`, `time`, `ts` or `datetime`
- * (else the receive time). These mappings are the endpoint's contract, so they run whatever `ingest.pipeline`
- * says. `_id` is echoed in the response but not stored.
+ * Documents become events in index `main`: the action's `_index` (or the path index) is the `source` label
+ * (SPEC: "mapped to the `_source` tag"), `_type` is ignored, keys are flattened (document.ts), and the time,
+ * host, level and `_raw` message come from the keys of document-keys.ts (else the receive time, and the
+ * document line as `_raw`). These mappings are the endpoint's contract, so they run whatever
+ * `ingest.pipeline` says. `_id` is echoed in the response but not stored.
  */
 import type { LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX } from '../../storage/event';
 import { invalidJson } from '../errors';
 import { excerpt, isPlainObject, receivedAt, tryParseJson, type IngestContext } from './common';
-import { applyDocument } from './document';
+import { applyDocument, documentMessage, fieldsHoldDocument } from './document';
 
 export type BulkActionName = 'index' | 'create' | 'update' | 'delete';
 
@@ -209,10 +209,16 @@ function mapDocumentLine(line: string, source: string | undefined, now: number):
   return mapDocument(line, parsed.value, source, now);
 }
 
+/**
+ * The event of one document (document-keys.ts): `_raw` is its message when it has one and its
+ * fields hold every key, else the document line as received, so that no key is lost.
+ */
 function mapDocument(raw: string, doc: Record<string, unknown>, source: string | undefined, now: number): LogEvent {
   const ev: LogEvent = { time: now, raw, index: DEFAULT_INDEX, fields: {} };
   if (source !== undefined && source !== '') ev.fields.source = source;
   applyDocument(ev, doc, { pickTime: true, pickLabels: true, nowMicros: now });
+  const message = documentMessage(doc);
+  if (message !== undefined && fieldsHoldDocument(doc, ev.fields)) ev.raw = message;
   return ev;
 }
 

@@ -3,38 +3,24 @@
  * and JSON lines in the text pipeline. Fields already on the event (set by the request) always win.
  */
 import type { FieldValue, LogEvent } from '../../storage/event';
-import { coerceLabels, isPlainObject, setIfAbsent } from './common';
-import { flattenInto } from './flatten';
-import { levelFromValue } from './level';
+import { coerceLabels, RESERVED_FIELD_NAMES, setIfAbsent } from './common';
+import { HOST_KEYS, LEVEL_KEYS, lookup, MESSAGE_KEYS, TIME_KEYS, type LevelNumbers } from './document-keys';
+import { flattenInto, MAX_FIELDS_PER_EVENT } from './flatten';
+import { levelFromSyslogSeverity, levelFromValue } from './level';
 import { parseTimeValue } from './timevalue';
-
-/** Keys tried for the event time, in this order; the first one that parses wins. */
-export const TIME_KEYS = ['@timestamp', 'timestamp', 'time', 'ts', 'datetime'] as const;
 
 export interface DocumentOptions {
   /** Take the event time from TIME_KEYS (false when the request already gave a time). */
   pickTime: boolean;
-  /** Take `level` and `host` from their common keys. */
+  /** Take `level` and `host` from LEVEL_KEYS and HOST_KEYS. */
   pickLabels: boolean;
   nowMicros: number;
-}
-
-/** `a.b` from a document written either nested (`{a: {b}}`) or with a dotted key (`{"a.b": ...}`). */
-function dotted(doc: Record<string, unknown>, a: string, b: string): unknown {
-  const direct = doc[`${a}.${b}`];
-  if (direct !== undefined) return direct;
-  const outer = doc[a];
-  return isPlainObject(outer) ? outer[b] : undefined;
-}
-
-function own(doc: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(doc, key) ? doc[key] : undefined;
 }
 
 /** The document's time from TIME_KEYS, or NaN. */
 export function documentTime(doc: Record<string, unknown>, nowMicros: number): number {
   for (const key of TIME_KEYS) {
-    const v = own(doc, key);
+    const v = lookup(doc, key);
     if (v === undefined || v === null) continue;
     const t = parseTimeValue(v, nowMicros);
     if (!Number.isNaN(t)) return t;
@@ -42,18 +28,64 @@ export function documentTime(doc: Record<string, unknown>, nowMicros: number): n
   return NaN;
 }
 
-/** `level` from `level`, `log.level` or `severity` (strings normalized, pino numbers named). */
-export function documentLevel(doc: Record<string, unknown>): string | undefined {
-  return levelFromValue(own(doc, 'level')) ?? levelFromValue(dotted(doc, 'log', 'level')) ??
-    levelFromValue(own(doc, 'severity'));
+/** A syslog severity given as a number or decimal text (a full PRI reads as PRI % 8). */
+function syslogLevel(v: unknown): string | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d{1,4}$/.test(v.trim()) ? Number(v) : NaN;
+  return Number.isInteger(n) && n >= 0 ? levelFromSyslogSeverity(n % 8) : undefined;
 }
 
-/** `host` from a string `host` or `host.name` (Elastic Common Schema). */
+function levelOf(v: unknown, numbers: LevelNumbers): string | undefined {
+  if (numbers === 'syslog') {
+    const severity = syslogLevel(v);
+    if (severity !== undefined) return severity;
+  }
+  return levelFromValue(v);
+}
+
+/** `level` from LEVEL_KEYS: text normalized, numbers read as each key says. */
+export function documentLevel(doc: Record<string, unknown>): string | undefined {
+  for (const { key, numbers } of LEVEL_KEYS) {
+    const level = levelOf(lookup(doc, key), numbers);
+    if (level !== undefined) return level;
+  }
+  return undefined;
+}
+
+/** `host` from the first string under HOST_KEYS. */
 export function documentHost(doc: Record<string, unknown>): string | undefined {
-  const h = own(doc, 'host');
-  if (typeof h === 'string') return h;
-  const name = dotted(doc, 'host', 'name');
-  return typeof name === 'string' ? name : undefined;
+  for (const key of HOST_KEYS) {
+    const v = lookup(doc, key);
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}
+
+/** The message text from the first non-empty string under MESSAGE_KEYS. */
+export function documentMessage(doc: Record<string, unknown>): string | undefined {
+  for (const key of MESSAGE_KEYS) {
+    const v = lookup(doc, key);
+    if (typeof v === 'string' && v.trim() !== '') return v;
+  }
+  return undefined;
+}
+
+/**
+ * True when the event's fields hold every top-level key of `doc` under its own name: none is a
+ * reserved name, none was taken by a label the request set (`source` from `_index`) with another
+ * value, and the field cap was not reached. Only then may `_raw` be the message alone.
+ */
+export function fieldsHoldDocument(doc: Record<string, unknown>, fields: Record<string, FieldValue>): boolean {
+  let count = 0;
+  for (const key in fields) if (Object.prototype.hasOwnProperty.call(fields, key)) count++;
+  if (count >= MAX_FIELDS_PER_EVENT) return false;
+  for (const key in doc) {
+    if (!Object.prototype.hasOwnProperty.call(doc, key)) continue;
+    const v = doc[key];
+    if (v === null || v === undefined) continue;
+    if (RESERVED_FIELD_NAMES.has(key)) return false;
+    if (key === 'source' && (typeof v !== 'object' || Array.isArray(v)) && fields.source !== (typeof v === 'string' ? v : JSON.stringify(v))) return false;
+  }
+  return true;
 }
 
 /**
