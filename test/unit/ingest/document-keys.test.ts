@@ -5,6 +5,8 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { parseBulk, parseEsDoc } from '../../../node/ingest/bulk';
+import { parseHecLines } from '../../../node/ingest/hec';
+import { parseRawLines } from '../../../node/ingest/raw';
 import { RESERVED_FIELD_NAMES } from '../../../node/ingest/common';
 import { MESSAGE_KEYS } from '../../../node/ingest/document-keys';
 import { assertValidEvent, ctx, NOW, utc } from './helpers';
@@ -107,6 +109,17 @@ describe('shipper document keys (bulk and _doc)', () => {
     assert.equal(bulkEvent('idx', { message: 'm', source: { ip: '10.1.1.1' } }).raw, 'm', 'ECS source.ip is a field of its own');
     const wide = Object.fromEntries(Array.from({ length: 1200 }, (_, i) => [`k${i}`, i]));
     assert.equal(bulkEvent('idx', { message: 'm', ...wide }).raw.startsWith('{'), true, 'past the field cap the line is kept');
+  });
+
+  it('the same keys give time, host and level to JSON lines of raw ingest and event-collector object events', () => {
+    const pinoLine = JSON.stringify({ level: 40, time: 1717243200123, hostname: 'api-2', msg: 'slow' });
+    const raw = parseRawLines(pinoLine, {}, ctx()).events;
+    assert.equal(raw.length, 1);
+    assert.deepEqual([raw[0]!.raw, raw[0]!.time, raw[0]!.fields.host, raw[0]!.fields.level], [pinoLine, 1717243200_123000, 'api-2', 'warn']);
+    const rsyslog = { message: ' hi', fromhost: 'r-1', priority: 'err', timereported: '2024-06-01T00:00:00Z' };
+    const hec = parseHecLines(JSON.stringify({ event: rsyslog }), ctx()).events;
+    assert.equal(hec.length, 1);
+    assert.deepEqual([hec[0]!.raw, hec[0]!.time, hec[0]!.fields.host, hec[0]!.fields.level], [JSON.stringify(rsyslog), utc(2024, 6, 1), 'r-1', 'error']);
   });
 
   it('property: _raw is the first message when every key is kept, the line otherwise; no event time is invented', () => {
