@@ -8,6 +8,7 @@ import fs from 'fs';
 import type { App } from '../app';
 import { ApiError } from '../errors';
 import { installBodyParser } from './body';
+import { installElasticErrorShape } from './es-errors';
 import { IngestFlow } from './ingest-flow';
 import { IngestRateLimiter } from './rate-limit';
 import { esRoutes } from './routes/es';
@@ -79,6 +80,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       throw new ApiError('SHUTTING_DOWN', 'the server is shutting down');
     }
   });
+
+  installElasticErrorShape(server, ELASTIC_PATHS);
 
   server.addHook('onResponse', async (request, reply) => {
     app.metrics.httpRequests.inc({

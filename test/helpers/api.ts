@@ -19,15 +19,38 @@ export function gzip(text: string | Buffer): Buffer {
   return zlib.gzipSync(typeof text === 'string' ? Buffer.from(text) : text);
 }
 
-/** The SPEC error envelope `{ error: { code, message } }` with this status and code. */
+/**
+ * The SPEC error envelope `{ error: { code, message } }` with this status and code; on the
+ * Elasticsearch-compatible paths the envelope also carries Elasticsearch's `status`, `error.type`
+ * and `error.reason` (assertElasticError).
+ */
 export function assertError(answer: Answer, status: number, code: string, context = ''): void {
   const where = `${context} (got ${answer.status} ${answer.text.slice(0, 300)})`;
   assert.equal(answer.status, status, `status ${where}`);
   assert.ok(answer.body !== null && typeof answer.body === 'object', `JSON body ${where}`);
+  if (Object.keys(answer.body).includes('status')) {
+    assertElasticError(answer, status, code, context);
+    return;
+  }
   assert.deepEqual(Object.keys(answer.body), ['error'], `envelope keys ${where}`);
   assert.equal(answer.body.error.code, code, `error.code ${where}`);
   assert.equal(typeof answer.body.error.message, 'string', `error.message ${where}`);
   assert.ok(answer.body.error.message.length > 0, `non-empty error.message ${where}`);
+}
+
+/** Our envelope with Elasticsearch's members beside it: `{ error: { code, message, type, reason, root_cause }, status }`. */
+export function assertElasticError(answer: Answer, status: number, code: string, context = ''): void {
+  const where = `${context} (got ${answer.status} ${answer.text.slice(0, 300)})`;
+  assert.equal(answer.status, status, `status ${where}`);
+  assert.deepEqual(Object.keys(answer.body ?? {}).sort(), ['error', 'status'], `envelope keys ${where}`);
+  assert.equal(answer.body.status, status, `top-level status ${where}`);
+  const { error } = answer.body;
+  assert.equal(error.code, code, `error.code ${where}`);
+  for (const key of ['message', 'type', 'reason']) {
+    assert.ok(typeof error[key] === 'string' && error[key].length > 0, `error.${key} ${where}`);
+  }
+  assert.equal(error.reason, error.message, `error.reason ${where}`);
+  assert.deepEqual(error.root_cause, [{ type: error.type, reason: error.reason }], `error.root_cause ${where}`);
 }
 
 /** Polls until `check` is true (or throws after `timeoutMs`). */

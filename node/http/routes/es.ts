@@ -1,6 +1,8 @@
 /**
  * Elasticsearch-compatible ingest: `GET /es/` (client handshake), `POST /es/_bulk` and its alias
- * `/ingest/bulk` (and `/es/{index}/_bulk`, whose index names actions without `_index`), `POST /es/{index}/_doc` (and `PUT|POST /es/{index}/_doc|_create/{id}`).
+ * `/ingest/bulk` (and `/es/{index}/_bulk`, whose index names actions without `_index`), `POST /es/{index}/_doc` (and `PUT|POST /es/{index}/_doc|_create/{id}`);
+ * the calls shippers make around writing are no-ops in es-admin.ts. Errors here also carry
+ * Elasticsearch's shape (es-errors.ts).
  * Every answer carries `x-elastic-product: Elasticsearch` (set in the server's onRequest hook),
  * which the official clients check.
  */
@@ -9,6 +11,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app';
 import type { IngestParams } from '../../ingest/format-dispatch';
 import { summaryOf, type IngestFlow } from '../ingest-flow';
+import { ES_CLUSTER_NAME, ES_CLUSTER_UUID, esAdminRoutes } from './es-admin';
 
 /** A request-unique seed for generated document ids, stored with the record so replay gives the same ids. */
 function idSeed(): string {
@@ -51,8 +54,8 @@ export function esRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
   return async (server) => {
     server.get('/es', async () => ({
       name: app.settings.cluster.nodeId,
-      cluster_name: 'trawl',
-      cluster_uuid: 'trawl',
+      cluster_name: ES_CLUSTER_NAME,
+      cluster_uuid: ES_CLUSTER_UUID,
       version: {
         number: '8.0.0',
         build_flavor: 'default',
@@ -73,5 +76,6 @@ export function esRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
     server.put('/es/:index/_doc/:id', doc);
     server.post('/es/:index/_create/:id', doc);
     server.put('/es/:index/_create/:id', doc);
+    await server.register(esAdminRoutes(app));
   };
 }
