@@ -2,13 +2,16 @@
  * `POST /otlp/v1/logs`: the JSON encoding of an OTLP ExportLogsServiceRequest.
  *
  * Mapping (SPEC table plus the choices noted): timeUnixNano -> time (0/absent/invalid: observedTimeUnixNano,
- * then the receive time); body -> `_raw` (stringValue as is, other values as text: kvlist/array as JSON);
+ * then the receive time); body -> `_raw` (stringValue as is, other values as text: kvlist/array as JSON),
+ * and a kvlist body's keys also become fields, flattened with dots like attributes;
  * severityText -> level (normalized, level.ts), else severityNumber by the OTLP ranges; resource
  * `service.name` -> source, `host.name` -> host, `deployment.environment` (or `.name`) lower-cased -> index
  * when a valid index name (else index `main` and the value kept as `resource.deployment.environment`);
  * other resource attributes -> `resource.<key>`; scope name/version -> `scope.name`/`scope.version`;
  * traceId/spanId -> `trace_id`/`span_id`; record attributes -> top-level fields. Resource labels and the
- * severity win over record attributes of the same name.
+ * severity win over record attributes of the same name, and attributes over body keys. AnyValue kinds:
+ * string, bool and double as such (non-finite doubles as their text), int64 exact (a number within 2^53,
+ * else its decimal text), bytes as the base64 text OTLP JSON carries, arrays as JSON text.
  */
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
@@ -25,7 +28,7 @@ export function anyValueToJs(v: unknown, depth = 0): unknown {
   if (typeof v.stringValue === 'string') return v.stringValue;
   if (typeof v.boolValue === 'boolean') return v.boolValue;
   if (v.intValue !== undefined && v.intValue !== null) return intValue(v.intValue);
-  if (typeof v.doubleValue === 'number') return Number.isFinite(v.doubleValue) ? v.doubleValue : undefined;
+  if (v.doubleValue !== undefined && v.doubleValue !== null) return doubleValue(v.doubleValue);
   if (typeof v.bytesValue === 'string') return v.bytesValue; // already base64 in OTLP JSON
   if (isPlainObject(v.arrayValue)) {
     const values = v.arrayValue.values;
@@ -55,18 +58,33 @@ function intValue(v: unknown): number | string | undefined {
   return Number.isSafeInteger(n) ? n : v;
 }
 
+/**
+ * A double as proto3 JSON writes it: a number, or text for non-finite values ("NaN", "Infinity",
+ * "-Infinity") and, from some encoders, for any value. Non-finite values stay as their text.
+ */
+function doubleValue(v: unknown): number | string | undefined {
+  if (typeof v === 'number') return v;
+  if (typeof v !== 'string') return undefined;
+  if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return v;
+  const n = Number(v);
+  return v.trim() !== '' && Number.isFinite(n) ? n : undefined;
+}
+
 /** Fields of one event being built, with the count for MAX_FIELDS_PER_EVENT. */
 interface Sink {
   fields: Record<string, FieldValue>;
   count: number;
 }
 
-/** Stores a converted AnyValue under `name`: scalars as is, objects flattened with dots, arrays as JSON. */
-function putValue(sink: Sink, name: string, v: unknown, depth: number): void {
+/**
+ * Stores a converted AnyValue under `name`: scalars as is, objects flattened with dots, arrays as JSON.
+ * With `keepExisting`, a field already set stays.
+ */
+function putValue(sink: Sink, name: string, v: unknown, depth: number, keepExisting = false): void {
   if (v === undefined || v === null || name === '') return;
   if (isPlainObject(v)) {
     if (depth < MAX_FLATTEN_DEPTH) {
-      for (const k of Object.keys(v)) putValue(sink, `${name}.${k}`, v[k], depth + 1);
+      for (const k of Object.keys(v)) putValue(sink, `${name}.${k}`, v[k], depth + 1, keepExisting);
       return;
     }
     v = jsonText(v);
@@ -75,8 +93,16 @@ function putValue(sink: Sink, name: string, v: unknown, depth: number): void {
   if (!Object.prototype.hasOwnProperty.call(sink.fields, name)) {
     if (sink.count >= MAX_FIELDS_PER_EVENT) return;
     sink.count++;
-  }
+  } else if (keepExisting) return;
   sink.fields[name] = v;
+}
+
+/** A structured body's keys as fields, flattened with dots like attributes; attributes of the same name win. */
+function putBodyFields(sink: Sink, body: unknown): void {
+  if (!isPlainObject(body) || !isPlainObject(body.kvlistValue)) return;
+  const value = anyValueToJs(body);
+  if (!isPlainObject(value)) return;
+  for (const key of Object.keys(value)) putValue(sink, key, value[key], 0, true);
 }
 
 function bodyText(body: unknown): string {
@@ -172,6 +198,7 @@ function mapRecord(
   if (Number.isNaN(time)) time = now;
   const sink: Sink = { fields: {}, count: 0 };
   for (const { key, value } of attributes(rec.attributes, where)) putValue(sink, key, value, 0);
+  putBodyFields(sink, rec.body);
   const fields = sink.fields;
   Object.assign(fields, res.labels);
   if (typeof scope.name === 'string' && scope.name !== '') fields['scope.name'] = scope.name;

@@ -1,12 +1,13 @@
 /**
  * The OpenTelemetry logs SDK with the OTLP/HTTP exporter (JSON) against /otlp/v1/logs, then the
- * stored events checked against the SPEC's OTLP mapping table.
+ * stored events checked against the SPEC's OTLP mapping table; a structured body and every
+ * attribute kind, queried back; the 415 answer to protobuf says how to send JSON.
  */
 import { strict as assert } from 'assert';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter } from '@opentelemetry/sdk-logs';
-import { assertFields, dispose, storedByRaw } from '../helpers/api';
+import { assertFields, awaitEvents, dispose, post, storedByRaw } from '../helpers/api';
 import { TestServer } from '../helpers/server';
 import { readStoredEvents } from '../helpers/storage';
 
@@ -78,6 +79,71 @@ describe('clients: OpenTelemetry logs SDK (OTLP/HTTP JSON)', function () {
     assertFields(storedByRaw(stored, 'payment ok'), { ...resource, _time: 1719828000_456789, level: 'info', 'order.id': 'o-2' });
     for (let i = 0; i < 50; i++) {
       assertFields(storedByRaw(stored, `tick ${i}`), { ...resource, _time: (1719828001000 + i) * 1000, level: 'debug', i });
+    }
+  });
+});
+
+describe('clients: OpenTelemetry logs SDK, structured bodies and every value kind', function () {
+  let server: TestServer;
+
+  before(async () => {
+    server = await TestServer.start();
+  });
+
+  after(async () => {
+    await dispose(server);
+  });
+
+  it('a map body becomes fields and JSON _raw; int, double, bool, bytes and array attributes keep their values', async () => {
+    const results: number[] = [];
+    const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
+    const recording: LogRecordExporter = {
+      export: (logs, done) => exporter.export(logs, (result) => {
+        results.push(result.code);
+        done(result);
+      }),
+      shutdown: () => exporter.shutdown(),
+      forceFlush: () => exporter.forceFlush(),
+    };
+    const provider = new LoggerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'kinds-svc', 'host.name': 'kinds-host' }),
+      processors: [new BatchLogRecordProcessor({ exporter: recording })],
+    });
+    const logger = provider.getLogger('kinds');
+    const body = { event: 'checkout', cart: { items: 3, total: 99.5, coupon: null, paid: true }, tags: ['a', 'b'] };
+    logger.emit({ timestamp: new Date('2024-07-02T08:00:00.5Z'), severityText: 'WARN', body, attributes: { 'req.id': 'r-1' } });
+    logger.emit({
+      timestamp: new Date('2024-07-02T08:00:01Z'),
+      severityText: 'info',
+      body: 'kinds',
+      attributes: { count: 7, ratio: 0.75, ok: true, raw_bytes: new Uint8Array([0, 1, 2, 255]), list: [1, 2, 3], names: ['x', 'y'] },
+    });
+    await provider.forceFlush();
+    await provider.shutdown();
+    assert.ok(results.length > 0, 'at least one export ran');
+    assert.deepEqual(results, results.map(() => 0), `export results ${JSON.stringify(results)}`);
+
+    const events = await awaitEvents(server, 'from main | where source = "kinds-svc"', 2);
+    const structured = events.find((e) => e['req.id'] === 'r-1');
+    assert.ok(structured !== undefined, JSON.stringify(events));
+    assert.deepEqual(JSON.parse(structured._raw), { event: 'checkout', cart: { items: 3, total: 99.5, paid: true }, tags: ['a', 'b'] });
+    assertFields(structured, {
+      _time: '2024-07-02T08:00:00.500Z', level: 'warn', host: 'kinds-host', event: 'checkout', 'cart.items': 3, 'cart.total': 99.5, 'cart.paid': true, tags: '["a","b"]',
+    });
+    const kinds = events.find((e) => e._raw === 'kinds');
+    assert.ok(kinds !== undefined, JSON.stringify(events));
+    assertFields(kinds, {
+      _time: '2024-07-02T08:00:01.000Z', level: 'info', count: 7, ratio: 0.75, ok: true,
+      raw_bytes: Buffer.from([0, 1, 2, 255]).toString('base64'), list: '[1,2,3]', names: '["x","y"]',
+    });
+  });
+
+  it('protobuf is refused with 415 and a message that says how to send JSON from each SDK or the Collector', async () => {
+    const answer = await post(`${server.api}/otlp/v1/logs`, Buffer.from([0x0a, 0x00]), { 'content-type': 'application/x-protobuf' });
+    assert.equal(answer.status, 415, answer.text);
+    const message: string = answer.body.error.message;
+    for (const hint of ['application/json', '@opentelemetry/exporter-logs-otlp-http', 'opentelemetry-exporter-otlp-json-http', 'otlphttp', 'encoding: json']) {
+      assert.ok(message.includes(hint), `415 message names ${hint}: ${message}`);
     }
   });
 });

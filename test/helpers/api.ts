@@ -77,8 +77,8 @@ export function storedBy(events: StoredEvent[], name: string, value: unknown): S
   return found[0]!;
 }
 
-/** Asserts the listed fields of a stored event, each with its exact value and type. */
-export function assertFields(event: StoredEvent, expected: Record<string, unknown>, context = ''): void {
+/** Asserts the listed fields of an event (stored, or from a query), each with its exact value and type. */
+export function assertFields(event: Record<string, unknown>, expected: Record<string, unknown>, context = ''): void {
   for (const [name, value] of Object.entries(expected)) {
     assert.strictEqual(event[name], value, `${context} field ${name} of ${JSON.stringify(event)}`);
   }
@@ -102,4 +102,24 @@ export async function dispose(server: TestServer | undefined, kill = false): Pro
 /** PATCH /api/v1/config with a JSON body. */
 export function patchConfig(server: TestServer, patch: unknown): Promise<{ status: number; headers: Headers; body: any; text: string }> {
   return request(`${server.api}/config`, { method: 'PATCH', body: JSON.stringify(patch), headers: { 'content-type': 'application/json' } });
+}
+
+/** Every event `q` finds over all time (POST /query, synchronous), failing on any other answer. */
+export async function queryEvents(server: TestServer, q: string): Promise<Record<string, any>[]> {
+  const answer = await request(`${server.api}/query`, {
+    method: 'POST',
+    body: JSON.stringify({ q, from: '1970-01-01T00:00:00Z', to: '2200-01-01T00:00:00Z', limit: 10_000 }),
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(answer.status, 200, `query ${q}: ${answer.text.slice(0, 300)}`);
+  assert.equal(answer.body.data.type, 'events', `query ${q}: ${answer.text.slice(0, 300)}`);
+  return answer.body.data.events;
+}
+
+/** Polls `q` until it finds `count` events (the shipper delivers in the background), then returns them. */
+export async function awaitEvents(server: TestServer, q: string, count: number, timeoutMs = 20_000): Promise<Record<string, any>[]> {
+  let events: Record<string, any>[] = [];
+  await waitUntil(async () => (events = await queryEvents(server, q)).length >= count, timeoutMs, `${count} events for ${q} (have ${events.length})`);
+  assert.equal(events.length, count, `exactly ${count} events for ${q}`);
+  return events;
 }

@@ -4,15 +4,25 @@ import { ApiError } from '../../errors';
 import type { IngestParams } from '../../ingest/format-dispatch';
 import type { IngestFlow } from '../ingest-flow';
 
+/**
+ * The 415 answer to protobuf (SPEC: OTLP/HTTP JSON only), saying how each SDK can send JSON: which
+ * ones have a JSON exporter, and for the others the OpenTelemetry Collector's otlphttp exporter.
+ */
+export function otlpJsonOnly(contentType: string): string {
+  return `OTLP logs must be sent as JSON (Content-Type: application/json); got "${contentType || 'none'}", and protobuf is not accepted. ` +
+    'Node: @opentelemetry/exporter-logs-otlp-http sends JSON (not the -proto exporter). ' +
+    'Python: the opentelemetry-exporter-otlp-json-http package. ' +
+    'Go, Java and other SDKs whose OTLP/HTTP logs exporter sends only protobuf: export to an OpenTelemetry Collector ' +
+    'and forward with its otlphttp exporter set to `encoding: json`.';
+}
+
 export function otlpRoutes(flow: IngestFlow): FastifyPluginAsync {
   return async (server) => {
     server.post('/otlp/v1/logs', async (request, reply) => {
       const type = String(request.headers['content-type'] ?? '').toLowerCase();
       if (!type.startsWith('application/json')) {
         flow.failed('otlp', new ApiError('UNSUPPORTED_MEDIA_TYPE', ''));
-        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `OTLP logs must be sent as JSON (Content-Type: application/json); got "${type || 'none'}". ` +
-            'Configure the exporter for http/json instead of http/protobuf.',
-        );
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', otlpJsonOnly(type));
       }
       const body = flow.begin('otlp', request);
       const params: IngestParams = { format: 'otlp', ctx: flow.context() };

@@ -81,6 +81,53 @@ describe('ingest OTLP logs (JSON)', () => {
     assert.deepEqual(events.map((e) => e.raw), ['12', '1.5', 'true', '{"a":"b"}', '[1]', '', '']);
   });
 
+  it('a structured (kvlist) body becomes fields, flattened with dots, as well as its JSON text in _raw', () => {
+    const kv = (key: string, value: unknown) => ({ key, value });
+    const body = {
+      kvlistValue: {
+        values: [
+          kv('event', str('login')), kv('user', { kvlistValue: { values: [kv('id', { intValue: '42' }), kv('admin', { boolValue: false })] } }),
+          kv('took_ms', { doubleValue: 12.5 }), kv('order', str('from-body')), kv('_raw', str('reserved')),
+        ],
+      },
+    };
+    const { events } = parseOtlpLogs(request([{ body, attributes: [kv('order', str('from-attribute'))] }]), ctx());
+    assert.equal(events.length, 1);
+    assertValidEvent(events[0]!);
+    assert.equal(events[0]!.raw, '{"event":"login","user":{"id":42,"admin":false},"took_ms":12.5,"order":"from-body","_raw":"reserved"}');
+    const { fields } = events[0]!;
+    assert.deepEqual(
+      [fields.event, fields['user.id'], fields['user.admin'], fields.took_ms, fields.order, fields._raw],
+      ['login', 42, false, 12.5, 'from-attribute', undefined],
+      'attributes win over body keys; reserved names stay only in _raw',
+    );
+  });
+
+  it('every AnyValue kind maps, in attributes and in a structured body', () => {
+    const kinds: [string, unknown, unknown][] = [
+      ['s', str('text'), 'text'],
+      ['b', { boolValue: true }, true],
+      ['i_text', { intValue: '-17' }, -17],
+      ['i_number', { intValue: 9007199254740991 }, 9007199254740991],
+      ['i_big', { intValue: '9223372036854775807' }, '9223372036854775807'],
+      ['d', { doubleValue: 0.25 }, 0.25],
+      ['d_text', { doubleValue: '2.5' }, 2.5],
+      ['d_inf', { doubleValue: 'Infinity' }, 'Infinity'],
+      ['bytes', { bytesValue: 'AAEC/w==' }, 'AAEC/w=='],
+      ['arr', { arrayValue: { values: [{ intValue: '1' }, str('two'), { kvlistValue: { values: [{ key: 'k', value: { boolValue: false } }] } }] } }, '[1,"two",{"k":false}]'],
+      ['nested', { kvlistValue: { values: [{ key: 'deep', value: { doubleValue: 1.5 } }] } }, undefined],
+    ];
+    const attributes = kinds.map(([key, value]) => ({ key, value }));
+    const { events } = parseOtlpLogs(request([{ body: str('attrs'), attributes }, { body: { kvlistValue: { values: attributes } } }]), ctx());
+    assert.equal(events.length, 2);
+    for (const ev of events) {
+      for (const [key, , expected] of kinds) {
+        if (expected !== undefined) assert.strictEqual(ev.fields[key], expected, `${key} (${ev.raw.slice(0, 20)})`);
+      }
+      assert.equal(ev.fields['nested.deep'], 1.5);
+    }
+  });
+
   it('an environment that is not an index name goes to main and stays a field', () => {
     const { events } = parseOtlpLogs(request([{ body: str('x') }], [{ key: 'deployment.environment.name', value: str('QA env') }]), ctx());
     assert.equal(events[0]!.index, 'main');
@@ -105,7 +152,7 @@ describe('ingest OTLP logs (JSON)', () => {
 
   it('converts AnyValue and nanoseconds', () => {
     assert.equal(anyValueToJs({ intValue: '-5' }), -5);
-    assert.equal(anyValueToJs({ doubleValue: 'NaN' }), undefined);
+    assert.equal(anyValueToJs({ doubleValue: 'NaN' }), 'NaN', 'a non-finite double keeps its text');
     assert.deepEqual(anyValueToJs({ kvlistValue: { values: [{ key: '__proto__', value: str('x') }] } }), {});
     assert.equal(nanosToMicros('1500'), 2);
     assert.ok(Number.isNaN(nanosToMicros('0')));
