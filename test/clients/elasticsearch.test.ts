@@ -1,10 +1,12 @@
 /**
  * The official Elasticsearch v8 client against the bulk-compatible endpoints: handshake, the bulk
- * helper (plain and gzip-compressed), single-document index, then the stored events.
+ * helper (plain and gzip-compressed), single-document index, then the stored events; the calls
+ * around writing (ping, health, templates, index creation, the bulk helper's final refresh) and the
+ * errors the client reads.
  */
 import { strict as assert } from 'assert';
-import { Client } from '@elastic/elasticsearch';
-import { assertFields, dispose, isoMicros, storedBy } from '../helpers/api';
+import { Client, errors } from '@elastic/elasticsearch';
+import { assertFields, dispose, isoMicros, queryEvents, storedBy } from '../helpers/api';
 import { TestServer } from '../helpers/server';
 import { readStoredEvents, type StoredEvent } from '../helpers/storage';
 
@@ -103,6 +105,73 @@ describe('clients: @elastic/elasticsearch v8', function () {
         }
       }
       assertFields(storedBy(stored, 'uid', 'single'), { source: 'x', index: 'main', _time: isoMicros('2024-06-02T12:00:00.250Z'), level: 'warn' });
+    });
+  });
+});
+
+describe('clients: @elastic/elasticsearch v8, the calls around writing', function () {
+  let server: TestServer;
+  let client: Client;
+
+  before(async () => {
+    server = await TestServer.start();
+    client = new Client({ node: `${server.url}/api/v1/es` });
+  });
+
+  after(async () => {
+    await client?.close();
+    await dispose(server);
+  });
+
+  it('ping, cluster health, templates, lifecycle policy and index creation succeed as no-ops', async () => {
+    assert.equal(await client.ping(), true);
+    const health = await client.cluster.health({ wait_for_status: 'yellow', timeout: '5s' });
+    assert.equal(health.status, 'green');
+    assert.equal(health.number_of_nodes, 1);
+    assert.equal(await client.indices.existsIndexTemplate({ name: 'logs-tpl' }), false);
+    assert.equal((await client.indices.putIndexTemplate({ name: 'logs-tpl', index_patterns: ['logs-*'], template: { settings: { number_of_shards: 1 } } })).acknowledged, true);
+    assert.equal((await client.indices.putTemplate({ name: 'legacy-tpl', index_patterns: ['old-*'] })).acknowledged, true);
+    assert.equal((await client.ilm.putLifecycle({ name: 'logs-policy', policy: { phases: { hot: { actions: {} } } } })).acknowledged, true);
+    assert.equal(await client.indices.exists({ index: 'logs-app' }), false);
+    const created = await client.indices.create({ index: 'logs-app', settings: { number_of_replicas: 0 } });
+    assert.deepEqual([created.acknowledged, created.index], [true, 'logs-app']);
+    const license = await client.license.get();
+    assert.equal(license.license.status, 'active');
+  });
+
+  it('helpers.bulk with refreshOnCompletion resolves, and every document is searchable at once', async () => {
+    const documents = Array.from({ length: 250 }, (_, i) => ({ uid: `r-${i}`, message: `refresh ${i}`, '@timestamp': new Date(BASE + i * 1000).toISOString(), 'log.level': 'warn' }));
+    const stats = await client.helpers.bulk({
+      datasource: documents,
+      onDocument: () => ({ index: { _index: 'refreshed' } }),
+      refreshOnCompletion: true,
+      flushBytes: 8_000,
+    });
+    assert.equal(stats.successful, documents.length);
+    assert.equal(stats.failed, 0);
+    const events = await queryEvents(server, 'from main | where source = "refreshed"');
+    assert.equal(events.length, documents.length, 'no wait after the refresh');
+    for (const doc of documents) {
+      const event = events.find((e) => e.uid === doc.uid);
+      assert.ok(event !== undefined, doc.uid);
+      assertFields(event, { _raw: doc.message, _time: doc['@timestamp'], level: 'warn' }, doc.uid);
+    }
+  });
+
+  it('errors reach the client in Elasticsearch\'s shape: type and reason in the message, the status code', async () => {
+    await assert.rejects(client.indices.get({ index: 'missing' }), (error: unknown) => {
+      assert.ok(error instanceof errors.ResponseError, String(error));
+      assert.equal(error.statusCode, 404);
+      assert.match(error.message, /index_not_found_exception/);
+      assert.equal(error.body.error.type, 'index_not_found_exception');
+      assert.equal(error.body.error.code, 'NOT_FOUND');
+      return true;
+    });
+    await assert.rejects(client.indices.create({ index: 'Bad-Name' }), (error: unknown) => {
+      assert.ok(error instanceof errors.ResponseError, String(error));
+      assert.equal(error.statusCode, 400);
+      assert.match(error.message, /invalid_index_name_exception/);
+      return true;
     });
   });
 });
