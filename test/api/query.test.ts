@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { postJson, request, TestServer } from '../helpers/server';
-import { readSse } from '../helpers/sse';
+import { readJobStream } from '../helpers/sse';
 
 const BASE = Date.UTC(2026, 0, 5, 10, 0, 0) / 1000;
 const HOSTS = ['web-1', 'web-2', 'web-3'];
@@ -150,7 +150,7 @@ describe('query API', () => {
 
   it('streams job progress and completion over SSE', async () => {
     const handle = await query(server, { q: 'from main | stats count() by host', wait: 0 });
-    const events = await readSse(`${server.api}/query/jobs/${handle.body.data.job_id}/stream`);
+    const events = await readJobStream(`${server.api}/query/jobs/${handle.body.data.job_id}/stream`);
     const complete = events.find((event) => event.event === 'complete');
     assert.ok(complete !== undefined, JSON.stringify(events));
     assert.equal(complete.data.data.rows.length, 3);

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import http from 'http';
 import { patchConfig, waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
-import { readSse } from '../helpers/sse';
+import { readJobStream } from '../helpers/sse';
 
 const INDEXES = ['main', 'web', 'app'] as const;
 const HOSTS = ['h1', 'h2', 'h3', 'h4'];
@@ -263,7 +263,7 @@ async function jobRows(server: TestServer, query: GeneratedQuery): Promise<{ sse
   const handle = await postJson(`${server.api}/query`, body(query, { limit: RESULT_LIMIT, wait: 0 }));
   assert.equal(handle.status, 202, `job ${query.text}: ${handle.text.slice(0, 300)}`);
   const id = handle.body.data.job_id as string;
-  const events = await readSse(`${server.api}/query/jobs/${id}/stream`);
+  const events = await readJobStream(`${server.api}/query/jobs/${id}/stream`);
   const complete = events.filter((event) => event.event === 'complete');
   assert.equal(complete.length, 1, `one complete event for ${query.text}: ${JSON.stringify(events.map((e) => e.event))}`);
   const job = await request(`${server.api}/query/jobs/${id}`);

@@ -1,32 +1,41 @@
-/** Reads a Server-Sent Events stream until the server ends it. */
-import http from 'http';
+/** Reads Server-Sent Events with a real EventSource client, as a browser or a dashboard would. */
+import { EventSource } from 'eventsource';
 
 export interface SseEvent {
   event: string;
   data: any;
 }
 
-/** Every event of the stream at `url`, in order, once the server closes it. */
-export function readSse(url: string): Promise<SseEvent[]> {
+/**
+ * The events of the stream at `url` (of the named kinds), in order, up to and including the
+ * first for which `isLast` is true. Fails if the connection breaks first (EventSource would
+ * reconnect: a stream the server ends early is a failure here) or after `timeoutMs`.
+ */
+export function readSse(url: string, kinds: readonly string[], isLast: (event: SseEvent) => boolean, timeoutMs = 60_000): Promise<SseEvent[]> {
   return new Promise((resolve, reject) => {
-    http
-      .get(url, (response) => {
-        let buffer = '';
-        const events: SseEvent[] = [];
-        response.on('data', (chunk: Buffer) => {
-          buffer += chunk.toString();
-          let end;
-          while ((end = buffer.indexOf('\n\n')) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-            const data = /^data: (.*)$/m.exec(block)?.[1] ?? 'null';
-            events.push({ event, data: JSON.parse(data) });
-          }
-        });
-        response.on('end', () => resolve(events));
-        response.on('error', reject);
-      })
-      .on('error', reject);
+    const source = new EventSource(url);
+    const events: SseEvent[] = [];
+    const timer = setTimeout(() => finish(new Error(`no final event from ${url} within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.event))}`)), timeoutMs);
+    const finish = (error: Error | null): void => {
+      clearTimeout(timer);
+      source.close();
+      if (error === null) resolve(events);
+      else reject(error);
+    };
+    for (const kind of kinds) {
+      source.addEventListener(kind, (message) => {
+        const event = { event: kind, data: JSON.parse(message.data) };
+        events.push(event);
+        if (isLast(event)) finish(null);
+      });
+    }
+    source.addEventListener('error', (error) => {
+      finish(new Error(`the stream ${url} failed before its final event (${error.message ?? 'connection closed'}); got ${JSON.stringify(events.map((e) => e.event))}`));
+    });
   });
+}
+
+/** A query job's SSE stream (GET /query/jobs/{id}/stream): progress events, then one final event. */
+export function readJobStream(url: string): Promise<SseEvent[]> {
+  return readSse(url, ['progress', 'complete', 'failed', 'canceled'], (event) => event.event !== 'progress');
 }
