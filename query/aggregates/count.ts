@@ -50,7 +50,8 @@ function readCount(name: string, json: unknown): number {
 }
 
 function counter(counts: (site: AggregateSite) => Counts, rate: boolean) {
-  const seconds = (site: AggregateSite): number | null => (rate ? (site.ctx.toMicros - site.ctx.fromMicros) / 1e6 : null);
+  // A request without `from` reaches the plan as the epoch: no range to divide by (null), not 56 years.
+  const seconds = (site: AggregateSite): number | null => (!rate ? null : site.ctx.fromMicros > 0 ? (site.ctx.toMicros - site.ctx.fromMicros) / 1e6 : Infinity);
   const create = (site: AggregateSite): CountState => new CountState(site.name, counts(site), seconds(site));
   return factory(
     () => 'number',
@@ -69,6 +70,6 @@ export const count = counter((site) => (site.argCount === 1 ? Counts.VALUES : Co
 export const countif = counter(() => Counts.TRUE, false);
 /**
  * rate(): rows per second over the query's time range [from, to): count / ((to - from) / 1e6). An
- * empty or unbounded range gives null.
+ * empty or unbounded range (no `from`, which requests pass as the epoch) gives null.
  */
 export const rate = counter(() => Counts.ROWS, true);

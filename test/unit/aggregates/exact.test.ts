@@ -20,6 +20,8 @@ describe('aggregates: exact', () => {
     assert.equal(result(site('rate', 'any', { ctx: empty }), [null]), null, 'an empty range');
     const open = { ...CTX, fromMicros: -Infinity, toMicros: 5 };
     assert.equal(result(site('rate', 'any', { ctx: open }), [null]), null, 'an unbounded range');
+    const noFrom = { ...CTX, fromMicros: 0, toMicros: Date.UTC(2026, 0, 1) * 1000 };
+    assert.equal(result(site('rate', 'any', { ctx: noFrom }), [null]), null, 'a request without from (the epoch)');
   });
 
   it('sum / avg over numbers, numeric strings and booleans; null without numbers', () => {
