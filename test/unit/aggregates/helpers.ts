@@ -3,7 +3,8 @@ import type { AggregateSite, AggregateState } from '../../../query/aggregates/ty
 import type { AggregateFunctionName } from '../../../query/syntax/ast';
 import type { StaticType, Value } from '../../../query/value';
 
-export const CTX = { nowMicros: 10_000e6, fromMicros: 0, toMicros: 10_000e6 };
+// A 10,000-second range (from 0 would read as a request without `from`: see rate()).
+export const CTX = { nowMicros: 20_000e6, fromMicros: 10_000e6, toMicros: 20_000e6 };
 
 export function site(name: AggregateFunctionName, argType: StaticType = 'any', extra: Partial<AggregateSite> = {}): AggregateSite {
   return { name, argType, parameter: null, ctx: CTX, ...extra };
