@@ -22,9 +22,6 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   await server.listen({ host, port });
   const address = server.server.address();
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
-  if (app.settings.cluster.seeds.length > 0) {
-    logger.warn('cluster.seeds is set, but cluster mode is not available in this version: this node runs alone');
-  }
 
   // A bug in one request must not take the node down: log it (acknowledged data is safe either way).
   process.on('unhandledRejection', (reason) => {

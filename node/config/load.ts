@@ -61,12 +61,13 @@ export function envKeyToConfigKey(name: string): string | null {
   return null;
 }
 
-function envPatches(env: NodeJS.ProcessEnv): [string, unknown][] {
-  const patches: [string, unknown][] = [];
+/** Each `TRAWL_*` variable that names a key: the key, its value and the variable's name. */
+function envPatches(env: NodeJS.ProcessEnv): [string, unknown, string][] {
+  const patches: [string, unknown, string][] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     const key = envKeyToConfigKey(name);
-    if (key !== null) patches.push([key, parseScalar(value)]);
+    if (key !== null) patches.push([key, parseScalar(value), name]);
   }
   return patches;
 }
@@ -77,8 +78,8 @@ export function loadConfig(overrides: CommandLineOverrides, env: NodeJS.ProcessE
   if (overrides.configFile !== undefined) {
     config = mergeConfig(config, readConfigFile(overrides.configFile), overrides.configFile);
   }
-  for (const [key, value] of envPatches(env)) {
-    config = mergeConfig(config, patchFor(key, value), `environment (${key})`);
+  for (const [key, value, name] of envPatches(env)) {
+    config = mergeConfig(config, patchFor(key, value), `environment ${name}`);
   }
   for (const [key, value] of overrides.sets) {
     config = mergeConfig(config, patchFor(key, parseScalar(value)), `--set ${key}`);

@@ -3,6 +3,7 @@
  * `PATCH /config`, so that every source is checked the same way.
  */
 import { CONFIG_SCHEMA, type Config, type ConfigSection, type ConfigValue, type FieldKind } from './schema';
+import { unbuiltMessage, unbuiltSettings } from './unbuilt-features';
 import { parseDurationMs, parseSizeBytes } from './units';
 
 export class ConfigError extends Error {
@@ -74,7 +75,8 @@ export function coerceValue(key: string, kind: FieldKind, value: unknown): Confi
 
 /**
  * Merges `patch` (a partial config, as parsed from YAML or JSON) over `base` and returns a new
- * config. Unknown keys are errors. Values are validated by kind.
+ * config. Unknown keys are errors. Values are validated by kind, and a key of a feature this
+ * version lacks is refused unless it holds its default (unbuilt-features.ts).
  */
 export function mergeConfig(base: Config, patch: unknown, origin: string): Config {
   if (patch === null || patch === undefined) return base;
@@ -103,6 +105,8 @@ export function mergeConfig(base: Config, patch: unknown, origin: string): Confi
     merged[key] = section;
   }
   checkConsistency(merged);
+  const unbuilt = unbuiltSettings(merged);
+  if (unbuilt.length > 0) throw new ConfigError(`${origin}: ${unbuilt.map(unbuiltMessage).join('; ')}`);
   return merged;
 }
 

@@ -138,16 +138,17 @@ export function opsRoutes(app: App): FastifyPluginAsync {
       if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
         throw validationError('the config patch must be a JSON object');
       }
-      const unknown = Object.keys(patch).filter((key) => !PATCHABLE_KEYS.has(key));
-      if (unknown.length > 0) {
-        throw validationError(`these keys cannot be patched: ${unknown.join(', ')} (allowed: ${[...PATCHABLE_KEYS].join(', ')})`);
-      }
+      // Validated before the patchable check, so that a key of a feature this version lacks says so.
       let next;
       try {
         next = mergeConfig(app.config, patch, 'PATCH /config');
       } catch (error) {
         if (error instanceof ConfigError) throw validationError(error.message);
         throw error;
+      }
+      const unknown = Object.keys(patch).filter((key) => !PATCHABLE_KEYS.has(key));
+      if (unknown.length > 0) {
+        throw validationError(`these keys cannot be patched: ${unknown.join(', ')} (allowed: ${[...PATCHABLE_KEYS].join(', ')})`);
       }
       const result = app.applyConfig(next);
       app.logger.info(`config patched: ${result.changed.join(', ') || 'no change'}`);

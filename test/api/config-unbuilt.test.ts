@@ -1,0 +1,169 @@
+/**
+ * Keys of features this version does not have (auth, live tail, alerts, cluster mode, the empty
+ * sections) are refused with a reason by every config source: the start (exit 1), PATCH /config
+ * (400) and SIGHUP (the running config is kept), unless they hold their defaults.
+ */
+import { strict as assert } from 'assert';
+import { spawn } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import { assertError, dispose, waitUntil } from '../helpers/api';
+import { freePort, REPO_ROOT, request, tempDir, TestServer } from '../helpers/server';
+
+const NOT_AVAILABLE = /not available in this version; remove the key/;
+
+/** Runs `trawl server` expecting it to exit; returns the exit code and what it wrote to each stream. */
+async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', tempDir(), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+function configFile(text: string): string {
+  const file = path.join(tempDir('trawl-config-'), 'trawl.yaml');
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+const patch = (server: TestServer, body: unknown) =>
+  request(`${server.api}/config`, { method: 'PATCH', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+
+describe('api: config keys of features this version lacks', function () {
+  this.timeout(60_000);
+
+  it('the start fails with exit code 1 and names the key, the reason and the remedy on stderr', async () => {
+    const cases: [string, string[], Record<string, string>, string][] = [
+      ['file auth.enabled', ['--config', configFile('auth:\n  enabled: true\n')], {}, 'auth.enabled'],
+      ['file auth.root_token', ['--config', configFile('auth:\n  root_token: s3cret\n')], {}, 'auth.root_token'],
+      ['env tail', [], { TRAWL_TAIL_MAX_SESSIONS: '5' }, 'tail.max_sessions'],
+      ['--set alerts', ['--set', 'alerts.min_interval=1m'], {}, 'alerts.min_interval'],
+      ['--seeds flag', ['--seeds', '10.0.0.2:7481'], {}, 'cluster.seeds'],
+      ['--set replication', ['--set', 'cluster.replication_factor=2'], {}, 'cluster.replication_factor'],
+      ['file cluster.role', ['--config', configFile('cluster:\n  role: shard\n')], {}, 'cluster.role'],
+      ['env partitions', [], { TRAWL_CLUSTER_PARTITIONS: '32' }, 'cluster.partitions'],
+      ['file heartbeat', ['--config', configFile('cluster:\n  heartbeat_interval: 3s\n')], {}, 'cluster.heartbeat_interval'],
+      ['file views', ['--config', configFile('views:\n  errors_by_host:\n    query: from main\n')], {}, 'views.errors_by_host'],
+      ['file server', ['--config', configFile('server:\n  workers: 4\n')], {}, 'server.workers'],
+      ['file profiles', ['--config', configFile('profiles:\n  fast: {}\n')], {}, 'profiles.fast'],
+    ];
+    const runs = await Promise.all(cases.map(([, args, env]) => runToExit(args, env)));
+    assert.equal(runs.length, cases.length);
+    runs.forEach(({ code, stdout, stderr }, i) => {
+      const [tag, , , key] = cases[i]!;
+      assert.equal(code, 1, `${tag}: exit code\n${stdout}${stderr}`);
+      assert.ok(stderr.includes(key), `${tag}: stderr names ${key}:\n${stderr}`);
+      assert.match(stderr, NOT_AVAILABLE, tag);
+      assert.doesNotMatch(stdout + stderr, /trawl listening/, tag);
+    });
+    const env = runs[2]!.stderr;
+    assert.match(env, /TRAWL_TAIL_MAX_SESSIONS/, 'an environment variable is named as the source');
+    assert.match(env, /or set it to its default \(100\)/, 'the default is offered');
+  });
+
+  describe('defaults written out explicitly', () => {
+    let server: TestServer;
+
+    before(async () => {
+      const file = configFile(
+        [
+          'tail:',
+          '  heartbeat_interval: 15000ms', // the default, in other units
+          '  max_sessions: 100',
+          '  max_session_duration: 1d',
+          'auth:',
+          '  enabled: false',
+          '  root_token: null',
+          'alerts:',
+          '  min_interval: 10s',
+          '  max_concurrent_checks: 10',
+          '  send_timeout: 10s',
+          '  chat_bot_api: null',
+          'cluster:',
+          '  node_id: node-a', // in use on one node
+          '  grpc_listen: 127.0.0.1:7999',
+          '  seeds: []',
+          '  role: all',
+          '  replication_factor: 1',
+          '  partitions: 16',
+          '  bucket_span: 2h',
+          '  heartbeat_interval: 1s',
+          '  failure_timeout: 5s',
+          'server: {}',
+          'views: {}',
+          'profiles: {}',
+          '',
+        ].join('\n'),
+      );
+      server = await TestServer.start({ args: ['--config', file], env: { TRAWL_AUTH_ENABLED: 'false' } });
+    });
+
+    after(async () => {
+      await dispose(server);
+    });
+
+    it('start, and GET /config shows them', async () => {
+      const config = (await request(`${server.api}/config`)).body.data;
+      assert.equal(config.auth.enabled, false);
+      assert.equal(config.tail.heartbeat_interval, '15000ms');
+      assert.equal(config.cluster.node_id, 'node-a');
+      assert.equal(config.cluster.grpc_listen, '127.0.0.1:7999');
+      assert.equal(config.cluster.bucket_span, '2h');
+      assert.deepEqual(config.cluster.seeds, []);
+    });
+
+    it('PATCH /config refuses such a key with 400 VALIDATION_ERROR naming it, and changes nothing', async () => {
+      const before = (await request(`${server.api}/config`)).body.data;
+      const cases: [unknown, string][] = [
+        [{ auth: { enabled: true } }, 'auth.enabled'],
+        [{ query: { max_concurrent: 3 }, cluster: { seeds: ['10.0.0.2:7481'] } }, 'cluster.seeds'],
+        [{ tail: { max_sessions: '7' } }, 'tail.max_sessions'],
+        [{ views: { recent: {} } }, 'views.recent'],
+      ];
+      for (const [body, key] of cases) {
+        const answer = await patch(server, body);
+        assertError(answer, 400, 'VALIDATION_ERROR', JSON.stringify(body));
+        assert.ok(answer.body.error.message.includes(key), `names ${key}: ${answer.body.error.message}`);
+        assert.match(answer.body.error.message, NOT_AVAILABLE);
+      }
+      assert.deepEqual((await request(`${server.api}/config`)).body.data, before, 'a refused patch changes nothing');
+    });
+  });
+
+  describe('SIGHUP', () => {
+    let server: TestServer;
+    let file: string;
+
+    before(async () => {
+      file = configFile('ingest:\n  max_body_size: 1kb\n');
+      server = await TestServer.start({ args: ['--config', file] });
+    });
+
+    after(async () => {
+      await dispose(server);
+    });
+
+    it('a reloaded file with such a key fails the reload, logs why and keeps the running config', async () => {
+      const before = (await request(`${server.api}/config`)).body.data;
+      assert.equal(before.ingest.max_body_size, '1kb');
+      fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\nalerts:\n  send_timeout: 30s\n');
+      server.process.kill('SIGHUP');
+      await server.waitFor(/config reload failed, keeping the running config: [^\n]*alerts\.send_timeout = "30s": alerting is not available in this version/, 10_000);
+      assert.deepEqual((await request(`${server.api}/config`)).body.data, before);
+      // The same file without the key reloads.
+      fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\n');
+      server.process.kill('SIGHUP');
+      await waitUntil(async () => (await request(`${server.api}/config`)).body.data.ingest.max_body_size === '8kb', 10_000, 'the reload');
+    });
+  });
+});
