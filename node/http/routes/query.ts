@@ -15,14 +15,14 @@ import { rawBody } from '../body';
 import { parseQueryRequest, type ParsedQueryRequest } from '../query-request';
 import { parseTimeBound } from '../time-bound';
 
+/** What a query error adds to its message: in the INVALID_QUERY envelope and in explain's errors[]. */
+function queryErrorFields(error: QueryError): { parse_code: string; line: number; column: number; suggestion: string | null } {
+  return { parse_code: error.code, line: error.line, column: error.column, suggestion: error.suggestion };
+}
+
 /** A parse or planning error as the SPEC's INVALID_QUERY. */
 export function invalidQuery(error: QueryError): ApiError {
-  return new ApiError('INVALID_QUERY', error.message, {
-    parse_code: error.code,
-    line: error.line,
-    column: error.column,
-    suggestion: error.suggestion,
-  });
+  return new ApiError('INVALID_QUERY', error.message, queryErrorFields(error));
 }
 
 /** A failed job as the answer to the request that waited for it: its code's status, or 500 for an unknown code. */
@@ -178,13 +178,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
         return {
           data: {
             is_valid: false,
-            errors: result.errors.map((error) => ({
-              message: error.message,
-              code: error.code,
-              line: error.line,
-              column: error.column,
-              suggestion: error.suggestion,
-            })),
+            errors: result.errors.map((error) => ({ message: error.message, ...queryErrorFields(error) })),
           },
           meta: { language: 'native' },
         };
