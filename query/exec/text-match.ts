@@ -7,16 +7,15 @@
 import RE2 from 're2';
 import { forEachToken } from '../../storage/segment/tokenizer';
 import { UserRegex } from '../functions/userregex';
+import { escapeRegExp, likeRegex, tokenGlobRegex, TOKEN_CLASS, valueGlobRegex, type WildcardRegex } from '../syntax/wildcards';
 
 export interface TextMatcher {
   test(text: string): boolean;
 }
 
-/** Token characters as the segment tokenizer defines them: [A-Za-z0-9_] and every code unit >= 128. */
-const TOKEN_CLASS = 'A-Za-z0-9_\\u0080-\\uffff';
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** A wildcard pattern (already validated by the checker) on RE2. */
+function re2(regex: WildcardRegex): RE2 {
+  return new RE2(regex.source, regex.flags);
 }
 
 /** Case-insensitive match of `literal` with token boundaries on both ends (a whole token or token sequence). */
@@ -35,12 +34,7 @@ function isTokenChar(code: number): boolean {
 
 /** A glob (`tim*out`, `err?r`) against each token of the text, case-insensitively, on RE2. */
 export function globTokenMatcher(glob: string): TextMatcher {
-  const source = `^${glob
-    .toLowerCase()
-    .split('')
-    .map((char) => (char === '*' ? `[${TOKEN_CLASS}]*` : char === '?' ? `[${TOKEN_CLASS}]` : escapeRegExp(char)))
-    .join('')}$`;
-  const regex = new RE2(source);
+  const regex = re2(tokenGlobRegex(glob));
   // A glob of only wildcards matches any text with a token.
   return {
     test(text) {
@@ -55,11 +49,7 @@ export function globTokenMatcher(glob: string): TextMatcher {
 
 /** A whole-value glob (`field=web-*`), case-insensitive, on RE2. */
 export function globValueMatcher(glob: string): TextMatcher {
-  const source = `^${glob
-    .split('')
-    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : escapeRegExp(char)))
-    .join('')}$`;
-  const regex = new RE2(source, 'is');
+  const regex = re2(valueGlobRegex(glob));
   return { test: (text) => regex.test(text) };
 }
 
@@ -78,11 +68,7 @@ export function likeMatcher(pattern: string): TextMatcher {
     const suffix = pattern.slice(1);
     return { test: (text) => text.endsWith(suffix) };
   }
-  const source = `^${pattern
-    .split('')
-    .map((char) => (char === '%' ? '.*' : char === '_' ? '.' : escapeRegExp(char)))
-    .join('')}$`;
-  const regex = new RE2(source, 's');
+  const regex = re2(likeRegex(pattern));
   return { test: (text) => regex.test(text) };
 }
 

@@ -24,9 +24,6 @@ export interface CompiledPattern {
 }
 
 export function compilePattern(pattern: string): CompiledPattern {
-  if (/<[A-Za-z_@][A-Za-z0-9_.@:-]*$/.test(pattern)) {
-    throw new FunctionArgumentError(`invalid pattern: unclosed capture ${pattern.slice(pattern.lastIndexOf('<'))}`, 'E008', 1);
-  }
   const check = checkPattern(pattern);
   if (!check.ok) throw new FunctionArgumentError(`invalid pattern: ${check.message}`, 'E008', 1);
   const literals: string[] = [];

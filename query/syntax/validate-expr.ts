@@ -5,8 +5,9 @@ import type * as A from './ast';
 import { QueryError } from './errors';
 import { AGGREGATE_FUNCTIONS, FUNCTION_HINTS, SCALAR_FUNCTIONS, isAggregateFunction, isScalarFunction, type FunctionSpec } from './functions';
 import { exprToString } from './print';
-import { checkRegex } from './regex';
+import { checkRegex, patternError } from './regex';
 import { nearest } from './suggest';
+import { likeRegex, wildcardRefusal } from './wildcards';
 
 /** Deeper expressions are refused (E001): walkers here and in the planner recurse. */
 export const MAX_EXPR_DEPTH = 256;
@@ -46,6 +47,7 @@ export function checkExpr(e: A.Expr, scope: ExprScope, depth = 0): A.Expr {
     case 'like':
       e.operand = sub(e.operand);
       e.pattern = sub(e.pattern);
+      checkLikeLiteral(e.pattern, scope);
       return e;
     case 'has':
       e.operand = sub(e.operand);
@@ -157,7 +159,13 @@ function checkArity(e: A.CallExpr | A.AggregateCall, spec: FunctionSpec, scope: 
 function checkRegexLiteral(p: A.Expr, scope: ExprScope): void {
   if (p.kind !== 'string') return;
   const r = checkRegex(p.value);
-  if (!r.ok) scope.errors.push(new QueryError('E008', `invalid regular expression: ${r.message}`, p.pos));
+  if (!r.ok) scope.errors.push(patternError('regular expression', r, p.pos));
+}
+
+function checkLikeLiteral(p: A.Expr, scope: ExprScope): void {
+  if (p.kind !== 'string') return;
+  const refusal = wildcardRefusal(likeRegex(p.value));
+  if (refusal !== null) scope.errors.push(patternError('like pattern', refusal, p.pos));
 }
 
 function regexArgument(e: A.CallExpr, i: number, scope: ExprScope): void {

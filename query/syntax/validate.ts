@@ -7,9 +7,10 @@ import { isAggregateFunction, isScalarFunction } from './functions';
 import { LEGACY_STAGES, STAGE_HINTS, legacySuggestion } from './legacy';
 import { STAGE_NAMES } from './lexer';
 import { assignColumnNames, defaultAggregateName, defaultKeyName } from './names';
-import { exprToString } from './print';
-import { checkPattern, checkRegex } from './regex';
+import { exprToString, quote } from './print';
+import { checkPattern, checkRegex, patternError } from './regex';
 import { nearest } from './suggest';
+import { tokenGlobRegex, valueGlobRegex, wildcardRefusal } from './wildcards';
 import { MAX_EXPR_DEPTH, checkAggregateCall, checkExpr, type ExprScope } from './validate-expr';
 
 export const PARSE_FORMATS: readonly A.ParseFormat[] = ['json', 'kv', 'logfmt', 'regex', 'pattern', 'combined', 'clf', 'syslog'];
@@ -164,11 +165,21 @@ class Validator {
           const cmp = /^(.*?)([<>])$/.exec(e.field);
           const suggestion = cmp ? `where ${cmp[1]} ${cmp[2]}${e.op === '=' ? '=' : ''} ${e.value}` : null;
           this.error('E001', `${show(e.field)} is not a field name${cmp ? '; compare numbers with where' : ''}`, e.pos, suggestion);
+        } else if (e.glob && !e.quoted) {
+          this.glob(valueGlobRegex(e.value), e.pos);
         }
+        return e;
+      case 'term':
+        if (e.glob) this.glob(tokenGlobRegex(e.text), e.pos);
         return e;
       default:
         return e;
     }
+  }
+
+  private glob(regex: Parameters<typeof wildcardRefusal>[0], pos: A.Pos): void {
+    const refusal = wildcardRefusal(regex);
+    if (refusal !== null) this.errors.push(patternError('glob', refusal, pos));
   }
 
   private parse(s: Extract<ParsedStage, { kind: 'parse' }>): A.ParseStage {
@@ -186,11 +197,11 @@ class Validator {
       this.error('E005', `parse ${format}() takes only a field`, s.pattern.pos, `${format}(${s.field.name})`);
     } else if (s.pattern !== null && format === 'regex') {
       const r = checkRegex(s.pattern.value);
-      if (!r.ok) this.error('E008', `invalid regular expression: ${r.message}`, s.pattern.pos);
-      else if (r.groups.length === 0) this.error('E008', 'the regular expression has no named group (?<name>...) to extract', s.pattern.pos);
+      if (!r.ok) this.errors.push(patternError('regular expression', r, s.pattern.pos));
+      else if (r.groups.length === 0) this.error('E008', 'the regular expression has no named group (?<name>...) to extract', s.pattern.pos, namedGroupSuggestion(s.pattern.value));
     } else if (s.pattern !== null && format === 'pattern') {
       const r = checkPattern(s.pattern.value);
-      if (!r.ok) this.error('E008', `invalid pattern: ${r.message}`, s.pattern.pos);
+      if (!r.ok) this.errors.push(patternError('pattern', r, s.pattern.pos));
     }
     return { kind: 'parse', format, field: s.field, pattern: s.pattern, pos: s.pos };
   }
@@ -239,4 +250,10 @@ class Validator {
     }
     return null;
   }
+}
+
+/** The pattern with its whole match as a named group, as a string literal (or a hint when long). */
+function namedGroupSuggestion(pattern: string): string {
+  const wrapped = quote(`(?<value>${pattern})`);
+  return wrapped.length <= 200 ? wrapped : 'name a group to extract: (?<name>...)';
 }

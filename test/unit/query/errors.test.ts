@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { checkQuery, QueryError } from '../../../query/syntax/index';
-import { assertError, errorOf } from './helpers';
+import { assertError, errorOf, ok } from './helpers';
 
 describe('query syntax: errors', () => {
   it('QueryError carries code, message, 1-based line/column, suggestion', () => {
@@ -145,6 +145,10 @@ describe('query syntax: errors', () => {
     assertError('from main | parse regex(msg, "no groups")', 'E008', 1, 30);
     assertError('from main | parse pattern(_raw, "<a><b>")', 'E008', 1, 33);
     assertError('from main | parse pattern(_raw, "no captures")', 'E008', 1, 33);
+    // RE2 is the judge: what it refuses at planning is refused here, and what it runs is accepted.
+    assert.match(assertError('from main | where x =~ "(a{100}){100}"', 'E008', 1, 24).message, /repetition size/);
+    assert.match(assertError('from main | parse pattern(_raw, "<a> <b")', 'E008', 1, 33).message, /unclosed capture <b/);
+    ok('from main | where x =~ "[[:alpha:]]\\pL\\z"');
   });
 
   it('E009 invalid duration', () => {
