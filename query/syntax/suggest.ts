@@ -1,4 +1,9 @@
-// "Did you mean" helpers: the nearest known name by edit distance.
+// "Did you mean" helpers: the nearest known name by edit distance, or a table's hint.
+
+/** The hint a table gives for a name, own entries only (`constructor` is no hint). */
+export function hintFor(table: Readonly<Record<string, string>>, name: string): string | null {
+  return Object.prototype.hasOwnProperty.call(table, name) ? table[name]! : null;
+}
 
 /** Optimal string alignment distance: Levenshtein plus adjacent transpositions (`whree` -> `where`). */
 export function editDistance(a: string, b: string): number {

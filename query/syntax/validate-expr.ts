@@ -6,7 +6,7 @@ import { QueryError } from './errors';
 import { AGGREGATE_FUNCTIONS, FUNCTION_HINTS, SCALAR_FUNCTIONS, isAggregateFunction, isScalarFunction, type FunctionSpec } from './functions';
 import { exprToString } from './print';
 import { checkRegex, patternError } from './regex';
-import { nearest } from './suggest';
+import { hintFor, nearest } from './suggest';
 import { likeRegex, wildcardRefusal } from './wildcards';
 
 /** Deeper expressions are refused (E001): walkers here and in the planner recurse. */
@@ -102,7 +102,7 @@ function checkCall(e: A.CallExpr, scope: ExprScope, depth: number): A.Expr {
   }
   e.args = e.args.map((a) => checkExpr(a, scope, depth + 1));
   if (!isScalarFunction(name)) {
-    const hint = FUNCTION_HINTS[name] ?? nearest(name, [...Object.keys(SCALAR_FUNCTIONS), ...Object.keys(AGGREGATE_FUNCTIONS)]);
+    const hint = hintFor(FUNCTION_HINTS, name) ?? nearest(name, [...Object.keys(SCALAR_FUNCTIONS), ...Object.keys(AGGREGATE_FUNCTIONS)]);
     const tail = hint ? `; did you mean ${hint}?` : '';
     scope.errors.push(new QueryError('E004', `unknown function ${name}()${tail}`, e.pos, hint));
     return e;

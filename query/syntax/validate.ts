@@ -9,7 +9,7 @@ import { STAGE_NAMES } from './lexer';
 import { assignColumnNames, defaultAggregateName, defaultKeyName } from './names';
 import { exprToString, quote } from './print';
 import { checkPattern, checkRegex, patternError } from './regex';
-import { nearest } from './suggest';
+import { hintFor, nearest } from './suggest';
 import { tokenGlobRegex, valueGlobRegex, wildcardRefusal } from './wildcards';
 import { MAX_EXPR_DEPTH, checkAggregateCall, checkExpr, type ExprScope } from './validate-expr';
 
@@ -117,7 +117,7 @@ class Validator {
       this.error('E003', `"${lower}" is a legacy stage; use: ${shown}`, s.pos, suggestion);
       return;
     }
-    const hint = STAGE_HINTS[lower] ?? nearest(lower, STAGE_NAMES);
+    const hint = hintFor(STAGE_HINTS, lower) ?? nearest(lower, STAGE_NAMES);
     const message = hint
       ? `unknown stage ${show(s.name)}; did you mean ${hint}?`
       : `unknown stage ${show(s.name)}; the stages are ${STAGE_NAMES.join(', ')}`;

@@ -66,6 +66,14 @@ describe('query syntax: errors', () => {
     assertError('from main\n  | head 1\n  | frob x y "z"', 'E002', 3, 5);
   });
 
+  it('E002 and E004 take no hint from Object.prototype (a stage or function named constructor)', () => {
+    for (const [q, code] of [['from main | constructor x', 'E002'], ['from main | __proto__', 'E002'], ['from main | where constructor(x) = 1', 'E004']] as const) {
+      const e = assertError(q, code, 1, code === 'E002' ? 13 : 19);
+      assert.doesNotMatch(e.message, /native code|\[object/, q);
+      assert.ok(e.suggestion === null || typeof e.suggestion === 'string', q);
+    }
+  });
+
   it('E003 legacy stages with the native equivalent', () => {
     const cases: Array<[string, string]> = [
       ['eval x = a + 1', 'extend x = a + 1'],
