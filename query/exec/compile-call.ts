@@ -8,6 +8,7 @@ import { SCALAR_FUNCTIONS_IMPL } from '../functions';
 import { FunctionArgumentError } from '../functions/types';
 import type { CallExpr } from '../syntax/ast';
 import { QueryError } from '../syntax/errors';
+import { SCALAR_FUNCTIONS } from '../syntax/functions';
 import type { Value } from '../value';
 import { numberAt, valueAt } from './access';
 import type { CompiledExpr, CompileEnv } from './compiled';
@@ -26,7 +27,7 @@ export function compileCall(call: CallExpr, args: CompiledExpr[], env: CompileEn
   } catch (error) {
     if (error instanceof FunctionArgumentError) {
       const position = call.args[error.argument]?.pos ?? call.pos;
-      throw new QueryError(error.code, error.message, position, null);
+      throw new QueryError(error.code, error.message, position, error.suggestion ?? SCALAR_FUNCTIONS[call.name].signature);
     }
     throw error;
   }

@@ -68,12 +68,12 @@ export function compileExpr(expr: Expr, env: CompileEnv): CompiledExpr {
     }
     case 'like': {
       const operand = compileExpr(expr.operand, env);
-      const pattern = literalText(compileExpr(expr.pattern, env), 'the like pattern', expr.pattern.pos);
+      const pattern = literalText(compileExpr(expr.pattern, env), 'the like pattern', expr.pattern.pos, '"%timeout%"');
       return foldConstant(compileLike(operand, pattern, expr.negated), [operand, pattern]);
     }
     case 'has': {
       const operand = compileExpr(expr.operand, env);
-      const term = literalText(compileExpr(expr.term, env), 'the has term', expr.term.pos);
+      const term = literalText(compileExpr(expr.term, env), 'the has term', expr.term.pos, '"timeout"');
       return foldConstant(compileHas(operand, term, expr.negated), [operand, term]);
     }
     case 'regex': {
@@ -94,11 +94,11 @@ export function compileExpr(expr: Expr, env: CompileEnv): CompiledExpr {
 }
 
 /** `like` patterns and `has` terms are constants (a number is read as its text); else E005. */
-function literalText(expr: CompiledExpr, what: string, pos: Pos): CompiledExpr {
+function literalText(expr: CompiledExpr, what: string, pos: Pos, example: string): CompiledExpr {
   const value = expr.constant?.value;
   if (typeof value === 'string') return expr;
   if (typeof value === 'number' || typeof value === 'boolean') return constantExpr(String(value), 'string');
-  throw new QueryError('E005', `${what} must be a string literal`, pos, null);
+  throw new QueryError('E005', `${what} must be a string literal`, pos, `a string such as ${example}`);
 }
 
 function compileField(name: string, env: CompileEnv): CompiledExpr {

@@ -141,7 +141,7 @@ export const json_extract: ScalarFactory = (site) => {
   if (typeof constant === 'string') {
     const steps = compilePath(constant);
     if (steps === null) {
-      throw new FunctionArgumentError(`json_extract(): invalid path ${JSON.stringify(constant)}; write it as "$.a.b[0]"`, 'E005', 1);
+      throw new FunctionArgumentError(`json_extract(): invalid path ${JSON.stringify(constant)}; write it as "$.a.b[0]"`, 'E005', 1, '"$.a.b[0]"');
     }
     return fn('any', (args) => {
       const s = args[0]!;

@@ -36,7 +36,8 @@ export const extract: ScalarFactory = (site) => {
   if (!hasGroupArg || typeof g === 'number') {
     const index = hasGroupArg ? (g as number) : groups.count > 0 ? 1 : 0;
     if (!Number.isInteger(index) || index < 0 || index > groups.count) {
-      throw new FunctionArgumentError(`extract(): the regular expression has no group ${index} (it has ${groups.count})`, 'E005', 2);
+      const range = groups.count === 0 ? '0 (the whole match)' : `a group from 0 to ${groups.count}`;
+      throw new FunctionArgumentError(`extract(): the regular expression has no group ${index} (it has ${groups.count})`, 'E005', 2, range);
     }
     return fn('string', (args) => {
       const s = textOf(args[0]!, time);
@@ -47,7 +48,8 @@ export const extract: ScalarFactory = (site) => {
   }
   if (typeof g === 'string') {
     if (!groups.names.includes(g)) {
-      throw new FunctionArgumentError(`extract(): the regular expression has no group named ${JSON.stringify(g)}`, 'E005', 2);
+      const named = groups.names.length > 0 ? `one of the named groups: ${groups.names.map((name) => JSON.stringify(name)).join(', ')}` : 'a group number, e.g. 1';
+      throw new FunctionArgumentError(`extract(): the regular expression has no group named ${JSON.stringify(g)}`, 'E005', 2, named);
     }
     return fn('string', (args) => {
       const s = textOf(args[0]!, time);

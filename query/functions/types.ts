@@ -22,12 +22,16 @@ export interface ScalarFunction {
   call(args: readonly Value[]): Value;
 }
 
-/** Thrown at plan time for bad constant arguments (an invalid regex, a bad format): E005/E008. */
+/**
+ * Thrown at plan time for bad constant arguments (an invalid regex, a bad format): E005/E008. The
+ * suggestion says what to write instead; without one the function's signature is offered.
+ */
 export class FunctionArgumentError extends Error {
   constructor(
     message: string,
     readonly code: 'E005' | 'E008',
     readonly argument: number,
+    readonly suggestion: string | null = null,
   ) {
     super(message);
     this.name = 'FunctionArgumentError';

@@ -27,7 +27,7 @@ export interface QueryErrorJSON {
   message: string;
   line: number;
   column: number;
-  suggestion: string | null;
+  suggestion: string;
 }
 
 export class QueryError extends Error {
@@ -38,10 +38,13 @@ export class QueryError extends Error {
   readonly column: number;
   /** 0-based offset in the same text; orders errors and lets editors highlight. */
   readonly offset: number;
-  /** Replacement text for the part at line/column (or a hint), or null. */
-  readonly suggestion: string | null;
+  /**
+   * Never empty: replacement text for the part at line/column (the nearest name, the native form)
+   * when there is one, else how to complete or fix the text ("add a value after `>`").
+   */
+  readonly suggestion: string;
 
-  constructor(code: QueryErrorCode, message: string, pos: ErrorPos, suggestion: string | null = null) {
+  constructor(code: QueryErrorCode, message: string, pos: ErrorPos, suggestion: string) {
     super(message);
     this.code = code;
     this.line = pos.line;

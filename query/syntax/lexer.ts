@@ -109,8 +109,21 @@ export interface Token {
   end: number;
 }
 
-const CHARACTER_HINTS: Record<string, string> = { '&': '; use "and"', '!': '; use "not"', '^': '; use pow(x, y)' };
+/** Characters from other languages: the message's hint and the replacement. */
+const CHARACTER_HINTS: Record<string, [string, string]> = { '&': ['; use "and"', 'and'], '!': ['; use "not"', 'not'], '^': ['; use pow(x, y)', 'pow(x, y)'] };
 const NAME_HINT = '; write names with other characters in backticks: `name`';
+
+function characterSuggestion(text: string): string {
+  const hint = CHARACTER_HINTS[text];
+  if (hint !== undefined) return hint[1];
+  if (/\p{L}/u.test(text)) return 'write the name in backticks: `name`';
+  return `remove ${show(text)}, or put it inside a string`;
+}
+
+/** The text as a string literal, when that is a short replacement; else the hint. */
+function asString(text: string, hint: string): string {
+  return text.length <= 200 ? `"${text}"` : hint;
+}
 
 const DURATION_MICROS: Record<string, number> = { ms: 1e3, s: 1e6, m: 60e6, h: 3600e6, d: 86400e6, w: 604800e6 };
 /** Beyond these nesting depths the Earley parser slows down and walkers could overflow the stack. */
@@ -137,7 +150,7 @@ function decodeString(raw: string, at: (i: number) => Pos): string {
       case 'u': {
         const hex = body.slice(i + 1, i + 5);
         if (!/^[0-9A-Fa-f]{4}$/.test(hex)) {
-          throw new QueryError('E001', 'invalid \\u escape: expected 4 hexadecimal digits after "\\u"', at(at0), null);
+          throw new QueryError('E001', 'invalid \\u escape: expected 4 hexadecimal digits after "\\u"', at(at0), 'write 4 hexadecimal digits after \\u (\\u00e9), or \\\\u for a backslash and a u');
         }
         out += String.fromCharCode(parseInt(hex, 16));
         i += 4;
@@ -228,32 +241,32 @@ export class TokenStream {
         return;
       case 'qident':
         token.value = text.slice(1, -1);
-        if (token.value.trim() === '') throw new QueryError('E001', 'empty backtick name', pos);
+        if (token.value.trim() === '') throw new QueryError('E001', 'empty backtick name', pos, 'write the field name between the backticks: `name`');
         return;
       case 'number':
         token.num = Number(text);
-        if (!Number.isFinite(token.num)) throw new QueryError('E001', `number ${show(text)} is out of range`, pos);
+        if (!Number.isFinite(token.num)) throw new QueryError('E001', `number ${show(text)} is out of range`, pos, asString(text, 'use a number below 1.8e308, or quote it as a string'));
         return;
       case 'duration':
         token.num = durationMicros(text, pos);
         return;
       case 'unterminated_string':
-        throw new QueryError('E007', `unterminated string: missing closing ${text[0]}`, pos, closed(text, text[0]!));
+        throw new QueryError('E007', `unterminated string: missing closing ${text[0]}`, pos, `close the string with \`${text[0]}\``);
       case 'unterminated_qident':
-        throw new QueryError('E007', 'unterminated backtick name: missing closing `', pos, closed(text, '`'));
+        throw new QueryError('E007', 'unterminated backtick name: missing closing `', pos, 'close the name with a backtick: `name`');
       case 'bad_number':
         throw badNumber(text, pos);
       case 'variable':
-        throw new QueryError('E014', `unknown variable ${show(text)}`, pos);
+        throw new QueryError('E014', `unknown variable ${show(text)}`, pos, `put a space before ${text}: a $variable glued to a word is not replaced`);
       case 'term':
         // Substitution skips a `$name` glued to a word (`search$x`); as a search term it could not
         // be printed back without turning into a variable, and it is almost surely a typo.
         if (/^\$[A-Za-z_]/.test(text)) {
-          throw new QueryError('E014', `${show(text)} is glued to the word before it: put a space before a $variable`, pos);
+          throw new QueryError('E014', `${show(text)} is glued to the word before it: put a space before a $variable`, pos, `put a space before ${text}`);
         }
         return;
       case 'invalid':
-        throw new QueryError('E001', `unexpected character ${show(text)}${CHARACTER_HINTS[text] ?? (/\p{L}/u.test(text) ? NAME_HINT : '')}`, pos);
+        throw new QueryError('E001', `unexpected character ${show(text)}${CHARACTER_HINTS[text]?.[0] ?? (/\p{L}/u.test(text) ? NAME_HINT : '')}`, pos, characterSuggestion(text));
       default:
     }
   }
@@ -264,7 +277,7 @@ export class TokenStream {
     const { type, pos } = token;
     if (type === 'lparen') {
       if (++this.parenDepth > MAX_PAREN_DEPTH) {
-        throw new QueryError('E001', `parentheses nested more than ${MAX_PAREN_DEPTH} deep`, pos);
+        throw new QueryError('E001', `parentheses nested more than ${MAX_PAREN_DEPTH} deep`, pos, `nest at most ${MAX_PAREN_DEPTH} parentheses`);
       }
     } else if (type === 'rparen') {
       this.parenDepth = Math.max(0, this.parenDepth - 1);
@@ -273,7 +286,7 @@ export class TokenStream {
     }
     if (type === 'kw_not' || type === 'minus') {
       if (++this.prefixRun > MAX_PREFIX_RUN) {
-        throw new QueryError('E001', `more than ${MAX_PREFIX_RUN} operators in a row`, pos);
+        throw new QueryError('E001', `more than ${MAX_PREFIX_RUN} operators in a row`, pos, `write at most ${MAX_PREFIX_RUN} "not" or "-" in a row`);
       }
     } else {
       this.prefixRun = 0;
@@ -281,28 +294,37 @@ export class TokenStream {
   }
 }
 
-/** The suggestion for an unterminated literal: closed at the end of its line, if that is short. */
-function closed(text: string, quote: string): string | null {
-  const line = text.split('\n')[0]!.trimEnd();
-  return line.length <= 200 ? line + quote : null;
-}
-
 function durationMicros(text: string, pos: Pos): number {
   const m = /^([0-9]+)(ms|[smhdw])$/.exec(text)!;
   const micros = Number(m[1]) * DURATION_MICROS[m[2]!]!;
-  if (!Number.isSafeInteger(micros)) throw new QueryError('E009', `duration ${show(text)} is too large`, pos);
+  if (!Number.isSafeInteger(micros)) throw new QueryError('E009', `duration ${show(text)} is too large`, pos, 'use a duration of at most about 285 years, e.g. 520w');
   return micros;
 }
 
 function badNumber(text: string, pos: Pos): QueryError {
-  if (/^[0-9]+(?:\.[0-9]+)?[A-Za-z]+$/.test(text)) {
-    const m = /^([0-9]+)(?:\.[0-9]+)?([A-Za-z]+)$/.exec(text)!;
-    const unit = m[2]!.toLowerCase();
-    const guess = unit.startsWith('ms') || unit.startsWith('milli') ? 'ms' : unit.startsWith('mo') ? null : unit[0];
-    const fixed = guess && /^(?:ms|[smhdw])$/.test(guess) && !text.includes('.') ? `${m[1]}${guess}` : null;
+  const m = /^([0-9]+(?:\.[0-9]+)?)([A-Za-z]+)$/.exec(text);
+  if (m) {
+    const fixed = durationFix(Number(m[1]), m[2]!.toLowerCase()) ?? 'an integer and one of the units ms, s, m, h, d, w, e.g. 30d';
     return new QueryError('E009', `invalid duration ${show(text)}: use an integer and one of the units ms, s, m, h, d, w`, pos, fixed);
   }
-  return new QueryError('E001', `invalid number ${show(text)}`, pos, `"${text}"`);
+  return new QueryError('E001', `invalid number ${show(text)}`, pos, asString(text, 'quote it as a string'));
+}
+
+const UNITS_LARGEST_FIRST = ['w', 'd', 'h', 'm', 's', 'ms'];
+
+/** `5min` -> `5m`, `1.5h` -> `90m`: the same duration in the largest unit that makes it whole, or null. */
+function durationFix(amount: number, unit: string): string | null {
+  const guess = unit.startsWith('ms') || unit.startsWith('milli') ? 'ms' : unit.startsWith('mo') ? null : unit[0]!;
+  const size = guess === null ? undefined : DURATION_MICROS[guess];
+  if (size === undefined) return null;
+  const micros = Math.round(amount * size);
+  if (micros === 0) return `0${guess}`;
+  if (Math.abs(micros - amount * size) > 1e-6 * size) return null;
+  for (const name of UNITS_LARGEST_FIRST) {
+    const each = DURATION_MICROS[name]!;
+    if (micros % each === 0 && Number.isSafeInteger(micros)) return `${micros / each}${name}`;
+  }
+  return null;
 }
 
 /** Whether a name can be written bare (else it needs backticks). */

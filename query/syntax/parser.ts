@@ -5,7 +5,7 @@ import nearley from 'nearley';
 import grammar from './grammar';
 import { Seq, type ParsedStage, type StageThunk } from './builders';
 import { QueryError, show } from './errors';
-import { TokenStream, type Token } from './lexer';
+import { STAGE_NAMES, TokenStream, type Token } from './lexer';
 import type { SourceMap } from './positions';
 
 const compiled = nearley.Grammar.fromCompiled(grammar as unknown as nearley.CompiledRules);
@@ -64,6 +64,11 @@ function expectedTypes(parser: nearley.Parser, column: number): Set<string> {
 
 const PARSE_FORMAT_WORDS = 'a parse format (json, kv, logfmt, regex, pattern, combined, clf, syslog)';
 
+/** A piece of query text for a suggestion, in backticks, shortened when long. */
+function code(text: string): string {
+  return `\`${text.length > 30 ? `${text.slice(0, 27)}...` : text}\``;
+}
+
 function unexpectedToken(parser: nearley.Parser, found: Token, previous: Token | undefined): QueryError {
   const table = (parser as unknown as ParserInternals).table;
   const expected = previous?.type === 'st_parse' ? PARSE_FORMAT_WORDS : describeExpected(expectedTypes(parser, table.length - 2));
@@ -71,16 +76,26 @@ function unexpectedToken(parser: nearley.Parser, found: Token, previous: Token |
   const what = found.type === 'other' ? `expected a stage name after "|"` : `expected ${expected}${after}`;
   // `a || b` lexes as the end of a stage and an empty one.
   const adjacent = previous?.type === 'pipe' && previous.pos.offset + 1 === found.pos.offset;
-  const hint = found.type === 'other' && found.text === '|' && adjacent ? '; use "or" for a logical or' : '';
-  return new QueryError('E001', `${what}, found ${show(found.text)}${hint}`, found.pos);
+  const logicalOr = found.type === 'other' && found.text === '|' && adjacent;
+  const hint = logicalOr ? '; use "or" for a logical or' : '';
+  const suggestion = logicalOr ? 'or' : found.type === 'other' ? `write a stage name here: ${STAGE_NAMES.join(', ')}` : `write ${expected} here`;
+  return new QueryError('E001', `${what}, found ${show(found.text)}${hint}`, found.pos, suggestion);
 }
 
 function unexpectedEnd(parser: nearley.Parser, lexer: TokenStream, map: SourceMap): QueryError {
   const last = lexer.last;
   if (!last) return new QueryError('E006', 'the query is empty: it must start with "from <index>"', map.pos(0), 'from <index>');
   const table = (parser as unknown as ParserInternals).table;
-  const expected = last.type === 'st_parse' ? PARSE_FORMAT_WORDS : describeExpected(expectedTypes(parser, table.length - 1));
-  return new QueryError('E001', `expected ${expected} after ${show(last.text)}, found the end of the query`, map.pos(last.end));
+  const types = expectedTypes(parser, table.length - 1);
+  const expected = last.type === 'st_parse' ? PARSE_FORMAT_WORDS : describeExpected(types);
+  // After an operator the missing piece is its operand: "add a value after `>`".
+  const operand = isExpressionStart(types) && (OPERATORS.includes(last.type) || SYMBOLS[last.type] !== undefined);
+  const suggestion = `add ${operand ? expected.replace(/^an expression/, 'a value') : expected} after ${code(last.text)}`;
+  return new QueryError('E001', `expected ${expected} after ${show(last.text)}, found the end of the query`, map.pos(last.end), suggestion);
+}
+
+function isExpressionStart(types: Set<string>): boolean {
+  return types.has('ident') && types.has('number') && types.has('lparen');
 }
 
 const EXPRESSION_START = ['number', 'string', 'duration', 'kw_true', 'kw_false', 'kw_null', 'ident', 'qident', 'lparen', 'minus', 'kw_not'];
@@ -113,7 +128,7 @@ export function describeExpected(types: Set<string>): string {
     for (const t of group) left.delete(t);
     phrases.push(phrase);
   };
-  if (left.has('ident') && left.has('number') && left.has('lparen')) take(EXPRESSION_START, 'an expression');
+  if (isExpressionStart(left)) take(EXPRESSION_START, 'an expression');
   if (left.has('term') && left.has('string')) take(SEARCH_START, 'a search term');
   const stages = [...left].filter((t) => t.startsWith('st_'));
   if (stages.length > 0) take(stages, 'a stage name');

@@ -24,7 +24,7 @@ export interface ExprScope {
 
 export function checkExpr(e: A.Expr, scope: ExprScope, depth = 0): A.Expr {
   if (depth > MAX_EXPR_DEPTH) {
-    scope.errors.push(new QueryError('E001', `expression nested more than ${MAX_EXPR_DEPTH} levels deep`, e.pos));
+    scope.errors.push(new QueryError('E001', `expression nested more than ${MAX_EXPR_DEPTH} levels deep`, e.pos, `nest at most ${MAX_EXPR_DEPTH} levels`));
     // Cut the subtree so that later steps (printing, naming) never walk an unbounded depth.
     return { kind: 'null', pos: e.pos };
   }
@@ -92,7 +92,8 @@ function checkCall(e: A.CallExpr, scope: ExprScope, depth: number): A.Expr {
     const agg = checkAggregateCall(e, scope, depth);
     const column = scope.columns?.get(exprToString(agg));
     if (scope.inAggregate) {
-      scope.errors.push(new QueryError('E010', `aggregate ${name}() cannot be used inside another aggregate`, e.pos));
+      const twoSteps = `compute ${name}() in a stats first, then aggregate its column in a second stats`;
+      scope.errors.push(new QueryError('E010', `aggregate ${name}() cannot be used inside another aggregate`, e.pos, twoSteps));
     } else if (column !== undefined) {
       agg.column = column;
     } else {
@@ -104,7 +105,9 @@ function checkCall(e: A.CallExpr, scope: ExprScope, depth: number): A.Expr {
   if (!isScalarFunction(name)) {
     const hint = hintFor(FUNCTION_HINTS, name) ?? nearest(name, [...Object.keys(SCALAR_FUNCTIONS), ...Object.keys(AGGREGATE_FUNCTIONS)]);
     const tail = hint ? `; did you mean ${hint}?` : '';
-    scope.errors.push(new QueryError('E004', `unknown function ${name}()${tail}`, e.pos, hint));
+    // No near name: the functions that fit here (aggregates in a stats column).
+    const known = Object.keys(scope.place === 'in stats' ? AGGREGATE_FUNCTIONS : SCALAR_FUNCTIONS);
+    scope.errors.push(new QueryError('E004', `unknown function ${name}()${tail}`, e.pos, hint ?? `one of: ${known.join(', ')}`));
     return e;
   }
   if (checkArity(e, SCALAR_FUNCTIONS[e.name], scope)) checkScalarArgs(e, scope);
@@ -130,11 +133,16 @@ function aggregateOutsideStats(agg: A.AggregateCall, scope: ExprScope): QueryErr
   if ((agg.name === 'min' || agg.name === 'max') && agg.args.length >= 2) {
     const fn = agg.name === 'min' ? 'least' : 'greatest';
     const call = `${fn}(${agg.args.map(exprToString).join(', ')})`;
-    return new QueryError('E010', `${agg.name}() is an aggregate; for the ${agg.name === 'min' ? 'smallest' : 'largest'} of several values use ${fn}()`, agg.pos, call.length > 200 ? null : call);
+    return new QueryError('E010', `${agg.name}() is an aggregate; for the ${agg.name === 'min' ? 'smallest' : 'largest'} of several values use ${fn}()`, agg.pos, call.length > 200 ? `${fn}(...)` : call);
   }
   const where = scope.columns ? 'it is not a column of the preceding stats' : `use it in stats, e.g. stats ${brief(text)}`;
-  const suggestion = scope.columns || text.length > 200 ? null : `stats ${text}`;
-  return new QueryError('E010', `aggregate ${brief(text)} cannot be used ${scope.place}: ${where}`, agg.pos, suggestion);
+  return new QueryError('E010', `aggregate ${brief(text)} cannot be used ${scope.place}: ${where}`, agg.pos, outsideStatsSuggestion(text, scope.columns));
+}
+
+function outsideStatsSuggestion(text: string, columns: ReadonlyMap<string, string> | null): string {
+  if (columns === null) return text.length > 200 ? 'move the aggregate into a stats stage' : `stats ${text}`;
+  const computed = columns.size > 0 ? ` (it computes ${brief([...columns.keys()].join(', '))})` : '';
+  return `add ${brief(text)} to the preceding stats${computed}`;
 }
 
 /** Expression text short enough for a message. */
@@ -183,12 +191,12 @@ function checkScalarArgs(e: A.CallExpr, scope: ExprScope): void {
     case 'match': case 'extract': case 'replace':
       regexArgument(e, 1, scope);
       if (e.name === 'extract' && args[2]?.kind === 'number' && !(Number.isInteger(args[2].value) && args[2].value >= 0)) {
-        scope.errors.push(new QueryError('E005', 'the group of extract() must be a whole number >= 0 or a group name', args[2].pos));
+        scope.errors.push(new QueryError('E005', 'the group of extract() must be a whole number >= 0 or a group name', args[2].pos, '1'));
       }
       return;
     case 'round':
       if (args[1]?.kind === 'number' && !Number.isInteger(args[1].value)) {
-        scope.errors.push(new QueryError('E005', 'the digits of round() must be a whole number', args[1].pos));
+        scope.errors.push(new QueryError('E005', 'the digits of round() must be a whole number', args[1].pos, String(Math.round(args[1].value))));
       }
       return;
     case 'json_extract':
@@ -201,7 +209,7 @@ function checkScalarArgs(e: A.CallExpr, scope: ExprScope): void {
       if (size.kind === 'duration') {
         if (size.micros <= 0) scope.errors.push(new QueryError('E009', 'the bin size must be a positive duration', size.pos, '5m'));
       } else if (size.kind === 'number') {
-        if (!(size.value > 0)) scope.errors.push(new QueryError('E005', 'the bin size must be positive', size.pos));
+        if (!(size.value > 0)) scope.errors.push(new QueryError('E005', 'the bin size must be positive', size.pos, String(Math.abs(size.value) || 1)));
       } else {
         scope.errors.push(new QueryError('E009', 'bin() needs a duration literal such as 5m (or a positive number)', size.pos, '5m'));
       }

@@ -42,7 +42,7 @@ class Validator {
 
   constructor(private readonly source: string) {}
 
-  private error(code: QueryError['code'], message: string, pos: A.Pos, suggestion: string | null = null): void {
+  private error(code: QueryError['code'], message: string, pos: A.Pos, suggestion: string): void {
     this.errors.push(new QueryError(code, message, pos, suggestion));
   }
 
@@ -121,7 +121,7 @@ class Validator {
     const message = hint
       ? `unknown stage ${show(s.name)}; did you mean ${hint}?`
       : `unknown stage ${show(s.name)}; the stages are ${STAGE_NAMES.join(', ')}`;
-    this.error('E002', message, s.pos, hint);
+    this.error('E002', message, s.pos, hint ?? `one of: ${STAGE_NAMES.join(', ')}`);
   }
 
   private count(c: CountSpec | null, stage: string): number {
@@ -135,13 +135,13 @@ class Validator {
 
   private fieldPattern(p: A.NamePattern, stage: string): void {
     if (!p.quoted && !/^[A-Za-z_@*?][A-Za-z0-9_.@:*?-]*$/.test(p.pattern)) {
-      this.error('E001', `expected a field name or glob after "${stage}", found ${show(p.pattern)}`, p.pos);
+      this.error('E001', `expected a field name or glob after "${stage}", found ${show(p.pattern)}`, p.pos, inBackticks(p.pattern));
     }
   }
 
   private search(e: A.SearchExpr, depth: number): A.SearchExpr {
     if (depth > MAX_EXPR_DEPTH) {
-      this.error('E001', `search expression nested more than ${MAX_EXPR_DEPTH} levels deep`, e.pos);
+      this.error('E001', `search expression nested more than ${MAX_EXPR_DEPTH} levels deep`, e.pos, `nest at most ${MAX_EXPR_DEPTH} levels`);
       return { kind: 'term', text: '', glob: false, pos: e.pos };
     }
     switch (e.kind) {
@@ -163,7 +163,7 @@ class Validator {
       case 'fieldmatch':
         if (invalidSearchFields.has(e)) {
           const cmp = /^(.*?)([<>])$/.exec(e.field);
-          const suggestion = cmp ? `where ${cmp[1]} ${cmp[2]}${e.op === '=' ? '=' : ''} ${e.value}` : null;
+          const suggestion = cmp ? `where ${cmp[1]} ${cmp[2]}${e.op === '=' ? '=' : ''} ${e.value}` : `${inBackticks(e.field)}${e.op}${e.quoted ? quote(e.value) : e.value}`;
           this.error('E001', `${show(e.field)} is not a field name${cmp ? '; compare numbers with where' : ''}`, e.pos, suggestion);
         } else if (e.glob && !e.quoted) {
           this.glob(valueGlobRegex(e.value), e.pos);
@@ -187,7 +187,7 @@ class Validator {
     const known = PARSE_FORMATS.includes(format);
     if (!known) {
       const hint = nearest(format, PARSE_FORMATS);
-      this.error('E013', `unknown parse format ${show(s.format.name)}${hint ? `; did you mean ${hint}?` : `; formats are ${PARSE_FORMATS.join(', ')}`}`, s.format.pos, hint);
+      this.error('E013', `unknown parse format ${show(s.format.name)}${hint ? `; did you mean ${hint}?` : `; formats are ${PARSE_FORMATS.join(', ')}`}`, s.format.pos, hint ?? `one of: ${PARSE_FORMATS.join(', ')}`);
     }
     const needsPattern = format === 'regex' || format === 'pattern';
     if (known && needsPattern && s.pattern === null) {
@@ -219,7 +219,7 @@ class Validator {
       ...aggregates.map((a) => ({ alias: a.alias?.name ?? null, defaultName: defaultAggregateName(a.call), pos: a.alias?.pos ?? a.pos })),
     ];
     const { names, duplicateAliases } = assignColumnNames(items);
-    for (const i of duplicateAliases) this.error('E001', `duplicate column name ${show(items[i]!.alias!)} in stats`, items[i]!.pos);
+    for (const i of duplicateAliases) this.error('E001', `duplicate column name ${show(items[i]!.alias!)} in stats`, items[i]!.pos, `${items[i]!.alias!}_2`);
     const by: A.StatsKey[] = keys.map((k, i) => ({ expr: k.expr, alias: k.alias?.name ?? null, name: names[i]!, pos: k.pos }));
     const aggs: A.StatsAggregate[] = aggregates.map((a, i) => ({ call: a.call, alias: a.alias?.name ?? null, name: names[keys.length + i]!, pos: a.pos }));
     this.columns = new Map();
@@ -241,12 +241,14 @@ class Validator {
     } else if (e.kind === 'binary' && e.op === '=' && e.left.kind === 'field' && e.right.kind === 'call' && isAggregateFunction(e.right.name)) {
       const before = this.errors.length;
       const call = checkAggregateCall(e.right, scope, 1);
-      const text = this.errors.length === before ? `${exprToString(call)} as ${e.left.name}` : null;
-      this.error('E010', `name a stats column with "as", e.g. count() as ${e.left.name}`, e.pos, text);
+      const text = this.errors.length === before ? exprToString(call) : `${e.right.name}(...)`;
+      this.error('E010', `name a stats column with "as", e.g. count() as ${e.left.name}`, e.pos, short(`${text} as ${e.left.name}`, 'count() as n'));
     } else if (e.kind === 'call') {
-      this.error('E010', `${e.name}() is not an aggregate; stats needs aggregates such as count() or avg(x)`, e.pos);
+      // A scalar of each event is what groups: offer it as a key.
+      this.error('E010', `${e.name}() is not an aggregate; stats needs aggregates such as count() or avg(x)`, e.pos, short(`count() by ${exprToString(e)}`, 'count() by x'));
     } else {
-      this.error('E010', 'a stats column must be a single aggregate call such as count() or avg(x); compute expressions with extend after stats', e.pos);
+      const suggestion = e.kind === 'field' ? `count() by ${exprToString(e)}` : 'an aggregate such as count() or avg(x); compute expressions with extend after stats';
+      this.error('E010', 'a stats column must be a single aggregate call such as count() or avg(x); compute expressions with extend after stats', e.pos, suggestion);
     }
     return null;
   }
@@ -256,4 +258,14 @@ class Validator {
 function namedGroupSuggestion(pattern: string): string {
   const wrapped = quote(`(?<value>${pattern})`);
   return wrapped.length <= 200 ? wrapped : 'name a group to extract: (?<name>...)';
+}
+
+/** A name in backticks (the way to write any name), when it can be written so; else how. */
+function inBackticks(name: string): string {
+  return /[`\n]/.test(name) || name.length > 200 ? 'a field name, in backticks when it has other characters: `name`' : `\`${name}\``;
+}
+
+/** A replacement text, or a generic one when it would be too long to be useful. */
+function short(text: string, generic: string): string {
+  return text.length <= 200 ? text : generic;
 }

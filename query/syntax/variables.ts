@@ -4,6 +4,7 @@
 import { QueryError } from './errors';
 import { quote } from './print';
 import { SourceMap, type Replacement } from './positions';
+import { nearest } from './suggest';
 
 export interface Substituted {
   text: string;
@@ -60,7 +61,9 @@ export function substitute(text: string, variables: Readonly<Record<string, unkn
         const pos = new SourceMap(text).posOfOriginal(i);
         const known = Object.keys(variables);
         const hint = known.length > 0 ? `; known variables: ${known.map((k) => '$' + k).join(', ')}` : '';
-        throw new QueryError('E014', `unknown variable $${name}${hint}`, pos, null);
+        const close = nearest(name, known);
+        const suggestion = close !== null ? `$${close}` : `give $${name} a value in the request's variables, or write the value itself`;
+        throw new QueryError('E014', `unknown variable $${name}${hint}`, pos, suggestion);
       }
       const value = literal(variables[name]);
       out += text.slice(copied, i);

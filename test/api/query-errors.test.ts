@@ -72,6 +72,23 @@ describe('api: query errors', function () {
     }
   });
 
+  it('every query error carries a suggestion string, in POST /query and in explain', async () => {
+    const cases: [string, string][] = [
+      ['from main | where x >', 'add a value after `>`'],
+      ['from main | where x = "abc', 'close the string with `"`'],
+      ['from main | zzzzzz', 'one of: from, search, where, extend, parse, keep, drop, rename, head, tail, dedup, stats, sort, top'],
+      ['from main | where x # 1', 'remove "#", or put it inside a string'],
+    ];
+    for (const [q, suggestion] of cases) {
+      const answer = await query(q);
+      assert.equal(answer.status, 400, answer.text);
+      assert.equal(answer.body.error.suggestion, suggestion, q);
+      const explained = await explain(q);
+      assert.equal(explained.body.data.errors.length, 1, explained.text);
+      assert.equal(explained.body.data.errors[0].suggestion, suggestion, q);
+    }
+  });
+
   /** POST /query and GET /query/explain (when `q` fits in a URL) both refuse `q` with E008 at `column`. */
   async function assertE008(q: string, column: number, what: RegExp): Promise<void> {
     const shown = q.length > 200 ? `${q.slice(0, 200)}...` : q;

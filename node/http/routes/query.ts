@@ -16,7 +16,7 @@ import { parseQueryRequest, type ParsedQueryRequest } from '../query-request';
 import { parseTimeBound } from '../time-bound';
 
 /** What a query error adds to its message: in the INVALID_QUERY envelope and in explain's errors[]. */
-function queryErrorFields(error: QueryError): { parse_code: string; line: number; column: number; suggestion: string | null } {
+function queryErrorFields(error: QueryError): { parse_code: string; line: number; column: number; suggestion: string } {
   return { parse_code: error.code, line: error.line, column: error.column, suggestion: error.suggestion };
 }
 

@@ -49,7 +49,7 @@ describe('query syntax: errors', () => {
       assertError(`from main | where x = ${Array.from({ length: 400 }, () => '1').join(' + ')}`, 'E001', 1, 23);
       const deep = Array.from({ length: 20000 }, () => '1').join('+');
       const e = assertError(`from main | stats count() by host | where count(${deep}) > 0`, 'E010', 1, 43);
-      assert.ok(e.message.length < 200 && e.suggestion === null);
+      assert.ok(e.message.length < 200 && e.suggestion.length < 200, e.suggestion);
       assertError(`from main | stats count(${deep}) by host | sort count(${deep})`, 'E001', 1, 25);
       assertError(`from main | stats count() by ${deep}`, 'E001', 1, 30);
     });
@@ -61,7 +61,7 @@ describe('query syntax: errors', () => {
     assert.equal(assertError('from main | summarize count() by host', 'E002', 1, 13).suggestion, 'stats');
     assert.equal(assertError('from main | project-away x', 'E002', 1, 13).suggestion, 'drop');
     const e = assertError('from main | zzzzzz', 'E002', 1, 13);
-    assert.equal(e.suggestion, null);
+    assert.equal(e.suggestion, 'one of: from, search, where, extend, parse, keep, drop, rename, head, tail, dedup, stats, sort, top');
     assert.match(e.message, /the stages are from, search, where/);
     assertError('from main\n  | head 1\n  | frob x y "z"', 'E002', 3, 5);
   });
@@ -69,8 +69,8 @@ describe('query syntax: errors', () => {
   it('E002 and E004 take no hint from Object.prototype (a stage or function named constructor)', () => {
     for (const [q, code] of [['from main | constructor x', 'E002'], ['from main | __proto__', 'E002'], ['from main | where constructor(x) = 1', 'E004']] as const) {
       const e = assertError(q, code, 1, code === 'E002' ? 13 : 19);
-      assert.doesNotMatch(e.message, /native code|\[object/, q);
-      assert.ok(e.suggestion === null || typeof e.suggestion === 'string', q);
+      assert.doesNotMatch(`${e.message} ${e.suggestion}`, /native code|\[object/, q);
+      assert.equal(typeof e.suggestion, 'string', q);
     }
   });
 

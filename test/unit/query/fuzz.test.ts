@@ -22,6 +22,7 @@ function property(text: string, variables?: Record<string, unknown>): void {
     assert.match(e.code, /^E0(0[1-9]|1[0-4])$/);
     assert.ok(e.line >= 1 && e.column >= 1 && e.offset >= 0 && e.offset <= text.length, `bad position ${e.line}:${e.column}`);
     assert.ok(e.message.length > 0);
+    assert.ok(typeof e.suggestion === 'string' && e.suggestion.trim().length > 0, `no suggestion for ${JSON.stringify(text)}: ${e.message}`);
   }
   const ms = Date.now() - start;
   assert.ok(ms < MAX_MS, `${ms} ms for ${JSON.stringify(text.slice(0, 200))}`);
