@@ -120,6 +120,12 @@ function characterSuggestion(text: string): string {
   return `remove ${show(text)}, or put it inside a string`;
 }
 
+/** A `$name` the substitution left alone: a `${name` missing its brace, or one glued to a word. */
+function variableSuggestion(text: string): string {
+  if (text.startsWith('${') && !text.endsWith('}')) return `${text}}`;
+  return `put a space before ${text}: a $variable glued to a word is not replaced`;
+}
+
 /** The text as a string literal, when that is a short replacement; else the hint. */
 function asString(text: string, hint: string): string {
   return text.length <= 200 ? `"${text}"` : hint;
@@ -257,7 +263,7 @@ export class TokenStream {
       case 'bad_number':
         throw badNumber(text, pos);
       case 'variable':
-        throw new QueryError('E014', `unknown variable ${show(text)}`, pos, `put a space before ${text}: a $variable glued to a word is not replaced`);
+        throw new QueryError('E014', `unknown variable ${show(text)}`, pos, variableSuggestion(text));
       case 'term':
         // Substitution skips a `$name` glued to a word (`search$x`); as a search term it could not
         // be printed back without turning into a variable, and it is almost surely a typo.
@@ -304,7 +310,7 @@ function durationMicros(text: string, pos: Pos): number {
 function badNumber(text: string, pos: Pos): QueryError {
   const m = /^([0-9]+(?:\.[0-9]+)?)([A-Za-z]+)$/.exec(text);
   if (m) {
-    const fixed = durationFix(Number(m[1]), m[2]!.toLowerCase()) ?? 'an integer and one of the units ms, s, m, h, d, w, e.g. 30d';
+    const fixed = durationFix(Number(m[1]), m[2]!.toLowerCase()) ?? 'write an integer and one of the units ms, s, m, h, d, w, e.g. 30d';
     return new QueryError('E009', `invalid duration ${show(text)}: use an integer and one of the units ms, s, m, h, d, w`, pos, fixed);
   }
   return new QueryError('E001', `invalid number ${show(text)}`, pos, asString(text, 'quote it as a string'));

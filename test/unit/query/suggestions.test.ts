@@ -91,6 +91,8 @@ describe('query syntax: every error has a suggestion', function () {
     assert.equal(assertError('from main | parse xml(_raw)', 'E013', 1, 19).suggestion, 'one of: json, kv, logfmt, regex, pattern, combined, clf, syslog');
     assert.equal(assertError('from main | where host = $hots', 'E014', 1, 26, { host: 'a' }).suggestion, '$host');
     assert.match(assertError('from main | where host = $zzz', 'E014', 1, 26, { host: 'a' }).suggestion, /give \$zzz a value/);
+    assert.equal(assertError('from main | where host = ${host', 'E014', 1, 26, { host: 'a' }).suggestion, '${host}');
+    assert.match(assertError('from main | where host = a$host', 'E014', 1, 27, { host: 'a' }).suggestion, /^put a space before \$host/);
     assert.equal(assertError('from main | stats count() by host | where avg(ms) > 1', 'E010', 1, 43).suggestion,
       'add avg(ms) to the preceding stats (it computes count())');
     assert.equal(assertError('from main | stats host', 'E010', 1, 19).suggestion, 'count() by host');
