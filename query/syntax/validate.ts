@@ -10,7 +10,7 @@ import { assignColumnNames, defaultAggregateName, defaultKeyName } from './names
 import { exprToString, quote } from './print';
 import { checkPattern, checkRegex, patternError } from './regex';
 import { hintFor, nearest } from './suggest';
-import { tokenGlobRegex, valueGlobRegex, wildcardRefusal } from './wildcards';
+import { tokenGlobRegex, valueGlobRegex, wildcardRefusal, type WildcardRegex } from './wildcards';
 import { MAX_EXPR_DEPTH, checkAggregateCall, checkExpr, type ExprScope } from './validate-expr';
 
 export const PARSE_FORMATS: readonly A.ParseFormat[] = ['json', 'kv', 'logfmt', 'regex', 'pattern', 'combined', 'clf', 'syslog'];
@@ -177,7 +177,7 @@ class Validator {
     }
   }
 
-  private glob(regex: Parameters<typeof wildcardRefusal>[0], pos: A.Pos): void {
+  private glob(regex: WildcardRegex, pos: A.Pos): void {
     const refusal = wildcardRefusal(regex);
     if (refusal !== null) this.errors.push(patternError('glob', refusal, pos));
   }
