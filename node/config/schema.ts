@@ -48,6 +48,7 @@ export const CONFIG_SCHEMA: Schema = {
     rate_limit: 'integer',
     max_buffered_events: 'integer',
     pipeline: 'boolean',
+    max_future: 'duration',
   },
   http: {
     request_timeout: 'duration',
@@ -123,6 +124,7 @@ export function defaultConfig(): Config {
       rate_limit: 0,
       max_buffered_events: 2_000_000,
       pipeline: true,
+      max_future: '1d',
     },
     http: { request_timeout: '60s', shutdown_timeout: '30s', cors_origins: [] },
     tail: { heartbeat_interval: '15s', max_sessions: 100, max_session_duration: '24h' },

@@ -34,7 +34,8 @@ export interface Settings {
   };
   /** Decompressed column blocks the query workers keep (storage/segment/payload-cache.ts), shared among them. */
   bufferManager: { blockCacheMaxBytes: number };
-  ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean };
+  /** `maxFutureMs`: events further ahead of the receive time are refused (node/ingest/refusal.ts). */
+  ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean; maxFutureMs: number };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
   tls: { enabled: boolean; certFile: string | null; keyFile: string | null };
   cluster: {
@@ -97,6 +98,7 @@ export function resolveSettings(config: Config): Settings {
       rateLimit: ingest.rate_limit as number,
       maxBufferedEvents: ingest.max_buffered_events as number,
       pipeline: ingest.pipeline as boolean,
+      maxFutureMs: ms(ingest.max_future),
     },
     http: {
       requestTimeoutMs: ms(http.request_timeout),

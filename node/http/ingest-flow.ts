@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../app';
 import { ApiError } from '../errors';
-import type { IngestContext } from '../ingest/common';
+import { ingestContext, type IngestContext } from '../ingest/common';
 import type { ParsedBody } from '../ingest/parser-pool';
 import type { IngestParams, ParseSummary } from '../ingest/format-dispatch';
 import { rawBody, type RawBody } from './body';
@@ -24,9 +24,10 @@ export class IngestFlow {
     private readonly limiter: IngestRateLimiter,
   ) {}
 
-  /** The parser context of a request received now. */
+  /** The parser context of a request received now, from the live settings (PATCH /config and SIGHUP apply at once). */
   context(): IngestContext {
-    return { receivedAtMicros: Date.now() * 1000, pipeline: this.app.settings.ingest.pipeline };
+    const { settings } = this.app;
+    return ingestContext(Date.now(), settings.ingest.pipeline, settings.retentionMs, settings.ingest.maxFutureMs);
   }
 
   /** Reads the body; refuses with 503 before any parsing when the buffer is already full. */

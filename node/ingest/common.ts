@@ -2,6 +2,7 @@
  * Shared pieces of the ingest parsers: the parse context, field-name rules and small field helpers.
  */
 import type { FieldValue } from '../../storage/event';
+import { retentionCutoffMicros } from '../../storage/lifecycle/retention';
 import { isValidEventMicros } from './datetime';
 
 /** What every parser needs besides the body. Parsers are pure: the same body and context give the same events. */
@@ -10,6 +11,24 @@ export interface IngestContext {
   receivedAtMicros: number;
   /** Config `ingest.pipeline` (default true): run the text pipeline on raw and event-collector lines. */
   pipeline: boolean;
+  /** The oldest event time accepted (inclusive): older events are refused (refusal.ts). */
+  oldestMicros: number;
+  /** The newest event time accepted (inclusive): later events are refused. */
+  newestMicros: number;
+}
+
+/**
+ * The context of a request received at `receivedAtMs`. The oldest time accepted is the cutoff a
+ * retention pass run at that moment uses, so that no accepted event is retention's to delete at
+ * once; the newest is `maxFutureMs` (config `ingest.max_future`) ahead.
+ */
+export function ingestContext(receivedAtMs: number, pipeline: boolean, retentionMs: number, maxFutureMs: number): IngestContext {
+  return {
+    receivedAtMicros: receivedAtMs * 1000,
+    pipeline,
+    oldestMicros: retentionCutoffMicros(receivedAtMs, retentionMs),
+    newestMicros: (receivedAtMs + maxFutureMs) * 1000,
+  };
 }
 
 /** Per-request error lists are capped; counters still count every failure. */

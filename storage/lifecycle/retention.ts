@@ -13,13 +13,18 @@ export interface RetentionResult {
   bytes: number;
 }
 
+/** Event times below this are retention's to delete at `nowMs` (ingest refuses them: node/ingest/common.ts). */
+export function retentionCutoffMicros(nowMs: number, retentionMs: number): number {
+  return (nowMs - retentionMs) * 1000;
+}
+
 export async function applyRetention(
   store: SegmentStore,
   rocks: Rocks,
   retentionMs: number,
   nowMs: number,
 ): Promise<RetentionResult> {
-  const cutoffMicros = (nowMs - retentionMs) * 1000;
+  const cutoffMicros = retentionCutoffMicros(nowMs, retentionMs);
   const expired = [...store.all()].filter((header) => header.maxTime < cutoffMicros);
   const result: RetentionResult = { segments: 0, rows: 0, bytes: 0 };
   const ops: WriteOp[] = [];

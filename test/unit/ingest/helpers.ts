@@ -5,6 +5,7 @@ import * as path from 'path';
 import type { LogEvent } from '../../../storage/event';
 import { isValidIndexName } from '../../../storage/event';
 import type { IngestContext } from '../../../node/ingest/common';
+import { MAX_EVENT_MICROS, MIN_EVENT_MICROS } from '../../../node/ingest/datetime';
 
 /** Epoch micros of a UTC civil time (month 1-based), for expected values. */
 export function utc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, micros = 0): number {
@@ -14,8 +15,9 @@ export function utc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, micr
 /** A fixed receive time: 2024-06-15T12:00:00Z. */
 export const NOW = utc(2024, 6, 15, 12, 0, 0);
 
+/** A parse context received at NOW that accepts every valid event time (the window's own tests narrow it). */
 export function ctx(overrides: Partial<IngestContext> = {}): IngestContext {
-  return { receivedAtMicros: NOW, pipeline: true, ...overrides };
+  return { receivedAtMicros: NOW, pipeline: true, oldestMicros: MIN_EVENT_MICROS, newestMicros: MAX_EVENT_MICROS, ...overrides };
 }
 
 /** The repository root: walk up from the compiled file (dist/...), else from the working directory. */
