@@ -12,6 +12,7 @@ import { DEFAULT_INDEX } from '../../storage/event';
 import { invalidJson } from '../errors';
 import { excerpt, isPlainObject, receivedAt, tryParseJson, type IngestContext } from './common';
 import { applyDocument, documentMessage, fieldsHoldDocument } from './document';
+import { checkEvent, countRefusal, invalid, isRefusal, type Refusal, type RefusalCounts } from './refusal';
 
 export type BulkActionName = 'index' | 'create' | 'update' | 'delete';
 
@@ -45,6 +46,8 @@ export interface BulkResult {
   items: BulkItem[];
   /** True when any item failed (the response's `errors`). */
   errors: boolean;
+  /** Failed items by reason (an action that is not a document counts as `invalid`). */
+  refused: RefusalCounts;
 }
 
 const ACTIONS: ReadonlySet<string> = new Set(['index', 'create', 'update', 'delete']);
@@ -149,11 +152,11 @@ function item(name: BulkActionName, r: BulkItemResult): BulkItem {
  * `<idSeed>-<item number>`. `defaultIndex` (from `/es/{index}/_bulk`) stands in for an action without `_index`.
  */
 export function parseBulk(body: string, ctx: IngestContext, idSeed: string, defaultIndex?: string): BulkResult {
-  const now = receivedAt(ctx);
   const lines = new Lines(body);
-  const result: BulkResult = { events: [], items: [], errors: false };
-  const fail = (name: BulkActionName, index: string | undefined, id: string, error: BulkError): void => {
+  const result: BulkResult = { events: [], items: [], errors: false, refused: {} };
+  const fail = (name: BulkActionName, index: string | undefined, id: string, error: BulkError, refusal: Refusal = invalid(error.reason)): void => {
     result.errors = true;
+    countRefusal(result.refused, refusal);
     result.items.push(item(name, { _index: index ?? DEFAULT_INDEX, _id: id, status: 400, error }));
   };
   for (let line = lines.next(); line !== null; line = lines.next()) {
@@ -179,9 +182,9 @@ export function parseBulk(body: string, ctx: IngestContext, idSeed: string, defa
       fail(action.name, (action.index ?? defaultIndex), id, { type: 'illegal_argument_exception', reason: `[${action.name}] action without a document line` });
       break;
     }
-    const doc = mapDocumentLine(docLine, (action.index ?? defaultIndex), now);
-    if (typeof doc === 'string') {
-      fail(action.name, (action.index ?? defaultIndex), id, { type: 'mapper_parsing_exception', reason: doc });
+    const doc = mapDocumentLine(docLine, (action.index ?? defaultIndex), ctx);
+    if (isRefusal(doc)) {
+      fail(action.name, (action.index ?? defaultIndex), id, bulkError(doc), doc);
       continue;
     }
     result.events.push(doc);
@@ -201,36 +204,52 @@ export function parseBulk(body: string, ctx: IngestContext, idSeed: string, defa
   return result;
 }
 
+/**
+ * A refused document's item error, shaped as Elasticsearch's: what it cannot map is a
+ * `mapper_parsing_exception`; a document over the field limit, or a time outside the accepted
+ * window, an `illegal_argument_exception` (its answer to `index.mapping.total_fields.limit`).
+ */
+export function bulkError(refusal: Refusal): BulkError {
+  const type = refusal.reason === 'invalid' || refusal.reason === 'non_finite_number' ? 'mapper_parsing_exception' : 'illegal_argument_exception';
+  return { type, reason: refusal.message };
+}
+
 /** The event for a document line, or the reason it cannot be indexed. */
-function mapDocumentLine(line: string, source: string | undefined, now: number): LogEvent | string {
+function mapDocumentLine(line: string, source: string | undefined, ctx: IngestContext): LogEvent | Refusal {
   const parsed = tryParseJson(line);
-  if (!parsed.ok) return `failed to parse document: ${parsed.message}`;
-  if (!isPlainObject(parsed.value)) return 'failed to parse document: expected a JSON object';
-  return mapDocument(line, parsed.value, source, now);
+  if (!parsed.ok) return invalid(`failed to parse document: ${parsed.message}`);
+  if (!isPlainObject(parsed.value)) return invalid('failed to parse document: expected a JSON object');
+  return mapDocument(line, parsed.value, source, ctx);
 }
 
 /**
  * The event of one document (document-keys.ts): `_raw` is its message when it has one and its
- * fields hold every key, else the document line as received, so that no key is lost.
+ * fields hold every key, else the document line as received, so that no key is lost. A value that
+ * cannot be stored exactly, or an event checkEvent refuses, gives the refusal instead.
  */
-function mapDocument(raw: string, doc: Record<string, unknown>, source: string | undefined, now: number): LogEvent {
+function mapDocument(raw: string, doc: Record<string, unknown>, source: string | undefined, ctx: IngestContext): LogEvent | Refusal {
+  const now = receivedAt(ctx);
   const ev: LogEvent = { time: now, raw, index: DEFAULT_INDEX, fields: {} };
   if (source !== undefined && source !== '') ev.fields.source = source;
-  applyDocument(ev, doc, { pickTime: true, pickLabels: true, nowMicros: now });
+  const refusal = applyDocument(ev, doc, { pickTime: true, pickLabels: true, nowMicros: now });
+  if (refusal !== null) return refusal;
   const message = documentMessage(doc);
   if (message !== undefined && fieldsHoldDocument(doc, ev.fields)) ev.raw = message;
-  return ev;
+  return checkEvent(ev, ctx) ?? ev;
 }
 
 /**
  * `POST /es/{index}/_doc`: one JSON object (else INVALID_JSON); `pathIndex` becomes `source`, the id is
- * `<idSeed>-0`.
+ * `<idSeed>-0`. A document checkEvent refuses gives the refusal (the route answers 400) and no event.
  */
-export function parseEsDoc(body: string, pathIndex: string, ctx: IngestContext, idSeed: string): { event: LogEvent; id: string } {
-  const now = receivedAt(ctx);
+export function parseEsDoc(
+  body: string, pathIndex: string, ctx: IngestContext, idSeed: string,
+): { event: LogEvent; refusal: null; id: string } | { event: null; refusal: Refusal; id: string } {
   const text = body.trim();
   const parsed = tryParseJson(text);
   if (!parsed.ok) throw invalidJson(`invalid JSON: ${parsed.message}`);
   if (!isPlainObject(parsed.value)) throw invalidJson('expected one JSON object as the document');
-  return { event: mapDocument(text, parsed.value, pathIndex, now), id: `${idSeed}-0` };
+  const id = `${idSeed}-0`;
+  const out = mapDocument(text, parsed.value, pathIndex, ctx);
+  return isRefusal(out) ? { event: null, refusal: out, id } : { event: out, refusal: null, id };
 }

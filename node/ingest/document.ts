@@ -5,8 +5,9 @@
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { coerceLabels, RESERVED_FIELD_NAMES, setIfAbsent } from './common';
 import { HOST_KEYS, LEVEL_KEYS, lookup, MESSAGE_KEYS, TIME_KEYS, type LevelNumbers } from './document-keys';
-import { flattenInto, MAX_FIELDS_PER_EVENT } from './flatten';
+import { flattenInto } from './flatten';
 import { levelFromSyslogSeverity, levelFromValue } from './level';
+import { MAX_FIELDS_PER_EVENT, type Refusal } from './refusal';
 import { parseTimeValue } from './timevalue';
 
 export interface DocumentOptions {
@@ -91,8 +92,9 @@ export function fieldsHoldDocument(doc: Record<string, unknown>, fields: Record<
 /**
  * Applies `doc` to `ev`: the picked labels first (so that `level: "WARNING"` is stored as `warn`), then every
  * key flattened, without overwriting what the event already has. The time key stays as a field too.
+ * Returns the refusal of a value that cannot be stored exactly (flatten.ts), else null.
  */
-export function applyDocument(ev: LogEvent, doc: Record<string, unknown>, opts: DocumentOptions): void {
+export function applyDocument(ev: LogEvent, doc: Record<string, unknown>, opts: DocumentOptions): Refusal | null {
   const fields: Record<string, FieldValue> = ev.fields;
   if (opts.pickLabels) {
     const level = documentLevel(doc);
@@ -104,6 +106,7 @@ export function applyDocument(ev: LogEvent, doc: Record<string, unknown>, opts: 
     const t = documentTime(doc, opts.nowMicros);
     if (!Number.isNaN(t)) ev.time = t;
   }
-  flattenInto(fields, doc, { keepExisting: true });
+  const refusal = flattenInto(fields, doc, { keepExisting: true });
   coerceLabels(fields);
+  return refusal;
 }

@@ -1,14 +1,14 @@
 /**
  * Flattening of JSON objects into event fields: nested objects become dotted names (`a.b.c`), arrays are
- * kept as their JSON text, null is absent, strings, finite numbers and booleans keep their type.
+ * kept as their JSON text, null is absent, strings, numbers and booleans keep their type. A value that
+ * cannot be kept exactly refuses the event (refusal.ts) rather than vanish.
  */
 import type { FieldValue } from '../../storage/event';
 import { hasField, RESERVED_FIELD_NAMES } from './common';
+import { invalid, nonFiniteNumber, type Refusal } from './refusal';
 
 /** Below this depth a sub-object is stored as JSON text rather than expanded further. */
 export const MAX_FLATTEN_DEPTH = 16;
-/** Fields per event; keys beyond it are dropped (a runaway document would otherwise create a column per key). */
-export const MAX_FIELDS_PER_EVENT = 1000;
 
 export interface FlattenOptions {
   /** Keep a field that is already set (true: request-level values win over extracted ones). */
@@ -26,28 +26,55 @@ export function jsonText(v: unknown): string | undefined {
   }
 }
 
-/** A JSON scalar as a field value: undefined for null, non-finite numbers and non-scalars. */
+/**
+ * JSON text of an array or object stored as text under `name`, or the refusal when the text would
+ * not hold it exactly: JSON.stringify writes a non-finite number as null, and throws past its depth.
+ */
+export function storedJsonText(v: unknown, name: string): string | Refusal {
+  const text = jsonText(v);
+  if (text === undefined) return invalid(`field '${name.slice(0, 100)}' is nested too deeply to store as JSON text`);
+  if (text.includes('null') && holdsNonFiniteNumber(v)) return nonFiniteNumber(name);
+  return text;
+}
+
+/** Whether a JSON value holds a non-finite number anywhere (an explicit stack: any depth). */
+function holdsNonFiniteNumber(root: unknown): boolean {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v === 'number') {
+      if (v - v !== 0) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const key of Object.keys(v)) pending.push((v as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
+}
+
+/**
+ * A JSON scalar as a field value: undefined for null and non-scalars. A non-finite number (JSON
+ * `1e400`) is returned as is: checkEvent refuses the event, naming the field.
+ */
 export function scalarField(v: unknown): FieldValue | undefined {
   switch (typeof v) {
     case 'string':
     case 'boolean':
-      return v;
     case 'number':
-      return Number.isFinite(v) ? v : undefined;
+      return v;
     default:
       return undefined;
   }
 }
 
+/** Flattens `obj` into `fields`; returns the refusal of a value that cannot be stored exactly, else null. */
 export function flattenInto(
   fields: Record<string, FieldValue>,
   obj: Record<string, unknown>,
   opts: FlattenOptions,
-): void {
-  let count = 0;
-  for (const k in fields) if (Object.prototype.hasOwnProperty.call(fields, k)) count++;
-  const state = { count, keep: opts.keepExisting };
-  walk(fields, obj, opts.prefix ?? '', 0, state);
+): Refusal | null {
+  return walk(fields, obj, opts.prefix ?? '', 0, opts.keepExisting);
 }
 
 function walk(
@@ -55,30 +82,29 @@ function walk(
   obj: Record<string, unknown>,
   prefix: string,
   depth: number,
-  state: { count: number; keep: boolean },
-): void {
+  keep: boolean,
+): Refusal | null {
   for (const key in obj) {
     if (!Object.prototype.hasOwnProperty.call(obj, key) || key === '') continue;
     const v = obj[key];
     if (v === null || v === undefined) continue;
     const name = prefix === '' ? key : prefix + key;
+    if (typeof v === 'object' && !Array.isArray(v) && depth + 1 < MAX_FLATTEN_DEPTH) {
+      const refusal = walk(fields, v as Record<string, unknown>, name + '.', depth + 1, keep);
+      if (refusal !== null) return refusal;
+      continue;
+    }
+    // A skipped name's value is never stored, so it cannot refuse the event.
+    if (RESERVED_FIELD_NAMES.has(name) || (keep && hasField(fields, name))) continue;
     let value: FieldValue | undefined;
     if (typeof v === 'object') {
-      if (!Array.isArray(v) && depth + 1 < MAX_FLATTEN_DEPTH) {
-        walk(fields, v as Record<string, unknown>, name + '.', depth + 1, state);
-        continue;
-      }
-      value = jsonText(v);
+      const text = storedJsonText(v, name);
+      if (typeof text !== 'string') return text;
+      value = text;
     } else {
       value = scalarField(v);
     }
-    if (value === undefined || RESERVED_FIELD_NAMES.has(name)) continue;
-    const exists = hasField(fields, name);
-    if (exists && state.keep) continue;
-    if (!exists) {
-      if (state.count >= MAX_FIELDS_PER_EVENT) continue;
-      state.count++;
-    }
-    fields[name] = value;
+    if (value !== undefined) fields[name] = value;
   }
+  return null;
 }

@@ -7,12 +7,14 @@ import type { LogEvent } from '../../storage/event';
 import { invalidRequest } from '../errors';
 import { parseBulk, parseEsDoc, type BulkItem } from './bulk';
 import type { IngestContext } from './common';
-import { parseHecLines } from './hec';
-import { parseNativeBatch } from './native';
-import { parseOtlpLogs } from './otlp';
-import { parseRawLines, type RawHeaders } from './raw';
+import { parseHecLines, type HecResult } from './hec';
+import { parseNativeBatch, type NativeResult } from './native';
+import { parseOtlpLogs, type OtlpResult } from './otlp';
+import { parseRawLines, type RawHeaders, type RawResult } from './raw';
+import type { Refusal, RefusalCounts } from './refusal';
 
-export type IngestFormat = 'native' | 'raw' | 'hec' | 'bulk' | 'doc' | 'otlp';
+export const INGEST_FORMATS = ['native', 'raw', 'hec', 'bulk', 'doc', 'otlp'] as const;
+export type IngestFormat = (typeof INGEST_FORMATS)[number];
 
 export interface IngestParams {
   format: IngestFormat;
@@ -25,39 +27,51 @@ export interface IngestParams {
   pathIndex?: string;
 }
 
-/** What a route answers besides the count of accepted events. */
+/** What a route answers besides the count of accepted events: the refused events' reasons in the format's own way. */
 export type ParseSummary =
-  | { format: 'native'; failed: number; errors: { item: number; reason: string }[] }
-  | { format: 'raw' }
-  | { format: 'hec'; skipped: number; errors: { line: number; reason: string }[] }
+  | { format: 'native'; failed: number; errors: NativeResult['errors'] }
+  | { format: 'raw'; failed: number; errors: RawResult['errors'] }
+  | { format: 'hec'; failed: number; errors: HecResult['errors'] }
   | { format: 'bulk'; errors: boolean; items: BulkItem[] }
-  | { format: 'doc'; id: string }
-  | { format: 'otlp' };
+  | { format: 'doc'; id: string; refusal: Refusal | null }
+  | { format: 'otlp'; rejected: number; errors: OtlpResult['errors'] };
 
-/** Runs the parser a record names: the accepted events and the route's summary. Throws ApiError for a bad request. */
-export function parseRecord(params: IngestParams, body: string): { events: LogEvent[]; summary: ParseSummary } {
+/** A parse: the accepted events, the route's summary, and the refused events by reason (for metrics). */
+export interface ParsedRecord {
+  events: LogEvent[];
+  summary: ParseSummary;
+  refused: RefusalCounts;
+}
+
+/** Runs the parser a record names. Throws ApiError for a bad request. */
+export function parseRecord(params: IngestParams, body: string): ParsedRecord {
   switch (params.format) {
     case 'native': {
-      const { events, failed, errors } = parseNativeBatch(body, params.ctx);
-      return { events, summary: { format: 'native', failed, errors } };
+      const { events, failed, errors, refused } = parseNativeBatch(body, params.ctx);
+      return { events, summary: { format: 'native', failed, errors }, refused };
     }
-    case 'raw':
-      return { events: parseRawLines(body, params.raw ?? {}, params.ctx).events, summary: { format: 'raw' } };
+    case 'raw': {
+      const { events, failed, errors, refused } = parseRawLines(body, params.raw ?? {}, params.ctx);
+      return { events, summary: { format: 'raw', failed, errors }, refused };
+    }
     case 'hec': {
       if (body.trim() === '') throw invalidRequest('the body holds no event (send one JSON object per line)');
-      const { events, skipped, errors } = parseHecLines(body, params.ctx);
-      return { events, summary: { format: 'hec', skipped, errors } };
+      const { events, failed, errors, refused } = parseHecLines(body, params.ctx);
+      return { events, summary: { format: 'hec', failed, errors }, refused };
     }
     case 'bulk': {
-      const { events, items, errors } = parseBulk(body, params.ctx, params.idSeed ?? '', params.pathIndex);
-      return { events, summary: { format: 'bulk', items, errors } };
+      const { events, items, errors, refused } = parseBulk(body, params.ctx, params.idSeed ?? '', params.pathIndex);
+      return { events, summary: { format: 'bulk', items, errors }, refused };
     }
     case 'doc': {
-      const { event, id } = parseEsDoc(body, params.pathIndex ?? '', params.ctx, params.idSeed ?? '');
-      return { events: [event], summary: { format: 'doc', id } };
+      const { event, refusal, id } = parseEsDoc(body, params.pathIndex ?? '', params.ctx, params.idSeed ?? '');
+      if (refusal !== null) return { events: [], summary: { format: 'doc', id, refusal }, refused: { [refusal.reason]: 1 } };
+      return { events: [event], summary: { format: 'doc', id, refusal }, refused: {} };
     }
-    case 'otlp':
-      return { events: parseOtlpLogs(body, params.ctx).events, summary: { format: 'otlp' } };
+    case 'otlp': {
+      const { events, rejected, errors, refused } = parseOtlpLogs(body, params.ctx);
+      return { events, summary: { format: 'otlp', rejected, errors }, refused };
+    }
   }
 }
 

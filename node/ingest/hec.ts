@@ -11,21 +11,30 @@
  */
 import type { LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
-import { invalidJson } from '../errors';
+import { ApiError } from '../errors';
 import {
   coerceLabels, hasField, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext,
 } from './common';
 import { applyDocument } from './document';
-import { flattenInto, jsonText } from './flatten';
+import { flattenInto, storedJsonText } from './flatten';
 import { runPipeline } from './pipeline';
+import { checkEvent, countRefusal, invalid, isRefusal, nonFiniteNumber, type Refusal, type RefusalCounts, type RefusalReason } from './refusal';
 import { secondsToMicros } from './timevalue';
+
+export interface HecError {
+  /** 1-based line number. */
+  line: number;
+  code: RefusalReason;
+  reason: string;
+}
 
 export interface HecResult {
   events: LogEvent[];
   /** Objects (or unparseable line remainders) that produced no event. */
-  skipped: number;
-  /** The first MAX_REPORTED_ERRORS problems; `line` is 1-based. */
-  errors: { line: number; reason: string }[];
+  failed: number;
+  /** The first MAX_REPORTED_ERRORS problems, in body order. */
+  errors: HecError[];
+  refused: RefusalCounts;
 }
 
 /** Defaults when the envelope names no source or sourcetype (the collector's own defaults are token-based). */
@@ -35,18 +44,17 @@ export const HEC_DEFAULT_SOURCETYPE = 'hec';
 const LABELS = ['host', 'source', 'sourcetype'] as const;
 
 /**
- * Bad objects (not JSON, not an object, no usable `event`, bad `time`, `index` or `fields`) are skipped and
- * counted. If the body has objects but none is usable, the request fails with INVALID_JSON and the first
- * reason. An empty body gives no events.
+ * Bad objects (not JSON, not an object, no usable `event`, bad `time`, `index` or `fields`) and events
+ * checkEvent refuses are counted with their reasons; the rest is accepted. An empty body gives no events.
+ * A body with objects but no accepted event is the route's to refuse (noEventAccepted).
  */
 export function parseHecLines(body: string, ctx: IngestContext): HecResult {
   const now = receivedAt(ctx);
-  const result: HecResult = { events: [], skipped: 0, errors: [] };
-  let firstReason: string | undefined;
-  const fail = (line: number, reason: string): void => {
-    result.skipped++;
-    firstReason ??= `line ${line}: ${reason}`;
-    if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, reason });
+  const result: HecResult = { events: [], failed: 0, errors: [], refused: {} };
+  const fail = (line: number, refusal: Refusal): void => {
+    result.failed++;
+    countRefusal(result.refused, refusal);
+    if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, code: refusal.reason, reason: refusal.message });
   };
   let lineNo = 0;
   let start = 0;
@@ -61,18 +69,27 @@ export function parseHecLines(body: string, ctx: IngestContext): HecResult {
     const values = whole.ok ? [whole] : splitConcatenated(line);
     for (const v of values) {
       if (!v.ok) {
-        fail(lineNo, `invalid JSON: ${v.message}`);
+        fail(lineNo, invalid(`invalid JSON: ${v.message}`));
         continue;
       }
-      const out = mapObject(v.value, now, ctx.pipeline);
-      if (typeof out === 'string') fail(lineNo, out);
+      const mapped = mapObject(v.value, now, ctx.pipeline);
+      const out = isRefusal(mapped) ? mapped : (checkEvent(mapped, ctx) ?? mapped);
+      if (isRefusal(out)) fail(lineNo, out);
       else result.events.push(out);
     }
   }
-  if (result.events.length === 0 && firstReason !== undefined) {
-    throw invalidJson(`no valid event in the body: ${firstReason}`);
-  }
   return result;
+}
+
+/**
+ * The answer to a body whose objects were all refused: 400 with the first reason, INVALID_JSON when it
+ * is a malformed object (as the collector answers "Invalid data format"), else VALIDATION_ERROR; the
+ * error object also carries `failed` and the reported `errors`.
+ */
+export function noEventAccepted(failed: number, errors: HecError[]): ApiError {
+  const first = errors[0];
+  const where = first === undefined ? '' : `: line ${first.line}: ${first.reason}`;
+  return new ApiError(first === undefined || first.code === 'invalid' ? 'INVALID_JSON' : 'VALIDATION_ERROR', `no valid event in the body${where}`, { failed, errors });
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
@@ -121,39 +138,40 @@ function objectEnd(s: string, i: number): number {
   return -1;
 }
 
-/** One collector object -> event, or the reason it is skipped. */
-function mapObject(obj: unknown, now: number, pipeline: boolean): LogEvent | string {
-  if (!isPlainObject(obj)) return 'expected a JSON object';
+/** One collector object -> event, or the reason it is refused. */
+function mapObject(obj: unknown, now: number, pipeline: boolean): LogEvent | Refusal {
+  if (!isPlainObject(obj)) return invalid('expected a JSON object');
   const event = obj.event;
   let raw: string;
   let doc: Record<string, unknown> | undefined;
   if (typeof event === 'string') {
-    if (event.trim() === '') return "'event' is blank";
+    if (event.trim() === '') return invalid("'event' is blank");
     raw = event;
   } else if (typeof event === 'number' || typeof event === 'boolean') {
+    if (typeof event === 'number' && !Number.isFinite(event)) return nonFiniteNumber('event');
     raw = String(event);
   } else if (typeof event === 'object' && event !== null) {
-    const text = jsonText(event);
-    if (text === undefined) return "'event' is too deeply nested";
+    const text = storedJsonText(event, 'event');
+    if (typeof text !== 'string') return text;
     raw = text;
     if (isPlainObject(event)) doc = event;
   } else {
-    return "'event' is required";
+    return invalid("'event' is required");
   }
 
   let time = now;
   const timeGiven = obj.time !== undefined && obj.time !== null && obj.time !== '';
   if (timeGiven) {
     time = secondsToMicros(obj.time);
-    if (Number.isNaN(time)) return "'time' must be Unix seconds (number or numeric string) between 1970 and 2200";
+    if (Number.isNaN(time)) return invalid("'time' must be Unix seconds (number or numeric string) between 1970 and 2200");
   }
 
   let index = DEFAULT_INDEX;
   const idx = obj.index;
   if (idx !== undefined && idx !== null && idx !== '') {
     // Not String(idx): an object whose `toString` is not a function would throw.
-    if (typeof idx !== 'string') return "'index' must be a string";
-    if (!isValidIndexName(idx)) return `invalid index name '${idx.slice(0, 140)}'`;
+    if (typeof idx !== 'string') return invalid("'index' must be a string");
+    if (!isValidIndexName(idx)) return invalid(`invalid index name '${idx.slice(0, 140)}'`);
     index = idx;
   }
 
@@ -161,18 +179,22 @@ function mapObject(obj: unknown, now: number, pipeline: boolean): LogEvent | str
   const fields = ev.fields;
   for (const name of LABELS) {
     const v = obj[name];
+    if (typeof v === 'number' && !Number.isFinite(v)) return nonFiniteNumber(name);
     if ((typeof v === 'string' && v !== '') || typeof v === 'number' || typeof v === 'boolean') fields[name] = String(v);
   }
   const extra = obj.fields;
   if (extra !== undefined && extra !== null) {
-    if (!isPlainObject(extra)) return "'fields' must be an object";
-    flattenInto(fields, extra, { keepExisting: true });
+    if (!isPlainObject(extra)) return invalid("'fields' must be an object");
+    const refusal = flattenInto(fields, extra, { keepExisting: true });
+    if (refusal !== null) return refusal;
   }
+  let refusal: Refusal | null = null;
   if (doc !== undefined) {
-    applyDocument(ev, doc, { pickTime: pipeline && !timeGiven, pickLabels: pipeline, nowMicros: now });
+    refusal = applyDocument(ev, doc, { pickTime: pipeline && !timeGiven, pickLabels: pipeline, nowMicros: now });
   } else if (pipeline && typeof event === 'string') {
-    runPipeline(ev, now, timeGiven);
+    refusal = runPipeline(ev, now, timeGiven);
   }
+  if (refusal !== null) return refusal;
   coerceLabels(fields);
   if (!hasField(fields, 'source')) fields.source = HEC_DEFAULT_SOURCE;
   if (!hasField(fields, 'sourcetype')) fields.sourcetype = HEC_DEFAULT_SOURCETYPE;

@@ -5,10 +5,11 @@
  * workers' whole CPU, and the objects they made kept the garbage collector busy.
  *
  * It only takes bodies it can map exactly as native.ts does: valid JSON and UTF-8, every element
- * accepted, flat `fields` (strings, numbers, booleans, null), labels as strings. Anything else (a
- * syntax error, a failed element, nested fields, a duplicate key, a lone surrogate escape, a field
- * name that starts with a digit, which JS objects would reorder) returns null, and the caller runs
- * the general parser, which gives the same events or the exact error. A differential property in
+ * accepted, flat `fields` (strings, finite numbers, booleans, null), labels as strings, times in the
+ * accepted window. Anything else (a syntax error, a failed or refused element, nested fields, a
+ * duplicate key, a lone surrogate escape, a field name that starts with a digit, which JS objects
+ * would reorder) returns null, and the caller runs the general parser, which gives the same events
+ * or the exact error and refusals. A differential property in
  * test/unit/ingest/native-scan.test.ts holds both paths to byte-identical chunk records.
  */
 import { isAscii, isUtf8 } from 'buffer';
@@ -17,7 +18,7 @@ import { DEFAULT_INDEX, isValidIndexName, type LogEvent } from '../../storage/ev
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 import { bucketOf, keyString, partitionOf, type PartitionKey, type Placement } from '../../storage/partition';
 import { LABEL_FIELDS, receivedAt, RESERVED_FIELD_NAMES, type IngestContext } from './common';
-import { MAX_FIELDS_PER_EVENT } from './flatten';
+import { MAX_FIELDS_PER_EVENT } from './refusal';
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
@@ -167,6 +168,9 @@ class NativeScanner {
   constructor(
     private readonly src: Buffer,
     private readonly now: number,
+    /** The accepted window of event times (IngestContext): a time outside refuses its event. */
+    private readonly oldest: number,
+    private readonly newest: number,
     private readonly placement: Placement,
   ) {
     this.json = new JsonByteReader(src);
@@ -325,8 +329,8 @@ class NativeScanner {
       json.whitespace();
       if (json.peek() !== QUOTE) throw JSON_FALLBACK;
       const j = this.entries;
-      // Below the flattener's field limit, so that it never drops a key this path keeps.
-      if (j === MAX_FIELDS_PER_EVENT - 1) throw JSON_FALLBACK;
+      // With room for the top-level labels: an event over the field limit is refused by the general path.
+      if (j === MAX_FIELDS_PER_EVENT - APPENDED_LABELS.length) throw JSON_FALLBACK;
       // The name the previous row had here (checked when first met) is matched by its bytes.
       const expected = shape === null ? undefined : shape[j];
       if (expected !== undefined && json.matchesKey(expected.nameBytes)) {
@@ -363,8 +367,9 @@ class NativeScanner {
         this.kind[j] = NULL;
       } else if (c === 45 || (c >= 48 && c <= 57)) {
         const v = json.number();
-        // Non-finite numbers (1e999) are null, as the general path stores them.
-        this.kind[j] = v - v === 0 ? NUMBER : NULL;
+        // A non-finite number (1e999) refuses its event: the general path says why.
+        if (v - v !== 0) throw JSON_FALLBACK;
+        this.kind[j] = NUMBER;
         this.numbers[j] = v;
       } else {
         throw JSON_FALLBACK; // nested objects and arrays are flattened by the general path
@@ -480,7 +485,8 @@ class NativeScanner {
     let time = this.now;
     if (this.hasTime) {
       time = secondsToMicros(this.time);
-      if (Number.isNaN(time)) throw JSON_FALLBACK;
+      // NaN fails both tests too: the general path refuses the element.
+      if (!(time >= this.oldest && time <= this.newest)) throw JSON_FALLBACK;
     }
     const state = this.chunkFor(this.indexName(), time);
     const builder = state.builder;
@@ -547,7 +553,7 @@ class NativeScanner {
 export function scanNativeBatch(body: Buffer, ctx: IngestContext, placement: Placement): EventChunk[] | null {
   if (!isAscii(body) && !isUtf8(body)) return null;
   try {
-    return new NativeScanner(body, receivedAt(ctx), placement).run();
+    return new NativeScanner(body, receivedAt(ctx), ctx.oldestMicros, ctx.newestMicros, placement).run();
   } catch (error) {
     if (error === JSON_FALLBACK) return null;
     throw error;

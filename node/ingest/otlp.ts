@@ -11,16 +11,27 @@
  * traceId/spanId -> `trace_id`/`span_id`; record attributes -> top-level fields. Resource labels and the
  * severity win over record attributes of the same name, and attributes over body keys. AnyValue kinds:
  * string, bool and double as such (non-finite doubles as their text), int64 exact (a number within 2^53,
- * else its decimal text), bytes as the base64 text OTLP JSON carries, arrays as JSON text.
+ * else its decimal text), bytes as the base64 text OTLP JSON carries, arrays as JSON text. A record the
+ * window or the field rules refuse (refusal.ts) is reported in the response's `partialSuccess`.
  */
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
 import { invalidJson, invalidRequest } from '../errors';
-import { coerceLabels, isPlainObject, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
+import { coerceLabels, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
 import { isValidEventMicros } from './datetime';
-import { MAX_FIELDS_PER_EVENT, MAX_FLATTEN_DEPTH, jsonText } from './flatten';
+import { MAX_FLATTEN_DEPTH, storedJsonText } from './flatten';
 import { levelFromOtlpSeverity, normalizeLevel } from './level';
+import { checkEvent, countRefusal, isRefusal, nonFiniteNumber, type Refusal, type RefusalCounts, type RefusalReason } from './refusal';
 import { scaleDecimal } from './timevalue';
+
+export interface OtlpResult {
+  events: LogEvent[];
+  /** Log records refused (the response's `partialSuccess.rejectedLogRecords`). */
+  rejected: number;
+  /** The first MAX_REPORTED_ERRORS refusals; `record` is the record's path in the request. */
+  errors: { record: string; code: RefusalReason; reason: string }[];
+  refused: RefusalCounts;
+}
 
 /** AnyValue -> plain JSON value (kvlist as object, int64 text as number when exact); undefined when empty. */
 export function anyValueToJs(v: unknown, depth = 0): unknown {
@@ -50,30 +61,30 @@ export function anyValueToJs(v: unknown, depth = 0): unknown {
   return undefined;
 }
 
+/**
+ * A double as OTLP JSON writes it: a number, or a string (proto3 JSON): decimal text as its number,
+ * and "NaN", "Infinity", "-Infinity" kept as that text, which a column can hold exactly. A
+ * non-finite number (JSON `1e400`) is kept for checkEvent to refuse.
+ */
+function doubleValue(v: unknown): number | string | undefined {
+  if (typeof v === 'number') return v;
+  if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return v;
+  if (typeof v === 'string' && /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(v)) return Number(v);
+  return undefined;
+}
+
 /** int64 as number or decimal text: a number, or the text when it exceeds exact double range. */
 function intValue(v: unknown): number | string | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'number') return v; // a non-finite one is refused by checkEvent
   if (typeof v !== 'string' || !/^-?\d{1,20}$/.test(v)) return undefined;
   const n = Number(v);
   return Number.isSafeInteger(n) ? n : v;
 }
 
-/**
- * A double as proto3 JSON writes it: a number, or text for non-finite values ("NaN", "Infinity",
- * "-Infinity") and, from some encoders, for any value. Non-finite values stay as their text.
- */
-function doubleValue(v: unknown): number | string | undefined {
-  if (typeof v === 'number') return v;
-  if (typeof v !== 'string') return undefined;
-  if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return v;
-  const n = Number(v);
-  return v.trim() !== '' && Number.isFinite(n) ? n : undefined;
-}
-
-/** Fields of one event being built, with the count for MAX_FIELDS_PER_EVENT. */
+/** Fields of one event being built, and the first value that cannot be stored exactly (it refuses the event). */
 interface Sink {
   fields: Record<string, FieldValue>;
-  count: number;
+  refusal: Refusal | null;
 }
 
 /**
@@ -81,19 +92,21 @@ interface Sink {
  * With `keepExisting`, a field already set stays.
  */
 function putValue(sink: Sink, name: string, v: unknown, depth: number, keepExisting = false): void {
-  if (v === undefined || v === null || name === '') return;
+  if (v === undefined || v === null || name === '' || sink.refusal !== null) return;
   if (isPlainObject(v)) {
     if (depth < MAX_FLATTEN_DEPTH) {
       for (const k of Object.keys(v)) putValue(sink, `${name}.${k}`, v[k], depth + 1, keepExisting);
       return;
     }
-    v = jsonText(v);
-  } else if (Array.isArray(v)) v = jsonText(v);
-  if ((typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') || RESERVED_FIELD_NAMES.has(name)) return;
-  if (!Object.prototype.hasOwnProperty.call(sink.fields, name)) {
-    if (sink.count >= MAX_FIELDS_PER_EVENT) return;
-    sink.count++;
-  } else if (keepExisting) return;
+    v = storedJsonText(v, name);
+  } else if (Array.isArray(v)) v = storedJsonText(v, name);
+  // A skipped name's value is never stored, so it cannot refuse the event.
+  if (RESERVED_FIELD_NAMES.has(name) || (keepExisting && Object.prototype.hasOwnProperty.call(sink.fields, name))) return;
+  if (typeof v === 'object') {
+    sink.refusal = v as Refusal; // from storedJsonText: the text would not hold the value exactly
+    return;
+  }
+  if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return;
   sink.fields[name] = v;
 }
 
@@ -105,11 +118,12 @@ function putBodyFields(sink: Sink, body: unknown): void {
   for (const key of Object.keys(value)) putValue(sink, key, value[key], 0, true);
 }
 
-function bodyText(body: unknown): string {
+function bodyText(body: unknown): string | Refusal {
   const v = anyValueToJs(body);
   if (v === undefined || v === null) return '';
   if (typeof v === 'string') return v;
-  if (typeof v === 'object') return jsonText(v) ?? '';
+  if (typeof v === 'object') return storedJsonText(v, 'body');
+  if (typeof v === 'number' && !Number.isFinite(v)) return nonFiniteNumber('body');
   return String(v);
 }
 
@@ -146,14 +160,16 @@ function object(v: unknown, where: string): Record<string, unknown> {
 interface ResourceInfo {
   index: string;
   labels: Record<string, FieldValue>;
+  /** A resource attribute that cannot be stored exactly refuses every record of the resource. */
+  refusal: Refusal | null;
 }
 
 function resourceInfo(resource: unknown, where: string): ResourceInfo {
-  const info: ResourceInfo = { index: DEFAULT_INDEX, labels: {} };
+  const info: ResourceInfo = { index: DEFAULT_INDEX, labels: {}, refusal: null };
   if (resource === undefined || resource === null) return info;
-  const sink: Sink = { fields: info.labels, count: 0 };
+  const sink: Sink = { fields: info.labels, refusal: null };
   for (const { key, value } of attributes(object(resource, where).attributes, where)) {
-    const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+    const text = typeof value === 'string' ? value : (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' ? String(value) : undefined;
     if (key === 'service.name' && text !== undefined) info.labels.source = text;
     else if (key === 'host.name' && text !== undefined) info.labels.host = text;
     else if ((key === 'deployment.environment' || key === 'deployment.environment.name') && text !== undefined) {
@@ -162,16 +178,20 @@ function resourceInfo(resource: unknown, where: string): ResourceInfo {
       else info.labels['resource.deployment.environment'] = text;
     } else putValue(sink, `resource.${key}`, value, 1);
   }
+  info.refusal = sink.refusal;
   return info;
 }
 
-/** OTLP JSON -> events. Invalid JSON or a non-object body: INVALID_JSON; a wrong shape: INVALID_REQUEST. */
-export function parseOtlpLogs(body: string, ctx: IngestContext): { events: LogEvent[] } {
+/**
+ * OTLP JSON -> events. Invalid JSON or a non-object body: INVALID_JSON; a wrong shape: INVALID_REQUEST.
+ * A record checkEvent refuses, or with a value that cannot be stored exactly, is counted with its reason.
+ */
+export function parseOtlpLogs(body: string, ctx: IngestContext): OtlpResult {
   const now = receivedAt(ctx);
   const parsed = tryParseJson(body.trim() === '' ? '{}' : body);
   if (!parsed.ok) throw invalidJson(`invalid JSON: ${parsed.message}`);
   if (!isPlainObject(parsed.value)) throw invalidJson('expected an OTLP ExportLogsServiceRequest JSON object');
-  const events: LogEvent[] = [];
+  const result: OtlpResult = { events: [], rejected: 0, errors: [], refused: {} };
   const resourceLogs = list(parsed.value.resourceLogs, 'resourceLogs');
   resourceLogs.forEach((rlValue, r) => {
     const rl = object(rlValue, `resourceLogs[${r}]`);
@@ -181,24 +201,35 @@ export function parseOtlpLogs(body: string, ctx: IngestContext): { events: LogEv
       const sl = object(slValue, where);
       const scope = isPlainObject(sl.scope) ? sl.scope : {};
       list(sl.logRecords, `${where}.logRecords`).forEach((recValue, k) => {
-        const rec = object(recValue, `${where}.logRecords[${k}]`);
-        const ev = mapRecord(rec, res, scope, now, `${where}.logRecords[${k}]`);
-        events.push(ev);
+        const record = `${where}.logRecords[${k}]`;
+        const rec = object(recValue, record);
+        const mapped = mapRecord(rec, res, scope, now, record);
+        const out = isRefusal(mapped) ? mapped : (checkEvent(mapped, ctx) ?? mapped);
+        if (!isRefusal(out)) {
+          result.events.push(out);
+          return;
+        }
+        result.rejected++;
+        countRefusal(result.refused, out);
+        if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ record, code: out.reason, reason: out.message });
       });
     });
   });
-  return { events };
+  return result;
 }
 
 function mapRecord(
   rec: Record<string, unknown>, res: ResourceInfo, scope: Record<string, unknown>, now: number, where: string,
-): LogEvent {
+): LogEvent | Refusal {
   let time = nanosToMicros(rec.timeUnixNano);
   if (Number.isNaN(time)) time = nanosToMicros(rec.observedTimeUnixNano);
   if (Number.isNaN(time)) time = now;
-  const sink: Sink = { fields: {}, count: 0 };
+  const sink: Sink = { fields: {}, refusal: res.refusal };
   for (const { key, value } of attributes(rec.attributes, where)) putValue(sink, key, value, 0);
   putBodyFields(sink, rec.body);
+  if (sink.refusal !== null) return sink.refusal;
+  const raw = bodyText(rec.body);
+  if (typeof raw !== 'string') return raw;
   const fields = sink.fields;
   Object.assign(fields, res.labels);
   if (typeof scope.name === 'string' && scope.name !== '') fields['scope.name'] = scope.name;
@@ -209,7 +240,21 @@ function mapRecord(
     levelFromOtlpSeverity(severityNumber(rec.severityNumber));
   if (level !== undefined) fields.level = level;
   coerceLabels(fields);
-  return { time, raw: bodyText(rec.body), index: res.index, fields };
+  return { time, raw, index: res.index, fields };
+}
+
+/** Refusals named in a partialSuccess message; the count covers them all. */
+const MESSAGE_REFUSALS = 10;
+
+/**
+ * The ExportLogsServiceResponse of a request with refused records: `rejectedLogRecords` (int64, so
+ * a decimal string in OTLP JSON) and an `errorMessage` naming the first records and their reasons.
+ */
+export function partialSuccess(rejected: number, errors: OtlpResult['errors']): { partialSuccess: { rejectedLogRecords: string; errorMessage: string } } {
+  const named = errors.slice(0, MESSAGE_REFUSALS).map((error) => `${error.record}: ${error.reason}`);
+  const rest = rejected - named.length;
+  const message = `${rejected} log record${rejected === 1 ? '' : 's'} refused: ${named.join('; ')}${rest > 0 ? `; and ${rest} more` : ''}`;
+  return { partialSuccess: { rejectedLogRecords: String(rejected), errorMessage: message } };
 }
 
 /** severityNumber as a number or its enum name (`SEVERITY_NUMBER_WARN2`); 0 when unknown. */

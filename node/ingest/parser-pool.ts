@@ -14,6 +14,7 @@ import type { Placement } from '../../storage/partition';
 import { ApiError, type ErrorCode } from '../errors';
 import { scanNativeBatch } from './native-scan';
 import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './format-dispatch';
+import type { RefusalCounts } from './refusal';
 
 export interface ParsedBody {
   chunks: EventChunk[];
@@ -22,6 +23,8 @@ export interface ParsedBody {
   /** Accepted events. */
   events: number;
   summary: ParseSummary;
+  /** Refused events by reason. */
+  refused: RefusalCounts;
 }
 
 export interface ParseRequest {
@@ -68,11 +71,11 @@ export function parseBody(params: IngestParams, body: Buffer, placement: Placeme
     const chunks = scanNativeBatch(body, params.ctx, placement);
     if (chunks !== null) {
       const events = chunks.reduce((sum, chunk) => sum + chunk.count, 0);
-      return { record: encodeChunkRecord(chunks, placement), events, summary: { format: 'native', failed: 0, errors: [] } };
+      return { record: encodeChunkRecord(chunks, placement), events, summary: { format: 'native', failed: 0, errors: [] }, refused: {} };
     }
   }
-  const { events, summary } = parseRecord(params, bodyText(body));
-  return { record: encodeChunkRecord(chunkEvents(events, placement), placement), events: events.length, summary };
+  const { events, summary, refused } = parseRecord(params, bodyText(body));
+  return { record: encodeChunkRecord(chunkEvents(events, placement), placement), events: events.length, summary, refused };
 }
 
 /** A parse result with its chunks as views into the record. */

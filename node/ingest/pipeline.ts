@@ -13,6 +13,7 @@ import { hasField, isPlainObject, setIfAbsent } from './common';
 import { isAlnumCode, isDigitCode } from './datetime';
 import { applyDocument } from './document';
 import { detectLevel, levelFromLogcatLetter, levelFromSyslogSeverity, type Level } from './level';
+import type { Refusal } from './refusal';
 import {
   detectAfterFirstToken, detectCommonLog, detectLeadingTimestamp, parseIsoAt, TS_LOGCAT, TS_SYSLOG,
   type TsMatch,
@@ -20,14 +21,18 @@ import {
 
 /**
  * Runs the pipeline on `ev.raw`, updating `ev` in place. `ev.time` must already hold the request's time or
- * the receive time; `timeGiven` says whether the request gave it (then it is kept).
+ * the receive time; `timeGiven` says whether the request gave it (then it is kept). Returns the refusal
+ * of a JSON line value that cannot be stored exactly (flatten.ts), else null.
  */
-export function runPipeline(ev: LogEvent, nowMicros: number, timeGiven: boolean): void {
+export function runPipeline(ev: LogEvent, nowMicros: number, timeGiven: boolean): Refusal | null {
   const s = ev.raw;
   let i = 0;
   while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
   const c = s.charCodeAt(i);
-  if (c === 123 && lastNonSpace(s) === 125 && applyJsonLine(ev, s, nowMicros, timeGiven)) return;
+  if (c === 123 && lastNonSpace(s) === 125) {
+    const json = applyJsonLine(ev, s, nowMicros, timeGiven);
+    if (json !== false) return json;
+  }
 
   let pri = -1;
   let ts: TsMatch | null = null;
@@ -57,6 +62,7 @@ export function runPipeline(ev: LogEvent, nowMicros: number, timeGiven: boolean)
     else level = detectLevel(s, msgStart >= 0 ? msgStart : ts !== null ? ts.end : i);
     if (level !== undefined) fields.level = level;
   }
+  return null;
 }
 
 function lastNonSpace(s: string): number {
@@ -69,7 +75,8 @@ function lastNonSpace(s: string): number {
   return -1;
 }
 
-function applyJsonLine(ev: LogEvent, s: string, nowMicros: number, timeGiven: boolean): boolean {
+/** False when the line is not a JSON object (a plain line), else what applyDocument returns. */
+function applyJsonLine(ev: LogEvent, s: string, nowMicros: number, timeGiven: boolean): Refusal | null | false {
   let doc: unknown;
   try {
     doc = JSON.parse(s);
@@ -77,8 +84,7 @@ function applyJsonLine(ev: LogEvent, s: string, nowMicros: number, timeGiven: bo
     return false; // `{` text that is not JSON: a plain line
   }
   if (!isPlainObject(doc)) return false;
-  applyDocument(ev, doc, { pickTime: !timeGiven, pickLabels: true, nowMicros });
-  return true;
+  return applyDocument(ev, doc, { pickTime: !timeGiven, pickLabels: true, nowMicros });
 }
 
 /** `<N>` with N in 0..191 at s[i]: N, or -1. */

@@ -89,7 +89,8 @@ describe('api: durability across kill -9', function () {
   });
 
   it('20,000 acknowledged events survive a kill right after the last acknowledgement (nothing flushed)', async () => {
-    const set = { 'storage.flush_interval': '1h' };
+    // The events carry fixed 2023 times: a retention that keeps them (older ones are refused at ingest).
+    const set = { 'storage.flush_interval': '1h', retention: '3650d' };
     const first = await start({ set });
     const batches = Array.from({ length: 40 }, (_, i) => batch(KINDS[i % KINDS.length]!, `a${i}`, 500));
     // Four requests at a time, mixed endpoints.
@@ -118,7 +119,8 @@ describe('api: durability across kill -9', function () {
   });
 
   it('a kill in the middle of a stream (flushes running) loses no acknowledged event and splits no request', async () => {
-    const set = { 'storage.flush_interval': '50ms' };
+    // The events carry fixed 2023 times: a retention that keeps them (older ones are refused at ingest).
+    const set = { 'storage.flush_interval': '50ms', retention: '3650d' };
     const first = await start({ set });
     const sent: Batch[] = [];
     const acked = new Set<Batch>();

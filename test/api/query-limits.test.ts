@@ -33,7 +33,8 @@ describe('query limits and cancellation', function () {
   let server: TestServer;
   before(async () => {
     // No compaction during the test: the CPU check after cancel must see the query's work only.
-    server = await TestServer.start({ set: { 'query.max_concurrent': 1, 'storage.flush_interval': '200ms', 'storage.compaction_interval': '1h' } });
+    // The events carry fixed times: a retention that keeps them (older ones are refused at ingest).
+    server = await TestServer.start({ set: { 'query.max_concurrent': 1, 'storage.flush_interval': '200ms', 'storage.compaction_interval': '1h', retention: '3650d' } });
     await ingestMany(server, 300_000);
     for (let attempt = 0; attempt < 200; attempt++) {
       if ((await request(`${server.api}/stats`)).body.data.buffered_events === 0) break;

@@ -15,7 +15,8 @@ describe('clients: OpenTelemetry logs SDK (OTLP/HTTP JSON)', function () {
   let server: TestServer;
 
   before(async () => {
-    server = await TestServer.start();
+    // The records carry fixed 2024 times: a retention that keeps them (older ones are refused at ingest).
+    server = await TestServer.start({ set: { retention: '3650d' } });
   });
 
   after(async () => {

@@ -9,6 +9,8 @@
 import crypto from 'crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app';
+import { ApiError } from '../../errors';
+import { bulkError } from '../../ingest/bulk';
 import type { IngestParams } from '../../ingest/format-dispatch';
 import { summaryOf, type IngestFlow } from '../ingest-flow';
 import { ES_CLUSTER_NAME, ES_CLUSTER_UUID, esAdminRoutes } from './es-admin';
@@ -39,7 +41,14 @@ export function esRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
       pathIndex: request.params.index,
     };
     const parsed = await flow.ingest(request, 'doc', params, body.bytes);
-    const id = request.params.id ?? summaryOf(parsed, 'doc').id;
+    const result = summaryOf(parsed, 'doc');
+    if (result.refusal !== null) {
+      // The envelope, with the item error's Elasticsearch `type` and `reason` beside code and message.
+      const error = new ApiError('VALIDATION_ERROR', result.refusal.message, { ...bulkError(result.refusal) });
+      flow.failed('doc', error);
+      throw error;
+    }
+    const id = request.params.id ?? result.id;
     return reply.status(201).send({
       _index: request.params.index,
       _id: id,

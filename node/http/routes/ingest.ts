@@ -6,6 +6,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { App } from '../../app';
 import type { RawHeaders } from '../../ingest/raw';
 import type { IngestParams } from '../../ingest/format-dispatch';
+import { noEventAccepted } from '../../ingest/hec';
 import { summaryOf, type IngestFlow } from '../ingest-flow';
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -45,7 +46,10 @@ export function ingestRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
       const params: IngestParams = { format: 'raw', ctx: flow.context(), raw };
       const { kept, dropped } = body.truncated ? completeLines(body.bytes) : { kept: body.bytes, dropped: 0 };
       const parsed = await flow.ingest(request, 'raw', params, kept);
-      const data: Record<string, unknown> = { accepted: parsed.events, truncated: body.truncated };
+      const result = summaryOf(parsed, 'raw');
+      flow.itemFailures('raw', result.failed);
+      const data: Record<string, unknown> = { accepted: parsed.events, failed: result.failed, truncated: body.truncated };
+      if (result.errors.length > 0) data.errors = result.errors;
       if (body.truncated) {
         data.warning =
           `the body exceeded ingest.max_body_size (${app.settings.ingest.maxBodySizeBytes} bytes): ` +
@@ -60,8 +64,13 @@ export function ingestRoutes(app: App, flow: IngestFlow): FastifyPluginAsync {
       const params: IngestParams = { format: 'hec', ctx: flow.context() };
       const parsed = await flow.ingest(request, 'hec', params, body.bytes);
       const result = summaryOf(parsed, 'hec');
-      flow.itemFailures('hec', result.skipped);
-      const answer: Record<string, unknown> = { text: 'Success', code: 0, accepted: parsed.events, skipped: result.skipped };
+      flow.itemFailures('hec', result.failed);
+      if (parsed.events === 0 && result.failed > 0) {
+        const error = noEventAccepted(result.failed, result.errors);
+        flow.failed('hec', error);
+        throw error;
+      }
+      const answer: Record<string, unknown> = { text: 'Success', code: 0, accepted: parsed.events, failed: result.failed };
       if (result.errors.length > 0) answer.errors = result.errors;
       return reply.send(answer);
     });

@@ -1,8 +1,12 @@
-/** `POST /otlp/v1/logs`: OTLP/HTTP logs in the JSON encoding (protobuf answers 415). */
+/**
+ * `POST /otlp/v1/logs`: OTLP/HTTP logs in the JSON encoding (protobuf answers 415). All records
+ * accepted: 200 with an empty body; some refused: 200 with OTLP's `partialSuccess`.
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../errors';
 import type { IngestParams } from '../../ingest/format-dispatch';
-import type { IngestFlow } from '../ingest-flow';
+import { partialSuccess } from '../../ingest/otlp';
+import { summaryOf, type IngestFlow } from '../ingest-flow';
 
 /**
  * The 415 answer to protobuf (SPEC: OTLP/HTTP JSON only), saying how each SDK can send JSON: which
@@ -26,8 +30,11 @@ export function otlpRoutes(flow: IngestFlow): FastifyPluginAsync {
       }
       const body = flow.begin('otlp', request);
       const params: IngestParams = { format: 'otlp', ctx: flow.context() };
-      await flow.ingest(request, 'otlp', params, body.bytes);
-      return reply.status(200).send();
+      const parsed = await flow.ingest(request, 'otlp', params, body.bytes);
+      const result = summaryOf(parsed, 'otlp');
+      flow.itemFailures('otlp', result.rejected);
+      if (result.rejected === 0) return reply.status(200).send();
+      return reply.status(200).send(partialSuccess(result.rejected, result.errors));
     });
   };
 }

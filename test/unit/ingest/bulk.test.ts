@@ -134,13 +134,15 @@ describe('ingest bulk (ES compatible)', () => {
   });
 
   it('an empty body is an empty result', () => {
-    assert.deepEqual(parseBulk('', ctx(), 's'), { events: [], items: [], errors: false });
+    assert.deepEqual(parseBulk('', ctx(), 's'), { events: [], items: [], errors: false, refused: {} });
   });
 });
 
 describe('ingest single document (ES _doc)', () => {
   it('maps the document with the path index as source', () => {
-    const { event, id } = parseEsDoc('{"@timestamp":"2024-01-02T03:04:05Z","level":"info","msg":"m"}\n', 'my-index', ctx(), 'seed');
+    const { event, refusal, id } = parseEsDoc('{"@timestamp":"2024-01-02T03:04:05Z","level":"info","msg":"m"}\n', 'my-index', ctx(), 'seed');
+    assert.equal(refusal, null);
+    assert.ok(event !== null);
     assertValidEvent(event);
     assert.equal(id, 'seed-0');
     assert.equal(event.raw, 'm', 'the message is _raw');

@@ -76,6 +76,7 @@ describe('shipper document keys (bulk and _doc)', () => {
     assert.deepEqual(ev.fields, { source: 'ecs', level: 'warn', host: 'web-3', ...dotted });
     const nested = { '@timestamp': '2024-06-01T10:00:00Z', log: { level: 'error', logger: 'app' }, message: 'boom', host: { name: 'web-4', ip: '10.0.0.4' } };
     const { event } = parseEsDoc(JSON.stringify(nested), 'ecs-doc', ctx(), 's');
+    assert.ok(event !== null, 'the document is stored');
     assert.equal(event.raw, 'boom');
     assert.deepEqual(event.fields, {
       source: 'ecs-doc', level: 'error', host: 'web-4', '@timestamp': '2024-06-01T10:00:00Z', 'log.level': 'error', 'log.logger': 'app',

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { ApiError } from '../../../node/errors';
-import { parseHecLines, splitConcatenated } from '../../../node/ingest/hec';
+import { noEventAccepted, parseHecLines, splitConcatenated } from '../../../node/ingest/hec';
 import { assertValidEvent, ctx, NOW, utc } from './helpers';
 
 describe('ingest event collector (HEC)', () => {
@@ -10,7 +10,7 @@ describe('ingest event collector (HEC)', () => {
       fields: { region: 'eu', n: 2, deep: { x: true } },
     });
     const r = parseHecLines(line, ctx());
-    assert.equal(r.skipped, 0);
+    assert.equal(r.failed, 0);
     const ev = r.events[0]!;
     assertValidEvent(ev);
     assert.equal(ev.raw, 'hello ERROR');
@@ -80,7 +80,8 @@ describe('ingest event collector (HEC)', () => {
     ].join('\n');
     const r = parseHecLines(body, ctx());
     assert.deepEqual(r.events.map((e) => e.raw), ['ok', 'y']);
-    assert.equal(r.skipped, 10);
+    assert.equal(r.failed, 10);
+    assert.deepEqual(r.refused, { invalid: 10 });
     assert.deepEqual(r.errors.map((e) => e.line), [2, 3, 4, 5, 6, 8, 9, 10, 11, 12]);
     assert.match(r.errors[0]!.reason, /invalid JSON/);
     assert.match(r.errors[2]!.reason, /'event' is required/);
@@ -90,17 +91,21 @@ describe('ingest event collector (HEC)', () => {
     const body = ['{"event":"a","index":{"toString":false}}', '{"event":"b","index":7}', '{"event":"c","index":"web"}'].join('\n');
     const r = parseHecLines(body, ctx());
     assert.deepEqual(r.events.map((e) => [e.raw, e.index]), [['c', 'web']]);
-    assert.deepEqual(r.errors, [{ line: 1, reason: "'index' must be a string" }, { line: 2, reason: "'index' must be a string" }]);
+    assert.deepEqual(r.errors, [{ line: 1, code: 'invalid', reason: "'index' must be a string" }, { line: 2, code: 'invalid', reason: "'index' must be a string" }]);
   });
 
-  it('fails the request when every line is bad', () => {
-    assert.throws(
-      () => parseHecLines('nope\n{"event":null}', ctx()),
-      (e: unknown) => e instanceof ApiError && e.code === 'INVALID_JSON' && /line 1: invalid JSON/.test(e.message),
-    );
+  it('a body whose every line is bad is refused whole, with the first reason and the error list', () => {
+    const r = parseHecLines('nope\n{"event":null}', ctx());
+    assert.deepEqual(r.events, []);
+    const error = noEventAccepted(r.failed, r.errors);
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.code, 'INVALID_JSON');
+    assert.match(error.message, /line 1: invalid JSON/);
+    assert.equal(error.details.failed, 2);
+    assert.deepEqual((error.details.errors as { line: number }[]).map((e) => e.line), [1, 2]);
   });
 
   it('an empty body is no events, not an error', () => {
-    assert.deepEqual(parseHecLines('\n \n', ctx()), { events: [], skipped: 0, errors: [] });
+    assert.deepEqual(parseHecLines('\n \n', ctx()), { events: [], failed: 0, errors: [], refused: {} });
   });
 });

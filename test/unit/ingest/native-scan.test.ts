@@ -6,9 +6,11 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { ApiError } from '../../../node/errors';
+import type { IngestContext } from '../../../node/ingest/common';
 import { bodyText } from '../../../node/ingest/format-dispatch';
 import { parseNativeBatch } from '../../../node/ingest/native';
 import { scanNativeBatch } from '../../../node/ingest/native-scan';
+import { MAX_FIELDS_PER_EVENT } from '../../../node/ingest/refusal';
 import { encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { Placement } from '../../../storage/partition';
@@ -18,11 +20,16 @@ import { ctx } from './helpers';
 const HOUR = 3_600_000_000;
 const ONE: Placement = { bucketSpanMicros: HOUR, partitions: 1 };
 const FOUR: Placement = { bucketSpanMicros: HOUR, partitions: 4 };
+/**
+ * A narrow window of accepted times (as retention and ingest.max_future make one), received inside
+ * it: the generators' times fall on both sides of it and on its edges.
+ */
+const WINDOW = ctx({ receivedAtMicros: 1_700_001_000_000_000, oldestMicros: 1_700_000_000_000_000, newestMicros: 1_700_003_600_250_000 });
 
 /** The general path's record, or null when it refuses the body or rejects an element. */
-function generalRecord(body: Buffer, placement: Placement): Buffer | null {
+function generalRecord(body: Buffer, placement: Placement, context: IngestContext): Buffer | null {
   try {
-    const result = parseNativeBatch(bodyText(body), ctx());
+    const result = parseNativeBatch(bodyText(body), context);
     if (result.failed > 0) return null;
     return encodeChunkRecord(chunkEvents(result.events, placement), placement);
   } catch (error) {
@@ -32,9 +39,9 @@ function generalRecord(body: Buffer, placement: Placement): Buffer | null {
 }
 
 /** Asserts the two paths agree; returns whether the fast path took the body. */
-function agree(body: Buffer, placement = ONE): boolean {
-  const fast = scanNativeBatch(body, ctx(), placement);
-  const general = generalRecord(body, placement);
+function agree(body: Buffer, placement = ONE, context = ctx()): boolean {
+  const fast = scanNativeBatch(body, context, placement);
+  const general = generalRecord(body, placement, context);
   if (fast === null) return false;
   assert.notEqual(general, null, `the fast path took a body the general path refuses: ${body.toString('utf8').slice(0, 300)}`);
   const record = encodeChunkRecord(fast, placement);
@@ -43,6 +50,16 @@ function agree(body: Buffer, placement = ONE): boolean {
 }
 
 const text = (s: string): Buffer => Buffer.from(s, 'utf8');
+
+/** Numbers JSON can write but float64 cannot hold (they parse to ±Infinity), written out by valueText. */
+const HUGE = { json: '1e400' };
+const HUGE_NEGATIVE = { json: '-1e999' };
+const huge = fc.constantFrom(HUGE, HUGE_NEGATIVE);
+
+/** A generated value's JSON text. */
+function valueText(v: unknown): string {
+  return v === HUGE || v === HUGE_NEGATIVE ? (v as { json: string }).json : JSON.stringify(v);
+}
 
 /** Values that meet the mapping rules' corners. */
 const scalar = fc.oneof(
@@ -54,17 +71,24 @@ const scalar = fc.oneof(
   fc.constantFrom(0, -0, 1.5, 1e21, 12345678901234567890, 0.1, 1700000000.123456, 2 ** 53 + 1),
   fc.boolean(),
   fc.constant(null),
+  huge,
 );
 const fieldName = fc.oneof(
   fc.constantFrom('status', 'path', 'host', 'source', 'sourcetype', 'level', 'user', '_time', '_raw', 'index', '__proto__', '', '1', '01', 'a.b', 'é'),
   fc.string({ maxLength: 6 }),
 );
-const fieldsObject = fc.array(fc.tuple(fieldName, fc.oneof(scalar, fc.constant({ nested: 1 }), fc.constant([1]))), { maxLength: 6 });
+const fieldsObject = fc.array(fc.tuple(fieldName, fc.oneof({ weight: 4, arbitrary: scalar }, fc.constant({ nested: 1 }), fc.constant([1]))), { maxLength: 6 });
 const label = fc.oneof(fc.constantFrom('web-1', 'web-2', 'nginx', '', 'é'), fc.constant(null), fc.integer());
 const element = fc.record(
   {
     event: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('GET "/a" 200', 'é ü', 'tab\there', '{"json":true}'), scalar),
-    time: fc.oneof(fc.constantFrom(1700000000, 1700000000.5, 1700003600.25, 1e12, -5, null, '1700000000'), fc.double({ min: 1.6e9, max: 1.8e9, noNaN: true })),
+    time: fc.oneof(
+      // WINDOW's edges and either side of them, and times JSON or the range refuse.
+      fc.constantFrom(1700000000, 1699999999.999999, 1700000000.5, 1700003600.25, 1700003600.250001, 1700003601, 1e12, -5, null, '1700000000'),
+      huge,
+      fc.double({ min: 1.6e9, max: 1.8e9, noNaN: true }),
+      fc.double({ min: 1_699_999_990, max: 1_700_003_610, noNaN: true }),
+    ),
     index: fc.constantFrom('main', 'web', '', null, 'Bad Name', 'a\\u0062'),
     host: label,
     source: label,
@@ -81,10 +105,10 @@ function elementText(el: Record<string, unknown>, spacing: string): string {
   for (const [key, value] of Object.entries(el)) {
     if (value === undefined) continue;
     if (key === 'fields' && Array.isArray(value)) {
-      const pairs = (value as [string, unknown][]).map(([k, v]) => `${JSON.stringify(k)}:${spacing}${JSON.stringify(v)}`);
+      const pairs = (value as [string, unknown][]).map(([k, v]) => `${JSON.stringify(k)}:${spacing}${valueText(v)}`);
       parts.push(`"fields":{${pairs.join(',' + spacing)}}`);
     } else {
-      parts.push(`${JSON.stringify(key)}:${spacing}${JSON.stringify(value)}`);
+      parts.push(`${JSON.stringify(key)}:${spacing}${valueText(value)}`);
     }
   }
   return `{${parts.join(',' + spacing)}}`;
@@ -95,30 +119,59 @@ const body = fc
   .map(([elements, spacing]) => `${spacing}[${elements.map((el) => elementText(el, spacing)).join(',')}]${spacing}`);
 
 /** Valid, accepted bodies of the shapes shippers send: the fast path must take these. */
-const plainBody = fc
-  .array(
-    fc.record({
-      event: fc.string({ maxLength: 40 }).filter((s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()),
-      time: fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
-      host: fc.constantFrom('web-1', 'web-2'),
-      fields: fc.dictionary(fc.constantFrom('status', 'path', 'ms', 'ok', 'user'), fc.oneof(fc.integer(), fc.constantFrom('a', 'b', 'é'), fc.boolean())),
-    }),
-    { minLength: 1, maxLength: 8 },
-  )
-  .map((elements) => JSON.stringify(elements));
+const plainElement = fc.record({
+  event: fc.string({ maxLength: 40 }).filter((s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()),
+  time: fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
+  host: fc.constantFrom('web-1', 'web-2'),
+  fields: fc.dictionary(fc.constantFrom('status', 'path', 'ms', 'ok', 'user'), fc.oneof(fc.integer(), fc.constantFrom('a', 'b', 'é'), fc.boolean())),
+});
+const plainElements = fc.array(plainElement, { minLength: 1, maxLength: 8 });
+const plainBody = plainElements.map((elements) => JSON.stringify(elements));
 
 describe('native ingest fast path', () => {
   it('builds the same chunk records as the general path, or hands over', () => {
     let taken = 0;
+    let takenInWindow = 0;
     fc.assert(
       fc.property(body, (s) => {
         if (agree(text(s))) taken++;
         agree(text(s), FOUR);
+        if (agree(text(s), ONE, WINDOW)) takenInWindow++;
+        agree(text(s), FOUR, WINDOW);
       }),
       { numRuns: 1500 },
     );
     // The generator is meant to reach the fast path often, not only its refusals.
     assert.ok(taken > 150, `the fast path took only ${taken} of 1500 bodies`);
+    assert.ok(takenInWindow > 50, `the fast path took only ${takenInWindow} of 1500 bodies in the narrow window`);
+  });
+
+  it('hands over a body with a time outside the window, on the edges exactly where the general path refuses', () => {
+    const at = (time: number): Buffer => text(`[{"event":"a","time":${time}},{"event":"b"}]`);
+    for (const time of [1700000000, 1700000000.000001, 1700003600.25, 1700003600.249999]) {
+      assert.equal(agree(at(time), ONE, WINDOW), true, `${time} is inside`);
+    }
+    for (const time of [1699999999.999999, 1700003600.250001, 1600000000, 1800000000]) {
+      assert.equal(scanNativeBatch(at(time), WINDOW, ONE), null, `${time} is outside`);
+      const general = parseNativeBatch(bodyText(at(time)), WINDOW);
+      assert.deepEqual(general.errors.map((error) => error.item), [0]);
+      assert.match(general.errors[0]!.code, /^too_old$|^too_far_in_future$/);
+    }
+  });
+
+  it('hands over an event past the field limit, with or without top-level labels, where the general path refuses it', () => {
+    const labels = ',"host":"h","source":"s","sourcetype":"t"';
+    for (const withLabels of [false, true]) {
+      for (let count = MAX_FIELDS_PER_EVENT - 5; count <= MAX_FIELDS_PER_EVENT + 2; count++) {
+        const fields = Array.from({ length: count }, (_, i) => `"f${i}":${i}`).join(',');
+        const body = text(`[{"event":"a"${withLabels ? labels : ''},"fields":{${fields}}}]`);
+        const took = agree(body);
+        const general = parseNativeBatch(bodyText(body), ctx());
+        const stored = count + (withLabels ? 3 : 0);
+        assert.equal(general.failed, stored > MAX_FIELDS_PER_EVENT ? 1 : 0, `${stored} fields`);
+        if (stored > MAX_FIELDS_PER_EVENT) assert.equal(took, false);
+      }
+    }
   });
 
   it('takes the plain bodies shippers send', () => {
@@ -127,6 +180,25 @@ describe('native ingest fast path', () => {
         assert.equal(agree(text(s)), true, s);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('hands over a plain body once one of its numbers is past float64; the general path refuses that element alone', () => {
+    fc.assert(
+      fc.property(plainElements, fc.nat(), huge, (elements, at, number) => {
+        const bad = at % elements.length;
+        const texts = elements.map((el, i) => {
+          const pairs = Object.entries(el.fields).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+          if (i === bad) pairs.push(`"big-number":${valueText(number)}`);
+          return `{"event":${JSON.stringify(el.event)},"time":${el.time},"host":${JSON.stringify(el.host)},"fields":{${pairs.join(',')}}}`;
+        });
+        const s = text(`[${texts.join(',')}]`);
+        assert.equal(scanNativeBatch(s, ctx(), ONE), null);
+        const general = parseNativeBatch(bodyText(s), ctx());
+        assert.deepEqual(general.errors.map((error) => [error.item, error.code]), [[bad, 'non_finite_number']]);
+        assert.equal(general.events.length, elements.length - 1);
+      }),
+      { numRuns: 200 },
     );
   });
 
@@ -166,10 +238,16 @@ describe('native ingest fast path', () => {
   });
 
   it('reads numbers exactly as JSON.parse does', () => {
-    const numbers = ['0', '-0', '0.1', '1.5e3', '-2E-3', '123456789012345', '1234567890123456', '12345678901234567890', '1e999', '-1e999', '0.000001', '9007199254740993', '1.7976931348623157e308', '5e-324'];
+    const numbers = ['0', '-0', '0.1', '1.5e3', '-2E-3', '123456789012345', '1234567890123456', '12345678901234567890', '0.000001', '9007199254740993', '1.7976931348623157e308', '5e-324'];
     for (const n of numbers) {
       const s = `[{"event":"x","time":1700000000,"fields":{"n":${n}}}]`;
       assert.equal(agree(text(s)), true, n);
+    }
+    // Past float64 (they parse to ±Infinity): the general path refuses the element, saying why.
+    for (const n of ['1e999', '-1e999', '1.7976931348623159e308', '9'.repeat(400)]) {
+      const s = text(`[{"event":"x","time":1700000000,"fields":{"n":${n}}}]`);
+      assert.equal(scanNativeBatch(s, ctx(), ONE), null, n);
+      assert.deepEqual(parseNativeBatch(bodyText(s), ctx()).errors.map((error) => error.code), ['non_finite_number'], n);
     }
     fc.assert(
       fc.property(fc.double(), fc.integer({ min: 0, max: 17 }), (v, digits) => {

@@ -106,12 +106,17 @@ describe('ingest native batch', () => {
   });
 
   it('accepts surrounding whitespace and an empty array', () => {
-    assert.deepEqual(parseNativeBatch(' \n[]\n ', ctx()), { events: [], failed: 0, errors: [] });
+    assert.deepEqual(parseNativeBatch(' \n[]\n ', ctx()), { events: [], failed: 0, errors: [], refused: {} });
   });
 
-  it('skips non-finite numbers that JSON can produce', () => {
-    const r = parseNativeBatch('[{"event":"x","fields":{"big":1e999,"ok":1}}]', ctx());
-    assert.deepEqual(r.events[0]!.fields, { ok: 1 });
+  it('refuses an element with a number float64 cannot hold, naming the field, and accepts the rest', () => {
+    const r = parseNativeBatch('[{"event":"x","fields":{"big":1e999,"ok":1}},{"event":"y","fields":{"n":{"deep":-1e400}}},{"event":"z","fields":{"ok":1}}]', ctx());
+    assert.deepEqual(r.events.map((ev) => ev.raw), ['z']);
+    assert.equal(r.failed, 2);
+    assert.deepEqual(r.errors.map((e) => [e.item, e.code]), [[0, 'non_finite_number'], [1, 'non_finite_number']]);
+    assert.match(r.errors[0]!.reason, /field 'big' holds a number outside the 64-bit floating-point range/);
+    assert.match(r.errors[1]!.reason, /field 'n\.deep'/);
+    assert.deepEqual(r.refused, { non_finite_number: 2 });
   });
 
   it('keeps flat fields as they are and flattens the rest, exactly as flattenInto does (random objects)', () => {
@@ -123,10 +128,16 @@ describe('ingest native batch', () => {
       fc.property(fc.array(fc.dictionary(key, value, { maxKeys: 8 }), { minLength: 1, maxLength: 5 }), fc.boolean(), (objects, withBig) => {
         const texts = objects.map((fields) => {
           // 1e999 only exists in JSON text: it parses to Infinity.
-          const members = [...(withBig ? ['"big":1e999'] : []), JSON.stringify(fields).slice(1, -1)].filter((member) => member !== '');
+          const members = [...(withBig ? ['"big-number":1e999'] : []), JSON.stringify(fields).slice(1, -1)].filter((member) => member !== '');
           return `{"event":"e","fields":{${members.join(',')}}}`;
         });
         const result = parseNativeBatch(`[${texts.join(',')}]`, ctx());
+        if (withBig) {
+          // 1e999 has no float64 value: every element is refused rather than stored without it.
+          assert.equal(result.failed, texts.length);
+          assert.equal(result.events.length, 0);
+          return;
+        }
         assert.equal(result.failed, 0);
         texts.forEach((text, i) => {
           const expected: Record<string, FieldValue> = {};

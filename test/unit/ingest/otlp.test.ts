@@ -152,7 +152,10 @@ describe('ingest OTLP logs (JSON)', () => {
 
   it('converts AnyValue and nanoseconds', () => {
     assert.equal(anyValueToJs({ intValue: '-5' }), -5);
-    assert.equal(anyValueToJs({ doubleValue: 'NaN' }), 'NaN', 'a non-finite double keeps its text');
+    // proto3 JSON writes a double as a number or a string: the non-finite ones keep their exact text.
+    for (const text of ['NaN', 'Infinity', '-Infinity']) assert.equal(anyValueToJs({ doubleValue: text }), text);
+    assert.equal(anyValueToJs({ doubleValue: '1.5e3' }), 1500);
+    assert.equal(anyValueToJs({ doubleValue: 'many' }), undefined);
     assert.deepEqual(anyValueToJs({ kvlistValue: { values: [{ key: '__proto__', value: str('x') }] } }), {});
     assert.equal(nanosToMicros('1500'), 2);
     assert.ok(Number.isNaN(nanosToMicros('0')));
