@@ -4,6 +4,17 @@
  */
 import client from 'prom-client';
 import type { StorageEngine } from '../storage/engine';
+import { INGEST_FORMATS, type IngestFormat } from './ingest/format-dispatch';
+import { REFUSAL_REASONS, type RefusalCounts, type RefusalReason } from './ingest/refusal';
+
+/** `trawl_ingest_events_refused_total` as `GET /api/v1/metrics` shows it. */
+export interface RefusedEvents {
+  total: number;
+  /** Every reason, 0 when none was refused for it. */
+  by_reason: Record<RefusalReason, number>;
+  /** Formats with refused events: their counts by reason. */
+  by_format: Partial<Record<IngestFormat, RefusalCounts>>;
+}
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -11,6 +22,7 @@ export class Metrics {
   readonly ingestBytes: client.Counter<'endpoint'>;
   readonly ingestErrors: client.Counter<'endpoint' | 'code'>;
   readonly ingestRequests: client.Counter<'endpoint'>;
+  readonly ingestRefused: client.Counter<'reason' | 'format'>;
   readonly httpRequests: client.Counter<'method' | 'route' | 'status'>;
   readonly flushDuration: client.Histogram;
   readonly flushEvents: client.Counter;
@@ -46,6 +58,14 @@ export class Metrics {
       labelNames: ['endpoint'],
       registers,
     });
+    this.ingestRefused = new client.Counter({
+      name: 'trawl_ingest_events_refused_total',
+      help: 'Events refused at ingest, each with its reason in the answer, by reason and format',
+      labelNames: ['reason', 'format'],
+      registers,
+    });
+    // Every series from the start, so that the first refusal is an increase a rate sees.
+    for (const format of INGEST_FORMATS) for (const reason of REFUSAL_REASONS) this.ingestRefused.inc({ reason, format }, 0);
     this.httpRequests = new client.Counter({
       name: 'trawl_http_requests_total',
       help: 'HTTP requests by method, route and status',
@@ -142,6 +162,27 @@ export class Metrics {
     });
     engine.on('retention', (result: { segments: number }) => this.retentionSegments.inc(result.segments));
     engine.on('error', (_error: Error, phase: string) => this.storageErrors.inc({ phase }));
+  }
+
+  /** Counts one request's refused events. */
+  refused(format: IngestFormat, counts: RefusalCounts): void {
+    for (const reason of REFUSAL_REASONS) {
+      const count = counts[reason];
+      if (count !== undefined && count > 0) this.ingestRefused.inc({ reason, format }, count);
+    }
+  }
+
+  async refusedEvents(): Promise<RefusedEvents> {
+    const out: RefusedEvents = { total: 0, by_reason: Object.fromEntries(REFUSAL_REASONS.map((reason) => [reason, 0])) as Record<RefusalReason, number>, by_format: {} };
+    for (const { value, labels } of (await this.ingestRefused.get()).values) {
+      if (value === 0) continue;
+      const reason = labels.reason as RefusalReason;
+      const format = labels.format as IngestFormat;
+      out.total += value;
+      out.by_reason[reason] += value;
+      (out.by_format[format] ??= {})[reason] = value;
+    }
+    return out;
   }
 
   /** A JSON view of a few counters for `GET /api/v1/metrics`. */

@@ -1,6 +1,7 @@
 /**
  * What every ingest route does around its parser: refuse early under backpressure, parse with a
- * fixed context, make the accepted events durable (the write-buffer record) and count them.
+ * fixed context, make the accepted events durable (the write-buffer record) and count them, and
+ * the refused ones by reason.
  */
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../app';
@@ -61,6 +62,8 @@ export class IngestFlow {
         throw error;
       }
       await this.commit(request, endpoint, parsed);
+      // Counted once the request stands: a request refused whole (503, 429) is sent again.
+      app.metrics.refused(params.format, parsed.refused);
       return parsed;
     } finally {
       app.inFlight--;

@@ -85,6 +85,7 @@ export function opsRoutes(app: App): FastifyPluginAsync {
             compaction_pending: backlog.pending,
           },
           block_cache: blockCacheSection(app.queryWorkers.blockCacheCounters()),
+          ingest: { refused_events: await app.metrics.refusedEvents() },
           counters: await app.metrics.snapshot(),
         },
       };
