@@ -1,8 +1,8 @@
 /**
  * The official Elasticsearch v8 client against the bulk-compatible endpoints: handshake, the bulk
- * helper (plain and gzip-compressed), single-document index, then the stored events; the calls
- * around writing (ping, health, templates, index creation, the bulk helper's final refresh) and the
- * errors the client reads.
+ * helper (plain and gzip-compressed), single-document index, refused documents, then the stored
+ * events; the calls around writing (ping, health, templates, index creation, the bulk helper's final
+ * refresh) and the errors the client reads.
  */
 import { strict as assert } from 'assert';
 import { Client, errors } from '@elastic/elasticsearch';
@@ -87,6 +87,39 @@ describe('clients: @elastic/elasticsearch v8', function () {
     assert.ok(typeof result._id === 'string' && result._id !== '');
   });
 
+  it('helpers.bulk drops a refused document once, with its 400 and reason, and indexes the rest', async () => {
+    // Older than the retention (3650d): the helper must not retry it (it retries 429 only).
+    const late = { uid: 'late', message: 'from 2001', '@timestamp': '2001-01-01T00:00:00Z', status: 200 };
+    const dropped: { status: number; error: { type: string; reason: string } | null; document: unknown; retried: boolean }[] = [];
+    const stats = await client.helpers.bulk<Doc>({
+      datasource: [late, ...docs('mixed', 3)],
+      onDocument: () => ({ index: { _index: 'web-mixed' } }),
+      onDrop: (doc) => dropped.push(doc as unknown as (typeof dropped)[number]),
+    });
+    assert.equal(stats.total, 4);
+    assert.equal(stats.successful, 3);
+    assert.equal(stats.failed, 1);
+    assert.equal(dropped.length, 1);
+    assert.equal(dropped[0]!.status, 400);
+    assert.equal(dropped[0]!.retried, false);
+    assert.deepEqual(dropped[0]!.document, late);
+    assert.equal(dropped[0]!.error?.type, 'illegal_argument_exception');
+    assert.match(dropped[0]!.error!.reason, /event time 2001-01-01T00:00:00.000000Z is older than retention allows/);
+  });
+
+  it('client.index() of a refused document throws a ResponseError with status 400 and the reason', async () => {
+    await assert.rejects(
+      client.index({ index: 'x', document: { uid: 'late-single', '@timestamp': '2001-01-01T00:00:00Z' } }),
+      (error: unknown) => {
+        assert.ok(error instanceof errors.ResponseError, String(error));
+        assert.equal(error.statusCode, 400);
+        assert.equal(error.body.error.type, 'illegal_argument_exception');
+        assert.match(error.body.error.reason, /older than retention allows/);
+        return true;
+      },
+    );
+  });
+
   describe('stored events', () => {
     before(async () => {
       assert.equal(await server.stop(), 0, server.log);
@@ -94,8 +127,9 @@ describe('clients: @elastic/elasticsearch v8', function () {
     });
 
     it('has every document once, source from _index, in index main, with the detected timestamp', () => {
-      assert.equal(stored.length, 601);
-      for (const [tag, source, count] of [['web', 'web-logs', 500], ['gz', 'web-gz', 100]] as const) {
+      assert.equal(stored.length, 604);
+      assert.equal(stored.filter((event) => String(event.uid).startsWith('late')).length, 0, 'refused documents are not stored');
+      for (const [tag, source, count] of [['web', 'web-logs', 500], ['gz', 'web-gz', 100], ['mixed', 'web-mixed', 3]] as const) {
         for (const doc of docs(tag, count)) {
           const timeKey = TIME_KEYS.find((key) => key in doc)!;
           assertFields(

@@ -1,9 +1,11 @@
 /**
  * The OpenTelemetry logs SDK with the OTLP/HTTP exporter (JSON) against /otlp/v1/logs, then the
  * stored events checked against the SPEC's OTLP mapping table; a structured body and every
- * attribute kind, queried back; the 415 answer to protobuf says how to send JSON.
+ * attribute kind, queried back; the 415 answer to protobuf says how to send JSON; and a refused
+ * record reaching the exporter as OTLP's partial success.
  */
 import { strict as assert } from 'assert';
+import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter } from '@opentelemetry/sdk-logs';
@@ -88,7 +90,8 @@ describe('clients: OpenTelemetry logs SDK, structured bodies and every value kin
   let server: TestServer;
 
   before(async () => {
-    server = await TestServer.start();
+    // The records carry fixed 2024 times: a retention that keeps them (older ones are refused at ingest).
+    server = await TestServer.start({ set: { retention: '3650d' } });
   });
 
   after(async () => {
@@ -146,5 +149,53 @@ describe('clients: OpenTelemetry logs SDK, structured bodies and every value kin
     for (const hint of ['application/json', '@opentelemetry/exporter-logs-otlp-http', 'opentelemetry-exporter-otlp-json-http', 'otlphttp', 'encoding: json']) {
       assert.ok(message.includes(hint), `415 message names ${hint}: ${message}`);
     }
+  });
+});
+
+describe('clients: OpenTelemetry logs SDK, a refused record', function () {
+  let server: TestServer;
+
+  before(async () => {
+    server = await TestServer.start();
+  });
+
+  after(async () => {
+    diag.disable();
+    await dispose(server);
+  });
+
+  it('reaches the exporter as a partial success naming the reason; the export succeeds and the other record is stored', async () => {
+    const warnings: string[] = [];
+    const record = (...args: unknown[]): void => void warnings.push(args.map(String).join(' '));
+    diag.setLogger({ error: record, warn: record, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.WARN);
+    const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
+    const results: number[] = [];
+    const recording: LogRecordExporter = {
+      export: (logs, done) => exporter.export(logs, (result) => {
+        results.push(result.code);
+        done(result);
+      }),
+      shutdown: () => exporter.shutdown(),
+      forceFlush: () => exporter.forceFlush(),
+    };
+    const provider = new LoggerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'late' }),
+      processors: [new BatchLogRecordProcessor({ exporter: recording })],
+    });
+    const logger = provider.getLogger('late-logger');
+    // Older than the default retention (7d): retention would delete it at once.
+    logger.emit({ timestamp: new Date(Date.now() - 30 * 86_400_000), body: 'a month late' });
+    logger.emit({ timestamp: new Date(Date.now() - 60_000), body: 'a minute late' });
+    await provider.forceFlush();
+    await provider.shutdown();
+    assert.deepEqual(results, [0], 'a partial success is no failure to retry');
+    const partial = warnings.filter((warning) => warning.includes('Received Partial Success response'));
+    assert.equal(partial.length, 1, warnings.join('\n'));
+    assert.match(partial[0]!, /"rejectedLogRecords":"1"/);
+    assert.match(partial[0]!, /logRecords\[0\]: event time [^"]* is older than retention allows/);
+
+    assert.equal(await server.stop(), 0, server.log);
+    const stored = await readStoredEvents(server.dataDir);
+    assert.deepEqual(stored.map((event) => event._raw), ['a minute late']);
   });
 });
