@@ -7,7 +7,7 @@ import { coerceLabels, RESERVED_FIELD_NAMES, setIfAbsent } from './common';
 import { HOST_KEYS, LEVEL_KEYS, lookup, MESSAGE_KEYS, TIME_KEYS, type LevelNumbers } from './document-keys';
 import { flattenInto } from './flatten';
 import { levelFromSyslogSeverity, levelFromValue } from './level';
-import { MAX_FIELDS_PER_EVENT, type Refusal } from './refusal';
+import type { Refusal } from './refusal';
 import { parseTimeValue } from './timevalue';
 
 export interface DocumentOptions {
@@ -72,13 +72,11 @@ export function documentMessage(doc: Record<string, unknown>): string | undefine
 
 /**
  * True when the event's fields hold every top-level key of `doc` under its own name: none is a
- * reserved name, none was taken by a label the request set (`source` from `_index`) with another
- * value, and the field cap was not reached. Only then may `_raw` be the message alone.
+ * reserved name, and none was taken by a label the request set (`source` from `_index`) with
+ * another value. Only then may `_raw` be the message alone. (An event over the field limit is
+ * refused whole, refusal.ts, so no key is ever cut.)
  */
 export function fieldsHoldDocument(doc: Record<string, unknown>, fields: Record<string, FieldValue>): boolean {
-  let count = 0;
-  for (const key in fields) if (Object.prototype.hasOwnProperty.call(fields, key)) count++;
-  if (count >= MAX_FIELDS_PER_EVENT) return false;
   for (const key in doc) {
     if (!Object.prototype.hasOwnProperty.call(doc, key)) continue;
     const v = doc[key];

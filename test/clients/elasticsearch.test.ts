@@ -149,7 +149,8 @@ describe('clients: @elastic/elasticsearch v8, the calls around writing', functio
   let client: Client;
 
   before(async () => {
-    server = await TestServer.start();
+    // The documents carry fixed 2024 times: a retention that keeps them (older ones are refused at ingest).
+    server = await TestServer.start({ set: { retention: '3650d' } });
     client = new Client({ node: `${server.url}/api/v1/es` });
   });
 
