@@ -3,6 +3,7 @@
  * statistics and bloom filter, then hand out column batches of only the requested columns,
  * restricted to the time range. Pruning decisions are counted (the `segments_skipped_*` counters).
  */
+import { globMatches, isGlob } from './glob';
 import { chunkBatch, rowsInRange } from './buffer/chunk-read';
 import type { Column, ColumnBatch } from './column';
 import type { EventChunk } from './buffer/event-chunk';
@@ -111,11 +112,9 @@ export interface ScanPlan {
 /** Globs (`*`, `?`) over index names; `*` alone matches every index. */
 export function indexMatcher(patterns: readonly string[]): (name: string) => boolean {
   if (patterns.includes('*')) return () => true;
-  const exact = new Set(patterns.filter((pattern) => !/[*?]/.test(pattern)));
-  const globs = patterns
-    .filter((pattern) => /[*?]/.test(pattern))
-    .map((pattern) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`));
-  return (name) => exact.has(name) || globs.some((glob) => glob.test(name));
+  const exact = new Set(patterns.filter((pattern) => !isGlob(pattern)));
+  const globs = patterns.filter(isGlob);
+  return (name) => exact.has(name) || globs.some((glob) => globMatches(glob, name));
 }
 
 function statsAllow(column: ColumnStats | undefined, predicate: ColumnPredicate, rowCount: number): boolean {

@@ -3,6 +3,7 @@
  * `parse` add columns, `keep`/`drop`/`rename` reshape the column set. The same operators run on
  * shards (over stored columns) and on the coordinator (over rows turned back into a batch).
  */
+import { globMatches } from '../../storage/glob';
 import type { Column } from '../../storage/column';
 import { columnFromValues } from '../../storage/column-build';
 import type { Extractor } from '../parse/types';
@@ -28,8 +29,7 @@ export interface NameMatcher {
 
 export function nameMatcher(pattern: string, glob: boolean): NameMatcher {
   if (!glob) return { text: pattern, glob, test: (name) => name === pattern };
-  const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-  return { text: pattern, glob, test: (name) => regex.test(name) };
+  return { text: pattern, glob, test: (name) => globMatches(pattern, name) };
 }
 
 /** Applies one operator; returns the new selection count (the selection array is narrowed in place). */
