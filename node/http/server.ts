@@ -2,15 +2,17 @@
  * The fastify server: envelope and error conventions for every route, then one plugin per area.
  * Routes live under `/api/v1` except the root `/health` and `/metrics`.
  */
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import fs from 'fs';
 import type { App } from '../app';
 import { ApiError } from '../errors';
 import { installBodyParser } from './body';
 import { installElasticErrorShape } from './es-errors';
+import { errorReply, pathOf } from './errors';
 import { IngestFlow } from './ingest-flow';
 import { IngestRateLimiter } from './rate-limit';
+import { RouteMethods } from './route-methods';
 import { esRoutes } from './routes/es';
 import { ingestRoutes } from './routes/ingest';
 import { opsRoutes, rootRoutes } from './routes/ops';
@@ -19,27 +21,6 @@ import { queryRoutes } from './routes/query';
 
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
 const ELASTIC_PATHS = /^\/api\/v1\/(es(\/|$)|ingest\/bulk)/;
-
-function errorBody(error: FastifyError | ApiError | Error): { status: number; body: { error: Record<string, unknown> } } {
-  if (error instanceof ApiError) return { status: error.status, body: error.toBody() };
-  const fastifyError = error as FastifyError;
-  switch (fastifyError.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body too large' } } };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, body: { error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: error.message } } };
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, body: { error: { code: 'INVALID_JSON', message: error.message } } };
-    case 'FST_ERR_VALIDATION':
-      return { status: 400, body: { error: { code: 'VALIDATION_ERROR', message: error.message } } };
-  }
-  const status = fastifyError.statusCode ?? 500;
-  if (status >= 400 && status < 500) {
-    return { status, body: { error: { code: 'INVALID_REQUEST', message: error.message } } };
-  }
-  return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'internal error; see the server log' } } };
-}
 
 /** `tls.enabled`: serve HTTPS with the configured PEM files (read once at start; a change needs a restart). */
 function httpsOptions(app: App): { https: { cert: Buffer; key: Buffer } } | Record<string, never> {
@@ -58,10 +39,24 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     // Request timeouts come from `http.request_timeout`; keep-alive for shippers that reuse connections.
     requestTimeout: app.settings.http.requestTimeoutMs,
     keepAliveTimeout: 65_000,
+    // What the router meets before any route (a malformed percent-encoding) is answered like any error.
+    frameworkErrors: (error, request, reply) => answerError(request, reply, error),
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
   });
+  const routeMethods = new RouteMethods();
+  server.addHook('onRoute', (route) => routeMethods.add(route.url, route.method));
+
+  /** Every error answer: the path's shape, with 5xx (but 503) logged. */
+  function answerError(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
+    const { status, body } = errorReply(thrown, pathOf(request.url));
+    if (status >= 500 && status !== 503) {
+      const detail = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
+      app.logger.error(`${request.method} ${request.url}: ${detail}`);
+    }
+    return reply.status(status).send(body);
+  }
 
   installBodyParser(server, () => app.settings.ingest.maxBodySizeBytes);
 
@@ -91,15 +86,16 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     });
   });
 
-  server.setErrorHandler((thrown, request, reply) => {
-    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-    const { status, body } = errorBody(error);
-    if (status >= 500 && status !== 503) app.logger.error(`${request.method} ${request.url}: ${error.stack ?? error.message}`);
-    return reply.status(status).send(body);
-  });
+  server.setErrorHandler((thrown, request, reply) => answerError(request, reply, thrown));
 
+  // No route: 405 with Allow when the path is served under other methods, else 404.
   server.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no such endpoint: ${request.method} ${request.url.split('?')[0]}` } });
+    const path = pathOf(request.url) ?? '/';
+    const allowed = routeMethods.allowed(path);
+    if (allowed.length === 0) return answerError(request, reply, new ApiError('NOT_FOUND', `no such endpoint: ${request.method} ${path}`));
+    reply.header('allow', allowed.join(', '));
+    const message = `${request.method} is not allowed on ${path}; it answers ${allowed.join(', ')}`;
+    return answerError(request, reply, new ApiError('METHOD_NOT_ALLOWED', message));
   });
 
   await server.register(rootRoutes(app));

@@ -29,11 +29,11 @@ describe('api: errors', function () {
       await dispose(server);
     });
 
-    it('404 NOT_FOUND for unknown paths and methods', async () => {
+    it('404 NOT_FOUND for unknown paths, 405 METHOD_NOT_ALLOWED for a wrong method on a known one', async () => {
       assertError(await request(`${api}/nope`), 404, 'NOT_FOUND', 'GET /api/v1/nope');
       assertError(await request(`${server.url}/nope`), 404, 'NOT_FOUND', 'GET /nope');
       assertError(await post(`${api}/ingest/nope`, '[]', JSON_CT), 404, 'NOT_FOUND', 'POST /ingest/nope');
-      assertError(await request(`${api}/ingest`), 404, 'NOT_FOUND', 'GET /ingest');
+      assertError(await request(`${api}/ingest`), 405, 'METHOD_NOT_ALLOWED', 'GET /ingest');
       assertError(await post(`${server.url}/ingest`, '[]', JSON_CT), 404, 'NOT_FOUND', 'POST /ingest outside /api/v1');
     });
 
