@@ -11,6 +11,7 @@ import { installBodyParser } from './body';
 import { installElasticErrorShape } from './es-errors';
 import { errorReply, pathOf } from './errors';
 import { IngestFlow } from './ingest-flow';
+import { answerClientError, nodeServerFactory } from './node-server';
 import { IngestRateLimiter } from './rate-limit';
 import { RouteMethods } from './route-methods';
 import { esRoutes } from './routes/es';
@@ -23,22 +24,20 @@ import { queryRoutes } from './routes/query';
 const ELASTIC_PATHS = /^\/api\/v1\/(es(\/|$)|ingest\/bulk)/;
 
 /** `tls.enabled`: serve HTTPS with the configured PEM files (read once at start; a change needs a restart). */
-function httpsOptions(app: App): { https: { cert: Buffer; key: Buffer } } | Record<string, never> {
+function tlsFiles(app: App): { cert: Buffer; key: Buffer } | null {
   const { tls } = app.settings;
-  if (!tls.enabled) return {};
+  if (!tls.enabled) return null;
   if (tls.certFile === null || tls.keyFile === null) {
     throw new Error('tls.enabled needs tls.cert_file and tls.key_file');
   }
-  return { https: { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) } };
+  return { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) };
 }
 
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
-    ...httpsOptions(app),
     logger: false,
-    // Request timeouts come from `http.request_timeout`; keep-alive for shippers that reuse connections.
-    requestTimeout: app.settings.http.requestTimeoutMs,
-    keepAliveTimeout: 65_000,
+    serverFactory: nodeServerFactory({ requestTimeoutMs: () => app.settings.http.requestTimeoutMs, tls: tlsFiles(app) }),
+    clientErrorHandler: answerClientError,
     // What the router meets before any route (a malformed percent-encoding) is answered like any error.
     frameworkErrors: (error, request, reply) => answerError(request, reply, error),
     return503OnClosing: false,
@@ -69,10 +68,14 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   });
 
   server.addHook('onRequest', async (request, reply) => {
-    if (ELASTIC_PATHS.test(request.url.split('?')[0])) reply.header('x-elastic-product', 'Elasticsearch');
-    const path = request.url.split('?')[0];
+    const path = pathOf(request.url) ?? '/';
+    if (ELASTIC_PATHS.test(path)) reply.header('x-elastic-product', 'Elasticsearch');
     if (app.shuttingDown && path !== '/health' && path !== '/metrics') {
       throw new ApiError('SHUTTING_DOWN', 'the server is shutting down');
+    }
+    // Node would refuse this with an empty 400 (its check is turned off in node-server.ts).
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new ApiError('INVALID_REQUEST', 'an HTTP/1.1 request needs a Host header');
     }
   });
 
