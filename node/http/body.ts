@@ -2,12 +2,13 @@
  * Request bodies: every route gets the raw bytes (our parsers give clearer errors than a generic
  * JSON parser and skip a copy), read against the live `ingest.max_body_size` and decompressed
  * when `Content-Encoding: gzip` (or deflate) says so. Over the limit: 413, or for routes that
- * truncate (raw ingest), the bytes up to the limit and a flag.
+ * truncate (raw ingest), the bytes up to the limit and a flag. Routes whose body fastify
+ * validates with a JSON schema (`bodyFormat: 'json'`) get the parsed JSON value instead.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'http';
 import zlib from 'zlib';
-import { ApiError, invalidRequest } from '../errors';
+import { ApiError, invalidJson, invalidRequest } from '../errors';
 
 export interface RawBody {
   bytes: Buffer;
@@ -21,6 +22,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** `truncate`: cut an oversized body at the limit instead of answering 413. */
     bodyLimitMode?: 'reject' | 'truncate';
+    /** `json`: the body is parsed here (400 INVALID_JSON when it is not JSON) for the route's schema. */
+    bodyFormat?: 'raw' | 'json';
   }
 }
 
@@ -97,6 +100,16 @@ function readBody(payload: IncomingMessage, encoding: string, limit: number, tru
   });
 }
 
+/** A JSON body's value; an empty body is no body (the route's schema says whether one is needed). */
+function jsonValue(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw invalidJson(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
 /** Installs the raw-bytes parser for every content type. `limit()` reads the live setting. */
 export function installBodyParser(app: FastifyInstance, limit: () => number): void {
   app.removeAllContentTypeParsers();
@@ -108,8 +121,18 @@ export function installBodyParser(app: FastifyInstance, limit: () => number): vo
       done(new ApiError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Encoding "${encoding}" (use gzip or deflate)`), undefined);
       return;
     }
+    const json = request.routeOptions.config?.bodyFormat === 'json';
     readBody(payload, encoding, limit(), truncate).then(
-      (body) => done(null, body),
+      (body) => {
+        let value: unknown = body;
+        try {
+          if (json) value = jsonValue(body.bytes);
+        } catch (error) {
+          done(error as ApiError, undefined);
+          return;
+        }
+        done(null, value);
+      },
       (error: Error) => done(error, undefined),
     );
   });

@@ -1,6 +1,8 @@
 /**
- * The query request of `POST /query`, `GET /query` and `POST /query/stream`: field aliases,
- * defaults from config, and every validation the SPEC names (VALIDATION_ERROR, QUERY_TOO_LARGE).
+ * The query request of `POST /query`, `GET /query` and `POST /query/stream`. Fastify validates it
+ * with the JSON schemas below (types, enums, fields refused on a path, unknown fields: 400
+ * VALIDATION_ERROR naming the field); `parseQueryRequest` then resolves aliases and defaults and
+ * makes the checks that need the config or the clock (QUERY_TOO_LARGE, time bounds).
  */
 import type { ProfileLevel, QueryRequest } from '../../coordinator/query-service';
 import type { Settings } from '../config/settings';
@@ -12,81 +14,102 @@ export interface ParsedQueryRequest extends QueryRequest {
   wait: number | null;
 }
 
-const PROFILES = new Set(['basic', 'full', 'trace']);
-const STREAM_FORBIDDEN = ['limit', 'offset', 'wait', 'profile', 'format'];
-
-function text(body: Record<string, unknown>, name: string): string | undefined {
-  const value = body[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw validationError(`${name} must be a string`);
-  return value;
+/** A request's fields once its schema let them through; null means the same as absent. */
+export interface QueryParams {
+  q?: string | null;
+  query?: string | null;
+  from?: string | null;
+  earliest?: string | null;
+  to?: string | null;
+  latest?: string | null;
+  limit?: number | null;
+  offset?: number | null;
+  wait?: number | null;
+  profile?: ProfileLevel | null;
+  variables?: Record<string, unknown> | null;
+  format?: string | null;
+  language?: string | null;
 }
 
-function integer(body: Record<string, unknown>, name: string, min: number): number | undefined {
-  const value = body[name];
-  if (value === undefined || value === null || value === '') return undefined;
-  const number = typeof value === 'string' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number) || number < min) {
-    throw validationError(`${name} must be an integer >= ${min}`);
-  }
-  return number;
-}
+const text = { type: 'string', nullable: true } as const;
 
-/** Validates and normalizes a request body (or query-string parameters). */
-export function parseQueryRequest(
-  body: Record<string, unknown>,
-  settings: Settings,
-  nowMs: number,
-  mode: 'query' | 'stream',
-): ParsedQueryRequest {
-  if (mode === 'stream') {
-    const forbidden = STREAM_FORBIDDEN.filter((name) => body[name] !== undefined);
-    if (forbidden.length > 0) {
-      throw validationError(`${forbidden.join(', ')} cannot be used with /query/stream (it streams every matching event)`);
-    }
-  }
-  const q = text(body, 'q') ?? text(body, 'query');
+/** Fields every query path takes: the text (`q` or `query`), the range and its aliases, the language. */
+const QUERY_FIELDS = {
+  q: text,
+  query: text,
+  from: text,
+  earliest: text,
+  to: text,
+  latest: text,
+  language: { type: 'string', nullable: true, enum: ['native', null], description: 'must be native; spl2 is no longer accepted' },
+} as const;
+
+/** Fields of a paged answer (`POST /query`, `GET /query`). */
+const PAGING_FIELDS = {
+  limit: { type: 'integer', nullable: true, minimum: 0 },
+  offset: { type: 'integer', nullable: true, minimum: 0 },
+  wait: { type: 'number', nullable: true, minimum: 0, description: 'must be a number of seconds >= 0; 0 answers at once with a job handle' },
+  profile: { type: 'string', nullable: true, enum: ['basic', 'full', 'trace', null] },
+  format: { type: 'string', nullable: true, enum: ['', 'json', null], description: 'must be json (or empty); use POST /query/stream for NDJSON' },
+} as const;
+
+const variables = { type: 'object', nullable: true } as const;
+
+/** Present with any value, even null: refused (the schema-error message says why). */
+const refusedOnStream = { not: {}, description: 'cannot be used with /query/stream: it streams every matching event' } as const;
+
+/** `POST /query`. */
+export const QUERY_BODY_SCHEMA = {
+  type: 'object',
+  properties: { ...QUERY_FIELDS, ...PAGING_FIELDS, variables },
+  additionalProperties: false,
+} as const;
+
+/** `GET /query`: the same fields as parameters, but `variables`, which cannot be an object there. */
+export const QUERY_STRING_SCHEMA = {
+  type: 'object',
+  properties: { ...QUERY_FIELDS, ...PAGING_FIELDS },
+  additionalProperties: false,
+} as const;
+
+/** `POST /query/stream`: no paging, every matching event. */
+export const STREAM_BODY_SCHEMA = {
+  type: 'object',
+  properties: {
+    ...QUERY_FIELDS,
+    variables,
+    limit: refusedOnStream,
+    offset: refusedOnStream,
+    wait: refusedOnStream,
+    profile: refusedOnStream,
+    format: refusedOnStream,
+  },
+  additionalProperties: false,
+} as const;
+
+/** Resolves a validated request: aliases, defaults from config, the time range. */
+export function parseQueryRequest(params: QueryParams, settings: Settings, nowMs: number): ParsedQueryRequest {
+  const q = params.q ?? params.query ?? undefined;
   if (q === undefined || q.trim() === '') throw validationError('q (or query) is required: the query text');
   if (q.length > settings.query.maxQueryLength) {
     throw new ApiError('QUERY_TOO_LARGE', `the query is ${q.length} characters long; query.max_query_length is ${settings.query.maxQueryLength}`);
   }
-  const format = text(body, 'format');
-  if (format !== undefined && format !== '' && format !== 'json') {
-    throw validationError(`format "${format}" is not supported: only json (use POST /query/stream for NDJSON)`);
-  }
-  const language = text(body, 'language');
-  if (language !== undefined && language !== 'native') {
-    throw validationError(`language "${language}" is not supported: only native${language === 'spl2' ? ' (spl2 is no longer accepted)' : ''}`);
-  }
-  const fromText = text(body, 'from') ?? text(body, 'earliest');
-  const toText = text(body, 'to') ?? text(body, 'latest');
+  const fromText = params.from ?? params.earliest ?? undefined;
+  const toText = params.to ?? params.latest ?? undefined;
   const toMs = toText === undefined ? nowMs : parseTimeBound('to', toText, nowMs);
   // Without `from`, a query covers all time (as an export would); dashboards always send one.
   const fromMs = fromText === undefined ? 0 : parseTimeBound('from', fromText, nowMs);
   if (fromMs > toMs) throw validationError('from must not be after to');
-  const limit = Math.min(integer(body, 'limit', 0) ?? settings.query.defaultResultLimit, settings.query.maxResultLimit);
-  const offset = integer(body, 'offset', 0) ?? 0;
-  const waitValue = body.wait;
-  let wait: number | null = null;
-  if (waitValue !== undefined && waitValue !== null) {
-    const number = typeof waitValue === 'string' ? Number(waitValue) : waitValue;
-    if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) throw validationError('wait must be a number of seconds >= 0');
-    wait = number;
-  }
-  const profile = text(body, 'profile');
-  if (profile !== undefined && !PROFILES.has(profile)) throw validationError('profile must be basic, full or trace');
-  const variables = body.variables ?? {};
-  if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) throw validationError('variables must be an object');
   return {
     text: q,
-    variables: variables as Record<string, unknown>,
+    variables: params.variables ?? {},
     fromMicros: fromMs * 1000,
     // The range is [from, to): events exactly at `to` belong to the next range (no double counting).
     toMicros: toMs * 1000,
     nowMicros: nowMs * 1000,
-    limit,
-    offset,
-    profile: (profile as ProfileLevel | undefined) ?? null,
-    wait,
+    limit: Math.min(params.limit ?? settings.query.defaultResultLimit, settings.query.maxResultLimit),
+    offset: params.offset ?? 0,
+    profile: params.profile ?? null,
+    wait: params.wait ?? null,
   };
 }

@@ -19,6 +19,7 @@ import { ingestRoutes } from './routes/ingest';
 import { opsRoutes, rootRoutes } from './routes/ops';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query';
+import { schemaError } from './schema-errors';
 
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
 const ELASTIC_PATHS = /^\/api\/v1\/(es(\/|$)|ingest\/bulk)/;
@@ -43,6 +44,9 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Route schemas refuse unknown fields (instead of dropping them), and each failure names its field.
+    ajv: { customOptions: { removeAdditional: false, verbose: true } },
+    schemaErrorFormatter: schemaError,
   });
   const routeMethods = new RouteMethods();
   server.addHook('onRoute', (route) => routeMethods.add(route.url, route.method));

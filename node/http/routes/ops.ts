@@ -6,8 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import path from 'path';
 import type { App } from '../../app';
 import { ConfigError, mergeConfig } from '../../config/validate';
-import { invalidJson, validationError } from '../../errors';
-import { rawBody } from '../body';
+import { validationError } from '../../errors';
 import { parseTimeBound } from '../time-bound';
 
 const iso = (micros: number | null): string | null => (micros === null ? null : new Date(Math.floor(micros / 1000)).toISOString());
@@ -23,7 +22,22 @@ export function rootRoutes(app: App): FastifyPluginAsync {
   };
 }
 
-const PATCHABLE_KEYS = new Set(['retention', 'log_level', 'listen', 'query', 'ingest', 'storage', 'http']);
+/** `PATCH /config`: a JSON object of these top-level keys; mergeConfig validates their values as a reload does. */
+const PATCHABLE_KEYS = ['retention', 'log_level', 'listen', 'query', 'ingest', 'storage', 'http'] as const;
+const CONFIG_PATCH_SCHEMA = {
+  type: 'object',
+  properties: Object.fromEntries(PATCHABLE_KEYS.map((key) => [key, {}])),
+  additionalProperties: false,
+} as const;
+
+const COMPACTION_HISTORY_QUERY_SCHEMA = {
+  type: 'object',
+  properties: {
+    since: { type: 'string' },
+    limit: { type: 'integer', minimum: 1, maximum: 10000 },
+  },
+  additionalProperties: false,
+} as const;
 
 export function opsRoutes(app: App): FastifyPluginAsync {
   return async (server) => {
@@ -91,10 +105,10 @@ export function opsRoutes(app: App): FastifyPluginAsync {
       };
     });
 
-    server.get<{ Querystring: { since?: string; limit?: string } }>('/compaction/history', async (request) => {
+    const history = { schema: { querystring: COMPACTION_HISTORY_QUERY_SCHEMA } };
+    server.get<{ Querystring: { since?: string; limit?: number } }>('/compaction/history', history, async (request) => {
       const since = request.query.since === undefined ? 0 : parseTimeBound('since', request.query.since, Date.now());
-      const limit = request.query.limit === undefined ? 1000 : Number(request.query.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw validationError('limit must be an integer from 1 to 10000');
+      const limit = request.query.limit ?? 1000;
       const compactions = await app.engine.compactionHistory(since, limit);
       return { data: { compactions, total: compactions.length } };
     });
@@ -128,17 +142,9 @@ export function opsRoutes(app: App): FastifyPluginAsync {
 
     server.get('/config', async () => ({ data: app.config }));
 
-    server.patch('/config', async (request) => {
-      const text = rawBody(request).bytes.toString('utf8');
-      let patch: unknown;
-      try {
-        patch = JSON.parse(text);
-      } catch (error) {
-        throw invalidJson(`the config patch is not valid JSON: ${(error as Error).message}`);
-      }
-      if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-        throw validationError('the config patch must be a JSON object');
-      }
+    const patchConfig = { schema: { body: CONFIG_PATCH_SCHEMA }, config: { bodyFormat: 'json' } } as const;
+    server.patch<{ Body: Record<string, unknown> }>('/config', patchConfig, async (request) => {
+      const patch = request.body;
       // Validated before the patchable check, so that a key of a feature this version lacks says so.
       let next;
       try {

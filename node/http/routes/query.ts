@@ -10,9 +10,15 @@ import { eventFormatter } from '../../../query/exec/result';
 import type { Row, TimedRow } from '../../../query/exec/rows';
 import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app';
-import { ApiError, invalidJson, isErrorCode, notFound, validationError } from '../../errors';
-import { rawBody } from '../body';
-import { parseQueryRequest, type ParsedQueryRequest } from '../query-request';
+import { ApiError, isErrorCode, notFound } from '../../errors';
+import {
+  parseQueryRequest,
+  QUERY_BODY_SCHEMA,
+  QUERY_STRING_SCHEMA,
+  STREAM_BODY_SCHEMA,
+  type ParsedQueryRequest,
+  type QueryParams,
+} from '../query-request';
 import { parseTimeBound } from '../time-bound';
 
 /** What a query error adds to its message: in the INVALID_QUERY envelope and in explain's errors[]. */
@@ -42,17 +48,35 @@ const STATUS_ALIASES: Record<string, JobStatus> = {
   cancelled: 'canceled',
 };
 
-function jsonBody(bytes: Buffer): Record<string, unknown> {
-  if (bytes.length === 0) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw invalidJson(`the request body is not valid JSON: ${(error as Error).message}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw validationError('the request body must be a JSON object');
-  return parsed as Record<string, unknown>;
-}
+const JOBS_QUERY_SCHEMA = {
+  type: 'object',
+  properties: {
+    status: {
+      type: 'string',
+      enum: ['', ...Object.keys(STATUS_ALIASES)],
+      description: 'must be running, done, error or canceled, or an alias: complete, failed, cancelled',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+const JOB_PARAMS_SCHEMA = { type: 'object', properties: { id: { type: 'string', minLength: 1 } }, required: ['id'] } as const;
+
+const EXPLAIN_QUERY_SCHEMA = {
+  type: 'object',
+  properties: {
+    q: { type: 'string' },
+    query: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    analyze: { type: 'string' },
+    language: { type: 'string' },
+  },
+  additionalProperties: false,
+} as const;
+
+/** JSON bodies are parsed by the body reader and validated against the route's schema. */
+const JSON_BODY = { bodyFormat: 'json' } as const;
 
 function handle(job: Job): { data: Record<string, unknown>; meta: Record<string, unknown> } {
   return { data: { type: 'job', job_id: job.id, status: 'running' }, meta: { query_id: job.id } };
@@ -84,18 +108,16 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
   };
 
   return async (server) => {
-    server.post('/query', async (request, reply) => {
-      const body = jsonBody(rawBody(request).bytes);
-      return answer(parseQueryRequest(body, app.settings, Date.now(), 'query'), reply);
+    server.post<{ Body: QueryParams }>('/query', { schema: { body: QUERY_BODY_SCHEMA }, config: JSON_BODY }, async (request, reply) => {
+      return answer(parseQueryRequest(request.body, app.settings, Date.now()), reply);
     });
 
-    server.get<{ Querystring: Record<string, string> }>('/query', async (request, reply) => {
-      return answer(parseQueryRequest({ ...request.query }, app.settings, Date.now(), 'query'), reply);
+    server.get<{ Querystring: QueryParams }>('/query', { schema: { querystring: QUERY_STRING_SCHEMA } }, async (request, reply) => {
+      return answer(parseQueryRequest(request.query, app.settings, Date.now()), reply);
     });
 
-    server.post('/query/stream', async (request, reply) => {
-      const body = jsonBody(rawBody(request).bytes);
-      const parsed = parseQueryRequest(body, app.settings, Date.now(), 'stream');
+    server.post<{ Body: QueryParams }>('/query/stream', { schema: { body: STREAM_BODY_SCHEMA }, config: JSON_BODY }, async (request, reply) => {
+      const parsed = parseQueryRequest(request.body, app.settings, Date.now());
       const raw = reply.raw;
       const started = performance.now();
       let written = 0;
@@ -155,7 +177,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       }
     });
 
-    server.get<{ Querystring: Record<string, string> }>('/query/explain', async (request) => {
+    server.get<{ Querystring: Record<string, string | undefined> }>('/query/explain', { schema: { querystring: EXPLAIN_QUERY_SCHEMA } }, async (request) => {
       const q = request.query.q ?? request.query.query;
       const language = request.query.language;
       if (language !== undefined && language !== '' && language !== 'native') {
@@ -186,12 +208,8 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       return { data: { is_valid: true, native_plan: result.plan, errors: [] }, meta: { language: 'native' } };
     });
 
-    server.get<{ Querystring: { status?: string } }>('/query/jobs', async (request) => {
-      let status: JobStatus | null = null;
-      if (request.query.status !== undefined && request.query.status !== '') {
-        status = STATUS_ALIASES[request.query.status.toLowerCase()] ?? null;
-        if (status === null) throw validationError('status must be running, done, error or canceled (aliases complete, failed, cancelled)');
-      }
+    server.get<{ Querystring: { status?: string } }>('/query/jobs', { schema: { querystring: JOBS_QUERY_SCHEMA } }, async (request) => {
+      const status: JobStatus | null = STATUS_ALIASES[request.query.status ?? ''] ?? null;
       const jobs = service.jobs
         .list()
         .filter((job) => status === null || job.status === status)
@@ -199,20 +217,20 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       return { data: { jobs } };
     });
 
-    server.get<{ Params: { id: string } }>('/query/jobs/:id', async (request) => {
+    server.get<{ Params: { id: string } }>('/query/jobs/:id', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request) => {
       const job = service.jobs.get(request.params.id);
       if (job === undefined) throw notFound(`no query job ${request.params.id}`);
       return jobView(job);
     });
 
-    server.delete<{ Params: { id: string } }>('/query/jobs/:id', async (request) => {
+    server.delete<{ Params: { id: string } }>('/query/jobs/:id', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request) => {
       const job = service.jobs.get(request.params.id);
       if (job === undefined) throw notFound(`no query job ${request.params.id}`);
       const canceled = service.jobs.cancel(job.id);
       return { data: { job_id: job.id, status: job.status, canceled, completed_at: job.completedAt?.toISOString() ?? null } };
     });
 
-    server.get<{ Params: { id: string } }>('/query/jobs/:id/stream', async (request, reply) => {
+    server.get<{ Params: { id: string } }>('/query/jobs/:id/stream', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request, reply) => {
       const job = service.jobs.get(request.params.id);
       if (job === undefined) throw notFound(`no query job ${request.params.id}`);
       reply.hijack();
