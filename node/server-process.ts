@@ -1,13 +1,14 @@
 /**
  * The server process lifecycle: load the config, open storage (replaying the write buffer),
  * listen, reload on SIGHUP, and shut down cleanly on SIGTERM/SIGINT: answer 503 SHUTTING_DOWN to
- * new requests, let in-flight ones finish, flush, close RocksDB, exit 0.
+ * new requests, let in-flight ones finish (http/shutdown.ts), flush, close RocksDB, exit 0.
  */
 import type { FastifyInstance } from 'fastify';
 import { App } from './app';
 import { loadConfig, type CommandLineOverrides } from './config/load';
 import { resolveSettings } from './config/settings';
 import { buildServer } from './http/server';
+import { closeHttp } from './http/shutdown';
 import { createLogger } from './logger';
 
 export async function runServer(overrides: CommandLineOverrides): Promise<void> {
@@ -62,11 +63,7 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
 
 async function shutdown(app: App, server: FastifyInstance): Promise<void> {
   app.shuttingDown = true;
-  const deadline = Date.now() + app.settings.http.shutdownTimeoutMs;
-  // Stop accepting connections; requests already received run to completion (or fail) first.
-  const closed = server.close();
-  const timeout = new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref());
-  await Promise.race([closed, timeout]);
+  await closeHttp(server, Date.now() + app.settings.http.shutdownTimeoutMs, app.logger);
   app.jobs.close();
   await app.queryWorkers.close();
   await app.ingestParser.close();

@@ -8,6 +8,7 @@ import fs from 'fs';
 import type { App } from '../app';
 import { ApiError } from '../errors';
 import { installBodyParser } from './body';
+import { RequestDrain } from './drain';
 import { installElasticErrorShape } from './es-errors';
 import { errorReply, pathOf } from './errors';
 import { IngestFlow } from './ingest-flow';
@@ -41,6 +42,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     clientErrorHandler: answerClientError,
     // What the router meets before any route (a malformed percent-encoding) is answered like any error.
     frameworkErrors: (error, request, reply) => answerError(request, reply, error),
+    // The onRequest hook answers 503 SHUTTING_DOWN itself, in the envelope.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
@@ -48,6 +50,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, verbose: true } },
     schemaErrorFormatter: schemaError,
   });
+  const drain = new RequestDrain();
+  server.decorate('drain', drain);
   const routeMethods = new RouteMethods();
   server.addHook('onRoute', (route) => routeMethods.add(route.url, route.method));
 
@@ -63,24 +67,28 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
 
   installBodyParser(server, () => app.settings.ingest.maxBodySizeBytes);
 
-  // `http.cors_origins`: browsers may call the API from these origins (`*` for any); read live.
-  await server.register(cors, {
-    origin: (origin, callback) => {
-      const allowed = app.settings.http.corsOrigins;
-      callback(null, origin !== undefined && (allowed.includes('*') || allowed.includes(origin)));
-    },
-  });
-
+  // First of the onRequest hooks: during a shutdown nothing else runs for a new request.
   server.addHook('onRequest', async (request, reply) => {
     const path = pathOf(request.url) ?? '/';
     if (ELASTIC_PATHS.test(path)) reply.header('x-elastic-product', 'Elasticsearch');
     if (app.shuttingDown && path !== '/health' && path !== '/metrics') {
+      // The connection closes after this answer: a keep-alive client reconnects rather than queueing more requests here.
+      reply.header('connection', 'close');
       throw new ApiError('SHUTTING_DOWN', 'the server is shutting down');
     }
     // Node would refuse this with an empty 400 (its check is turned off in node-server.ts).
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       throw new ApiError('INVALID_REQUEST', 'an HTTP/1.1 request needs a Host header');
     }
+    drain.admit(reply.raw);
+  });
+
+  // `http.cors_origins`: browsers may call the API from these origins (`*` for any); read live.
+  await server.register(cors, {
+    origin: (origin, callback) => {
+      const allowed = app.settings.http.corsOrigins;
+      callback(null, origin !== undefined && (allowed.includes('*') || allowed.includes(origin)));
+    },
   });
 
   installElasticErrorShape(server, ELASTIC_PATHS);

@@ -93,13 +93,18 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
     }
   };
 
+  /** Jobs a request is waiting for (sync window, hybrid): a shutdown lets them finish. */
+  const awaited = new Set<Job>();
+
   /** Waits per the request's mode, then answers 200 with the result, 202 with a handle, or the error. */
   const answer = async (request: ParsedQueryRequest, reply: FastifyReply) => {
     const job = start(request);
     if (request.wait !== 0) {
       const waitMs = request.wait === null ? app.settings.query.syncTimeoutMs : request.wait * 1000;
       let timer: NodeJS.Timeout | undefined;
+      awaited.add(job);
       await Promise.race([job.finished, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      awaited.delete(job);
       clearTimeout(timer);
     }
     if (job.status === 'running') return reply.status(202).send(handle(job));
@@ -108,6 +113,14 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
   };
 
   return async (server) => {
+    // On shutdown, jobs nobody waits for end at once: an NDJSON export ends with its `__error` line,
+    // an SSE stream with `canceled`, and a detached job would be canceled at exit anyway.
+    server.drain.onDrain(() => {
+      for (const job of service.jobs.list()) {
+        if (job.status === 'running' && !awaited.has(job)) service.jobs.cancel(job.id, 'the server is shutting down');
+      }
+    });
+
     server.post<{ Body: QueryParams }>('/query', { schema: { body: QUERY_BODY_SCHEMA }, config: JSON_BODY }, async (request, reply) => {
       return answer(parseQueryRequest(request.body, app.settings, Date.now()), reply);
     });
