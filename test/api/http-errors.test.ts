@@ -52,7 +52,7 @@ const REQUEST_TIMEOUT_MS = 1000;
 /** What node itself answers (no route ran): the envelope, then the connection is closed. */
 function assertClosingError(answer: RawAnswer, status: number, code: string, context: string): void {
   assertError(answer, status, code, context);
-  assert.match(answer.headers['content-type'] ?? '', /^application\/json/, `content type ${context}`);
+  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/, `content type ${context}`);
   assert.ok(answer.closed, `the server closes the connection after ${status} ${context}`);
 }
 
@@ -122,12 +122,12 @@ describe('api: HTTP-level errors in the envelope', function () {
       const wrong = ['PATCH', 'PUT', 'POST'].find((method) => !served.includes(method))!;
       const answer = await rawExchange(server.port, head(wrong, endpoint.path, { 'content-length': 0 }));
       assertError(answer, 405, 'METHOD_NOT_ALLOWED', `${wrong} ${endpoint.path}`);
-      const allowed = (answer.headers.allow ?? '').split(/,\s*/);
-      assert.ok(allowed.includes(endpoint.method) && !allowed.includes(wrong), `Allow: ${answer.headers.allow} for ${wrong} ${endpoint.path}`);
+      const allowed = (answer.headers.get('allow') ?? '').split(/,\s*/);
+      assert.ok(allowed.includes(endpoint.method) && !allowed.includes(wrong), `Allow: ${answer.headers.get('allow')} for ${wrong} ${endpoint.path}`);
     }
-    assert.equal((await rawExchange(server.port, head('GET', '/api/v1/ingest'))).headers.allow, 'POST');
-    assert.equal((await rawExchange(server.port, head('POST', '/health', { 'content-length': 0 }))).headers.allow, 'GET, HEAD');
-    assert.equal((await rawExchange(server.port, head('PUT', '/api/v1/query/jobs/qry_x', { 'content-length': 0 }))).headers.allow, 'DELETE, GET, HEAD');
+    assert.equal((await rawExchange(server.port, head('GET', '/api/v1/ingest'))).headers.get('allow'), 'POST');
+    assert.equal((await rawExchange(server.port, head('POST', '/health', { 'content-length': 0 }))).headers.get('allow'), 'GET, HEAD');
+    assert.equal((await rawExchange(server.port, head('PUT', '/api/v1/query/jobs/qry_x', { 'content-length': 0 }))).headers.get('allow'), 'DELETE, GET, HEAD');
     const viaFetch = await request(`${server.api}/query/stream`);
     assertError(viaFetch, 405, 'METHOD_NOT_ALLOWED', 'GET /query/stream');
     assert.equal(viaFetch.headers.get('allow'), 'POST');
@@ -142,7 +142,7 @@ describe('api: HTTP-level errors in the envelope', function () {
     ]) {
       const answer = await rawExchange(server.port, head(method!, path!, { 'content-length': 0 }));
       assertError(answer, 404, 'NOT_FOUND', `${method} ${path}`);
-      assert.equal(answer.headers.allow, undefined);
+      assert.equal(answer.headers.get('allow'), null);
     }
   });
 

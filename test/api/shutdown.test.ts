@@ -100,7 +100,7 @@ describe('api: graceful shutdown', function () {
       await waitUntil(() => idleClosedAt > 0, 2000, 'the idle keep-alive connection to be closed');
       const refused = await rawExchange(server.port, head('GET', '/api/v1/stats'), { awaitClose: true });
       assertError(refused, 503, 'SHUTTING_DOWN', 'a new connection during the drain');
-      assert.equal(refused.headers.connection, 'close');
+      assert.equal(refused.headers.get('connection'), 'close');
       assert.ok(refused.closed, 'the connection is closed after the 503');
       assert.equal(server.process.exitCode, null, 'the process waits for the request in flight');
 

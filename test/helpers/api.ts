@@ -24,7 +24,7 @@ export function gzip(text: string | Buffer): Buffer {
  * Elasticsearch-compatible paths the envelope also carries Elasticsearch's `status`, `error.type`
  * and `error.reason` (assertElasticError).
  */
-export function assertError(answer: Pick<Answer, 'status' | 'body' | 'text'>, status: number, code: string, context = ''): void {
+export function assertError(answer: Answer, status: number, code: string, context = ''): void {
   const where = `${context} (got ${answer.status} ${answer.text.slice(0, 300)})`;
   assert.equal(answer.status, status, `status ${where}`);
   assert.ok(answer.body !== null && typeof answer.body === 'object', `JSON body ${where}`);

@@ -7,8 +7,7 @@ import net from 'net';
 
 export interface RawAnswer {
   status: number;
-  /** Header names in lower case. */
-  headers: Record<string, string>;
+  headers: Headers;
   text: string;
   /** The parsed JSON body, or null when it is not JSON. */
   body: any;
@@ -28,18 +27,18 @@ export interface RawOptions {
 }
 
 /** The first complete response in `data`, or null while it is incomplete. */
-function parseResponse(data: Buffer, bodiless: boolean): { status: number; headers: Record<string, string>; text: string } | null {
+function parseResponse(data: Buffer, bodiless: boolean): { status: number; headers: Headers; text: string } | null {
   const headEnd = data.indexOf('\r\n\r\n');
   if (headEnd === -1) return null;
   const [statusLine, ...lines] = data.subarray(0, headEnd).toString('latin1').split('\r\n');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1]);
   if (!Number.isInteger(status)) throw new Error(`not an HTTP response: ${JSON.stringify(statusLine)}`);
-  const headers: Record<string, string> = {};
+  const headers = new Headers();
   for (const line of lines) {
     const colon = line.indexOf(':');
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
   }
-  const length = bodiless ? 0 : Number(headers['content-length'] ?? 0);
+  const length = bodiless ? 0 : Number(headers.get('content-length') ?? 0);
   const body = data.subarray(headEnd + 4);
   if (body.length < length) return null;
   return { status, headers, text: body.subarray(0, length).toString('utf8') };
