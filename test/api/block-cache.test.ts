@@ -62,7 +62,8 @@ describe('block cache', () => {
   });
 
   it('serves a repeated query from decompressed blocks, and stays exact as segments come and merge', async () => {
-    server = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '300ms' } });
+    const live = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '300ms' } });
+    server = live;
     const first = batch(0, 3000);
     assert.equal((await postJson(`${server.api}/ingest`, first)).body.data.accepted, 3000);
     await settled(server);
@@ -90,7 +91,7 @@ describe('block cache', () => {
       const more = batch(3000 + round * 500, 500);
       assert.equal((await postJson(`${server.api}/ingest`, more)).body.data.accepted, 500);
       all.push(...more);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await waitUntil(async () => (await request(`${live.api}/stats`)).body.data.buffered_events === 0, 20_000, `flush ${round + 1}`);
     }
     await settled(server);
     const history = (await request(`${server.api}/compaction/history`)).body.data;

@@ -3,6 +3,7 @@ import { execFileSync } from 'child_process';
 import fs from 'fs';
 import https from 'https';
 import path from 'path';
+import { waitUntil } from '../helpers/api';
 import { postJson, request, tempDir, TestServer } from '../helpers/server';
 
 describe('HTTP options: rate limit, CORS, TLS', () => {
@@ -18,8 +19,10 @@ describe('HTTP options: rate limit, CORS, TLS', () => {
       const tooBig = await postJson(`${server.api}/ingest`, batch(50));
       assert.equal(tooBig.status, 429);
       assert.match(tooBig.body.error.message, /smaller batches/);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      assert.equal((await postJson(`${server.api}/ingest`, batch(10))).status, 200);
+      // The bucket refills at 10 events a second: a batch of 10 passes again within about a second.
+      const refusedAt = Date.now();
+      await waitUntil(async () => (await postJson(`${server.api}/ingest`, batch(10))).status === 200, 5_000, 'the bucket to refill');
+      assert.ok(Date.now() - refusedAt >= 500, `refilled after ${Date.now() - refusedAt} ms`);
       const stats = (await request(`${server.api}/stats`)).body.data;
       assert.equal(stats.total_events, 20);
     } finally {

@@ -1,5 +1,6 @@
 import { strict as assert } from 'assert';
 import fs from 'fs';
+import { waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { BACKGROUND_NICE } from '../../storage/threads/thread-priority';
 
@@ -48,13 +49,12 @@ describe('operational endpoints', () => {
   it('reports storage in /stats, /status, /metrics (JSON) and /cluster/status', async () => {
     const events = Array.from({ length: 10 }, (_, i) => ({ event: `stats event ${i}`, index: 'ops-test', source: 'ops' }));
     assert.equal((await postJson(`${server.api}/ingest`, events)).status, 200);
-    // Poll until the flusher has written the buffer out.
-    let stats;
-    for (let attempt = 0; attempt < 100; attempt++) {
+    // Until the flusher has written the buffer out.
+    let stats: any;
+    await waitUntil(async () => {
       stats = (await request(`${server.api}/stats`)).body.data;
-      if (stats.buffered_events === 0 && stats.segment_count > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return stats.buffered_events === 0 && stats.segment_count > 0;
+    }, 10_000, 'the flush');
     assert.ok(stats.total_events >= 35);
     assert.ok(stats.events_today >= 10);
     assert.ok(stats.index_count >= 2);
@@ -92,14 +92,13 @@ describe('operational endpoints', () => {
     for (let round = 0; round < 5; round++) {
       const events = Array.from({ length: 5 }, (_, i) => ({ event: `round ${round} event ${i}`, time: now - 10, index: 'compact-me' }));
       assert.equal((await postJson(`${server.api}/ingest`, events)).status, 200);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await waitUntil(async () => (await request(`${server.api}/stats`)).body.data.buffered_events === 0, 20_000, `flush of round ${round}`);
     }
     let history: { compactions: { index: string; inputs: unknown[]; rows: number; finished_at: string }[] } = { compactions: [] };
-    for (let attempt = 0; attempt < 100; attempt++) {
+    await waitUntil(async () => {
       history = (await request(`${server.api}/compaction/history`)).body.data;
-      if (history.compactions.some((c) => c.index === 'compact-me')) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      return history.compactions.some((c) => c.index === 'compact-me');
+    }, 20_000, 'a compaction of compact-me');
     const manifest = history.compactions.find((c) => c.index === 'compact-me');
     assert.ok(manifest !== undefined, 'a compaction of compact-me was recorded');
     assert.ok(manifest.inputs.length >= 2);
@@ -110,12 +109,10 @@ describe('operational endpoints', () => {
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
     // Once nothing is left to merge, the backlog reads empty.
-    let storage = { compaction_running: true, compaction_pending: -1 };
-    for (let attempt = 0; attempt < 100 && (storage.compaction_running || storage.compaction_pending !== 0); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      storage = (await request(`${server.api}/metrics`)).body.data.storage;
-    }
-    assert.deepEqual([storage.compaction_running, storage.compaction_pending], [false, 0]);
+    await waitUntil(async () => {
+      const storage = (await request(`${server.api}/metrics`)).body.data.storage;
+      return !storage.compaction_running && storage.compaction_pending === 0;
+    }, 20_000, 'an empty compaction backlog');
   });
 
   it('runs compaction in a thread at background priority, and everything else at normal priority', function () {

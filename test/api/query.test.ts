@@ -1,4 +1,5 @@
 import { strict as assert } from 'assert';
+import { waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { readJobStream } from '../helpers/sse';
 
@@ -119,12 +120,11 @@ describe('query API', () => {
     assert.equal(handle.body.data.status, 'running');
     assert.deepEqual(handle.body.meta, { query_id: handle.body.data.job_id });
     const id = handle.body.data.job_id;
-    let job;
-    for (let attempt = 0; attempt < 200; attempt++) {
+    let job: any;
+    await waitUntil(async () => {
       job = (await request(`${server.api}/query/jobs/${id}`)).body;
-      if (job.data.status !== 'running') break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+      return job.data.status !== 'running';
+    }, 10_000, 'the job to finish');
     assert.equal(job.data.status, 'done');
     assert.equal(job.data.query, 'from main | stats count() by level');
     assert.deepEqual(job.data.results.rows, [['error', 60], ['info', 240]]);

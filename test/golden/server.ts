@@ -4,7 +4,7 @@
  * hook (registered once, when mocha loads the first golden file). Plus query and comparison helpers.
  */
 import { strict as assert } from 'assert';
-import { dispose, patchConfig } from '../helpers/api';
+import { dispose, patchConfig, waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { EVENTS, ingestBody, RANGE, type Row, type V } from './dataset';
 
@@ -45,13 +45,14 @@ async function start(): Promise<Golden> {
 
 /** Waits until the write buffer is empty and `total` events are stored. */
 async function flushed(server: TestServer, total: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const stats = await request(`${server.api}/stats`);
-    if (stats.body.data.buffered_events === 0 && stats.body.data.total_events === total) return;
-    if (Date.now() > deadline) throw new Error(`not flushed: ${stats.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(
+    async () => {
+      const stats = (await request(`${server.api}/stats`)).body.data;
+      return stats.buffered_events === 0 && stats.total_events === total;
+    },
+    30_000,
+    `${total} events flushed`,
+  );
 }
 
 /** Flushes, then lets compaction rewrite every stored segment (the dataset's buckets are all closed), then stops it. */
@@ -59,14 +60,14 @@ async function compactAll(server: TestServer, total: number): Promise<void> {
   await flushed(server, total);
   const segments = (await request(`${server.api}/stats`)).body.data.segment_count as number;
   assert.equal((await patchConfig(server, { storage: { compaction_interval: '100ms' } })).status, 200);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const history = await request(`${server.api}/compaction/history`);
-    const rewritten = (history.body.data.compactions as { inputs: unknown[] }[]).reduce((sum, manifest) => sum + manifest.inputs.length, 0);
-    if (rewritten >= segments) break;
-    if (Date.now() > deadline) throw new Error(`not compacted: ${history.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(
+    async () => {
+      const history = (await request(`${server.api}/compaction/history`)).body.data;
+      return (history.compactions as { inputs: unknown[] }[]).reduce((sum, manifest) => sum + manifest.inputs.length, 0) >= segments;
+    },
+    30_000,
+    `compaction of all ${segments} segments`,
+  );
   assert.equal((await patchConfig(server, { storage: { compaction_interval: '1h' } })).status, 200);
 }
 

@@ -36,6 +36,7 @@ describe('ingest native batch', () => {
 
   it('defaults: receive time, index main, no labels, no pipeline', () => {
     const r = parseNativeBatch('[{"event":"ERROR x"},{"event":"y","time":null,"index":null,"source":""}]', ctx());
+    assert.deepEqual(r.events.map((ev) => ev.raw), ['ERROR x', 'y']);
     for (const ev of r.events) {
       assert.equal(ev.time, NOW);
       assert.equal(ev.index, 'main');

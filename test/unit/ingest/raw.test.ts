@@ -51,6 +51,7 @@ describe('ingest raw lines', () => {
 
   it('with the pipeline off: raw lines, receive time, header labels only', () => {
     const { events } = parseRawLines('2015-10-18 18:01:47,978 WARN x\n{"a":1}', {}, ctx({ pipeline: false }));
+    assert.deepEqual(events.map((e) => e.raw), ['2015-10-18 18:01:47,978 WARN x', '{"a":1}']);
     for (const e of events) {
       assert.equal(e.time, NOW);
       assert.deepEqual(e.fields, { source: 'http', sourcetype: 'raw' });
