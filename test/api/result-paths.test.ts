@@ -11,6 +11,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import http from 'http';
+import { prng } from '../../scripts/bench/generate';
 import { patchConfig, waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { readJobStream } from '../helpers/sse';
@@ -34,24 +35,12 @@ interface GeneratedEvent {
   raw: string;
 }
 
-/** A small deterministic generator (mulberry32), so that a seed replays a dataset. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * `count` events with distinct millisecond times over the `spanHours` before `endMs` (so the
  * newest-first order has no ties), uids 0..count-1 in a random order of time.
  */
 function generateEvents(seed: number, count: number, endMs: number, spanHours: number, mainShare: number): GeneratedEvent[] {
-  const next = random(seed);
+  const next = prng(seed);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
   const pickIndex = (): GeneratedEvent['index'] => (next() < mainShare ? 'main' : pick(INDEXES));
   const times = new Set<number>();

@@ -18,6 +18,7 @@
  * `_time` values are all distinct (millisecond precision) so that every order is deterministic.
  */
 import { createHash } from 'crypto';
+import { prng } from '../../scripts/bench/generate';
 
 export type V = string | number | boolean | null;
 export type Row = Record<string, V>;
@@ -51,19 +52,6 @@ export interface GoldenEvent {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Seeded PRNG (mulberry32)
-
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const round = (x: number, d: number): number => Number(x.toFixed(d));
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
