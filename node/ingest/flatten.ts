@@ -15,6 +15,11 @@ export interface FlattenOptions {
   keepExisting: boolean;
   /** Prefix for every name, with its trailing dot (`resource.`), or ''. */
   prefix?: string;
+  /**
+   * Refuse the event over an empty or reserved name instead of skipping it: for an object of fields
+   * the client names itself (native and event-collector `fields`), whose text is in no `_raw`.
+   */
+  refuseReserved?: boolean;
 }
 
 /** JSON text of a value, or undefined when it cannot be serialized (too deep for JSON.stringify). */
@@ -74,7 +79,7 @@ export function flattenInto(
   obj: Record<string, unknown>,
   opts: FlattenOptions,
 ): Refusal | null {
-  return walk(fields, obj, opts.prefix ?? '', 0, opts.keepExisting);
+  return walk(fields, obj, opts.prefix ?? '', 0, opts.keepExisting, opts.refuseReserved === true);
 }
 
 function walk(
@@ -83,19 +88,24 @@ function walk(
   prefix: string,
   depth: number,
   keep: boolean,
+  refuseReserved: boolean,
 ): Refusal | null {
   for (const key in obj) {
-    if (!Object.prototype.hasOwnProperty.call(obj, key) || key === '') continue;
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
     const v = obj[key];
     if (v === null || v === undefined) continue;
     const name = prefix === '' ? key : prefix + key;
+    if (key === '' || RESERVED_FIELD_NAMES.has(name)) {
+      if (refuseReserved) return reservedName(name);
+      continue;
+    }
     if (typeof v === 'object' && !Array.isArray(v) && depth + 1 < MAX_FLATTEN_DEPTH) {
-      const refusal = walk(fields, v as Record<string, unknown>, name + '.', depth + 1, keep);
+      const refusal = walk(fields, v as Record<string, unknown>, name + '.', depth + 1, keep, refuseReserved);
       if (refusal !== null) return refusal;
       continue;
     }
     // A skipped name's value is never stored, so it cannot refuse the event.
-    if (RESERVED_FIELD_NAMES.has(name) || (keep && hasField(fields, name))) continue;
+    if (keep && hasField(fields, name)) continue;
     let value: FieldValue | undefined;
     if (typeof v === 'object') {
       const text = storedJsonText(v, name);
@@ -107,4 +117,10 @@ function walk(
     if (value !== undefined) fields[name] = value;
   }
   return null;
+}
+
+/** Why an event whose client-named field is empty or reserved is refused. */
+export function reservedName(name: string): Refusal {
+  if (name === '' || name.endsWith('.')) return invalid(`a field name is empty${name === '' ? '' : ` (under '${name.slice(0, 100)}')`}: name every field`);
+  return invalid(`field '${name}' uses a reserved name (${[...RESERVED_FIELD_NAMES].join(', ')}): rename it`);
 }

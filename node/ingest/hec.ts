@@ -185,7 +185,7 @@ function mapObject(obj: unknown, now: number, pipeline: boolean): LogEvent | Ref
   const extra = obj.fields;
   if (extra !== undefined && extra !== null) {
     if (!isPlainObject(extra)) return invalid("'fields' must be an object");
-    const refusal = flattenInto(fields, extra, { keepExisting: true });
+    const refusal = flattenInto(fields, extra, { keepExisting: true, refuseReserved: true });
     if (refusal !== null) return refusal;
   }
   let refusal: Refusal | null = null;

@@ -505,8 +505,12 @@ class NativeScanner {
     const predicted = state === this.predictedState;
     for (let j = 0; j < this.entries; j++) {
       const slot = (predicted ? this.predicted[j] : null) ?? this.slot(state, j);
-      if (slot.skip) continue;
       const kind = this.kind[j];
+      if (slot.skip) {
+        // An empty or reserved name refuses its event: the general path says why.
+        if (kind !== NULL) throw JSON_FALLBACK;
+        continue;
+      }
       if (kind === NULL) {
         nulls++;
         continue;

@@ -102,7 +102,7 @@ function mapElement(el: unknown, now: number): LogEvent | Refusal {
     const flat = alreadyFlat(f);
     if (flat !== null) fields = flat;
     else {
-      const refusal = flattenInto(fields, f, { keepExisting: false });
+      const refusal = flattenInto(fields, f, { keepExisting: false, refuseReserved: true });
       if (refusal !== null) return refusal;
     }
   }

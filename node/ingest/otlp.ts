@@ -19,7 +19,7 @@ import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
 import { invalidJson, invalidRequest } from '../errors';
 import { coerceLabels, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
 import { isValidEventMicros } from './datetime';
-import { MAX_FLATTEN_DEPTH, storedJsonText } from './flatten';
+import { MAX_FLATTEN_DEPTH, reservedName, storedJsonText } from './flatten';
 import { levelFromOtlpSeverity, normalizeLevel } from './level';
 import { checkEvent, countRefusal, isRefusal, nonFiniteNumber, type Refusal, type RefusalCounts, type RefusalReason } from './refusal';
 import { scaleDecimal } from './timevalue';
@@ -89,10 +89,17 @@ interface Sink {
 
 /**
  * Stores a converted AnyValue under `name`: scalars as is, objects flattened with dots, arrays as JSON.
- * With `keepExisting`, a field already set stays.
+ * With `keepExisting`, a field already set stays (body keys, whose text is also in `_raw`, where a
+ * reserved name is only skipped); otherwise an empty or reserved name refuses the record, since an
+ * attribute has no other place to keep it.
  */
 function putValue(sink: Sink, name: string, v: unknown, depth: number, keepExisting = false): void {
-  if (v === undefined || v === null || name === '' || sink.refusal !== null) return;
+  if (v === undefined || v === null || sink.refusal !== null) return;
+  if (!keepExisting && (name === '' || RESERVED_FIELD_NAMES.has(name))) {
+    sink.refusal = reservedName(name);
+    return;
+  }
+  if (name === '') return;
   if (isPlainObject(v)) {
     if (depth < MAX_FLATTEN_DEPTH) {
       for (const k of Object.keys(v)) putValue(sink, `${name}.${k}`, v[k], depth + 1, keepExisting);

@@ -112,6 +112,35 @@ describe('api: per-event refusals', function () {
     assert.match(old.body.data.errors[0].reason, /older than retention allows/);
   });
 
+  it('POST /ingest and /ingest/hec: a `fields` object with an empty or reserved name is refused with the name, not cut', async () => {
+    const body = [
+      { event: 'names ok', source: 'rf-names', fields: { user: 'u1', '_raw.copy': 'kept' } },
+      { event: 'names raw', source: 'rf-names', fields: { user: 'u2', _raw: 'not the line' } },
+      { event: 'names index', source: 'rf-names', fields: { index: 'other' } },
+      { event: 'names empty', source: 'rf-names', fields: { '': 1 } },
+      { event: 'names nested empty', source: 'rf-names', fields: { a: { '': 1 } } },
+      { event: 'names null reserved', source: 'rf-names', fields: { _time: null } },
+    ];
+    const answer = await post(`${api}/ingest`, JSON.stringify(body), json);
+    assert.equal(answer.status, 200, answer.text);
+    const errors = answer.body.data.errors as { item: number; code: string; reason: string }[];
+    assert.deepEqual(errors.map((error) => [error.item, error.code]), [[1, 'invalid'], [2, 'invalid'], [3, 'invalid'], [4, 'invalid']]);
+    assert.match(errors[0]!.reason, /field '_raw' uses a reserved name/);
+    assert.match(errors[1]!.reason, /field 'index' uses a reserved name/);
+    assert.match(errors[2]!.reason, /a field name is empty/);
+    assert.match(errors[3]!.reason, /a field name is empty \(under 'a\.'\)/);
+    // A null value is an absent field whatever its name.
+    assert.deepEqual(await storedRaws(server, 'rf-names'), ['names null reserved', 'names ok']);
+
+    const hec = await post(`${api}/ingest/hec`, [
+      JSON.stringify({ event: 'hec names ok', source: 'rf-hec-names', fields: { user: 'u1' } }),
+      JSON.stringify({ event: 'hec names raw', source: 'rf-hec-names', fields: { _sourcetype: 'x' } }),
+    ].join('\n'));
+    assert.equal(hec.status, 200, hec.text);
+    assert.deepEqual([hec.body.accepted, hec.body.failed], [1, 1]);
+    assert.match(hec.body.errors[0].reason, /field '_sourcetype' uses a reserved name/);
+  });
+
   it('POST /ingest: a body large enough for a parse worker reports its refusals the same way', async () => {
     const t = times();
     const events = Array.from({ length: 2000 }, (_, i) => ({ event: `native large ${i} ${'x'.repeat(40)}`, time: seconds(t.ok), source: 'rf-large' }));
@@ -261,8 +290,9 @@ describe('api: per-event refusals', function () {
       byReason[reason] = (byReason[reason] ?? 0) + value;
       if (value > 0) (byFormat[format] ??= {})[reason] = value;
     }
-    // What this file's requests above refused: native 4 + 1 + 1, raw 3, hec 3 + 2, two bulk paths 4 each, _doc 2, OTLP 3.
-    assert.equal(total, 6 + 3 + 5 + 8 + 2 + 3);
+    // What this file's requests above refused: native 4 + 1 + 1 and 4 reserved or empty names, raw 3,
+    // hec 3 + 2 and 1 reserved name, two bulk paths 4 each, _doc 2, OTLP 3.
+    assert.equal(total, 10 + 3 + 6 + 8 + 2 + 3);
     assert.deepEqual(refused, { total, by_reason: byReason, by_format: byFormat });
   });
 

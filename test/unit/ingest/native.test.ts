@@ -49,12 +49,16 @@ describe('ingest native batch', () => {
     assert.deepEqual(r.events.map((e) => e.time), [0, 1_500000, 7258118399_000000]);
   });
 
-  it('top-level labels win over fields; reserved names inside fields are skipped', () => {
-    const r = parseNativeBatch(
-      '[{"event":"a","host":"top","fields":{"host":"inner","source":"f","level":"WARN","_time":1,"_raw":"r","index":"i","_source":"s"}}]',
-      ctx(),
-    );
+  it('top-level labels win over fields; an empty or reserved name inside fields refuses the event, naming it', () => {
+    const r = parseNativeBatch('[{"event":"a","host":"top","fields":{"host":"inner","source":"f","level":"WARN"}}]', ctx());
     assert.deepEqual(r.events[0]!.fields, { host: 'top', source: 'f', level: 'WARN' });
+    for (const name of ['_time', '_raw', 'index', '_source', '_sourcetype', '_timestamp', '__proto__']) {
+      const refused = parseNativeBatch(`[{"event":"a","fields":{"ok":1,${JSON.stringify(name)}:"x"}}]`, ctx());
+      assert.deepEqual([refused.events.length, refused.failed], [0, 1], name);
+      assert.match(refused.errors[0]!.reason, new RegExp(`field '${name}' uses a reserved name`), name);
+    }
+    const empty = parseNativeBatch('[{"event":"a","fields":{"a":{"":1}}}]', ctx());
+    assert.match(empty.errors[0]!.reason, /a field name is empty \(under 'a\.'\)/);
   });
 
   it('label values inside fields are stored as strings', () => {
@@ -133,10 +137,12 @@ describe('ingest native batch', () => {
           return `{"event":"e","fields":{${members.join(',')}}}`;
         });
         const result = parseNativeBatch(`[${texts.join(',')}]`, ctx());
-        if (withBig) {
-          // 1e999 has no float64 value: every element is refused rather than stored without it.
-          assert.equal(result.failed, texts.length);
-          assert.equal(result.events.length, 0);
+        // 1e999 has no float64 value: every element is refused rather than stored without it. An
+        // empty or reserved name (with a value) anywhere in fields refuses its element.
+        const refusedNames = objects.map((fields) => flattenInto({}, fields, { keepExisting: false, refuseReserved: true }) !== null);
+        if (refusedNames.some((refused) => refused) || withBig) {
+          assert.equal(result.failed, withBig ? texts.length : refusedNames.filter((refused) => refused).length);
+          assert.equal(result.events.length, texts.length - result.failed);
           return;
         }
         assert.equal(result.failed, 0);

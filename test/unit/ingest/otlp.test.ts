@@ -29,7 +29,6 @@ describe('ingest OTLP logs (JSON)', () => {
           { key: 'blob', value: { bytesValue: 'aGk=' } },
           { key: 'huge', value: { intValue: '9007199254740993' } },
           { key: 'empty', value: {} },
-          { key: 'index', value: str('reserved') },
         ],
       }],
       [
@@ -126,6 +125,23 @@ describe('ingest OTLP logs (JSON)', () => {
       }
       assert.equal(ev.fields['nested.deep'], 1.5);
     }
+  });
+
+  it('a record attribute with an empty or reserved name refuses the record, naming it; a body key only stays in _raw', () => {
+    const result = parseOtlpLogs(
+      request([
+        { body: str('kept'), attributes: [{ key: 'ok', value: str('1') }] },
+        { body: str('attr index'), attributes: [{ key: 'index', value: str('other') }] },
+        { body: str('attr empty'), attributes: [{ key: '', value: str('x') }] },
+        { body: { kvlistValue: { values: [{ key: '_raw', value: str('inner') }, { key: 'm', value: str('v') }] } } },
+      ]),
+      ctx(),
+    );
+    assert.deepEqual(result.events.map((ev) => ev.raw), ['kept', '{"_raw":"inner","m":"v"}']);
+    assert.equal(result.events[1]!.fields.m, 'v');
+    assert.equal(result.rejected, 2);
+    assert.match(result.errors[0]!.reason, /field 'index' uses a reserved name/);
+    assert.match(result.errors[1]!.reason, /a field name is empty/);
   });
 
   it('an environment that is not an index name goes to main and stays a field', () => {
