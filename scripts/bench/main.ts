@@ -39,6 +39,7 @@ async function main(): Promise<void> {
         events: Number(values.events ?? 10_000_000),
         runs: Number(values.runs ?? 5),
         ingestRate: Number(values['ingest-rate'] ?? 100_000),
+        baseline: values.baseline ?? null,
       });
       return;
     case 'flush':

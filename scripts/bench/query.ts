@@ -1,11 +1,16 @@
 /**
- * `npm run bench -- query [--events N] [--runs N] [--ingest-rate N]`
+ * `npm run bench -- query [--events N] [--runs N] [--ingest-rate N] [--baseline DIST]`
  *
  * Loads N generated events (default 10,000,000) into a real server, then times five queries
  * (median of `runs`), and in the same run: DuckDB (`@duckdb/node-api`, installed into
  * `.bench/duckdb`, outside the project's lockfile) over the same events in a native table, and
  * ripgrep counting the rare needle in the raw NDJSON. Finally it measures the p99 latency of a
  * simple query while ingest runs at `--ingest-rate` events/s.
+ *
+ * With `--baseline DIST` (another build's `dist` folder) it then serves copies of the same data
+ * dir with this build and the baseline in turn, round after round, and prints each query's
+ * median per build and their ratio: two builds compared on identical segments, alternating, so
+ * that the machine's drift falls on both.
  */
 import { execFileSync, spawnSync } from 'child_process';
 import fs from 'fs';
@@ -18,7 +23,12 @@ export interface QueryBenchOptions {
   events: number;
   runs: number;
   ingestRate: number;
+  /** Another build's `dist` folder to compare with on the same data, or null. */
+  baseline: string | null;
 }
+
+/** Rounds of the build comparison: each round starts each build once on its copy of the data. */
+const COMPARE_ROUNDS = 4;
 
 const NEEDLE = 'zq7needlexv';
 const NEEDLE_EVERY = 1_000_000;
@@ -283,5 +293,48 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<void> {
     console.log(`\n${latency}`);
   } finally {
     await server.stop();
+  }
+  if (options.baseline !== null) await compareBuilds(server.dataDir, path.resolve(options.baseline), options.runs);
+}
+
+/**
+ * The queries on copies of one data dir, served by this build and by `baselineDist` in turn for
+ * COMPARE_ROUNDS rounds; prints the median of each build's per-round medians and their ratio.
+ * Compaction is held off, so both read the same segments.
+ */
+async function compareBuilds(dataDir: string, baselineDist: string, runs: number): Promise<void> {
+  const builds = [
+    { name: 'this build', cli: path.join(REPO_ROOT, 'dist', 'node', 'cli.js') },
+    { name: `baseline ${baselineDist}`, cli: path.join(baselineDist, 'node', 'cli.js') },
+  ].map((build, i) => {
+    const copy = `${dataDir}-compare-${i}`;
+    fs.cpSync(dataDir, copy, { recursive: true });
+    return { ...build, dataDir: copy, medians: new Map<string, number[]>() };
+  });
+  try {
+    for (let round = 0; round < COMPARE_ROUNDS; round++) {
+      for (const build of builds) {
+        const server = await TestServer.start({ cli: build.cli, dataDir: build.dataDir, set: { 'storage.compaction_interval': '1h' } });
+        try {
+          for (const query of QUERIES) {
+            const timed = await timeNative(server, query, runs);
+            build.medians.set(query.name, [...(build.medians.get(query.name) ?? []), timed.median]);
+          }
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+  } finally {
+    for (const build of builds) fs.rmSync(build.dataDir, { recursive: true, force: true });
+  }
+  const [ours, theirs] = builds;
+  console.log(`\nthis build against ${theirs.name}: the same data, ${COMPARE_ROUNDS} alternating rounds, median of the rounds' medians (ms)`);
+  console.log('| query | this build | baseline | ratio |');
+  console.log('|---|---:|---:|---:|');
+  for (const query of QUERIES) {
+    const a = median(ours.medians.get(query.name) ?? []);
+    const b = median(theirs.medians.get(query.name) ?? []);
+    console.log(`| ${query.name} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a / b).toFixed(2)} |`);
   }
 }

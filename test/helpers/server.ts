@@ -55,6 +55,8 @@ export interface ServerOptions {
   /** Options for node itself, before the script (`--cpu-prof`). */
   nodeArgs?: string[];
   port?: number;
+  /** The built CLI to run (another build's `dist/node/cli.js`, for benchmarks); default this repository's launcher. */
+  cli?: string;
 }
 
 export class TestServer {
@@ -83,7 +85,8 @@ export class TestServer {
   static async start(options: ServerOptions = {}): Promise<TestServer> {
     const port = options.port ?? (await freePort());
     const dataDir = options.dataDir ?? tempDir();
-    const args = [...(options.nodeArgs ?? []), path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir];
+    const launcher = options.cli ?? path.join(REPO_ROOT, 'scripts', 'trawl');
+    const args = [...(options.nodeArgs ?? []), launcher, 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', dataDir];
     for (const [key, value] of Object.entries(options.set ?? {})) args.push('--set', `${key}=${value}`);
     args.push(...(options.args ?? []));
     const child = spawn(process.execPath, args, {
