@@ -47,8 +47,6 @@ export class App {
   readonly metrics: Metrics;
   settings: Settings;
   shuttingDown = false;
-  /** Ingest requests being processed (waited for on shutdown). */
-  inFlight = 0;
 
   readonly jobs: JobManager;
   readonly queries: QueryService;

@@ -51,23 +51,17 @@ export class IngestFlow {
    */
   async ingest(request: FastifyRequest, endpoint: IngestEndpoint, params: IngestParams, body: Buffer): Promise<ParsedBody> {
     const { app } = this;
-    // Counted from the parse on: a graceful shutdown waits for requests already being parsed.
-    app.inFlight++;
+    let parsed: ParsedBody;
     try {
-      let parsed: ParsedBody;
-      try {
-        parsed = await app.ingestParser.parse(params, body, app.engine.buffer.currentPlacement);
-      } catch (error) {
-        this.failed(endpoint, error);
-        throw error;
-      }
-      await this.commit(request, endpoint, parsed);
-      // Counted once the request stands: a request refused whole (503, 429) is sent again.
-      app.metrics.refused(params.format, parsed.refused);
-      return parsed;
-    } finally {
-      app.inFlight--;
+      parsed = await app.ingestParser.parse(params, body, app.engine.buffer.currentPlacement);
+    } catch (error) {
+      this.failed(endpoint, error);
+      throw error;
     }
+    await this.commit(request, endpoint, parsed);
+    // Counted once the request stands: a request refused whole (503, 429) is sent again.
+    app.metrics.refused(params.format, parsed.refused);
+    return parsed;
   }
 
   private async commit(request: FastifyRequest, endpoint: IngestEndpoint, parsed: ParsedBody): Promise<void> {
