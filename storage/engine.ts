@@ -3,6 +3,7 @@
  * and the background flusher, compactor and retention. The node wires HTTP to `append` and the
  * query engine to `planScan`/`scanBatches`; nothing here knows about either.
  */
+import { NodeRecords } from './node-records';
 import { EventEmitter } from 'events';
 import path from 'path';
 import { Catalog, type CatalogFilter, type FieldSummary, type SourceSummary } from './catalog';
@@ -97,6 +98,11 @@ export class StorageEngine extends EventEmitter {
   /** Starts the periodic flusher and maintenance (compaction + retention). */
   start(): void {
     this.scheduleTimers();
+  }
+
+  /** Durable records of the node in one area (node-records.ts): cluster state, metadata, hints. */
+  records(area: string): NodeRecords {
+    return new NodeRecords(this.rocks, area, () => this.options.fsync);
   }
 
   updateOptions(options: EngineOptions): void {

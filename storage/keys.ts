@@ -9,6 +9,7 @@
  *   c:<name>                               catalog snapshot (fields, sources)
  *   m:<finished ms u64 BE><id>             compaction manifest (JSON)
  *   x:<segment id>                         retired segment whose blocks await deletion
+ *   n:<area>/<key>                         a record of the node itself (node-records.ts)
  */
 
 export const WAL_PREFIX = Buffer.from('w:');
