@@ -16,7 +16,7 @@ import type { Placement } from './partition';
 import { applyRetention, type RetentionResult } from './lifecycle/retention';
 import { WAL_PREFIX } from './keys';
 import { directoryBytes, prefixEnd, Rocks } from './rocks';
-import { planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
+import { localKeys, planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
 import { SegmentStore } from './lifecycle/segment-store';
 import type { ColumnBatch } from './column';
 import { WriteBuffer } from './buffer/write-buffer';
@@ -242,7 +242,12 @@ export class StorageEngine extends EventEmitter {
     return result;
   }
 
-  planScan(request: ScanRequest, trace = false): Promise<ScanPlan> {
+/** The partition keys this node holds data of, in an index and time range (scan.ts localKeys). */
+  localKeys(request: Pick<ScanRequest, 'index' | 'fromMicros' | 'toMicros'>): Set<string> {
+    return localKeys(this.store, this.buffer, request);
+  }
+
+    planScan(request: ScanRequest, trace = false): Promise<ScanPlan> {
     return planScan(this.store, this.buffer, request, trace);
   }
 

@@ -8,6 +8,7 @@ import { chunkBatch, rowsInRange } from './buffer/chunk-read';
 import type { Column, ColumnBatch } from './column';
 import type { EventChunk } from './buffer/event-chunk';
 import { lowerBound } from './sorted';
+import { keyString } from './partition';
 import type { FieldValue } from './event';
 import { INDEX_COLUMN, TIME_COLUMN } from './event';
 import type { MemTable } from './buffer/memtable';
@@ -41,6 +42,11 @@ export interface ScanRequest {
   predicates?: readonly ColumnPredicate[];
   /** Segment order by time: newest first for `desc` (the default events order). */
   order?: 'asc' | 'desc';
+  /**
+   * Only these partition keys (keyString), or every key when absent: in a cluster a node is asked
+   * for the keys it was chosen to answer, not for every key it holds a copy of.
+   */
+  keys?: ReadonlySet<string>;
 }
 
 export interface ScanStats {
@@ -151,9 +157,10 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
     stats.decisions?.push({ segment: header.id, decision });
   };
   const survivors: SegmentUnit[] = [];
+  const keys = request.keys;
   for (const header of store.all()) {
     stats.segmentsTotal++;
-    if (!request.index(header.index)) {
+    if (!request.index(header.index) || (keys !== undefined && !keys.has(keyString(header)))) {
       stats.segmentsSkippedIndex++;
       decide(header, 'skipped: index');
       continue;
@@ -215,7 +222,7 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
   const buffered: BufferedUnit[] = [];
   for (const generation of buffer.generations()) {
     for (const table of generation.tables.values()) {
-      if (!request.index(table.key.index) || table.count === 0) continue;
+      if (!request.index(table.key.index) || table.count === 0 || (keys !== undefined && !keys.has(keyString(table.key)))) continue;
       if (table.maxTime < request.fromMicros || table.minTime >= request.toMicros) continue;
       table.chunks.forEach((chunk, index) => {
         if (chunk.maxTime < request.fromMicros || chunk.minTime >= request.toMicros) return;
@@ -225,6 +232,25 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
     }
   }
   return { segments, buffered, stats, released: false };
+}
+
+/**
+ * The partition keys (keyString) this node holds data of, in an index and time range: what a
+ * coordinator collects from every node before it chooses which node answers for which key.
+ */
+export function localKeys(store: SegmentStore, buffer: WriteBuffer, request: Pick<ScanRequest, 'index' | 'fromMicros' | 'toMicros'>): Set<string> {
+  const keys = new Set<string>();
+  for (const header of store.all()) {
+    if (!request.index(header.index) || header.maxTime < request.fromMicros || header.minTime >= request.toMicros) continue;
+    keys.add(keyString(header));
+  }
+  for (const generation of buffer.generations()) {
+    for (const table of generation.tables.values()) {
+      if (table.count === 0 || !request.index(table.key.index) || table.maxTime < request.fromMicros || table.minTime >= request.toMicros) continue;
+      keys.add(keyString(table.key));
+    }
+  }
+  return keys;
 }
 
 /**

@@ -4,6 +4,7 @@ import os from 'os';
 import path from 'path';
 import { StorageEngine, type EngineOptions } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
+import { keyOf, keyString } from '../../../storage/partition';
 import { indexMatcher, type ScanRequest } from '../../../storage/scan';
 import { valueAt } from '../../../storage/column';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
@@ -128,6 +129,31 @@ describe('storage engine', () => {
     engine = await StorageEngine.open(options(dir));
     assert.equal(engine.replayed.events, 0);
     assert.equal(await engine.countRows(all()), 30);
+    await engine.close();
+  });
+
+  it('lists the partition keys it holds in a range, and scans only the keys asked for, buffered or flushed', async () => {
+    const engine = await StorageEngine.open(options(dir, { placement: { bucketSpanMicros: HOUR, partitions: 4 } }));
+    const base = Date.UTC(2026, 0, 1) * 1000;
+    const events = [
+      ...Array.from({ length: 30 }, (_, i) => event(i, base + i * 1000)),
+      ...Array.from({ length: 30 }, (_, i) => event(i, base + HOUR + i * 1000, 'web')),
+    ];
+    await engine.appendEvents(events);
+    const expectedKeys = new Set(events.map((e) => keyString(keyOf(e, { bucketSpanMicros: HOUR, partitions: 4 }))));
+    assert.ok(expectedKeys.size >= 4, `several keys: ${[...expectedKeys]}`);
+    for (const phase of ['buffered', 'flushed']) {
+      if (phase === 'flushed') await engine.flush();
+      assert.deepEqual([...engine.localKeys(all())].sort(), [...expectedKeys].sort(), phase);
+      assert.deepEqual([...engine.localKeys({ ...all(), index: indexMatcher(['web']) })].sort(), [...expectedKeys].filter((key) => key.startsWith('web|')).sort(), phase);
+      assert.deepEqual([...engine.localKeys(all(base + HOUR))].every((key) => key.startsWith('web|')), true, phase);
+      const [chosen] = [...expectedKeys].sort();
+      const rows = await collect(engine, { ...all(), keys: new Set([chosen]) });
+      const wanted = events.filter((e) => keyString(keyOf(e, { bucketSpanMicros: HOUR, partitions: 4 })) === chosen);
+      assert.ok(wanted.length > 0);
+      assert.deepEqual(rows.map((row) => row.get('_raw')).sort(), wanted.map((e) => e.raw).sort(), `${phase}: only the rows of ${chosen}`);
+      assert.equal((await collect(engine, { ...all(), keys: new Set() })).length, 0, phase);
+    }
     await engine.close();
   });
 
