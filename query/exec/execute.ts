@@ -11,14 +11,13 @@ import type { QueryPlan } from '../plan/plan';
 import { checkAlive, type MemoryBudget } from './limits';
 import { scanRequestOf } from './scan-request';
 import { QueryProgress } from './progress';
-import { finishResult, type QueryResultData, type ShardOutput } from './result';
+import { finishResult, type QueryResultData } from './result';
 import type { TimedRow } from './rows';
 import type { SessionSpec } from './query-worker';
 import type { QueryWorkerPool, SessionHandle } from './session-pool';
 import { expandHeldReads, planHeldReads, type HeldPlan } from './held-blocks';
 import type { BlockInput, OpStats, ShardResult, UnitAck } from './shard-session';
-import type { PartialStats } from './stats';
-import { mergeSorted } from './sorted-rows';
+import { mergeShardResults } from './shard-results';
 import { StreamOrder } from './stream-order';
 
 export type { OpStats };
@@ -57,6 +56,8 @@ export interface ExecuteOptions {
   onRows?: (rows: TimedRow[]) => Promise<void>;
   /** Newest rows so far (about once a second), for job previews. */
   onPreview?: (rows: TimedRow[]) => void;
+  /** Only these partition keys (storage keyString), as a coordinator asks a node for; all when absent. */
+  keys?: ReadonlySet<string>;
 }
 
 type WorkUnit =
@@ -137,9 +138,19 @@ class SessionSlot {
   constructor(readonly handle: SessionHandle) {}
 }
 
+/** Runs a plan over this node's storage and finishes the answer. */
 export async function executePlan(source: ScanSource, plan: QueryPlan, options: ExecuteOptions): Promise<{ data: QueryResultData; opStats: OpStats[] }> {
+  const output = mergeShardResults(await scanShards(source, plan, options), plan, options);
+  return { data: finishResult(plan, output, options), opStats: output.opStats };
+}
+
+/**
+ * The shard part of a plan over this node's storage (the keys `options.keys` names, or all):
+ * each query worker session's result, for the coordinator to merge (shard-results.ts).
+ */
+export async function scanShards(source: ScanSource, plan: QueryPlan, options: ExecuteOptions): Promise<ShardResult[]> {
   const { progress, signal, budget } = options;
-  const request = scanRequestOf(plan);
+  const request = options.keys === undefined ? scanRequestOf(plan) : { ...scanRequestOf(plan), keys: options.keys };
   progress.phase = 'planning';
   const scanPlan = await source.planScan(request, options.spec.trace);
   progress.attach(scanPlan.stats);
@@ -300,37 +311,5 @@ export async function executePlan(source: ScanSource, plan: QueryPlan, options: 
     signal.removeEventListener('abort', abort);
     source.releasePlan(scanPlan);
   }
-  const output = mergeShardResults(results, plan, options);
-  return { data: finishResult(plan, output, options), opStats: output.opStats };
-}
-
-function mergeShardResults(results: ShardResult[], plan: QueryPlan, options: ExecuteOptions): ShardOutput {
-  const boundary = plan.boundary;
-  const capacity = boundary.kind === 'head' ? boundary.count : options.offset + options.limit;
-  const newestLists = results.map((result) => result.newest).filter((rows): rows is TimedRow[] => rows !== null);
-  const allLists = results.map((result) => result.all).filter((rows): rows is TimedRow[] => rows !== null);
-  const opStats: OpStats[] = [];
-  for (const result of results) {
-    result.opStats?.forEach((stats, i) => {
-      const entry = (opStats[i] ??= { rowsIn: 0, rowsOut: 0, ms: 0 });
-      entry.rowsIn += stats.rowsIn;
-      entry.rowsOut += stats.rowsOut;
-      entry.ms += stats.ms;
-    });
-  }
-  return {
-    matched: results.reduce((sum, result) => sum + result.matched, 0),
-    newest: newestLists.length === 0 ? null : newestLists.flat().sort((a, b) => b.time - a.time).slice(0, capacity),
-    sorted:
-      boundary.kind === 'sorted'
-        ? mergeSorted(
-            boundary.keys.map((key) => key.direction),
-            results.map((result) => result.sorted ?? []),
-            boundary.count ?? capacity,
-          )
-        : null,
-    all: allLists.length === 0 ? null : allLists.flat(),
-    partials: results.map((result) => result.partial).filter((partial): partial is PartialStats => partial !== null),
-    opStats,
-  };
+  return results;
 }

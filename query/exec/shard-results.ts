@@ -1,0 +1,151 @@
+/**
+ * What shards hand the coordinator, merged. Each query worker session ends with a ShardResult;
+ * the sessions of one node are combined into one ShardResult (what a node sends a coordinator in
+ * a cluster), and the coordinator merges the results of every shard into the ShardOutput that
+ * result.ts finishes. Combining first and merging later gives the same answer as merging every
+ * session at once: each part keeps what the final merge could still use (the page's newest rows,
+ * the first sorted rows, every row, partial stats).
+ */
+import type { QueryPlan } from '../plan/plan';
+import type { ResultPage, ShardOutput } from './result';
+import type { TimedRow } from './rows';
+import type { OpStats, ShardResult } from './shard-session';
+import { mergeSorted } from './sorted-rows';
+import { StatsAccumulator, type PartialStats } from './stats';
+
+/** How many rows a part must keep for the answer's page: a head keeps its N, events the page. */
+function capacityOf(plan: QueryPlan, page: ResultPage): number {
+  const boundary = plan.boundary;
+  return boundary.kind === 'head' ? boundary.count : page.offset + page.limit;
+}
+
+function sumOpStats(results: readonly ShardResult[]): OpStats[] {
+  const opStats: OpStats[] = [];
+  for (const result of results) {
+    result.opStats?.forEach((stats, i) => {
+      const entry = (opStats[i] ??= { rowsIn: 0, rowsOut: 0, ms: 0 });
+      entry.rowsIn += stats.rowsIn;
+      entry.rowsOut += stats.rowsOut;
+      entry.ms += stats.ms;
+    });
+  }
+  return opStats;
+}
+
+function newestOf(results: readonly ShardResult[], capacity: number): TimedRow[] | null {
+  const lists = results.map((result) => result.newest).filter((rows): rows is TimedRow[] => rows !== null);
+  return lists.length === 0 ? null : lists.flat().sort((a, b) => b.time - a.time).slice(0, capacity);
+}
+
+function sortedOf(results: readonly ShardResult[], plan: QueryPlan, capacity: number): ShardResult['sorted'] {
+  const boundary = plan.boundary;
+  if (boundary.kind !== 'sorted') return null;
+  return mergeSorted(
+    boundary.keys.map((key) => key.direction),
+    results.map((result) => result.sorted ?? []),
+    boundary.count ?? capacity,
+  );
+}
+
+function allOf(results: readonly ShardResult[]): TimedRow[] | null {
+  const lists = results.map((result) => result.all).filter((rows): rows is TimedRow[] => rows !== null);
+  return lists.length === 0 ? null : lists.flat();
+}
+
+function partialsOf(results: readonly ShardResult[]): PartialStats[] {
+  return results.map((result) => result.partial).filter((partial): partial is PartialStats => partial !== null);
+}
+
+/** The coordinator's merge of every shard's result. */
+export function mergeShardResults(results: readonly ShardResult[], plan: QueryPlan, page: ResultPage): ShardOutput {
+  const capacity = capacityOf(plan, page);
+  return {
+    matched: results.reduce((sum, result) => sum + result.matched, 0),
+    newest: newestOf(results, capacity),
+    sorted: sortedOf(results, plan, capacity),
+    all: allOf(results),
+    partials: partialsOf(results),
+    opStats: sumOpStats(results),
+  };
+}
+
+/** One node's sessions as one ShardResult, partial stats merged into one. */
+export function combineShardResults(results: readonly ShardResult[], plan: QueryPlan, page: ResultPage): ShardResult {
+  const capacity = capacityOf(plan, page);
+  const partials = partialsOf(results);
+  let partial: PartialStats | null = null;
+  if (partials.length === 1) partial = partials[0];
+  else if (partials.length > 1 && plan.boundary.kind === 'stats') {
+    const accumulator = new StatsAccumulator(plan.boundary.spec);
+    for (const each of partials) accumulator.mergePartial(each);
+    partial = accumulator.toPartial();
+  }
+  const stats = results.map((result) => result.stats);
+  const sum = (pick: (s: ShardResult['stats']) => number): number => stats.reduce((total, s) => total + pick(s), 0);
+  const decisions = stats.some((s) => s.decisions !== null) ? stats.flatMap((s) => s.decisions ?? []) : null;
+  return {
+    matched: results.reduce((total, result) => total + result.matched, 0),
+    newest: newestOf(results, capacity),
+    sorted: sortedOf(results, plan, capacity),
+    all: allOf(results),
+    partial,
+    opStats: results.some((result) => result.opStats !== null) ? sumOpStats(results) : null,
+    stats: {
+      segmentsTotal: sum((s) => s.segmentsTotal),
+      segmentsScanned: sum((s) => s.segmentsScanned),
+      segmentsSkippedIndex: sum((s) => s.segmentsSkippedIndex),
+      segmentsSkippedTime: sum((s) => s.segmentsSkippedTime),
+      segmentsSkippedStats: sum((s) => s.segmentsSkippedStats),
+      segmentsSkippedBloom: sum((s) => s.segmentsSkippedBloom),
+      blocksSkippedRange: sum((s) => s.blocksSkippedRange),
+      blocksSkippedBloom: sum((s) => s.blocksSkippedBloom),
+      bufferedEvents: sum((s) => s.bufferedEvents),
+      rowsRead: sum((s) => s.rowsRead),
+      bytesRead: sum((s) => s.bytesRead),
+      blocksCached: sum((s) => s.blocksCached),
+      decisions,
+    },
+    memoryBytes: results.reduce((total, result) => total + result.memoryBytes, 0),
+  };
+}
+
+/** Where the numbers JSON cannot write are (NaN and the infinities become null, -0 becomes 0): paths and their text. */
+type NonFinite = [path: (string | number)[], text: string][];
+
+function findNonFinite(value: unknown, path: (string | number)[], out: NonFinite): void {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || Object.is(value, -0)) out.push([[...path], Object.is(value, -0) ? '-0' : String(value)]);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      findNonFinite(value[i], path, out);
+      path.pop();
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      findNonFinite((value as Record<string, unknown>)[key], path, out);
+      path.pop();
+    }
+  }
+}
+
+/**
+ * A ShardResult as bytes for another node: JSON (readable by any later version), with the places
+ * of NaN, the infinities and -0 listed beside it, since JSON cannot write them.
+ */
+export function encodeShardResult(result: ShardResult): Buffer {
+  const nonFinite: NonFinite = [];
+  findNonFinite(result, [], nonFinite);
+  return Buffer.from(JSON.stringify({ result, nonFinite }));
+}
+
+export function decodeShardResult(bytes: Uint8Array): ShardResult {
+  const { result, nonFinite } = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as { result: ShardResult; nonFinite: NonFinite };
+  for (const [path, text] of nonFinite) {
+    let target = result as unknown as Record<string | number, unknown>;
+    for (let i = 0; i < path.length - 1; i++) target = target[path[i]] as Record<string | number, unknown>;
+    target[path[path.length - 1]] = Number(text);
+  }
+  return result;
+}
