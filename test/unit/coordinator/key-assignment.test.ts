@@ -1,0 +1,64 @@
+import { strict as assert } from 'assert';
+import fc from 'fast-check';
+import { assignKeys, reassignKeys } from '../../../coordinator/key-assignment';
+
+const NODES = ['n1', 'n2', 'n3', 'n4', 'n5'];
+
+/** Keys with their owners (distinct nodes, in ring order) and which node/key pairs can answer. */
+const scenario = fc
+  .record({
+    keys: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 60 }),
+    rf: fc.integer({ min: 1, max: 3 }),
+    down: fc.subarray(NODES),
+    seed: fc.integer(),
+  })
+  .map(({ keys, rf, down, seed }) => {
+    const owners = new Map(keys.map((key, k) => [key, Array.from({ length: rf }, (_, i) => NODES[(Math.abs(seed) + k * 7 + i) % NODES.length])]));
+    return { keys, owners, down: new Set(down) };
+  });
+
+describe('assigning partition keys to the nodes that answer for them', () => {
+  it('asks each key of exactly one usable owner, and calls a key missing only when it has none', () => {
+    fc.assert(
+      fc.property(scenario, ({ keys, owners, down }) => {
+        const usable = (node: string): boolean => !down.has(node);
+        const { byNode, missing } = assignKeys(keys, (key) => owners.get(key)!, usable);
+        const seen = new Map<string, string>();
+        for (const [node, list] of byNode) {
+          for (const key of list) {
+            assert.ok(!seen.has(key), `${key} asked twice`);
+            seen.set(key, node);
+            assert.ok(owners.get(key)!.includes(node) && usable(node), `${key} asked of ${node}, not a usable owner`);
+          }
+        }
+        for (const key of keys) {
+          const hasUsable = owners.get(key)!.some(usable);
+          assert.equal(seen.has(key), hasUsable, key);
+          assert.equal(missing.includes(key), !hasUsable, key);
+        }
+      }),
+    );
+  });
+
+  it('spreads keys over the replicas and depends only on its inputs', () => {
+    const keys = Array.from({ length: 300 }, (_, i) => `main|${i}|0`);
+    // Replication 2 over 3 nodes: every pair of nodes owns a third of the keys.
+    const pairs = [['n1', 'n2'], ['n2', 'n3'], ['n3', 'n1']];
+    const owners = (key: string): string[] => pairs[Number(key.split('|')[1]) % 3];
+    const { byNode, missing } = assignKeys(keys, owners, () => true);
+    assert.deepEqual(missing, []);
+    const loads = [...byNode.values()].map((list) => list.length);
+    assert.equal(loads.length, 3);
+    assert.ok(Math.max(...loads) - Math.min(...loads) <= 2, `loads ${loads}`);
+    const again = assignKeys([...keys].reverse(), owners, () => true);
+    assert.deepEqual([...again.byNode].sort(), [...byNode].sort());
+  });
+
+  it('gives a failed node\'s keys to the other owners', () => {
+    const owners = (key: string): string[] => (key === 'only-a' ? ['a'] : ['a', 'b']);
+    const { byNode, missing } = reassignKeys('a', ['k1', 'k2', 'only-a'], owners, () => true);
+    assert.deepEqual(byNode.get('b'), ['k1', 'k2']);
+    assert.deepEqual(missing, ['only-a']);
+    assert.equal(byNode.has('a'), false);
+  });
+});
