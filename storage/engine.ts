@@ -15,7 +15,7 @@ import { flushGeneration, type FlushResult } from './lifecycle/flusher';
 import type { Placement } from './partition';
 import { applyRetention, type RetentionResult } from './lifecycle/retention';
 import { WAL_PREFIX } from './keys';
-import { directoryBytes, prefixEnd, Rocks } from './rocks';
+import { directoryBytes, prefixEnd, Rocks, type WriteOp } from './rocks';
 import { localKeys, planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
 import { SegmentStore } from './lifecycle/segment-store';
 import type { ColumnBatch } from './column';
@@ -123,9 +123,12 @@ export class StorageEngine extends EventEmitter {
     this.maintenanceTimer.unref();
   }
 
-  /** Durable once resolved (see WriteBuffer.appendRecord); triggers an early flush when a segment's worth is buffered. */
-  async appendRecord(chunks: readonly EventChunk[], value: Buffer): Promise<void> {
-    await this.buffer.appendRecord(chunks, value, this.options.fsync);
+  /**
+   * Durable once resolved (see WriteBuffer.appendRecord); triggers an early flush when a segment's worth
+   * is buffered. `alongside`: records written in the same atomic batch (a replayed hint's mark).
+   */
+  async appendRecord(chunks: readonly EventChunk[], value: Buffer, alongside: readonly WriteOp[] = []): Promise<void> {
+    await this.buffer.appendRecord(chunks, value, this.options.fsync, alongside);
     this.afterAppend();
   }
 

@@ -28,16 +28,18 @@ export class NodeRecords {
     return Buffer.from(`${PREFIX}${this.area}/${key}`);
   }
 
+  /** The write of one record as an operation, to commit in the same batch as something else. */
+  op(key: string, value: Buffer | null): WriteOp {
+    return value === null ? { type: 'del', key: this.keyOf(key) } : { type: 'put', key: this.keyOf(key), value };
+  }
+
   async get(key: string): Promise<Buffer | null> {
     return this.rocks.get(this.keyOf(key));
   }
 
   /** Applies the writes atomically; resolves once they are durable. */
   async write(writes: readonly RecordWrite[]): Promise<void> {
-    const ops: WriteOp[] = writes.map((write) =>
-      write.value === null ? { type: 'del', key: this.keyOf(write.key) } : { type: 'put', key: this.keyOf(write.key), value: write.value },
-    );
-    await this.rocks.write(ops, this.sync());
+    await this.rocks.write(writes.map((write) => this.op(write.key, write.value)), this.sync());
   }
 
   async put(key: string, value: Buffer): Promise<void> {

@@ -14,7 +14,7 @@ import { chunkEvents, type EventChunk } from './event-chunk';
 import { WAL_PREFIX, walKey, walSeqOf } from '../keys';
 import { MemTable } from './memtable';
 import { keyString, type Placement } from '../partition';
-import type { Rocks } from '../rocks';
+import type { Rocks, WriteOp } from '../rocks';
 
 /** Record kinds: 0 is a JSON array of events (appendEvents); chunk records are CHUNK_RECORD_KIND. */
 export const JSON_EVENTS_KIND = 0;
@@ -147,10 +147,13 @@ export class WriteBuffer {
    * Makes a chunk record (chunk-record.ts) durable, then its chunks readable. `chunks` are the
    * record's own (views into it), keyed by the current placement.
    */
-  async appendRecord(chunks: readonly EventChunk[], value: Buffer, sync: boolean): Promise<void> {
-    if (!chunks.some((chunk) => chunk.count > 0)) return;
+  async appendRecord(chunks: readonly EventChunk[], value: Buffer, sync: boolean, alongside: readonly WriteOp[] = []): Promise<void> {
     if (value[0] !== CHUNK_RECORD_KIND) throw new Error(`not a chunk record (kind ${value[0]})`);
-    await this.put(chunks, value, sync);
+    if (!chunks.some((chunk) => chunk.count > 0)) {
+      if (alongside.length > 0) await this.rocks.write([...alongside], sync);
+      return;
+    }
+    await this.put(chunks, value, sync, alongside);
   }
 
   /** Makes events durable (as a JSON record), then readable: for callers without a parse worker. */
@@ -159,9 +162,9 @@ export class WriteBuffer {
     await this.put(chunkEvents(events, this.placement), Buffer.concat([Buffer.of(JSON_EVENTS_KIND), Buffer.from(JSON.stringify(events))]), sync);
   }
 
-  private async put(chunks: readonly EventChunk[], value: Buffer, sync: boolean): Promise<void> {
+  private async put(chunks: readonly EventChunk[], value: Buffer, sync: boolean, alongside: readonly WriteOp[] = []): Promise<void> {
     const seq = ++this.seq;
-    await this.rocks.write([{ type: 'put', key: walKey(seq), value }], sync);
+    await this.rocks.write([{ type: 'put', key: walKey(seq), value }, ...alongside], sync);
     for (const [index, range] of this.active.add(seq, chunks)) this.changes.record(index, range.min, range.max);
   }
 

@@ -1,0 +1,86 @@
+import { strict as assert } from 'assert';
+import { AppliedHints, HintStore } from '../../../node/cluster/hints';
+import { encodeChunkRecord, decodeChunkRecord } from '../../../storage/buffer/chunk-record';
+import { chunkEvents } from '../../../storage/buffer/event-chunk';
+import { StorageEngine } from '../../../storage/engine';
+import { indexMatcher } from '../../../storage/scan';
+import { tempDir } from '../../helpers/server';
+
+const PLACEMENT = { bucketSpanMicros: 3600e6, partitions: 1 };
+
+async function open(dataDir: string): Promise<StorageEngine> {
+  const engine = await StorageEngine.open({
+    dataDir,
+    placement: PLACEMENT,
+    flushIntervalMs: 60_000,
+    segmentMaxEvents: 1000,
+    compressionLevel: 3,
+    fsync: false,
+    compactionIntervalMs: 60_000,
+    retentionMs: 3650 * 86_400_000,
+    codecWorkers: 0,
+  });
+  engine.start();
+  return engine;
+}
+
+function record(tag: string): Buffer {
+  const time = Date.UTC(2026, 0, 1) * 1000;
+  return encodeChunkRecord(chunkEvents([{ time, raw: `hinted ${tag}`, index: 'main', fields: {} }], PLACEMENT), PLACEMENT);
+}
+
+/** Closes RocksDB without flushing the write buffer, as kill -9 would leave it. */
+async function crash(engine: StorageEngine): Promise<void> {
+  await engine.rocks.close();
+  await engine.closePools();
+}
+
+describe('hints', () => {
+  it('keep records per target in seq order across restarts, and drop the ones done', async () => {
+    const dir = tempDir();
+    let engine = await open(dir);
+    let hints = await HintStore.open(engine.records('hints'));
+    const first = await hints.add('b', record('1'));
+    await hints.add('c', record('2'));
+    const third = await hints.add('b', record('3'));
+    assert.ok(third > first);
+    assert.deepEqual([...hints.pendingByTarget()], [['b', 2], ['c', 1]]);
+    await crash(engine);
+
+    engine = await open(dir);
+    hints = await HintStore.open(engine.records('hints'));
+    assert.equal(hints.pending('b'), 2);
+    const oldest = await hints.oldest('b', 10);
+    assert.deepEqual(oldest.map((hint) => hint.seq), [first, third]);
+    assert.ok(oldest[0]!.record.equals(record('1')));
+    await hints.done('b', first);
+    assert.equal(hints.pending('b'), 1);
+    const fourth = await hints.add('b', record('4'));
+    assert.ok(fourth > third, 'seqs keep growing after a restart');
+    assert.deepEqual((await hints.oldest('b', 1)).map((hint) => hint.seq), [third]);
+    await engine.close();
+  });
+
+  it('on the owner, a replayed record and its applied mark commit together, so a repeat is applied once, even across a crash', async () => {
+    const dir = tempDir();
+    let engine = await open(dir);
+    let applied = await AppliedHints.open(engine.records('applied-hints'));
+    const value = record('x');
+    const { chunks } = decodeChunkRecord(value);
+    assert.equal(applied.applied('a', 7), false);
+    await engine.appendRecord(chunks, value, [applied.markOp('a', 7)]);
+    applied.committed('a', 7);
+    assert.equal(applied.applied('a', 7), true);
+    assert.equal(applied.applied('a', 6), true);
+    assert.equal(applied.applied('a', 8), false);
+    assert.equal(applied.applied('other', 1), false);
+    await crash(engine);
+
+    engine = await open(dir);
+    applied = await AppliedHints.open(engine.records('applied-hints'));
+    assert.equal(applied.applied('a', 7), true, 'the mark survived with the record');
+    const rows = await engine.countRows({ index: indexMatcher(['*']), fromMicros: 0, toMicros: Number.MAX_SAFE_INTEGER });
+    assert.equal(rows, 1);
+    await engine.close();
+  });
+});
