@@ -52,8 +52,11 @@ export interface ExecuteOptions {
   pool: QueryWorkerPool;
   /** How sessions rebuild the plan in a worker. */
   spec: SessionSpec;
-  /** Streaming export: events go here as sessions find them instead of being collected. */
-  onRows?: (rows: TimedRow[]) => Promise<void>;
+  /**
+   * Streaming export: events go here, newest first, as sessions find them, instead of being
+   * collected; `bound`: no row handed over later is newer (for a merge of several nodes' streams).
+   */
+  onRows?: (rows: TimedRow[], bound: number) => Promise<void>;
   /** Newest rows so far (about once a second), for job previews. */
   onPreview?: (rows: TimedRow[]) => void;
   /** Only these partition keys (storage keyString), as a coordinator asks a node for; all when absent. */
@@ -170,14 +173,18 @@ export async function scanShards(source: ScanSource, plan: QueryPlan, options: E
     scanPlan.stats.blocksCached = slots.reduce((sum, slot) => sum + (slot.last?.blocksCached ?? 0), 0);
   };
   /** Export mode: group g answered with `rows`; what the order releases goes to onRows. */
+  let sentBound = Infinity;
   const stream = (g: number, rows: TimedRow[]): void => {
     if (order === null || options.onRows === undefined) return;
     const ready = order.answer(g, rows);
-    if (ready.length === 0) return;
+    const bound = order.bound;
+    // A lower bound alone is news too: a merge of several nodes' streams waits for it.
+    if (ready.length === 0 && bound === sentBound) return;
+    sentBound = bound;
     const write = options.onRows;
     streamBacklog += ready.length;
     streamChain = streamChain.then(async () => {
-      await write(ready);
+      await write(ready, bound);
       streamBacklog -= ready.length;
     });
   };

@@ -6,10 +6,11 @@
  * the first of them in dispatch order (the watermark).
  */
 import type { TimedRow } from './rows';
+import { TimeHeap } from './time-heap';
 
 export class StreamOrder {
-  /** A binary max-heap by time of the rows waiting for the watermark to pass them. */
-  private readonly heap: TimedRow[] = [];
+  /** The rows waiting for the watermark to pass them. */
+  private readonly heap = new TimeHeap();
   private readonly answered: boolean[];
   private firstOpen = 0;
 
@@ -19,49 +20,19 @@ export class StreamOrder {
   }
 
   get waiting(): number {
-    return this.heap.length;
+    return this.heap.size;
+  }
+
+  /** No row released later is newer than this (the newest time of the first unit not answered). */
+  get bound(): number {
+    return this.firstOpen < this.unitMaxTimes.length ? this.unitMaxTimes[this.firstOpen] : -Infinity;
   }
 
   /** Unit `u` answered with `rows`: the rows that can go out now, newest first. */
   answer(u: number, rows: readonly TimedRow[]): TimedRow[] {
-    for (const row of rows) this.push(row);
+    for (const row of rows) this.heap.push(row);
     this.answered[u] = true;
     while (this.firstOpen < this.answered.length && this.answered[this.firstOpen]) this.firstOpen++;
-    const watermark = this.firstOpen < this.unitMaxTimes.length ? this.unitMaxTimes[this.firstOpen] : -Infinity;
-    const out: TimedRow[] = [];
-    while (this.heap.length > 0 && this.heap[0].time >= watermark) out.push(this.pop());
-    return out;
-  }
-
-  private push(row: TimedRow): void {
-    const heap = this.heap;
-    let i = heap.push(row) - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent].time >= row.time) break;
-      heap[i] = heap[parent];
-      i = parent;
-    }
-    heap[i] = row;
-  }
-
-  private pop(): TimedRow {
-    const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop() as TimedRow;
-    if (heap.length > 0) {
-      let i = 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        if (left >= heap.length) break;
-        const right = left + 1;
-        const child = right < heap.length && heap[right].time > heap[left].time ? right : left;
-        if (heap[child].time <= last.time) break;
-        heap[i] = heap[child];
-        i = child;
-      }
-      heap[i] = last;
-    }
-    return top;
+    return this.heap.popFrom(this.bound);
   }
 }

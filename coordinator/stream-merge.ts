@@ -1,0 +1,45 @@
+/**
+ * Newest-first export across shards. Each shard streams its rows newest first, each batch with a
+ * bound: no row it sends later is newer than that. A row goes out once it is at least as new as
+ * every open shard's bound, so the merged stream is newest first too; a shard that ended bounds
+ * nothing. (StreamOrder in query/exec does the same within one node, over its units.)
+ */
+import type { TimedRow } from '../query/exec/rows';
+import { TimeHeap } from '../query/exec/time-heap';
+
+export class StreamMerge {
+  /** The rows waiting for every shard's bound to pass them. */
+  private readonly heap = new TimeHeap();
+  private readonly bounds = new Map<number, number>();
+  private nextSource = 0;
+
+  /** A new shard stream; until its first batch it may send anything. */
+  open(): number {
+    const source = this.nextSource++;
+    this.bounds.set(source, Infinity);
+    return source;
+  }
+
+  /** A shard's batch (newest first) and its new bound: the rows that can go out now, newest first. */
+  add(source: number, rows: readonly TimedRow[], bound: number): TimedRow[] {
+    for (const row of rows) this.heap.push(row);
+    if (this.bounds.has(source)) this.bounds.set(source, bound);
+    return this.release();
+  }
+
+  /** A shard finished (or was given up: its rows so far stay): what can go out now. */
+  close(source: number): TimedRow[] {
+    this.bounds.delete(source);
+    return this.release();
+  }
+
+  get waiting(): number {
+    return this.heap.size;
+  }
+
+  private release(): TimedRow[] {
+    let floor = -Infinity;
+    for (const bound of this.bounds.values()) if (bound > floor) floor = bound;
+    return this.heap.popFrom(floor);
+  }
+}
