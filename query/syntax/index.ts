@@ -30,7 +30,7 @@ export function parseQuery(text: string, variables?: Readonly<Record<string, unk
 
 export * from './ast';
 export { QueryError, isQueryError, type QueryErrorCode, type QueryErrorJSON } from './errors';
-export { substituteVariables } from './variables';
+export { substituteVariables, variableNames } from './variables';
 export { exprToString, defaultAggregateName, defaultKeyName, aggregateColumnNames, assignColumnNames } from './names';
 export { searchToString, stageToString, queryToString } from './print';
 export { SCALAR_FUNCTIONS, AGGREGATE_FUNCTIONS, isAggregateFunction, isScalarFunction } from './functions';

@@ -25,26 +25,27 @@ function literal(value: unknown): string {
   }
 }
 
-/**
- * Substitutes variables and keeps a map back to the original text. Throws QueryError E014 at the
- * first unknown variable.
- */
-export function substitute(text: string, variables: Readonly<Record<string, unknown>> = {}): Substituted {
-  const replacements: Replacement[] = [];
-  let out = '';
-  let copied = 0;
+/** One `$name` or `${name}` in the text. */
+interface VariableToken {
+  at: number;
+  length: number;
+  name: string;
+}
+
+/** Each variable reference outside string literals, backtick names and comments, in text order. */
+function* variableTokens(text: string): Generator<VariableToken> {
   let i = 0;
   const n = text.length;
   while (i < n) {
     const c = text[i]!;
     if (c === '"' || c === "'") {
       const end = closingQuote(text, i);
-      if (end < 0) break; // unterminated: the lexer reports E007 there
+      if (end < 0) return; // unterminated: the lexer reports E007 there
       i = end + 1;
     } else if (c === '`') {
       const end = text.indexOf('`', i + 1);
       const nl = text.indexOf('\n', i + 1);
-      if (end < 0 || (nl >= 0 && nl < end)) break;
+      if (end < 0 || (nl >= 0 && nl < end)) return;
       i = end + 1;
     } else if (c === '-' && text[i + 1] === '-') {
       const nl = text.indexOf('\n', i);
@@ -56,27 +57,44 @@ export function substitute(text: string, variables: Readonly<Record<string, unkn
         i++;
         continue;
       }
-      const name = (m[1] ?? m[2])!;
-      if (!Object.prototype.hasOwnProperty.call(variables, name)) {
-        const pos = new SourceMap(text).posOfOriginal(i);
-        const known = Object.keys(variables);
-        const hint = known.length > 0 ? `; known variables: ${known.map((k) => '$' + k).join(', ')}` : '';
-        const close = nearest(name, known);
-        const suggestion = close !== null ? `$${close}` : `give $${name} a value in the request's variables, or write the value itself`;
-        throw new QueryError('E014', `unknown variable $${name}${hint}`, pos, suggestion);
-      }
-      const value = literal(variables[name]);
-      out += text.slice(copied, i);
-      replacements.push({ at: out.length, length: value.length, origAt: i, origLength: m[0].length });
-      out += value;
+      yield { at: i, length: m[0].length, name: (m[1] ?? m[2])! };
       i += m[0].length;
-      copied = i;
     } else {
       i++;
     }
   }
+}
+
+/**
+ * Substitutes variables and keeps a map back to the original text. Throws QueryError E014 at the
+ * first unknown variable.
+ */
+export function substitute(text: string, variables: Readonly<Record<string, unknown>> = {}): Substituted {
+  const replacements: Replacement[] = [];
+  let out = '';
+  let copied = 0;
+  for (const { at, length, name } of variableTokens(text)) {
+    if (!Object.prototype.hasOwnProperty.call(variables, name)) {
+      const pos = new SourceMap(text).posOfOriginal(at);
+      const known = Object.keys(variables);
+      const hint = known.length > 0 ? `; known variables: ${known.map((k) => '$' + k).join(', ')}` : '';
+      const close = nearest(name, known);
+      const suggestion = close !== null ? `$${close}` : `give $${name} a value in the request's variables, or write the value itself`;
+      throw new QueryError('E014', `unknown variable $${name}${hint}`, pos, suggestion);
+    }
+    const value = literal(variables[name]);
+    out += text.slice(copied, at);
+    replacements.push({ at: out.length, length: value.length, origAt: at, origLength: length });
+    out += value;
+    copied = at + length;
+  }
   out += text.slice(copied);
   return { text: out, map: new SourceMap(text, replacements) };
+}
+
+/** The names of the variables the text refers to, each once, in order of first use. */
+export function variableNames(text: string): string[] {
+  return [...new Set(Array.from(variableTokens(text), (token) => token.name))];
 }
 
 /** Index of the quote that closes the string starting at `start`, or -1. */

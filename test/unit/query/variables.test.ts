@@ -1,5 +1,6 @@
 import { strict as assert } from 'assert';
-import { parseQuery, substituteVariables } from '../../../query/syntax/index';
+import fc from 'fast-check';
+import { parseQuery, QueryError, substituteVariables, variableNames } from '../../../query/syntax/index';
 import { assertError, bin, f, noPos, s } from './helpers';
 
 describe('query syntax: variables', () => {
@@ -50,5 +51,30 @@ describe('query syntax: variables', () => {
     assert.deepEqual(expr.operands[1]!.pos, { line: 1, column: 30, offset: 29 });
     const lit = expr.operands[0]!.kind === 'binary' ? expr.operands[0].right : null;
     assert.deepEqual(lit?.pos, { line: 1, column: 23, offset: 22 }, 'an inserted literal is at its $');
+  });
+
+  it('variableNames lists the referenced variables once, in order of first use, as substitution sees them', () => {
+    assert.deepEqual(variableNames('from main | where a = $b and c = ${a} and d = $b -- $z\n| search "$q" `$r` US$5'), ['b', 'a']);
+    assert.deepEqual(variableNames('from main'), []);
+  });
+
+  it('variableNames names exactly the variables substitution needs (property)', () => {
+    const fragment = fc.oneof(
+      fc.constantFrom('from main', ' | where x = ', ' and ', '"', "'", '`', '\\', '--', '\n', '$', '{', '}', ' ', 'US', '$$', '${'),
+      fc.constantFrom('a', 'b', 'host', '_x1').map((name) => `$${name}`),
+      fc.constantFrom('a', 'b').map((name) => `\${${name}}`),
+    );
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join('')), (text) => {
+        const names = variableNames(text);
+        const bound = Object.fromEntries(names.map((name) => [name, 'v']));
+        substituteVariables(text, bound);
+        for (const name of names) {
+          const { [name]: _omitted, ...others } = bound;
+          assert.throws(() => substituteVariables(text, others), (e: unknown) => e instanceof QueryError && e.code === 'E014' && e.message.startsWith(`unknown variable $${name}`));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
