@@ -1,0 +1,30 @@
+/**
+ * The metadata collections: what each is called, how its ids start and how a record is checked.
+ * Saved queries exist now; dashboards (`dsh_`), alerts (`alt_`) and API keys join this table.
+ */
+import { savedQueryRecord } from './saved-query';
+
+export interface MetadataCollection {
+  /** The store's name for it; lowercase letters and `_` (it is part of a record's key). */
+  readonly name: string;
+  /** Every id starts with this; the rest is random and URL-safe. */
+  readonly idPrefix: string;
+  /** One record in messages: "no saved query with id ...". */
+  readonly noun: string;
+  /**
+   * The record to keep from a client's fields: only the collection's own fields (the store adds
+   * `id`, `created_at` and `updated_at`). Throws an ApiError or QueryError saying what is wrong.
+   */
+  validate(fields: Readonly<Record<string, unknown>>): Record<string, unknown>;
+}
+
+export const SAVED_QUERIES: MetadataCollection = { name: 'saved_queries', idPrefix: 'sq_', noun: 'saved query', validate: savedQueryRecord };
+
+const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map([SAVED_QUERIES].map((collection) => [collection.name, collection]));
+
+/** The collection of that name; an unknown name is a programming error. */
+export function metadataCollection(name: string): MetadataCollection {
+  const collection = COLLECTIONS.get(name);
+  if (collection === undefined) throw new Error(`no metadata collection "${name}"`);
+  return collection;
+}
