@@ -13,6 +13,8 @@ import { resolveSettings, type Settings } from './config/settings';
 import { changedKeys } from './config/validate';
 import { defaultIngestWorkers, IngestParser } from './ingest/parser-pool';
 import { localScanSource } from './local-scan-source';
+import { MetadataStore } from './metadata/store';
+import { LocalMetadataWriter, type MetadataWriter } from './metadata/writer';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
 
@@ -52,13 +54,18 @@ export class App {
   readonly queries: QueryService;
   readonly queryWorkers: QueryWorkerPool;
   readonly ingestParser = new IngestParser(defaultIngestWorkers());
+  /** Where metadata writes go: on one node, the node's own store. */
+  metadataWriter: MetadataWriter;
 
   private constructor(
     public config: Config,
     readonly engine: StorageEngine,
     readonly logger: Logger,
+    /** Saved queries and the other metadata collections, persisted with the engine. */
+    readonly metadata: MetadataStore,
   ) {
     this.settings = resolveSettings(config);
+    this.metadataWriter = new LocalMetadataWriter(metadata);
     this.metrics = new Metrics(() => this.engine);
     this.metrics.watch(engine);
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
@@ -91,8 +98,9 @@ export class App {
     if (engine.replayed.undecodable > 0) {
       logger.warn(`${engine.replayed.undecodable} write-buffer records could not be decoded and were kept`);
     }
+    const metadata = await MetadataStore.open(engine.records('metadata'));
     engine.start();
-    const app = new App(config, engine, logger);
+    const app = new App(config, engine, logger, metadata);
     app.queryWorkers.warm();
     app.ingestParser.warm();
     return app;

@@ -20,6 +20,7 @@ import { ingestRoutes } from './routes/ingest';
 import { opsRoutes, rootRoutes } from './routes/ops';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query';
+import { savedQueryRoutes } from './routes/queries';
 import { schemaError } from './schema-errors';
 
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
@@ -122,6 +123,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(esRoutes(app, flow));
       await api.register(otlpRoutes(flow));
       await api.register(queryRoutes(app, app.queries));
+      await api.register(savedQueryRoutes(app));
     },
     { prefix: '/api/v1' },
   );
