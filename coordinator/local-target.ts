@@ -1,0 +1,72 @@
+/**
+ * This node as a shard: a fragment runs over the node's own storage, limited to the fragment's
+ * keys, in the query worker sessions, and the sessions' results are combined into one
+ * (shard-results.ts). The gRPC shard service runs fragments from other coordinators the same way.
+ */
+import { scanShards, type ScanSource } from '../query/exec/execute';
+import { MemoryBudget, type MemoryPool } from '../query/exec/limits';
+import { QueryProgress } from '../query/exec/progress';
+import type { SessionSpec } from '../query/exec/query-worker';
+import type { TimedRow } from '../query/exec/rows';
+import type { QueryWorkerPool } from '../query/exec/session-pool';
+import { combineShardResults } from '../query/exec/shard-results';
+import type { ShardResult } from '../query/exec/shard-session';
+import type { QueryPlan } from '../query/plan/plan';
+import { planQuery } from '../query/plan/planner';
+import { parseQuery } from '../query/syntax';
+import type { ShardFragment, ShardTarget } from './scatter-gather';
+
+/** The plan every node makes of a fragment's query (the planner is deterministic). */
+export function planOf(spec: SessionSpec): QueryPlan {
+  return planQuery(parseQuery(spec.text, spec.variables), { fromMicros: spec.fromMicros, toMicros: spec.toMicros, nowMicros: spec.nowMicros });
+}
+
+export interface LocalShardOptions {
+  /** The per-query memory limit (`query.max_query_memory`) and the pool it draws from. */
+  maxQueryMemoryBytes: () => number;
+  pool: MemoryPool | null;
+  /** Progress of the query this fragment belongs to, when it runs on the coordinator itself. */
+  progress?: QueryProgress;
+}
+
+/** Runs a fragment over this node's storage: the node's ShardResult for the fragment's keys. */
+export async function runFragment(
+  source: ScanSource,
+  workers: QueryWorkerPool,
+  fragment: ShardFragment,
+  signal: AbortSignal,
+  onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null,
+  options: LocalShardOptions,
+): Promise<ShardResult> {
+  const plan = planOf(fragment.spec);
+  const budget = new MemoryBudget(options.maxQueryMemoryBytes(), options.pool);
+  try {
+    const page = { limit: fragment.spec.limit, offset: fragment.spec.offset };
+    const results = await scanShards(source, plan, {
+      ...page,
+      signal,
+      budget,
+      progress: options.progress ?? new QueryProgress(),
+      pool: workers,
+      spec: fragment.spec,
+      keys: new Set(fragment.keys),
+      ...(onRows === null ? {} : { onRows }),
+    });
+    return combineShardResults(results, plan, page);
+  } finally {
+    budget.close();
+  }
+}
+
+export class LocalShardTarget implements ShardTarget {
+  constructor(
+    readonly node: string,
+    private readonly source: ScanSource,
+    private readonly workers: QueryWorkerPool,
+    private readonly options: LocalShardOptions,
+  ) {}
+
+  run(fragment: ShardFragment, signal: AbortSignal, onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null): Promise<ShardResult> {
+    return runFragment(this.source, this.workers, fragment, signal, onRows, this.options);
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * A query over several nodes: each partition key in range is asked of one usable owner
+ * (key-assignment.ts), every node answers for its keys with one ShardResult, and the coordinator
+ * merges them. A node that fails mid-query has its keys asked again of their other owners; a key
+ * no owner can answer for is counted missing, so the answer says it is partial instead of
+ * quietly counting less. An export (`POST /query/stream`) merges the nodes' newest-first streams
+ * (stream-merge.ts); a node that fails after it sent rows cannot be retried without repeating
+ * them, so that ends the export with an error.
+ */
+import type { SessionSpec } from '../query/exec/query-worker';
+import type { TimedRow } from '../query/exec/rows';
+import type { ShardResult } from '../query/exec/shard-session';
+import { assignKeys, reassignKeys } from './key-assignment';
+import { StreamMerge } from './stream-merge';
+
+/** What a node is asked: the query as every node plans it, and the keys it answers for. */
+export interface ShardFragment {
+  spec: SessionSpec;
+  keys: string[];
+}
+
+/** A node that answers fragments (this node, or another over gRPC). */
+export interface ShardTarget {
+  readonly node: string;
+  /**
+   * Runs the fragment; resolves with the node's combined ShardResult. In an export, rows come to
+   * `onRows` newest first with a bound on what the node can still send.
+   */
+  run(fragment: ShardFragment, signal: AbortSignal, onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null): Promise<ShardResult>;
+}
+
+/** What the coordinator knows of the cluster for one query. */
+export interface ClusterView {
+  /** The key's owners, in ring order. */
+  owners(key: string): readonly string[];
+  /** Whether the node can answer for the key now (up, with no hints pending for it). */
+  usable(node: string, key: string): boolean;
+  target(node: string): ShardTarget;
+}
+
+export interface Gathered {
+  results: ShardResult[];
+  /** Keys no owner could answer for. */
+  missing: number;
+}
+
+/** Thrown when an export loses a node after it sent rows. */
+export class ShardLostError extends Error {
+  readonly code = 'SHARD_FAILED';
+}
+
+export async function scatterGather(
+  view: ClusterView,
+  spec: SessionSpec,
+  keys: Iterable<string>,
+  signal: AbortSignal,
+  onRows: ((rows: TimedRow[]) => Promise<void>) | null,
+): Promise<Gathered> {
+  const results: ShardResult[] = [];
+  const failed = new Set<string>();
+  const usable = (node: string, key: string): boolean => !failed.has(node) && view.usable(node, key);
+  let missing = 0;
+  const merge = onRows === null ? null : new StreamMerge();
+  let writes: Promise<void> = Promise.resolve();
+  const emit = (rows: TimedRow[]): void => {
+    if (rows.length === 0 || onRows === null) return;
+    writes = writes.then(() => onRows(rows));
+  };
+
+  const runNode = async (node: string, nodeKeys: string[]): Promise<void> => {
+    const source = merge?.open() ?? -1;
+    let sent = false;
+    const rowsOf =
+      merge === null
+        ? null
+        : async (rows: TimedRow[], bound: number): Promise<void> => {
+            if (rows.length > 0) sent = true;
+            emit(merge.add(source, rows, bound));
+            await writes;
+          };
+    try {
+      results.push(await view.target(node).run({ spec, keys: nodeKeys }, signal, rowsOf));
+      if (merge !== null) emit(merge.close(source));
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (merge !== null) {
+        if (sent) throw new ShardLostError(`node ${node} failed in the middle of the export: ${(error as Error).message}`);
+        emit(merge.close(source));
+      }
+      failed.add(node);
+      const again = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
+      missing += again.missing.length;
+      await Promise.all([...again.byNode].map(([next, list]) => runNode(next, list)));
+    }
+  };
+
+  const first = assignKeys(keys, (key) => view.owners(key), usable);
+  missing += first.missing.length;
+  await Promise.all([...first.byNode].map(([node, list]) => runNode(node, list)));
+  await writes;
+  return { results, missing };
+}

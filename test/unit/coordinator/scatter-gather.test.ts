@@ -1,0 +1,179 @@
+/**
+ * Scatter-gather over nodes in this process: each node a real storage engine answering fragments
+ * for the keys it was given (LocalShardTarget). With replication every key is asked of one owner
+ * only; a node whose storage fails mid-query has its keys asked of the other owners; a key with
+ * no owner left is counted missing. Answers are compared with one engine holding every event.
+ */
+import { strict as assert } from 'assert';
+import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
+import { scatterGather, ShardLostError, type ClusterView, type ShardTarget } from '../../../coordinator/scatter-gather';
+import { localScanSource } from '../../../node/local-scan-source';
+import { executePlan } from '../../../query/exec/execute';
+import { MemoryBudget } from '../../../query/exec/limits';
+import { QueryProgress } from '../../../query/exec/progress';
+import { finishResult } from '../../../query/exec/result';
+import type { TimedRow } from '../../../query/exec/rows';
+import { QueryWorkerPool } from '../../../query/exec/session-pool';
+import { mergeShardResults } from '../../../query/exec/shard-results';
+import { StorageEngine } from '../../../storage/engine';
+import type { LogEvent } from '../../../storage/event';
+import { fnv1a32, keyOf, keyString } from '../../../storage/partition';
+import { prng } from '../../../scripts/bench/generate';
+import { tempDir } from '../../helpers/server';
+
+const HOUR = 3_600_000_000;
+const BASE = Date.UTC(2026, 0, 5) * 1000;
+const PLACEMENT = { bucketSpanMicros: HOUR, partitions: 4 };
+const NODES = ['a', 'b', 'c'];
+
+function events(count: number): LogEvent[] {
+  const next = prng(11);
+  return Array.from({ length: count }, (_, i) => ({
+    time: BASE + i * 3_000_000 + Math.floor(next() * 1000),
+    raw: `line ${i} ${next() < 0.2 ? 'error' : 'fine'}`,
+    index: 'main',
+    fields: { host: `h${Math.floor(next() * 7)}`, source: 'gen', n: i },
+  }));
+}
+
+/** Owners of a key: `rf` nodes from a hash of it (a stand-in ring, fixed for the test). */
+function ownersOf(key: string, rf: number): string[] {
+  const first = fnv1a32(key) % NODES.length;
+  return Array.from({ length: rf }, (_, i) => NODES[(first + i) % NODES.length]!);
+}
+
+async function open(): Promise<StorageEngine> {
+  const engine = await StorageEngine.open({
+    dataDir: tempDir(),
+    placement: PLACEMENT,
+    flushIntervalMs: 60_000,
+    segmentMaxEvents: 1000,
+    compressionLevel: 3,
+    fsync: false,
+    compactionIntervalMs: 3_600_000,
+    retentionMs: 3650 * 86_400_000,
+    codecWorkers: 0,
+  });
+  engine.start();
+  return engine;
+}
+
+const SPEC = (text: string) => ({
+  text,
+  variables: {},
+  fromMicros: 0,
+  toMicros: BASE + 24 * HOUR,
+  nowMicros: BASE + 24 * HOUR,
+  limit: 50,
+  offset: 0,
+  profile: false,
+  trace: false,
+  stream: false,
+});
+
+const QUERIES = ['from main | stats count(), sum(n), dc(host) by host', 'from main | search error | head 7', 'from main | sort n desc | head 12', 'from main | where n % 3 = 0'];
+
+describe('scatter-gather over nodes, each answering for the keys it was given', function () {
+  this.timeout(60_000);
+  const all = events(3000);
+  const keys = [...new Set(all.map((event) => keyString(keyOf(event, PLACEMENT))))];
+  let whole: StorageEngine;
+  let pool: QueryWorkerPool;
+  const engines = new Map<string, StorageEngine>();
+
+  before(async () => {
+    pool = new QueryWorkerPool(2);
+    whole = await open();
+    await whole.appendEvents(all);
+    // Replication 2: each node holds the events of the keys it owns.
+    for (const node of NODES) {
+      const engine = await open();
+      await engine.appendEvents(all.filter((event) => ownersOf(keyString(keyOf(event, PLACEMENT)), 2).includes(node)));
+      await engine.flush();
+      engines.set(node, engine);
+    }
+  });
+
+  after(async () => {
+    await pool.close();
+    for (const engine of [whole, ...engines.values()]) await engine.close().catch(() => undefined);
+  });
+
+  function target(node: string): ShardTarget {
+    return new LocalShardTarget(node, localScanSource(engines.get(node)!), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+  }
+
+  async function expected(text: string) {
+    const plan = planOf(SPEC(text));
+    const page = { limit: 50, offset: 0 };
+    const options = { ...page, signal: new AbortController().signal, budget: new MemoryBudget(1e9, null), progress: new QueryProgress(), pool, spec: SPEC(text) };
+    return (await executePlan(localScanSource(whole), plan, options)).data;
+  }
+
+  async function gathered(view: ClusterView, text: string) {
+    const spec = SPEC(text);
+    const { results, missing } = await scatterGather(view, spec, keys, new AbortController().signal, null);
+    return { data: finishResult(planOf(spec), mergeShardResults(results, planOf(spec), spec), spec), missing };
+  }
+
+  it('asks each key of one owner: the same answers as one node with every event', async () => {
+    let asked = 0;
+    const view: ClusterView = {
+      owners: (key) => ownersOf(key, 2),
+      usable: () => true,
+      target: (node) => {
+        const inner = target(node);
+        return { node, run: (fragment, signal, onRows) => ((asked += fragment.keys.length), inner.run(fragment, signal, onRows)) };
+      },
+    };
+    for (const text of QUERIES) {
+      asked = 0;
+      const { data, missing } = await gathered(view, text);
+      assert.deepEqual(data, await expected(text), text);
+      assert.equal(missing, 0);
+      assert.equal(asked, keys.length, `${text}: every key asked once`);
+    }
+  });
+
+  it('asks a failed node\'s keys of the other owners; with no owner left a key is missing', async () => {
+    // b's events in segments, then its storage closed under it: every fragment it runs fails reading.
+    const broken = await open();
+    await broken.appendEvents(all.filter((event) => ownersOf(keyString(keyOf(event, PLACEMENT)), 2).includes('b')));
+    await broken.flush();
+    await broken.close();
+    const failing: ShardTarget = new LocalShardTarget('b', localScanSource(broken), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+    const view = (rf: number): ClusterView => ({
+      owners: (key) => ownersOf(key, rf),
+      usable: () => true,
+      target: (node) => (node === 'b' ? failing : target(node)),
+    });
+    for (const text of QUERIES) {
+      const { data, missing } = await gathered(view(2), text);
+      assert.deepEqual(data, await expected(text), `${text} with b failing`);
+      assert.equal(missing, 0);
+    }
+    // A query that reads a column (a count alone is answered from the segment headers in memory).
+    const { missing } = await gathered(view(1), 'from main | stats sum(n)');
+    assert.equal(missing, keys.filter((key) => ownersOf(key, 1)[0] === 'b').length);
+    assert.ok(missing > 0);
+  });
+
+  it('merges the nodes\' exports newest first, and ends an export that lost a node after its rows', async () => {
+    const view: ClusterView = { owners: (key) => ownersOf(key, 2), usable: () => true, target };
+    const spec = { ...SPEC('from main | where n % 5 = 0'), stream: true, limit: Number.MAX_SAFE_INTEGER };
+    const streamed: TimedRow[] = [];
+    await scatterGather(view, spec, keys, new AbortController().signal, async (rows) => void streamed.push(...rows));
+    const want = all.filter((event) => (event.fields.n as number) % 5 === 0).map((event) => event.time).sort((x, y) => y - x);
+    assert.deepEqual(streamed.map((row) => row.time), want);
+
+    const dying: ShardTarget = {
+      node: 'a',
+      run: async (fragment, signal, onRows) => {
+        await target('a').run(fragment, signal, async (rows, bound) => onRows?.(rows, bound));
+        throw new Error('connection reset');
+      },
+    };
+    const losing: ClusterView = { owners: (key) => ownersOf(key, 2), usable: () => true, target: (node) => (node === 'a' ? dying : target(node)) };
+    await assert.rejects(scatterGather(losing, spec, keys, new AbortController().signal, async () => undefined), ShardLostError);
+  });
+});
