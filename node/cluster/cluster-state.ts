@@ -1,0 +1,168 @@
+/**
+ * The cluster state: who the members are, the ring epochs that place data, and which nodes were
+ * taken out of placement. Only the master decides a new version (the pure transitions here);
+ * every node keeps and persists the newest version it has seen (state-store.ts, membership.ts).
+ */
+import type { RingEpoch } from './epochs';
+
+export type Role = 'all' | 'coordinator' | 'shard';
+export const ROLES: readonly Role[] = ['all', 'coordinator', 'shard'];
+
+export interface Member {
+  id: string;
+  /** host:port of its HTTP API. */
+  http: string;
+  /** host:port of its gRPC server: what peers call, and with the id the node's identity. */
+  grpc: string;
+  role: Role;
+}
+
+export interface ClusterState {
+  /** Bumped by the master for every change it decides. */
+  version: number;
+  members: Member[];
+  epochs: RingEpoch[];
+  /** Node ids taken out of future placement by an operator (their old data stays queryable). */
+  removed: string[];
+}
+
+/** What a node holds before it has joined any cluster. */
+export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [] }) as ClusterState;
+
+/** The first state of a new cluster: the master alone, ring epoch 0 from the beginning of time. */
+export function foundCluster(master: Member): ClusterState {
+  return { version: 1, members: [master], epochs: [{ epoch: 0, fromMicros: 0, members: [master.id] }], removed: [] };
+}
+
+export function memberById(state: ClusterState, id: string): Member | undefined {
+  return state.members.find((member) => member.id === id);
+}
+
+/** The node ids the newest epoch places data on. */
+export function ringMembers(state: ClusterState): string[] {
+  return lastEpoch(state)?.members ?? [];
+}
+
+/** The epoch numbers whose ring holds `id`. */
+export function epochsOf(state: ClusterState, id: string): number[] {
+  return state.epochs.filter((epoch) => epoch.members.includes(id)).map((epoch) => epoch.epoch);
+}
+
+function lastEpoch(state: ClusterState): RingEpoch | undefined {
+  let last: RingEpoch | undefined;
+  for (const epoch of state.epochs) if (last === undefined || epoch.epoch > last.epoch) last = epoch;
+  return last;
+}
+
+export function sameMember(a: Member, b: Member): boolean {
+  return a.id === b.id && a.http === b.http && a.grpc === b.grpc && a.role === b.role;
+}
+
+/**
+ * Why `member` may not join: another node holds its id at another gRPC address. (A removed node
+ * stays a member, so its id stays held: it can only come back at its own address, still removed.)
+ */
+export type JoinConflict = { kind: 'node-id-taken'; holder: Member };
+
+export function joinConflict(state: ClusterState, member: Member): JoinConflict | null {
+  const holder = memberById(state, member.id);
+  return holder !== undefined && holder.grpc !== member.grpc ? { kind: 'node-id-taken', holder } : null;
+}
+
+/** A new epoch never starts before the one it follows, whatever the clock of the master that decides it. */
+function appendEpoch(state: ClusterState, members: string[], fromMicros: number): RingEpoch[] {
+  const last = lastEpoch(state);
+  const epoch: RingEpoch = {
+    epoch: last === undefined ? 0 : last.epoch + 1,
+    fromMicros: last === undefined ? 0 : Math.max(fromMicros, last.fromMicros),
+    members: [...members].sort(),
+  };
+  return [...state.epochs, epoch];
+}
+
+/**
+ * The state once `member` joins, or announces itself again: the same object when nothing changes;
+ * a new version with its new HTTP address or role when only those differ; for a node new to the
+ * ring also a ring epoch from `epochStartMicros` with it added. The caller checks joinConflict first.
+ */
+export function withJoined(state: ClusterState, member: Member, epochStartMicros: number): ClusterState {
+  const known = memberById(state, member.id);
+  if (known !== undefined && sameMember(known, member)) return state;
+  const members = known === undefined ? [...state.members, member] : state.members.map((each) => (each.id === member.id ? member : each));
+  const ring = ringMembers(state);
+  const inRing = ring.includes(member.id) || state.removed.includes(member.id);
+  return {
+    version: state.version + 1,
+    members: members.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    epochs: inRing ? state.epochs : appendEpoch(state, [...ring, member.id], epochStartMicros),
+    removed: state.removed,
+  };
+}
+
+/** Why an operator's remove cannot be done. */
+export type RemoveProblem = 'unknown-node' | 'already-removed' | 'last-member';
+
+export function removeProblem(state: ClusterState, id: string): RemoveProblem | null {
+  if (memberById(state, id) === undefined) return 'unknown-node';
+  if (state.removed.includes(id)) return 'already-removed';
+  const ring = ringMembers(state);
+  if (ring.length === 1 && ring[0] === id) return 'last-member';
+  return null;
+}
+
+/**
+ * The state once `id` is taken out of future placement: a ring epoch without it from
+ * `epochStartMicros`, and its id in `removed`. It stays a member, so its old data stays reachable
+ * while it runs. The caller checks removeProblem first.
+ */
+export function withRemoved(state: ClusterState, id: string, epochStartMicros: number): ClusterState {
+  return {
+    version: state.version + 1,
+    members: state.members,
+    epochs: appendEpoch(
+      state,
+      ringMembers(state).filter((member) => member !== id),
+      epochStartMicros,
+    ),
+    removed: [...state.removed, id].sort(),
+  };
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+/** Checks a member received from a peer or read from disk; throws naming the field that is wrong. */
+export function parseMember(value: unknown, where: string): Member {
+  const member = value as Partial<Member> | null;
+  if (typeof member !== 'object' || member === null) throw new Error(`${where} is not an object`);
+  for (const key of ['id', 'http', 'grpc'] as const) {
+    if (!isString(member[key]) || member[key] === '') throw new Error(`${where}.${key} must be a non-empty string`);
+  }
+  if (!ROLES.includes(member.role as Role)) throw new Error(`${where}.role must be one of ${ROLES.join(', ')}, not ${JSON.stringify(member.role)}`);
+  return { id: member.id!, http: member.http!, grpc: member.grpc!, role: member.role! };
+}
+
+function parseEpoch(value: unknown, where: string): RingEpoch {
+  const epoch = value as Partial<RingEpoch> | null;
+  if (typeof epoch !== 'object' || epoch === null) throw new Error(`${where} is not an object`);
+  if (!isCount(epoch.epoch)) throw new Error(`${where}.epoch must be a non-negative integer`);
+  if (!isCount(epoch.fromMicros)) throw new Error(`${where}.fromMicros must be a non-negative integer`);
+  if (!Array.isArray(epoch.members) || !epoch.members.every(isString)) throw new Error(`${where}.members must be a list of node ids`);
+  return { epoch: epoch.epoch, fromMicros: epoch.fromMicros, members: [...epoch.members] };
+}
+
+/** Checks a state read from disk or received from a peer; throws naming the first field that is wrong. */
+export function parseClusterState(value: unknown): ClusterState {
+  const state = value as Partial<ClusterState> | null;
+  if (typeof state !== 'object' || state === null) throw new Error('the cluster state is not an object');
+  if (!isCount(state.version)) throw new Error('state.version must be a non-negative integer');
+  if (!Array.isArray(state.members)) throw new Error('state.members must be a list');
+  if (!Array.isArray(state.epochs)) throw new Error('state.epochs must be a list');
+  if (!Array.isArray(state.removed) || !state.removed.every(isString)) throw new Error('state.removed must be a list of node ids');
+  return {
+    version: state.version,
+    members: state.members.map((member, i) => parseMember(member, `state.members[${i}]`)),
+    epochs: state.epochs.map((epoch, i) => parseEpoch(epoch, `state.epochs[${i}]`)),
+    removed: [...state.removed],
+  };
+}

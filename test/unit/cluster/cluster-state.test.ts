@@ -1,0 +1,135 @@
+import { strict as assert } from 'assert';
+import fc from 'fast-check';
+import {
+  foundCluster,
+  joinConflict,
+  parseClusterState,
+  removeProblem,
+  withJoined,
+  withRemoved,
+  type ClusterState,
+  type Member,
+} from '../../../node/cluster/cluster-state';
+
+const HOUR = 3_600_000_000;
+const member = (id: string, port = 7000 + Number(id.replace(/\D/g, '') || 0)): Member => ({
+  id,
+  http: `127.0.0.1:${port}`,
+  grpc: `127.0.0.1:${port + 1000}`,
+  role: 'all',
+});
+
+describe('cluster state', () => {
+  it('a new cluster is its master alone, in ring epoch 0 from the beginning of time', () => {
+    assert.deepEqual(foundCluster(member('a1')), {
+      version: 1,
+      members: [member('a1')],
+      epochs: [{ epoch: 0, fromMicros: 0, members: ['a1'] }],
+      removed: [],
+    });
+  });
+
+  it('a join adds the member and a ring epoch from the given start; announcing itself again changes nothing', () => {
+    const founded = foundCluster(member('n2'));
+    const joined = withJoined(founded, member('n1'), 10 * HOUR);
+    assert.deepEqual(joined, {
+      version: 2,
+      members: [member('n1'), member('n2')],
+      epochs: [
+        { epoch: 0, fromMicros: 0, members: ['n2'] },
+        { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2'] },
+      ],
+      removed: [],
+    });
+    assert.equal(withJoined(joined, member('n1'), 20 * HOUR), joined);
+  });
+
+  it('a member that comes back with another HTTP address or role is updated without a new epoch', () => {
+    const joined = withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR);
+    const moved = withJoined(joined, { ...member('n2'), http: '127.0.0.1:9999', role: 'shard' }, 20 * HOUR);
+    assert.equal(moved.version, 3);
+    assert.deepEqual(moved.members[1], { ...member('n2'), http: '127.0.0.1:9999', role: 'shard' });
+    assert.deepEqual(moved.epochs, joined.epochs);
+  });
+
+  it('a new epoch never starts before the one it follows (a master with a slow clock)', () => {
+    const joined = withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR);
+    const late = withJoined(joined, member('n3'), 5 * HOUR);
+    assert.equal(late.epochs[2]!.fromMicros, 10 * HOUR);
+  });
+
+  it('the same id at another gRPC address is a conflict; at its own address it is the same node', () => {
+    const state = foundCluster(member('n1'));
+    assert.equal(joinConflict(state, member('n1')), null);
+    assert.equal(joinConflict(state, { ...member('n1'), http: 'elsewhere:1' }), null);
+    assert.deepEqual(joinConflict(state, { ...member('n1'), grpc: '10.0.0.9:7481' }), { kind: 'node-id-taken', holder: member('n1') });
+    assert.equal(joinConflict(state, member('n2')), null);
+  });
+
+  it('remove: a new epoch without the node, which stays a member; unknown, removed twice or the last in the ring is refused', () => {
+    let state = withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR);
+    assert.equal(removeProblem(state, 'n9'), 'unknown-node');
+    assert.equal(removeProblem(state, 'n2'), null);
+    state = withRemoved(state, 'n2', 12 * HOUR);
+    assert.deepEqual(state.epochs[2], { epoch: 2, fromMicros: 12 * HOUR, members: ['n1'] });
+    assert.deepEqual(state.removed, ['n2']);
+    assert.deepEqual(
+      state.members.map((each) => each.id),
+      ['n1', 'n2'],
+    );
+    assert.equal(state.version, 3);
+    assert.equal(removeProblem(state, 'n2'), 'already-removed');
+    assert.equal(removeProblem(state, 'n1'), 'last-member');
+    // A removed node that announces itself again stays out of the ring.
+    assert.equal(withJoined(state, member('n2'), 20 * HOUR), state);
+  });
+
+  it('any sequence of joins and removes keeps versions, epochs and the ring consistent, and survives a round trip', () => {
+    const change = fc.oneof(
+      fc.record({ kind: fc.constant('join' as const), id: fc.integer({ min: 1, max: 12 }), at: fc.integer({ min: 0, max: 1000 }) }),
+      fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 1, max: 12 }), at: fc.integer({ min: 0, max: 1000 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(change, { maxLength: 40 }), (changes) => {
+        let state: ClusterState = foundCluster(member('n0'));
+        for (const { kind, id, at } of changes) {
+          const before = state;
+          if (kind === 'join') {
+            if (joinConflict(state, member(`n${id}`)) !== null) continue;
+            state = withJoined(state, member(`n${id}`), at * HOUR);
+          } else {
+            if (removeProblem(state, `n${id}`) !== null) continue;
+            state = withRemoved(state, `n${id}`, at * HOUR);
+          }
+          assert.ok(state === before || state.version === before.version + 1);
+        }
+        state.epochs.forEach((epoch, i) => {
+          assert.equal(epoch.epoch, i);
+          assert.deepEqual(epoch.members, [...epoch.members].sort());
+          assert.ok(epoch.members.length > 0);
+          if (i > 0) assert.ok(epoch.fromMicros >= state.epochs[i - 1]!.fromMicros);
+          for (const id of epoch.members) assert.ok(state.members.some((each) => each.id === id), `${id} of epoch ${i} is a member`);
+        });
+        const ring = state.epochs.at(-1)!.members;
+        for (const id of state.removed) assert.ok(!ring.includes(id), `removed ${id} is out of the ring`);
+        for (const each of state.members) assert.ok(ring.includes(each.id) !== state.removed.includes(each.id), `${each.id} is in the ring or removed`);
+        assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(state))), state);
+      }),
+    );
+  });
+
+  it('a state that does not parse names the field', () => {
+    const good = JSON.parse(JSON.stringify(foundCluster(member('n1'))));
+    const broken = (patch: (state: any) => void): unknown => {
+      const copy = structuredClone(good);
+      patch(copy);
+      return copy;
+    };
+    assert.throws(() => parseClusterState(null), /not an object/);
+    assert.throws(() => parseClusterState(broken((s) => (s.version = -1))), /state\.version/);
+    assert.throws(() => parseClusterState(broken((s) => (s.members[0].role = 'witness'))), /state\.members\[0\]\.role must be one of all, coordinator, shard, not "witness"/);
+    assert.throws(() => parseClusterState(broken((s) => (s.members[0].grpc = ''))), /state\.members\[0\]\.grpc/);
+    assert.throws(() => parseClusterState(broken((s) => (s.epochs[0].fromMicros = 1.5))), /state\.epochs\[0\]\.fromMicros/);
+    assert.throws(() => parseClusterState(broken((s) => delete s.removed)), /state\.removed/);
+  });
+});
