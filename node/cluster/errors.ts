@@ -1,0 +1,78 @@
+/**
+ * What membership refuses, as types the node's wiring can tell apart: a refused join is fatal (the
+ * process exits 1 with the message), a master that does not answer is not (joins and metadata
+ * writes answer 503 naming it until it is back).
+ */
+
+/** The cluster will not take this node: its id is held elsewhere, it asked a node that is not the master, or their protocols differ. */
+export class JoinRefusedError extends Error {
+  constructor(
+    readonly reason: 'node-id-taken' | 'not-master' | 'protocol-version',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JoinRefusedError';
+  }
+}
+
+/** The cluster state says another node already has this node's id at a different gRPC address. */
+export class NodeIdTakenError extends JoinRefusedError {
+  constructor(
+    readonly nodeId: string,
+    /** The gRPC address the state holds the id at. */
+    readonly heldAt: string,
+    /** The gRPC address this node tried to join with. */
+    readonly address: string,
+  ) {
+    super(
+      'node-id-taken',
+      `node id "${nodeId}" is already taken in this cluster by the node at ${heldAt} (this node is at ${address}): ` +
+        `start this node with another cluster.node_id, or start it at ${heldAt}`,
+    );
+    this.name = 'NodeIdTakenError';
+  }
+}
+
+/** The master (seeds[0]) does not answer, so a join (or a change only it may decide) cannot be made now. */
+export class MasterUnavailableError extends Error {
+  constructor(
+    /** The master's gRPC address (seeds[0]). */
+    readonly master: string,
+    /** Its node id when the state knows it. */
+    readonly masterId: string | null,
+    what: string,
+    cause?: string,
+  ) {
+    const name = masterId === null ? master : `${masterId} at ${master}`;
+    super(`${what}: the master (${name}) is not answering${cause === undefined ? '' : ` (${cause})`}`);
+    this.name = 'MasterUnavailableError';
+  }
+}
+
+/** A change only the master decides was asked of another node. */
+export class NotMasterError extends Error {
+  constructor(
+    readonly master: string,
+    what: string,
+  ) {
+    super(`${what} is decided by the master (${master}, the first of cluster.seeds); ask it there`);
+    this.name = 'NotMasterError';
+  }
+}
+
+/** An operator's remove that cannot be done: the node is unknown, already removed, or the last one in the ring. */
+export class RemoveRefusedError extends Error {
+  constructor(
+    readonly reason: 'unknown-node' | 'already-removed' | 'last-member',
+    readonly nodeId: string,
+  ) {
+    super(
+      reason === 'unknown-node'
+        ? `node "${nodeId}" is not a member of this cluster`
+        : reason === 'already-removed'
+          ? `node "${nodeId}" was already removed`
+          : `node "${nodeId}" is the last node in the ring; a cluster needs one to place data on`,
+    );
+    this.name = 'RemoveRefusedError';
+  }
+}

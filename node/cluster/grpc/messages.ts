@@ -1,0 +1,104 @@
+/**
+ * The messages of proto/trawl.proto as proto-loader hands them over (grpc/proto.ts's options):
+ * field names as in the file, 64-bit integers as numbers, absent messages as null. What is sent
+ * may leave out any field; what is received has them all (defaults).
+ */
+
+export interface ProtocolVersion {
+  major: number;
+  minor: number;
+}
+
+export interface Member {
+  id: string;
+  http: string;
+  grpc: string;
+  role: string;
+}
+
+export interface RingEpoch {
+  epoch: number;
+  from_micros: number;
+  members: string[];
+}
+
+export interface ClusterState {
+  version: number;
+  members: Member[];
+  epochs: RingEpoch[];
+  removed: string[];
+}
+
+export interface Payload {
+  version: number;
+  data: Buffer;
+}
+
+export interface NodeStats {
+  node_id: string;
+  events: number;
+  segments: number;
+  buffered_events: number;
+  buffered_bytes: number;
+  storage_bytes: number;
+  indexes: string[];
+}
+
+export interface JoinRequest {
+  protocol_version: ProtocolVersion | null;
+  node: Member | null;
+}
+
+export interface JoinReply {
+  protocol_version: ProtocolVersion | null;
+  state: ClusterState | null;
+  payload: Payload | null;
+}
+
+export interface HeartbeatRequest {
+  protocol_version: ProtocolVersion | null;
+  from: Member | null;
+  state_version: number;
+  payload_version: number;
+}
+
+export interface HeartbeatReply {
+  protocol_version: ProtocolVersion | null;
+  node_id: string;
+  state_version: number;
+  payload_version: number;
+  stats: NodeStats | null;
+}
+
+export interface PullStateRequest {
+  protocol_version: ProtocolVersion | null;
+  from: string;
+}
+
+export interface PullStateReply {
+  protocol_version: ProtocolVersion | null;
+  state: ClusterState | null;
+  payload: Payload | null;
+}
+
+export interface PushStateRequest {
+  protocol_version: ProtocolVersion | null;
+  from: string;
+  state: ClusterState | null;
+  payload: Payload | null;
+}
+
+export interface PushStateReply {
+  protocol_version: ProtocolVersion | null;
+  state_version: number;
+  payload_version: number;
+}
+
+export interface StatsRequest {
+  protocol_version: ProtocolVersion | null;
+}
+
+export interface StatsReply {
+  protocol_version: ProtocolVersion | null;
+  stats: NodeStats | null;
+}

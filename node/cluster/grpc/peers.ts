@@ -1,0 +1,97 @@
+/**
+ * Clients to the other nodes: one gRPC client (one channel, one HTTP/2 connection) per peer
+ * address, made on first use and reused by every service; every call has a deadline.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { FACT_PREFIX, REFUSAL_KEY } from './server';
+
+/** A call to a peer that failed: unreachable (no answer in time) or refused by it. */
+export class PeerCallError extends Error {
+  constructor(
+    readonly address: string,
+    readonly code: grpc.status,
+    /** The callee's refusal reason (RpcRefusal), null for transport failures. */
+    readonly reason: string | null,
+    /** What the callee (or the transport) said. */
+    readonly details: string,
+    /** The refusal's facts (RpcRefusal.facts). */
+    readonly facts: Readonly<Record<string, string>> = {},
+  ) {
+    super(`${address}: ${details}`);
+    this.name = 'PeerCallError';
+  }
+
+  /** No answer: the peer is down, not listening, or slower than the deadline. */
+  get unreachable(): boolean {
+    return this.code === grpc.status.UNAVAILABLE || this.code === grpc.status.DEADLINE_EXCEEDED;
+  }
+
+  static from(address: string, error: grpc.ServiceError): PeerCallError {
+    const trailers = error.metadata?.getMap() ?? {};
+    const reason = trailers[REFUSAL_KEY];
+    const facts: Record<string, string> = {};
+    for (const [key, value] of Object.entries(trailers)) {
+      if (key.startsWith(FACT_PREFIX) && typeof value === 'string') facts[key.slice(FACT_PREFIX.length)] = value;
+    }
+    return new PeerCallError(address, error.code, typeof reason === 'string' ? reason : null, error.details || error.message, facts);
+  }
+}
+
+export class PeerClients {
+  private readonly clients = new Map<string, grpc.Client>();
+
+  /**
+   * @param reconnectBackoffMs the longest a channel waits before reconnecting to a peer that went
+   * away: gRPC's default grows to two minutes, and a restarted peer must be seen within a heartbeat or so.
+   */
+  constructor(private readonly reconnectBackoffMs = 1000) {}
+
+  /** The one client to `address`; other services' calls on it share its connection. */
+  client(address: string): grpc.Client {
+    let client = this.clients.get(address);
+    if (client === undefined) {
+      client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+        'grpc.initial_reconnect_backoff_ms': Math.min(this.reconnectBackoffMs, 1000),
+        'grpc.max_reconnect_backoff_ms': this.reconnectBackoffMs,
+        // Node-to-node traffic goes straight to the peer, never through an HTTP proxy set for the process.
+        'grpc.enable_http_proxy': 0,
+      });
+      this.clients.set(address, client);
+    }
+    return client;
+  }
+
+  /** One unary call with a deadline `timeoutMs` from now. */
+  call<Request, Reply>(address: string, method: grpc.MethodDefinition<Request, Reply>, request: Request, timeoutMs: number): Promise<Reply> {
+    const client = this.client(address);
+    return new Promise((resolve, reject) => {
+      client.makeUnaryRequest(
+        method.path,
+        method.requestSerialize,
+        method.responseDeserialize,
+        request,
+        { deadline: Date.now() + timeoutMs },
+        (error, reply) => {
+          if (error !== null) reject(PeerCallError.from(address, error));
+          else if (reply === undefined) reject(new PeerCallError(address, grpc.status.INTERNAL, null, 'empty reply'));
+          else resolve(reply);
+        },
+      );
+    });
+  }
+
+  /** Closes the client of a peer that left. */
+  forget(address: string): void {
+    this.clients.get(address)?.close();
+    this.clients.delete(address);
+  }
+
+  addresses(): string[] {
+    return [...this.clients.keys()];
+  }
+
+  close(): void {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+  }
+}

@@ -1,0 +1,57 @@
+/** Between the cluster's own types and proto/trawl.proto's messages; what comes in is checked. */
+import { parseClusterState, parseMember, type ClusterState, type Member } from '../cluster-state';
+import type { NodeStats } from '../node-stats';
+import { PROTOCOL_VERSION } from '../protocol';
+import type * as wire from './messages';
+
+export const protocolVersion = (): wire.ProtocolVersion => ({ major: PROTOCOL_VERSION.major, minor: PROTOCOL_VERSION.minor });
+
+export const memberToWire = (member: Member): wire.Member => ({ id: member.id, http: member.http, grpc: member.grpc, role: member.role });
+
+export function memberFromWire(member: wire.Member | null, where: string): Member {
+  if (member === null) throw new Error(`${where} is missing`);
+  return parseMember(member, where);
+}
+
+export function stateToWire(state: ClusterState): wire.ClusterState {
+  return {
+    version: state.version,
+    members: state.members.map(memberToWire),
+    epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, from_micros: epoch.fromMicros, members: epoch.members })),
+    removed: state.removed,
+  };
+}
+
+/** Throws naming the field that is wrong. */
+export function stateFromWire(state: wire.ClusterState | null): ClusterState {
+  if (state === null) throw new Error('the state is missing');
+  return parseClusterState({
+    version: state.version,
+    members: state.members,
+    epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, fromMicros: epoch.from_micros, members: epoch.members })),
+    removed: state.removed,
+  });
+}
+
+export function statsToWire(nodeId: string, stats: NodeStats): wire.NodeStats {
+  return {
+    node_id: nodeId,
+    events: stats.events,
+    segments: stats.segments,
+    buffered_events: stats.bufferedEvents,
+    buffered_bytes: stats.bufferedBytes,
+    storage_bytes: stats.storageBytes,
+    indexes: stats.indexes,
+  };
+}
+
+export function statsFromWire(stats: wire.NodeStats): NodeStats {
+  return {
+    events: stats.events,
+    segments: stats.segments,
+    bufferedEvents: stats.buffered_events,
+    bufferedBytes: stats.buffered_bytes,
+    storageBytes: stats.storage_bytes,
+    indexes: [...stats.indexes].sort(),
+  };
+}

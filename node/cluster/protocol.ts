@@ -1,0 +1,28 @@
+/**
+ * The version of the node-to-node protocol (proto/trawl.proto), carried in every request and reply.
+ * A minor version adds optional fields only, so any minor of a known major is understood; a node
+ * refuses a peer whose major it does not know. The rules are in proto/README.md.
+ */
+
+export interface ProtocolVersion {
+  major: number;
+  minor: number;
+}
+
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 0 });
+
+/** The majors this release speaks. A release that starts a new major keeps the previous one here for rolling upgrades. */
+export const KNOWN_MAJORS: ReadonlySet<number> = new Set([1]);
+
+export const formatVersion = (version: ProtocolVersion): string => `${version.major}.${version.minor}`;
+
+/**
+ * Why this node cannot talk to a peer that sent `version` (null: it can). A peer that sends none
+ * is not a Trawl node of any release (every release sends one), so it is refused too.
+ */
+export function protocolProblem(version: ProtocolVersion | null, peer: string): string | null {
+  if (version === null) return `${peer} sent no protocol_version; it is not a Trawl node this one can talk to`;
+  if (KNOWN_MAJORS.has(version.major)) return null;
+  const known = [...KNOWN_MAJORS].map((major) => `${major}.x`).join(', ');
+  return `${peer} speaks protocol ${formatVersion(version)}, which this node (protocol ${formatVersion(PROTOCOL_VERSION)}) does not know; it speaks ${known}: run releases whose protocol majors overlap`;
+}
