@@ -142,6 +142,54 @@ describe('cluster membership: member processes on loopback', function () {
     }
   });
 
+  it('/cluster/status from membership: each node with its own counts, sums over the nodes that are up', async () => {
+    const timeMs = Date.UTC(2026, 0, 1, 10, 0, 0);
+    await a.ask('ingest', { index: 'web', count: 5, timeMs });
+    assert.equal(await a.ask('flush'), 1);
+    await b.ask('ingest', { index: 'web', count: 7, timeMs });
+    await c.ask('ingest', { index: 'db', count: 11, timeMs });
+    let status: any;
+    await waitUntil(
+      async () => {
+        status = await b.ask('status');
+        return JSON.stringify(status.nodes.map((node: any) => node.events)) === '[5,7,11]';
+      },
+      SETTLE_MS,
+      'the nodes counts in the status',
+    );
+    assert.equal(status.status, 'healthy');
+    assert.equal(status.mode, 'cluster');
+    assert.equal(status.node_count, 3);
+    assert.equal(status.state_version, 3);
+    assert.deepEqual(status.master, { id: 'n1', grpc_address: seedA, up: true });
+    assert.equal(status.nodes.length, 3);
+    const expected = [
+      { config: configA, epochs: [0, 1, 2], segments: 1, buffered: 0 },
+      { config: configB, epochs: [1, 2], segments: 0, buffered: 7 },
+      { config: configC, epochs: [2], segments: 0, buffered: 11 },
+    ];
+    expected.forEach(({ config, epochs, segments, buffered }, i) => {
+      const node = status.nodes[i];
+      assert.equal(node.id, config.id);
+      assert.equal(node.address, config.http);
+      assert.equal(node.grpc_address, config.grpc);
+      assert.equal(node.role, 'all');
+      assert.equal(node.state, 'up');
+      assert.equal(node.master, config === configA);
+      assert.equal(node.removed, false);
+      assert.ok(Date.now() - Date.parse(node.last_heartbeat) < SETTLE_MS, `${config.id} last_heartbeat ${node.last_heartbeat}`);
+      assert.deepEqual(node.epochs, epochs);
+      assert.equal(node.segments, segments, `${config.id} segments`);
+      assert.equal(node.buffered_events, buffered, `${config.id} buffered events`);
+      assert.ok(node.storage_bytes > 0, `${config.id} storage bytes`);
+    });
+    assert.equal(status.index_count, 2, 'web and db');
+    assert.equal(status.segment_count, 1);
+    assert.equal(status.buffered_events, 18);
+    assert.ok(status.buffered_size > 0);
+    assert.equal(status.data_dir, configB.dataDir);
+  });
+
   it('kill -9 of a node: the others see it down within failure_timeout, and up again after its restart', async () => {
     await kill(c);
     const killedMs = Date.now();
@@ -159,10 +207,18 @@ describe('cluster membership: member processes on loopback', function () {
     const events: { event: string; id?: string; atMs: number }[] = await a.ask('events');
     assert.ok(events.some((event) => event.event === 'member-down' && event.id === 'n3' && event.atMs >= killedMs), 'n1 reported n3 down');
 
+    const status = await a.ask('status');
+    assert.equal(status.status, 'degraded');
+    const down = status.nodes.find((node: any) => node.id === 'n3');
+    assert.equal(down.state, 'down');
+    assert.equal(down.events, null, 'a node that is down has no current counts');
+    assert.equal(status.buffered_events, 7, 'sums cover the nodes that are up');
+
     c = await start(configC);
     const views = await settle([a, b, c], 3, ['n1', 'n2', 'n3']);
     // It came back from its own stored state: no join, no new version.
     assert.deepEqual(views[2]!.state, views[0]!.state);
+    assert.equal((await a.ask('status')).status, 'healthy');
   });
 
   it('while the master is down a member restarts from its stored state and a join fails naming the master; the restarted master has its state', async () => {
@@ -242,6 +298,16 @@ describe('cluster membership: member processes on loopback', function () {
 
     const views = await settle([a, b, c], 4, ['n1', 'n2', 'n3']);
     for (const seen of views) assert.deepEqual(seen.state, state);
+    const status = await b.ask('status');
+    assert.equal(status.status, 'healthy');
+    assert.deepEqual(
+      status.nodes.map((node: any) => [node.id, node.removed, node.epochs]),
+      [
+        ['n1', false, [0, 1, 2, 3]],
+        ['n2', false, [1, 2, 3]],
+        ['n3', true, [2]],
+      ],
+    );
     await assert.rejects(a.ask('remove', { id: 'n3' }), (error: any) => error.name === 'RemoveRefusedError' && /already removed/.test(error.message));
   });
 

@@ -12,6 +12,7 @@ import readline from 'readline';
 import { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
 import type { NodeRecords } from '../../../storage/node-records';
+import { membershipStatus } from '../../../node/cluster/cluster-status';
 import type { Role } from '../../../node/cluster/cluster-state';
 import { PeerClients } from '../../../node/cluster/grpc/peers';
 import { GrpcServer } from '../../../node/cluster/grpc/server';
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
 
   const commands: Record<string, (command: Record<string, any>) => Promise<unknown> | unknown> = {
     view: () => ({ state: membership.state(), members: membership.members(), master: membership.master(), isMaster: membership.isMaster }),
+    status: () => membershipStatus(membership, config.dataDir),
     events: () => events,
     remove: (command) => membership.remove(command.id as string),
     ingest: async (command) => {

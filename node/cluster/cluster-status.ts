@@ -1,0 +1,71 @@
+/**
+ * The body of GET /cluster/status on a node in a cluster, from membership: each member as this
+ * node sees it (state, last heartbeat, ring epochs, the counts its last heartbeat reply carried)
+ * and the counts summed over the members that are up. A lone node answers as before (routes/ops.ts).
+ */
+import path from 'path';
+import type { MasterView, Membership, MemberView } from './membership';
+
+export interface ClusterStatusInput {
+  stateVersion: number;
+  members: readonly MemberView[];
+  master: MasterView;
+  /** This node's data dir. */
+  dataDir: string;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function clusterStatus(input: ClusterStatusInput): Record<string, unknown> {
+  const live = input.members.filter((view) => view.up);
+  const indexes = new Set<string>();
+  let segments = 0;
+  let bufferedBytes = 0;
+  let bufferedEvents = 0;
+  for (const { stats } of live) {
+    if (stats === null) continue;
+    for (const index of stats.indexes) indexes.add(index);
+    segments += stats.segments;
+    bufferedBytes += stats.bufferedBytes;
+    bufferedEvents += stats.bufferedEvents;
+  }
+  // A removed node is on its way out: its being down does not make the cluster degraded.
+  const healthy = input.members.every((view) => view.up || view.removed);
+  return {
+    status: healthy ? 'healthy' : 'degraded',
+    mode: 'cluster',
+    node_count: input.members.length,
+    state_version: input.stateVersion,
+    master: { id: input.master.id, grpc_address: input.master.address, up: input.master.up },
+    nodes: input.members.map((view) => {
+      // Counts of a node that is down would be stale: unknown until it answers again.
+      const stats = view.up ? view.stats : null;
+      return {
+        id: view.member.id,
+        address: view.member.http,
+        grpc_address: view.member.grpc,
+        role: view.member.role,
+        state: view.up ? 'up' : 'down',
+        last_heartbeat: iso(view.lastHeartbeatMs),
+        master: view.member.grpc === input.master.address,
+        removed: view.removed,
+        epochs: view.epochs,
+        events: stats?.events ?? null,
+        segments: stats?.segments ?? null,
+        buffered_events: stats?.bufferedEvents ?? null,
+        storage_bytes: stats?.storageBytes ?? null,
+      };
+    }),
+    // Distinct index names over the nodes that are up: with replication one index lives on several nodes.
+    index_count: indexes.size,
+    segment_count: segments,
+    buffered_size: bufferedBytes,
+    buffered_events: bufferedEvents,
+    data_dir: path.resolve(input.dataDir),
+  };
+}
+
+/** The status as `membership` sees the cluster now (what the route answers when the node is clustered). */
+export function membershipStatus(membership: Membership, dataDir: string): Record<string, unknown> {
+  return clusterStatus({ stateVersion: membership.state().version, members: membership.members(), master: membership.master(), dataDir });
+}
