@@ -1,0 +1,162 @@
+/**
+ * `scripts/dev-cluster N`: N Trawl nodes on loopback for development. Node i (node1, node2, ...)
+ * listens for HTTP on PORT+2(i-1) and for gRPC on the port after it (PORT is 7480, so node1 has the
+ * single node's defaults), keeps its data in DIR/node<i>, and every node gets the same seeds, node1's
+ * first: node1 is the master. Each output line is prefixed with its node. Ctrl-C (or SIGTERM)
+ * stops every node cleanly; a node that exits on its own stops the others and the script exits 1.
+ */
+import { spawn, type ChildProcess } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import readline from 'readline';
+
+const USAGE = `usage: scripts/dev-cluster N [--base-port PORT] [--data-dir DIR] [-- SERVER-FLAGS...]
+  N nodes on 127.0.0.1: node i serves HTTP on PORT+2(i-1) and gRPC on the next port
+  (PORT 7480), keeps its data in DIR/node<i> (DIR ./data/dev-cluster); node1 is the master.
+  SERVER-FLAGS go to every node (e.g. -- --set storage.flush_interval=2s). Ctrl-C stops all.`;
+
+const MAX_NODES = 32;
+/** A node must be listening this soon after it starts (it waits for the master to answer its join). */
+const READY_TIMEOUT_MS = 60_000;
+
+export interface NodePlan {
+  id: string;
+  http: string;
+  grpc: string;
+  dataDir: string;
+}
+
+export function planCluster(count: number, basePort: number, dataDir: string): NodePlan[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `node${i + 1}`,
+    http: `127.0.0.1:${basePort + 2 * i}`,
+    grpc: `127.0.0.1:${basePort + 2 * i + 1}`,
+    dataDir: path.join(dataDir, `node${i + 1}`),
+  }));
+}
+
+/** `scripts/trawl server` flags of one node: the cluster's flags, then the caller's. */
+export function serverArgs(node: NodePlan, plan: readonly NodePlan[], extra: readonly string[]): string[] {
+  return [
+    'server',
+    '--node-id',
+    node.id,
+    '--listen',
+    node.http,
+    '--grpc-listen',
+    node.grpc,
+    '--seeds',
+    plan.map((each) => each.grpc).join(','),
+    '--data-dir',
+    node.dataDir,
+    ...extra,
+  ];
+}
+
+interface Options {
+  count: number;
+  basePort: number;
+  dataDir: string;
+  extra: string[];
+}
+
+function parseOptions(argv: string[]): Options {
+  const split = argv.indexOf('--');
+  const own = split === -1 ? argv : argv.slice(0, split);
+  const extra = split === -1 ? [] : argv.slice(split + 1);
+  let basePort = 7480;
+  let dataDir = path.join('data', 'dev-cluster');
+  const positionals: string[] = [];
+  for (let i = 0; i < own.length; i++) {
+    const arg = own[i]!;
+    if (arg === '--base-port' || arg === '--data-dir') {
+      const value = own[++i];
+      if (value === undefined) throw new Error(`${arg} needs a value`);
+      if (arg === '--data-dir') dataDir = value;
+      else {
+        basePort = Number(value);
+        if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65535 - 2 * MAX_NODES) throw new Error(`--base-port must be a port number, not "${value}"`);
+      }
+    } else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
+    else positionals.push(arg);
+  }
+  const count = Number(positionals[0]);
+  if (positionals.length !== 1 || !Number.isInteger(count) || count < 1 || count > MAX_NODES) {
+    throw new Error(`N must be a whole number from 1 to ${MAX_NODES}`);
+  }
+  return { count, basePort, dataDir, extra };
+}
+
+interface Running {
+  node: NodePlan;
+  child: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+}
+
+function launch(node: NodePlan, plan: readonly NodePlan[], extra: readonly string[]): Running {
+  fs.mkdirSync(node.dataDir, { recursive: true });
+  const launcher = path.join(__dirname, '..', '..', '..', 'scripts', 'trawl');
+  const child = spawn(process.execPath, [launcher, ...serverArgs(node, plan, extra)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const prefix = (line: string): string => `${node.id.padEnd(7)}| ${line}`;
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    console.log(prefix(line));
+    if (/trawl listening on/.test(line)) markReady();
+  });
+  readline.createInterface({ input: child.stderr! }).on('line', (line) => console.error(prefix(line)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { node, child, ready, exited };
+}
+
+export async function main(): Promise<void> {
+  let options: Options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`dev-cluster: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const plan = planCluster(options.count, options.basePort, options.dataDir);
+  const running: Running[] = [];
+  let stopping = false;
+
+  const stopAll = async (reason: string, failed: boolean): Promise<never> => {
+    stopping = true;
+    console.log(`dev-cluster: ${reason}: stopping ${running.length} node(s)`);
+    for (const each of running) if (each.child.exitCode === null) each.child.kill('SIGTERM');
+    const codes = await Promise.all(running.map((each) => each.exited));
+    const unclean = running.flatMap((each, i) => (codes[i] === 0 ? [] : [`${each.node.id} (${codes[i]})`]));
+    if (unclean.length > 0 && !failed) console.error(`dev-cluster: not every node exited cleanly: ${unclean.join(', ')}`);
+    process.exit(failed || unclean.length > 0 ? 1 : 0);
+  };
+  const onSignal = (signal: string): void => {
+    if (!stopping) void stopAll(`${signal} received`, false);
+    else {
+      console.log('dev-cluster: stopping at once');
+      for (const each of running) each.child.kill('SIGKILL');
+    }
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+
+  const start = (node: NodePlan): Promise<void> => {
+    const launched = launch(node, plan, options.extra);
+    running.push(launched);
+    void launched.exited.then((code) => {
+      if (!stopping) void stopAll(`${node.id} exited (code ${code})`, true);
+    });
+    const late = setTimeout(() => {
+      if (!stopping) void stopAll(`${node.id} was not listening after ${READY_TIMEOUT_MS / 1000} s`, true);
+    }, READY_TIMEOUT_MS);
+    return launched.ready.finally(() => clearTimeout(late));
+  };
+
+  // The master first, so the others' joins find it.
+  const [master, ...others] = plan;
+  await start(master!);
+  await Promise.all(others.map(start));
+  console.log(`dev-cluster: ${plan.length} node(s) up; node1 is the master. Ctrl-C stops all.`);
+  for (const node of plan) console.log(`  ${node.id.padEnd(7)} http://${node.http}  grpc ${node.grpc}  data ${node.dataDir}`);
+}
