@@ -3,6 +3,7 @@
  * process exits 1 with the message), a master that does not answer is not (joins and metadata
  * writes answer 503 naming it until it is back).
  */
+import type { RemoveProblem } from './cluster-state';
 
 /** The cluster will not take this node: its id is held elsewhere, it asked a node that is not the master, or their protocols differ. */
 export class JoinRefusedError extends Error {
@@ -63,7 +64,7 @@ export class NotMasterError extends Error {
 /** An operator's remove that cannot be done: the node is unknown, already removed, or the last one in the ring. */
 export class RemoveRefusedError extends Error {
   constructor(
-    readonly reason: 'unknown-node' | 'already-removed' | 'last-member',
+    readonly reason: RemoveProblem,
     readonly nodeId: string,
   ) {
     super(

@@ -86,10 +86,6 @@ export class PeerClients {
     this.clients.delete(address);
   }
 
-  addresses(): string[] {
-    return [...this.clients.keys()];
-  }
-
   close(): void {
     for (const client of this.clients.values()) client.close();
     this.clients.clear();
