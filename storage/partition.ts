@@ -1,7 +1,8 @@
 /**
  * Placement keys. ARCHITECTURE.md: an event's key is `(index, floor(_time / bucket_span), partition)`
- * with the partition from a hash of `host` and `source` modulo `cluster.partitions`. Every node
- * computes the same key, so the cluster router and the local write buffer agree.
+ * with the partition from a hash of `host` and `source` modulo `cluster.partitions` (the pair's
+ * home; a pair that sends many events in one request spills past it, partition-spill.ts). The
+ * key is decided once, where a request's events are grouped into chunks, and travels with them.
  */
 import type { LogEvent } from './event';
 
@@ -27,18 +28,32 @@ export function fnv1a32(text: string, seed = 0x811c9dc5): number {
   return hash >>> 0;
 }
 
-export function partitionOf(event: LogEvent, partitions: number): number {
-  if (partitions <= 1) return 0;
+/** An event's (host, source) pair as the text its home partition hashes (absent, null and empty alike). */
+export function pairText(event: LogEvent): string {
   const host = event.fields.host;
   const source = event.fields.source;
-  const text = `${host === undefined ? '' : String(host)}\u0000${source === undefined ? '' : String(source)}`;
-  return fnv1a32(text) % partitions;
+  return `${host === undefined || host === null ? '' : String(host)}\u0000${source === undefined || source === null ? '' : String(source)}`;
+}
+
+/** The home partition of a pair, given as pairText gives it. */
+export function homePartition(pair: string, partitions: number): number {
+  return partitions <= 1 ? 0 : fnv1a32(pair) % partitions;
+}
+
+/**
+ * An event's home partition. Within one request a pair that sends many events spills past it
+ * (partition-spill.ts): use that where a request's events are grouped.
+ */
+export function partitionOf(event: LogEvent, partitions: number): number {
+  if (partitions <= 1) return 0;
+  return homePartition(pairText(event), partitions);
 }
 
 export function bucketOf(timeMicros: number, bucketSpanMicros: number): number {
   return Math.floor(timeMicros / bucketSpanMicros) * bucketSpanMicros;
 }
 
+/** An event's key in its home partition. */
 export function keyOf(event: LogEvent, placement: Placement): PartitionKey {
   return {
     index: event.index,

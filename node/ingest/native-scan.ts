@@ -14,9 +14,10 @@
  */
 import { isAscii, isUtf8 } from 'buffer';
 import { ByteChunkBuilder, ByteDictionary, type ByteFieldBuilder } from '../../storage/buffer/byte-chunk-builder';
-import { DEFAULT_INDEX, isValidIndexName, type LogEvent } from '../../storage/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
-import { bucketOf, keyString, partitionOf, type PartitionKey, type Placement } from '../../storage/partition';
+import { bucketOf, homePartition, keyString, type PartitionKey, type Placement } from '../../storage/partition';
+import { spilledPartition } from '../../storage/partition-spill';
 import { LABEL_FIELDS, receivedAt, RESERVED_FIELD_NAMES, type IngestContext } from './common';
 import { MAX_FIELDS_PER_EVENT } from './refusal';
 import {
@@ -103,6 +104,8 @@ const RAW_RESERVE = 64 * 1024;
 /** Per thread: an event's unescaped text when no chunk list takes it (grown for longer texts), and other unescaped values. */
 let eventText = Buffer.allocUnsafe(RAW_RESERVE);
 let scratch = Buffer.allocUnsafe(1024);
+/** Per thread: an element's (host, source) pair as bytes (see NativeScanner.nextPartition). */
+let pairBytes = Buffer.allocUnsafe(256);
 
 /**
  * Per thread: where the scan notes an element's `fields` entries before writing its row. Shared by
@@ -161,6 +164,10 @@ class NativeScanner {
   private readonly predicted: (NameSlot | null)[] = [];
 
   private readonly chunks = new Map<string, ChunkState>();
+  /** With several partitions: the request's (host, source) pairs, their home partitions and events so far, by code. */
+  private readonly pairs: ByteDictionary | null;
+  private readonly pairHomes: number[] = [];
+  private readonly pairSeen: number[] = [];
   private last: ChunkState | null = null;
   private lastIndexBytes: Buffer | null = null;
   private lastIndex = DEFAULT_INDEX;
@@ -176,6 +183,7 @@ class NativeScanner {
     this.json = new JsonByteReader(src);
     // Bench and shipper events run 200-600 bytes of JSON; a body's first chunk usually takes all of them.
     this.rowsHint = Math.max(16, Math.min(1 << 16, Math.ceil(src.length / 256)));
+    this.pairs = placement.partitions > 1 ? new ByteDictionary() : null;
   }
 
   run(): EventChunk[] {
@@ -411,14 +419,10 @@ class NativeScanner {
   /** The chunk of an event's key, picked as chunkEvents picks it. */
   private chunkFor(index: string, time: number): ChunkState {
     const placement = this.placement;
+    const partition = this.pairs === null ? 0 : this.nextPartition(this.pairs);
     const last = this.last;
-    const single = placement.partitions <= 1;
-    if (single && last !== null && index === last.builder.key.index && time >= last.builder.key.bucket && time < last.bucketEnd) return last;
-    const key: PartitionKey = {
-      index,
-      bucket: bucketOf(time, placement.bucketSpanMicros),
-      partition: single ? 0 : partitionOf(this.placementEvent(), placement.partitions),
-    };
+    if (last !== null && index === last.builder.key.index && time >= last.builder.key.bucket && time < last.bucketEnd && partition === last.builder.key.partition) return last;
+    const key: PartitionKey = { index, bucket: bucketOf(time, placement.bucketSpanMicros), partition };
     const name = keyString(key);
     let state = this.chunks.get(name);
     if (state === undefined) {
@@ -429,22 +433,60 @@ class NativeScanner {
     return state;
   }
 
-  /** The labels placement hashes (host, source) as the general path's event holds them. */
-  private placementEvent(): LogEvent {
-    const fields: Record<string, string> = {};
-    for (const label of [HOST, SOURCE]) {
-      let value: string | undefined;
-      if (this.labelStart[label] >= 0) value = this.text(this.labelStart[label], this.labelEnd[label], this.labelEscaped[label]);
-      else {
-        for (let j = 0; j < this.entries; j++) {
-          if (this.src.toString('latin1', this.nameStart[j], this.nameEnd[j]) !== LABEL_NAMES[label]) continue;
-          // A label field that is not a string sends the body to the general path when the row is written.
-          if (this.kind[j] === STRING) value = this.text(this.valueStart[j], this.valueEnd[j], this.valueEscaped[j] === 1);
-        }
-      }
-      if (value !== undefined) fields[LABEL_NAMES[label]] = value;
+  /**
+   * The element's partition: its (host, source) pair's home, spilled as partition-spill.ts says.
+   * The pair is found by its text's bytes (host, a 0 byte, source: the UTF-8 of pairText).
+   */
+  private nextPartition(pairs: ByteDictionary): number {
+    let length = this.appendLabel(HOST, 0);
+    pairBytes[length++] = 0;
+    length = this.appendLabel(SOURCE, length);
+    const code = pairs.codeOf(pairBytes, 0, length, true, hashBytes(pairBytes, 0, length));
+    const partitions = this.placement.partitions;
+    if (code === this.pairHomes.length) {
+      this.pairHomes.push(homePartition(pairBytes.toString('utf8', 0, length), partitions));
+      this.pairSeen.push(0);
     }
-    return { time: 0, raw: '', index: '', fields };
+    return spilledPartition(this.pairHomes[code], this.pairSeen[code]++, partitions);
+  }
+
+  /**
+   * Appends a label's text, as the general path's event holds it, to `pairBytes` at `at`; returns
+   * its end. A top-level label wins; else the `fields` entry of that name when it holds a string (one
+   * that holds another kind sends the body to the general path when the row is written).
+   */
+  private appendLabel(label: number, at: number): number {
+    let start = this.labelStart[label];
+    let end = this.labelEnd[label];
+    let escaped = this.labelEscaped[label];
+    if (start < 0) {
+      const name = KEY_TEXT[LABEL_KEY + label];
+      const src = this.src;
+      for (let j = 0; j < this.entries; j++) {
+        if (this.kind[j] !== STRING || this.nameEnd[j] - this.nameStart[j] !== name.length) continue;
+        let k = 0;
+        while (k < name.length && src[this.nameStart[j] + k] === name[k]) k++;
+        if (k < name.length) continue;
+        start = this.valueStart[j];
+        end = this.valueEnd[j];
+        escaped = this.valueEscaped[j] === 1;
+      }
+      if (start < 0) return at;
+    }
+    if (pairBytes.length < at + (end - start) + 1) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * pairBytes.length, at + (end - start) + 1));
+      pairBytes.copy(grown, 0, 0, at);
+      pairBytes = grown;
+    }
+    let from: Buffer = this.src;
+    if (escaped) {
+      end = this.unescaped(start, end);
+      start = 0;
+      from = scratch;
+    }
+    // Labels are short: a loop beats a native copy.
+    for (let i = start; i < end; i++) pairBytes[at++] = from[i];
+    return at;
   }
 
   /** The slot of entry j's name in the chunk. */

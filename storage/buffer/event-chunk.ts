@@ -8,7 +8,8 @@
  */
 import type { FieldValue, LogEvent } from '../event';
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../event';
-import { bucketOf, keyString, partitionOf, type PartitionKey, type Placement } from '../partition';
+import { bucketOf, keyString, type PartitionKey, type Placement } from '../partition';
+import { RequestPartitioner } from '../partition-spill';
 
 /**
  * Strings in one buffer: string i is `bytes[i === 0 ? 0 : ends[i - 1], ends[i])`. Text is UTF-8;
@@ -250,24 +251,24 @@ export class ChunkBuilder {
   }
 }
 
-/** The events as chunks, one per partition key, in order of first appearance. */
+/**
+ * One request's events as chunks, one per partition key, in order of first appearance. A pair
+ * that sends many events spills into further partitions (partition-spill.ts).
+ */
 export function chunkEvents(events: readonly LogEvent[], placement: Placement): EventChunk[] {
   const builders = new Map<string, ChunkBuilder>();
-  // Consecutive events mostly share index and bucket: with one partition, reuse the last builder
-  // without building a key string per event.
-  const single = placement.partitions <= 1;
+  const partitioner = placement.partitions > 1 ? new RequestPartitioner(placement.partitions) : null;
+  // Consecutive events mostly share their key: reuse the last builder without building a key
+  // string per event.
   let last: ChunkBuilder | null = null;
   let lastEnd = 0;
   for (const event of events) {
-    if (single && last !== null && event.index === last.key.index && event.time >= last.key.bucket && event.time < lastEnd) {
+    const partition = partitioner === null ? 0 : partitioner.next(event);
+    if (last !== null && event.index === last.key.index && event.time >= last.key.bucket && event.time < lastEnd && partition === last.key.partition) {
       last.append(event);
       continue;
     }
-    const key: PartitionKey = {
-      index: event.index,
-      bucket: bucketOf(event.time, placement.bucketSpanMicros),
-      partition: partitionOf(event, placement.partitions),
-    };
+    const key: PartitionKey = { index: event.index, bucket: bucketOf(event.time, placement.bucketSpanMicros), partition };
     const name = keyString(key);
     let builder = builders.get(name);
     if (builder === undefined) {

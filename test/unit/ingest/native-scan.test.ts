@@ -20,6 +20,7 @@ import { ctx } from './helpers';
 const HOUR = 3_600_000_000;
 const ONE: Placement = { bucketSpanMicros: HOUR, partitions: 1 };
 const FOUR: Placement = { bucketSpanMicros: HOUR, partitions: 4 };
+const SIXTEEN: Placement = { bucketSpanMicros: HOUR, partitions: 16 };
 /**
  * A narrow window of accepted times (as retention and ingest.max_future make one), received inside
  * it: the generators' times fall on both sides of it and on its edges.
@@ -118,6 +119,30 @@ const body = fc
   .tuple(fc.array(element, { maxLength: 6 }), fc.constantFrom('', ' ', '\n  '))
   .map(([elements, spacing]) => `${spacing}[${elements.map((el) => elementText(el, spacing)).join(',')}]${spacing}`);
 
+/**
+ * Bodies of hundreds of events from a few (host, source) pairs, given at the top level or in
+ * `fields`, escaped or not: pairs past 256 events in a body spill into further partitions.
+ */
+const pairLabel = fc.oneof(fc.constantFrom('web-1', 'web-2', 'é', '', 'a"b', 'x\\y'), fc.constant(null));
+const pairElement = fc.record(
+  {
+    event: fc.string({ maxLength: 12 }),
+    time: fc.oneof(fc.constant(null), fc.integer({ min: 1_700_000_000, max: 1_700_010_000 })),
+    index: fc.constantFrom('main', 'web'),
+    host: pairLabel,
+    source: pairLabel,
+    fields: fc.array(fc.tuple(fc.constantFrom('host', 'source', 'status', 'user'), fc.oneof(pairLabel, fc.integer({ min: 0, max: 9 }))), { maxLength: 3 }),
+  },
+  { requiredKeys: ['event'] },
+);
+const spillingBody = fc
+  .tuple(
+    fc.array(pairElement, { minLength: 1, maxLength: 5 }),
+    // The first element's pair sends most of a body (some 300 or more events): it spills.
+    fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat({ max: 4 }) }), { minLength: 400, maxLength: 1200, size: 'max' }),
+  )
+  .map(([palette, picks]) => `[${picks.map((pick) => elementText(palette[pick % palette.length], '')).join(',')}]`);
+
 /** Valid, accepted bodies of the shapes shippers send: the fast path must take these. */
 const plainElement = fc.record({
   event: fc.string({ maxLength: 40 }).filter((s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()),
@@ -144,6 +169,19 @@ describe('native ingest fast path', () => {
     // The generator is meant to reach the fast path often, not only its refusals.
     assert.ok(taken > 150, `the fast path took only ${taken} of 1500 bodies`);
     assert.ok(takenInWindow > 50, `the fast path took only ${takenInWindow} of 1500 bodies in the narrow window`);
+  });
+
+  it('builds the same chunk records as the general path when hot pairs spill over partitions', () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(spillingBody, (s) => {
+        if (agree(text(s), SIXTEEN)) taken++;
+        agree(text(s), FOUR);
+        agree(text(s), ONE);
+      }),
+      { numRuns: 60 },
+    );
+    assert.ok(taken > 15, `the fast path took only ${taken} of 60 bodies`);
   });
 
   it('hands over a body with a time outside the window, on the edges exactly where the general path refuses', () => {
