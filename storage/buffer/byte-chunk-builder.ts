@@ -167,13 +167,32 @@ const STRING = 1;
 const NUMBER = 2;
 const BOOLEAN = 4;
 
+/** A field's entry arrays, in one buffer: a request of several partitions makes a field builder per chunk, and each allocation costs. */
+interface EntryArrays {
+  values: Float64Array;
+  rows: Uint32Array;
+  /** Per entry: STRING, NUMBER or BOOLEAN (read only when the types mix). */
+  kinds: Uint8Array;
+}
+
+/** Entry arrays of `capacity`, holding the first `count` entries of `from` when given. */
+function entryArrays(capacity: number, from: EntryArrays | null, count: number): EntryArrays {
+  const buffer = new ArrayBuffer(capacity * 13);
+  const arrays = { values: new Float64Array(buffer, 0, capacity), rows: new Uint32Array(buffer, capacity * 8, capacity), kinds: new Uint8Array(buffer, capacity * 12, capacity) };
+  if (from !== null) {
+    arrays.values.set(from.values.subarray(0, count));
+    arrays.rows.set(from.rows.subarray(0, count));
+    arrays.kinds.set(from.kinds.subarray(0, count));
+  }
+  return arrays;
+}
+
 /** One field's values in row order: string entries hold their dictionary code. */
 export class ByteFieldBuilder {
   /** The last row given a value: a second value in one row is a caller's bug (or a duplicate key to refuse). */
   lastRow = -1;
   private rows: Uint32Array;
   private values: Float64Array;
-  /** Per entry: STRING, NUMBER or BOOLEAN (read only when the types mix). */
   private kinds: Uint8Array;
   private entries = 0;
   private types = 0;
@@ -184,19 +203,14 @@ export class ByteFieldBuilder {
     readonly name: string,
     entriesHint = 16,
   ) {
-    this.rows = new Uint32Array(entriesHint);
-    this.values = new Float64Array(entriesHint);
-    this.kinds = new Uint8Array(entriesHint);
+    ({ rows: this.rows, values: this.values, kinds: this.kinds } = entryArrays(Math.max(1, entriesHint), null, 0));
   }
 
   private add(row: number, value: number, kind: number): void {
     const at = this.entries;
     if (at === this.rows.length) {
-      this.rows = grownUint32(this.rows, at + 1);
-      this.values = grownFloat64(this.values, at + 1);
-      const kinds = new Uint8Array(this.rows.length);
-      kinds.set(this.kinds);
-      this.kinds = kinds;
+      const held = { values: this.values, rows: this.rows, kinds: this.kinds };
+      ({ rows: this.rows, values: this.values, kinds: this.kinds } = entryArrays(at * 2, held, at));
     }
     this.rows[at] = row;
     this.values[at] = value;
