@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
@@ -7,6 +7,7 @@ import { runCompactBench } from './compact';
 import { runFlushBench } from './flush';
 import { runIngestBench } from './ingest';
 import { runQueryBench } from './query';
+import { runScanBench } from './scan';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
       'ingest-rate': { type: 'string' },
       baseline: { type: 'string' },
       inputs: { type: 'string' },
+      partitions: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -57,8 +59,16 @@ async function main(): Promise<void> {
         baseline: values.baseline ?? null,
       });
       return;
+    case 'scan':
+      await runScanBench({
+        events: Number(values.events ?? 200_000),
+        runs: Number(values.runs ?? 7),
+        partitions: Number(values.partitions ?? 16),
+        baseline: values.baseline ?? null,
+      });
+      return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact)`);
+      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan)`);
   }
 }
 
