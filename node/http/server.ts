@@ -66,6 +66,10 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     return reply.status(status).send(body);
   }
 
+  // Before any route is added (the CORS plugin's OPTIONS route too): a route keeps the error
+  // handler in force when it was added.
+  server.setErrorHandler((thrown, request, reply) => answerError(request, reply, thrown));
+
   installBodyParser(server, () => app.settings.ingest.maxBodySizeBytes);
 
   // First of the onRequest hooks: during a shutdown nothing else runs for a new request.
@@ -101,8 +105,6 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       status: String(reply.statusCode),
     });
   });
-
-  server.setErrorHandler((thrown, request, reply) => answerError(request, reply, thrown));
 
   // No route: 405 with Allow when the path is served under other methods, else 404.
   server.setNotFoundHandler((request, reply) => {

@@ -166,6 +166,8 @@ describe('api: HTTP-level errors in the envelope', function () {
 
   it('answers what node refuses before routing in the envelope: no Host, an unknown Expect, CONNECT, a malformed request line or URL', async () => {
     assertError(await rawExchange(server.port, 'GET /health HTTP/1.1\r\n\r\n'), 400, 'INVALID_REQUEST', 'no Host');
+    // OPTIONS meets the CORS plugin's route, which keeps the error handler in force when it was added.
+    assertError(await rawExchange(server.port, 'OPTIONS / HTTP/1.1\r\n\r\n'), 400, 'INVALID_REQUEST', 'OPTIONS without Host');
     const expect = await rawExchange(server.port, head('POST', '/api/v1/ingest', { expect: 'teapot', 'content-length': 2 }) + '[]', { awaitClose: true });
     assertClosingError(expect, 417, 'EXPECTATION_FAILED', 'Expect: teapot');
     assertClosingError(await rawExchange(server.port, head('CONNECT', 'example.com:443'), { awaitClose: true }), 405, 'METHOD_NOT_ALLOWED', 'CONNECT');
