@@ -15,6 +15,8 @@ import { defaultIngestWorkers, IngestParser } from './ingest/parser-pool';
 import { localScanSource } from './local-scan-source';
 import { MetadataStore } from './metadata/store';
 import { LocalMetadataWriter, type MetadataWriter } from './metadata/writer';
+import { ClusterNode } from './cluster/cluster-node';
+import { addMetadataService, ForwardingMetadataWriter } from './cluster/metadata-forwarding';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
 
@@ -54,8 +56,10 @@ export class App {
   readonly queries: QueryService;
   readonly queryWorkers: QueryWorkerPool;
   readonly ingestParser = new IngestParser(defaultIngestWorkers());
-  /** Where metadata writes go: on one node, the node's own store. */
+  /** Where metadata writes go: on one node, the node's own store; in a cluster, through the master. */
   metadataWriter: MetadataWriter;
+  /** The node's cluster side, when `cluster.seeds` is set (cluster-node.ts); null for a node alone. */
+  cluster: ClusterNode | null = null;
 
   private constructor(
     public config: Config,
@@ -101,9 +105,36 @@ export class App {
     const metadata = await MetadataStore.open(engine.records('metadata'));
     engine.start();
     const app = new App(config, engine, logger, metadata);
+    if (settings.cluster.seeds.length > 0) {
+      try {
+        await app.joinCluster();
+      } catch (error) {
+        await app.close();
+        throw error;
+      }
+    }
     app.queryWorkers.warm();
     app.ingestParser.warm();
     return app;
+  }
+
+  /** Starts the cluster side: the gRPC services, then the join (or rejoin). */
+  private async joinCluster(): Promise<void> {
+    const onFailure = (error: Error): void => this.logger.error(`gRPC handler failed: ${error.stack ?? error.message}`);
+    const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, (node) => {
+      addMetadataService(node.server, node.membership, this.metadata, onFailure);
+    });
+    this.cluster = cluster;
+    this.metadataWriter = new ForwardingMetadataWriter(this.metadata, cluster.membership, cluster.peers);
+  }
+
+  /** Stops the cluster side, the workers and the storage (after the HTTP server stopped taking requests). */
+  async close(): Promise<void> {
+    this.jobs.close();
+    await this.cluster?.close();
+    await this.queryWorkers.close();
+    await this.ingestParser.close();
+    await this.engine.close();
   }
 
   /** Applies a validated config (SIGHUP or `PATCH /config`): live keys at once, others after a restart. */

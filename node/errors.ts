@@ -5,6 +5,8 @@
  * onto these codes in http/errors.ts, so no answer leaves the node in another shape.
  */
 
+import type { QueryError } from '../query/syntax';
+
 export const ERROR_CATALOGUE = {
   INVALID_JSON: { status: 400, message: 'the request body is not valid JSON' },
   INVALID_REQUEST: { status: 400, message: 'the request could not be read' },
@@ -30,6 +32,7 @@ export const ERROR_CATALOGUE = {
   INTERNAL_ERROR: { status: 500, message: 'internal error; see the server log' },
   BACKPRESSURE: { status: 503, message: 'the write buffer is full (ingest.max_buffered_events); retry shortly' },
   SHUTTING_DOWN: { status: 503, message: 'the server is shutting down' },
+  MASTER_UNAVAILABLE: { status: 503, message: 'the cluster master is not answering; metadata writes wait for it' },
   QUERY_POOL_EXHAUSTED: { status: 503, message: 'the global query memory pool is exhausted' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -64,3 +67,13 @@ export const invalidJson = (message: string): ApiError => new ApiError('INVALID_
 export const invalidRequest = (message: string): ApiError => new ApiError('INVALID_REQUEST', message);
 export const validationError = (message: string, status?: number): ApiError => new ApiError('VALIDATION_ERROR', message, {}, status);
 export const notFound = (message: string): ApiError => new ApiError('NOT_FOUND', message);
+
+/** What a query error adds to its message: in the INVALID_QUERY envelope and in explain's errors[]. */
+export function queryErrorFields(error: QueryError): { parse_code: string; line: number; column: number; suggestion: string } {
+  return { parse_code: error.code, line: error.line, column: error.column, suggestion: error.suggestion };
+}
+
+/** A parse or planning error as the SPEC's INVALID_QUERY. */
+export function invalidQuery(error: QueryError): ApiError {
+  return new ApiError('INVALID_QUERY', error.message, queryErrorFields(error));
+}

@@ -64,9 +64,6 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
 async function shutdown(app: App, server: FastifyInstance): Promise<void> {
   app.shuttingDown = true;
   await closeHttp(server, Date.now() + app.settings.http.shutdownTimeoutMs, app.logger);
-  app.jobs.close();
-  await app.queryWorkers.close();
-  await app.ingestParser.close();
-  await app.engine.close();
+  await app.close();
   app.logger.info('storage flushed and closed');
 }

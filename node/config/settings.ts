@@ -49,6 +49,8 @@ export interface Settings {
      * (membership, ring, gRPC) is not built yet, so a node always runs alone for now.
      */
     partitions: number;
+    heartbeatIntervalMs: number;
+    failureTimeoutMs: number;
     bucketSpanMs: number;
   };
 }
@@ -116,8 +118,11 @@ export function resolveSettings(config: Config): Settings {
       seeds,
       role: cluster.role as string,
       replicationFactor: cluster.replication_factor as number,
-      partitions: 1,
+      // A node outside a cluster keeps one partition per (index, bucket): its segments stay large.
+      partitions: seeds.length > 0 ? (cluster.partitions as number) : 1,
       bucketSpanMs: ms(cluster.bucket_span),
+      heartbeatIntervalMs: ms(cluster.heartbeat_interval),
+      failureTimeoutMs: ms(cluster.failure_timeout),
     },
   };
 }

@@ -102,3 +102,14 @@ export interface StatsReply {
   protocol_version: ProtocolVersion | null;
   stats: NodeStats | null;
 }
+
+export interface ApplyRequest {
+  protocol_version: ProtocolVersion | null;
+  write_json: string;
+}
+
+export interface ApplyReply {
+  protocol_version: ProtocolVersion | null;
+  version: number;
+  record_json: string;
+}

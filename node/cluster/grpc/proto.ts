@@ -53,3 +53,9 @@ export const MEMBERSHIP = {
 export const NODE_INFO = {
   Stats: method<wire.StatsRequest, wire.StatsReply>(NODE_INFO_SERVICE, 'Stats'),
 };
+
+export const METADATA_SERVICE = service('Metadata');
+
+export const METADATA = {
+  Apply: method<wire.ApplyRequest, wire.ApplyReply>(METADATA_SERVICE, 'Apply'),
+};

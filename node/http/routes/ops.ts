@@ -2,6 +2,7 @@
  * Operational endpoints: health, Prometheus and JSON metrics, status, storage stats, compaction
  * history, the single-node cluster summary and the runtime config.
  */
+import { membershipStatus } from '../../cluster/cluster-status';
 import type { FastifyPluginAsync } from 'fastify';
 import path from 'path';
 import type { App } from '../../app';
@@ -110,6 +111,7 @@ export function opsRoutes(app: App): FastifyPluginAsync {
     });
 
     server.get('/cluster/status', async () => {
+      if (app.cluster !== null) return { data: membershipStatus(app.cluster.membership, app.settings.dataDir) };
       const stats = app.engine.stats();
       const { cluster } = app.settings;
       return {

@@ -4,12 +4,11 @@
  * authority checks the record again (the query text must parse) and assigns id and times.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app';
-import { ApiError, notFound } from '../../errors';
+import { ApiError } from '../../errors';
+import { metadataApiError } from '../../metadata/api-error';
 import { SAVED_QUERIES } from '../../metadata/collections';
 import { MetadataNotFoundError, type MetadataRecord, type MetadataWrite } from '../../metadata/store';
-import { invalidQuery } from './query';
 
 interface SavedQueryBody {
   name: string;
@@ -41,19 +40,12 @@ const ID_PARAMS = { type: 'object', properties: { id: { type: 'string', minLengt
 /** JSON bodies are parsed by the body reader and validated against the route's schema. */
 const JSON_BODY = { bodyFormat: 'json' } as const;
 
-/** What the store and the collection's check throw, as the API's errors. */
-function apiError(error: unknown): unknown {
-  if (error instanceof MetadataNotFoundError) return notFound(error.message);
-  if (error instanceof QueryError) return invalidQuery(error);
-  return error;
-}
-
 export function savedQueryRoutes(app: App): FastifyPluginAsync {
   const write = async (change: MetadataWrite): Promise<MetadataRecord | null> => {
     try {
       return (await app.metadataWriter.write(change)).record;
     } catch (error) {
-      throw apiError(error);
+      throw metadataApiError(error);
     }
   };
 
@@ -78,7 +70,7 @@ export function savedQueryRoutes(app: App): FastifyPluginAsync {
 
     server.get<{ Params: { id: string } }>('/queries/:id', { schema: { params: ID_PARAMS } }, async (request) => {
       const record = app.metadata.get(collection, request.params.id);
-      if (record === undefined) throw apiError(new MetadataNotFoundError(collection, request.params.id, SAVED_QUERIES.noun));
+      if (record === undefined) throw metadataApiError(new MetadataNotFoundError(collection, request.params.id, SAVED_QUERIES.noun));
       return { data: record };
     });
 

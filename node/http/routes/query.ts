@@ -10,7 +10,7 @@ import { eventFormatter } from '../../../query/exec/result';
 import type { Row, TimedRow } from '../../../query/exec/rows';
 import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app';
-import { ApiError, isErrorCode, notFound } from '../../errors';
+import { ApiError, invalidQuery, isErrorCode, notFound, queryErrorFields } from '../../errors';
 import {
   parseQueryRequest,
   QUERY_BODY_SCHEMA,
@@ -21,15 +21,6 @@ import {
 } from '../query-request';
 import { parseTimeBound } from '../time-bound';
 
-/** What a query error adds to its message: in the INVALID_QUERY envelope and in explain's errors[]. */
-function queryErrorFields(error: QueryError): { parse_code: string; line: number; column: number; suggestion: string } {
-  return { parse_code: error.code, line: error.line, column: error.column, suggestion: error.suggestion };
-}
-
-/** A parse or planning error as the SPEC's INVALID_QUERY. */
-export function invalidQuery(error: QueryError): ApiError {
-  return new ApiError('INVALID_QUERY', error.message, queryErrorFields(error));
-}
 
 /** A failed job as the answer to the request that waited for it: its code's status, or 500 for an unknown code. */
 function jobFailure(error: JobError): ApiError {

@@ -17,7 +17,9 @@ import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { mergeShardResults } from '../../../query/exec/shard-results';
 import { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
-import { fnv1a32, keyOf, keyString } from '../../../storage/partition';
+import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
+import { chunkEvents, type EventChunk } from '../../../storage/buffer/event-chunk';
+import { fnv1a32, keyString } from '../../../storage/partition';
 import { prng } from '../../../scripts/bench/generate';
 import { tempDir } from '../../helpers/server';
 
@@ -40,6 +42,12 @@ function events(count: number): LogEvent[] {
 function ownersOf(key: string, rf: number): string[] {
   const first = fnv1a32(key) % NODES.length;
   return Array.from({ length: rf }, (_, i) => NODES[(first + i) % NODES.length]!);
+}
+
+/** Stores chunks as a shard write does: their record, keyed as the taking node keyed it. */
+async function store(engine: StorageEngine, chunks: EventChunk[]): Promise<void> {
+  const record = encodeChunkRecord(chunks, PLACEMENT);
+  await engine.appendRecord(decodeChunkRecord(record).chunks, record);
 }
 
 async function open(): Promise<StorageEngine> {
@@ -76,7 +84,10 @@ const QUERIES = ['from main | stats count(), sum(n), dc(host) by host', 'from ma
 describe('scatter-gather over nodes, each answering for the keys it was given', function () {
   this.timeout(60_000);
   const all = events(3000);
-  const keys = [...new Set(all.map((event) => keyString(keyOf(event, PLACEMENT))))];
+  // Grouped as the node that takes a request groups it (hot pairs spill over partitions); each
+  // owner then stores the chunks of its keys as they are, as a shard write does.
+  const chunks = chunkEvents(all, PLACEMENT);
+  const keys = [...new Set(chunks.map((chunk) => keyString(chunk.key)))];
   let whole: StorageEngine;
   let pool: QueryWorkerPool;
   const engines = new Map<string, StorageEngine>();
@@ -84,11 +95,11 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
   before(async () => {
     pool = new QueryWorkerPool(2);
     whole = await open();
-    await whole.appendEvents(all);
-    // Replication 2: each node holds the events of the keys it owns.
+    await store(whole, chunks);
+    // Replication 2: each node holds the chunks of the keys it owns.
     for (const node of NODES) {
       const engine = await open();
-      await engine.appendEvents(all.filter((event) => ownersOf(keyString(keyOf(event, PLACEMENT)), 2).includes(node)));
+      await store(engine, chunks.filter((chunk) => ownersOf(keyString(chunk.key), 2).includes(node)));
       await engine.flush();
       engines.set(node, engine);
     }
@@ -138,7 +149,7 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
   it('asks a failed node\'s keys of the other owners; with no owner left a key is missing', async () => {
     // b's events in segments, then its storage closed under it: every fragment it runs fails reading.
     const broken = await open();
-    await broken.appendEvents(all.filter((event) => ownersOf(keyString(keyOf(event, PLACEMENT)), 2).includes('b')));
+    await store(broken, chunks.filter((chunk) => ownersOf(keyString(chunk.key), 2).includes('b')));
     await broken.flush();
     await broken.close();
     const failing: ShardTarget = new LocalShardTarget('b', localScanSource(broken), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });

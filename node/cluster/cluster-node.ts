@@ -1,0 +1,92 @@
+/**
+ * This node as a member of a cluster (cluster mode is on exactly when `cluster.seeds` is set): its
+ * gRPC server and clients to the peers, membership, the hints it holds for down owners and the
+ * marks of hints applied here, and the metadata store replicated from the master. The data path
+ * services (writes, hint replay, shard queries) are added to the same gRPC server.
+ */
+import type { Logger } from '../app';
+import type { Settings } from '../config/settings';
+import type { StorageEngine } from '../../storage/engine';
+import type { MetadataStore } from '../metadata/store';
+import type { Member } from './cluster-state';
+import { PeerClients } from './grpc/peers';
+import { GrpcServer } from './grpc/server';
+import { AppliedHints, HintStore } from './hints';
+import { Membership } from './membership';
+import { MetadataPayload } from './metadata-payload';
+import { cachedStats, engineNodeStats } from './node-stats';
+
+export class ClusterNode {
+  private constructor(
+    readonly self: Member,
+    readonly server: GrpcServer,
+    readonly peers: PeerClients,
+    readonly membership: Membership,
+    readonly hints: HintStore,
+    readonly appliedHints: AppliedHints,
+    readonly metadata: MetadataPayload,
+  ) {}
+
+  /**
+   * Opens the cluster side of a node whose storage and metadata are open. `addServices` adds the
+   * data path's services before the server listens; then the node joins (or rejoins) the cluster.
+   * Throws the membership's errors (a taken node id, an unreachable master) for the caller to exit on.
+   */
+  static async start(
+    settings: Settings,
+    engine: StorageEngine,
+    metadata: MetadataStore,
+    logger: Logger,
+    addServices: (node: ClusterNode) => void = () => undefined,
+  ): Promise<ClusterNode> {
+    const { cluster } = settings;
+    const self: Member = {
+      id: cluster.nodeId,
+      http: `${settings.listen.host}:${settings.listen.port}`,
+      grpc: cluster.grpcListen,
+      role: 'all',
+    };
+    const server = new GrpcServer();
+    const peers = new PeerClients(cluster.heartbeatIntervalMs);
+    const membership = new Membership({
+      self,
+      seeds: cluster.seeds,
+      records: engine.records('cluster'),
+      server,
+      peers,
+      heartbeatIntervalMs: cluster.heartbeatIntervalMs,
+      failureTimeoutMs: cluster.failureTimeoutMs,
+      bucketSpanMicros: cluster.bucketSpanMs * 1000,
+      stats: cachedStats(() => engineNodeStats(engine), cluster.heartbeatIntervalMs / 2),
+      logger,
+    });
+    const payload = new MetadataPayload(metadata);
+    membership.carryPayload(payload);
+    const node = new ClusterNode(
+      self,
+      server,
+      peers,
+      membership,
+      await HintStore.open(engine.records('hints')),
+      await AppliedHints.open(engine.records('applied-hints')),
+      payload,
+    );
+    addServices(node);
+    try {
+      await server.listen(cluster.grpcListen);
+      await membership.start();
+    } catch (error) {
+      await node.close();
+      throw error;
+    }
+    logger.info(`cluster: node ${self.id} at ${self.grpc}, master ${membership.masterAddress}${membership.isMaster ? ' (this node)' : ''}`);
+    return node;
+  }
+
+  /** Stops heartbeats and the server (calls in flight get `graceMs`), and closes the clients. */
+  async close(graceMs = 1000): Promise<void> {
+    await this.membership.close();
+    await this.server.close(graceMs);
+    this.peers.close();
+  }
+}
