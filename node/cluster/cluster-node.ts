@@ -83,6 +83,14 @@ export class ClusterNode {
     return node;
   }
 
+  /**
+   * Whether hints for `node` are pending: a returning owner is not asked for keys until every
+   * write it missed has been replayed to it (counts this node's own hints).
+   */
+  hintsPendingFor(node: string): boolean {
+    return this.hints.pending(node) > 0;
+  }
+
   /** Stops heartbeats and the server (calls in flight get `graceMs`), and closes the clients. */
   async close(graceMs = 1000): Promise<void> {
     await this.membership.close();
