@@ -2,16 +2,16 @@
  * The running node: its config (live, reloadable), the storage engine, metrics and lifecycle
  * state. Routes receive this object; nothing else is global.
  */
-import { defaultCodecWorkers } from '../storage/threads/codec-pool';
 import { JobManager } from '../coordinator/jobs';
 import { QueryService } from '../coordinator/query-service';
-import { defaultQueryWorkers, QueryWorkerPool } from '../query/exec/session-pool';
+import { QueryWorkerPool } from '../query/exec/session-pool';
 import { StorageEngine, type EngineOptions } from '../storage/engine';
 import type { Config } from './config/schema';
 import { RESTART_REQUIRED_KEYS } from './config/schema';
 import { resolveSettings, type Settings } from './config/settings';
 import { changedKeys } from './config/validate';
-import { defaultIngestWorkers, IngestParser } from './ingest/parser-pool';
+import { IngestParser } from './ingest/parser-pool';
+import { workerCounts } from './worker-counts';
 import { localScanSource } from './local-scan-source';
 import { MetadataStore } from './metadata/store';
 import { LocalMetadataWriter, type MetadataWriter } from './metadata/writer';
@@ -36,7 +36,7 @@ export function engineOptions(settings: Settings): EngineOptions {
     fsync: settings.storage.fsync,
     compactionIntervalMs: settings.storage.compactionIntervalMs,
     retentionMs: settings.retentionMs,
-    codecWorkers: defaultCodecWorkers(),
+    codecWorkers: workerCounts(settings).codec,
   };
 }
 
@@ -55,7 +55,7 @@ export class App {
   readonly jobs: JobManager;
   readonly queries: QueryService;
   readonly queryWorkers: QueryWorkerPool;
-  readonly ingestParser = new IngestParser(defaultIngestWorkers());
+  readonly ingestParser: IngestParser;
   /** Where metadata writes go: on one node, the node's own store; in a cluster, through the master. */
   metadataWriter: MetadataWriter;
   /** The node's cluster side, when `cluster.seeds` is set (cluster-node.ts); null for a node alone. */
@@ -74,7 +74,9 @@ export class App {
     this.metrics.watch(engine);
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
     const changes = engine.buffer.changes;
-    this.queryWorkers = new QueryWorkerPool(defaultQueryWorkers(), { blockCacheBytes: this.settings.bufferManager.blockCacheMaxBytes });
+    this.ingestParser = new IngestParser(workerCounts(this.settings).ingest);
+    this.queryWorkers = new QueryWorkerPool(workerCounts(this.settings).query, { blockCacheBytes: this.settings.bufferManager.blockCacheMaxBytes });
+    this.metrics.workerThreads({ ...workerCounts(this.settings) });
     this.metrics.watchBlockCache(() => this.queryWorkers.blockCacheCounters());
     this.queries = new QueryService(
       localScanSource(engine),

@@ -150,6 +150,12 @@ export class Metrics {
     });
   }
 
+  /** The worker threads of each pool (`server.*_workers`, or sized from the cores). */
+  workerThreads(counts: Record<string, number>): void {
+    const gauge = new client.Gauge({ name: 'trawl_worker_threads', help: 'Worker threads by pool', labelNames: ['pool'], registers: [this.registry] });
+    for (const [pool, count] of Object.entries(counts)) gauge.set({ pool }, count);
+  }
+
   /** Subscribes to the engine's background events. */
   watch(engine: StorageEngine): void {
     engine.on('flush', (result: { events: number; durationMs: number }) => {

@@ -82,7 +82,11 @@ export const CONFIG_SCHEMA: Schema = {
     heartbeat_interval: 'duration',
     failure_timeout: 'duration',
   },
-  server: 'free',
+  server: {
+    ingest_workers: 'integer',
+    query_workers: 'integer',
+    codec_workers: 'integer',
+  },
   views: 'free',
   buffer_manager: {
     block_cache_max_bytes: 'size',
@@ -150,7 +154,8 @@ export function defaultConfig(): Config {
       heartbeat_interval: '1s',
       failure_timeout: '5s',
     },
-    server: {},
+    // 0: sized from the cores (node/worker-counts.ts). Several nodes on one machine set them lower.
+    server: { ingest_workers: 0, query_workers: 0, codec_workers: 0 },
     views: {},
     buffer_manager: {
       block_cache_max_bytes: '256mb',
@@ -175,4 +180,7 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'cluster.partitions',
   'cluster.bucket_span',
   'buffer_manager.block_cache_max_bytes',
+  'server.ingest_workers',
+  'server.query_workers',
+  'server.codec_workers',
 ]);

@@ -34,6 +34,8 @@ export interface Settings {
   };
   /** Decompressed column blocks the query workers keep (storage/segment/payload-cache.ts), shared among them. */
   bufferManager: { blockCacheMaxBytes: number };
+  /** Worker threads of each pool; 0 sizes the pool from the cores (node/worker-counts.ts). */
+  server: { ingestWorkers: number; queryWorkers: number; codecWorkers: number };
   /** `maxFutureMs`: events further ahead of the receive time are refused (node/ingest/refusal.ts). */
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean; maxFutureMs: number };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
@@ -95,6 +97,11 @@ export function resolveSettings(config: Config): Settings {
       cacheMaxBytes: bytes(query.cache_max_bytes),
     },
     bufferManager: { blockCacheMaxBytes: bytes((config.buffer_manager as ConfigSection).block_cache_max_bytes) },
+    server: {
+      ingestWorkers: (config.server as ConfigSection).ingest_workers as number,
+      queryWorkers: (config.server as ConfigSection).query_workers as number,
+      codecWorkers: (config.server as ConfigSection).codec_workers as number,
+    },
     ingest: {
       maxBodySizeBytes: bytes(ingest.max_body_size),
       rateLimit: ingest.rate_limit as number,

@@ -20,7 +20,6 @@ export const NOT_BUILT: Readonly<Record<string, string>> = {
   'cluster.heartbeat_interval': 'cluster mode',
   'cluster.failure_timeout': 'cluster mode',
   // Sections that hold nothing yet.
-  server: 'the server section',
   views: 'the views section',
   profiles: 'the profiles section',
 };

@@ -110,6 +110,9 @@ export function mergeConfig(base: Config, patch: unknown, origin: string): Confi
   return merged;
 }
 
+/** More threads of one kind than this only oversubscribes any machine Node runs on. */
+const MAX_WORKERS = 64;
+
 /** Cross-key rules that single values cannot express. */
 function checkConsistency(config: Config): void {
   const query = config.query as ConfigSection;
@@ -123,6 +126,11 @@ function checkConsistency(config: Config): void {
   const cluster = config.cluster as ConfigSection;
   if ((cluster.partitions as number) < 1) throw new ConfigError('cluster.partitions must be at least 1');
   if ((cluster.replication_factor as number) < 1) throw new ConfigError('cluster.replication_factor must be at least 1');
+  const server = config.server as ConfigSection;
+  for (const key of ['ingest_workers', 'query_workers', 'codec_workers']) {
+    const count = server[key] as number;
+    if (count < 0 || count > MAX_WORKERS) throw new ConfigError(`server.${key} must be 0 (sized from the cores) to ${MAX_WORKERS}`);
+  }
 }
 
 /** Dotted keys whose values differ between two configs (for reload reports). */

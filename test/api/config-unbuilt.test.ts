@@ -54,7 +54,7 @@ describe('api: config keys of features this version lacks', function () {
       ['env partitions', [], { TRAWL_CLUSTER_PARTITIONS: '32' }, 'cluster.partitions'],
       ['file heartbeat', ['--config', configFile('cluster:\n  heartbeat_interval: 3s\n')], {}, 'cluster.heartbeat_interval'],
       ['file views', ['--config', configFile('views:\n  errors_by_host:\n    query: from main\n')], {}, 'views.errors_by_host'],
-      ['file server', ['--config', configFile('server:\n  workers: 4\n')], {}, 'server.workers'],
+      ['file profiles (empty value)', ['--config', configFile('profiles:\n  slow: 4\n')], {}, 'profiles.slow'],
       ['file profiles', ['--config', configFile('profiles:\n  fast: {}\n')], {}, 'profiles.fast'],
     ];
     const runs = await Promise.all(cases.map(([, args, env]) => runToExit(args, env)));
