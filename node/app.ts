@@ -17,14 +17,9 @@ import { MetadataStore } from './metadata/store';
 import { LocalMetadataWriter, type MetadataWriter } from './metadata/writer';
 import { ClusterNode } from './cluster/cluster-node';
 import { addMetadataService, ForwardingMetadataWriter } from './cluster/metadata-forwarding';
+import type { Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
-
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
 
 export function engineOptions(settings: Settings): EngineOptions {
   return {

@@ -1,5 +1,10 @@
 /** Plain line logging to stderr/stdout with a level threshold (`log_level`). */
-import type { Logger } from './app';
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
 
 const ORDER: Record<string, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 

@@ -15,7 +15,7 @@ import { EventEmitter } from 'events';
 import { setTimeout as delay } from 'timers/promises';
 import { status } from '@grpc/grpc-js';
 import type { NodeRecords } from '../../storage/node-records';
-import type { Logger } from '../app';
+import type { Logger } from '../logger';
 import {
   EMPTY_STATE,
   epochsOf,
