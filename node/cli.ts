@@ -1,14 +1,16 @@
 /**
- * The command line: `trawl server [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
+ * The command line: `trawl cluster remove <node_id>` (cluster-command.ts) and `trawl server [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
  * [--grpc-listen HOST:PORT] [--node-id ID] [--seeds HOST:PORT,...] [--set section.key=value ...]`.
  */
 import { parseArgs } from 'util';
 import type { CommandLineOverrides } from './config/load';
+import { CLUSTER_USAGE, runClusterCommand } from './cluster-command';
 import { runServer } from './server-process';
 
 const USAGE = `usage: trawl server [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
                     [--grpc-listen HOST:PORT] [--node-id ID] [--seeds HOST:PORT,...]
-                    [--set section.key=value ...]`;
+                    [--set section.key=value ...]
+       ${CLUSTER_USAGE.replace('usage: ', '')}`;
 
 /** Flags that are shorthands for config keys (applied after the file and the environment). */
 const FLAG_KEYS: Record<string, string> = {
@@ -50,6 +52,10 @@ export function parseCommandLine(argv: string[]): { command: string; overrides: 
 }
 
 export function main(): void {
+  if (process.argv[2] === 'cluster') {
+    runClusterCommand(process.argv.slice(3)).then((code) => process.exit(code));
+    return;
+  }
   let parsed;
   try {
     parsed = parseCommandLine(process.argv.slice(2));

@@ -17,6 +17,7 @@ import { IngestRateLimiter } from './rate-limit';
 import { RouteMethods } from './route-methods';
 import { esRoutes } from './routes/es';
 import { ingestRoutes } from './routes/ingest';
+import { clusterAdminRoutes } from './routes/cluster-admin';
 import { opsRoutes, rootRoutes } from './routes/ops';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query';
@@ -121,6 +122,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   await server.register(
     async (api) => {
       await api.register(opsRoutes(app));
+      await api.register(clusterAdminRoutes(app));
       await api.register(ingestRoutes(app, flow));
       await api.register(esRoutes(app, flow));
       await api.register(otlpRoutes(flow));
