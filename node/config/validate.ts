@@ -110,6 +110,9 @@ export function mergeConfig(base: Config, patch: unknown, origin: string): Confi
   return merged;
 }
 
+/** Listening on every interface: fine alone, but no address a peer could be told to call. */
+const WILDCARD_HOST = /^(0\.0\.0\.0|\[?::\]?|):\d+$/;
+
 /** More threads of one kind than this only oversubscribes any machine Node runs on. */
 const MAX_WORKERS = 64;
 
@@ -126,6 +129,13 @@ function checkConsistency(config: Config): void {
   const cluster = config.cluster as ConfigSection;
   if ((cluster.partitions as number) < 1) throw new ConfigError('cluster.partitions must be at least 1');
   if ((cluster.replication_factor as number) < 1) throw new ConfigError('cluster.replication_factor must be at least 1');
+  if ((cluster.seeds as string[]).length > 0) {
+    for (const [key, address] of [['listen', config.listen], ['cluster.grpc_listen', cluster.grpc_listen]] as const) {
+      if (WILDCARD_HOST.test(address as string)) {
+        throw new ConfigError(`${key} = "${String(address)}": in a cluster the peers reach this node at the address it listens on; listen on one they can reach (its host name or IP), not a wildcard`);
+      }
+    }
+  }
   const server = config.server as ConfigSection;
   for (const key of ['ingest_workers', 'query_workers', 'codec_workers']) {
     const count = server[key] as number;
