@@ -32,6 +32,7 @@ export const ERROR_CATALOGUE = {
   INTERNAL_ERROR: { status: 500, message: 'internal error; see the server log' },
   BACKPRESSURE: { status: 503, message: 'the write buffer is full (ingest.max_buffered_events); retry shortly' },
   SHUTTING_DOWN: { status: 503, message: 'the server is shutting down' },
+  CLUSTER_FORMING: { status: 503, message: 'the cluster is forming: waiting for its seed nodes to join; retry shortly' },
   MASTER_UNAVAILABLE: { status: 503, message: 'the cluster master is not answering; metadata writes wait for it' },
   QUERY_POOL_EXHAUSTED: { status: 503, message: 'the global query memory pool is exhausted' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -24,14 +24,30 @@ export interface ClusterState {
   epochs: RingEpoch[];
   /** Node ids taken out of future placement by an operator (their old data stays queryable). */
   removed: string[];
+  /**
+   * While the cluster forms, the gRPC addresses of the seeds the master still waits for; empty
+   * once it has formed. Nothing is written while it forms, so a node that joins then goes into
+   * every ring epoch as if it had been there from the start: a new cluster spreads its first data
+   * over all its seeds instead of placing it on the master alone until the next epoch.
+   */
+  forming: string[];
 }
 
 /** What a node holds before it has joined any cluster. */
-export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [] }) as ClusterState;
+export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [] }) as ClusterState;
 
-/** The first state of a new cluster: the master alone, ring epoch 0 from the beginning of time. */
-export function foundCluster(master: Member): ClusterState {
-  return { version: 1, members: [master], epochs: [{ epoch: 0, fromMicros: 0, members: [master.id] }], removed: [] };
+/**
+ * The first state of a new cluster: the master, ring epoch 0 from the beginning of time, and the
+ * other seeds' addresses as awaited while it forms.
+ */
+export function foundCluster(master: Member, seeds: readonly string[] = []): ClusterState {
+  const forming = [...new Set(seeds)].filter((seed) => seed !== master.grpc).sort();
+  return { version: 1, members: [master], epochs: [{ epoch: 0, fromMicros: 0, members: [master.id] }], removed: [], forming };
+}
+
+/** The state once the cluster stops waiting for seeds (all joined, or the master's wait ran out). */
+export function withFormed(state: ClusterState): ClusterState {
+  return state.forming.length === 0 ? state : { ...state, version: state.version + 1, forming: [] };
 }
 
 export function memberById(state: ClusterState, id: string): Member | undefined {
@@ -91,11 +107,19 @@ export function withJoined(state: ClusterState, member: Member, epochStartMicros
   const members = known === undefined ? [...state.members, member] : state.members.map((each) => (each.id === member.id ? member : each));
   const ring = ringMembers(state);
   const inRing = ring.includes(member.id) || state.removed.includes(member.id);
+  const forming = state.forming.filter((seed) => seed !== member.grpc);
+  // While forming nothing has been placed yet, so a newcomer may join every epoch from its start.
+  const epochs = inRing
+    ? state.epochs
+    : state.forming.length > 0
+      ? state.epochs.map((epoch) => ({ ...epoch, members: [...epoch.members, member.id].sort() }))
+      : appendEpoch(state, [...ring, member.id], epochStartMicros);
   return {
     version: state.version + 1,
     members: members.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
-    epochs: inRing ? state.epochs : appendEpoch(state, [...ring, member.id], epochStartMicros),
+    epochs,
     removed: state.removed,
+    forming,
   };
 }
 
@@ -125,6 +149,7 @@ export function withRemoved(state: ClusterState, id: string, epochStartMicros: n
       epochStartMicros,
     ),
     removed: [...state.removed, id].sort(),
+    forming: state.forming,
   };
 }
 
@@ -159,10 +184,13 @@ export function parseClusterState(value: unknown): ClusterState {
   if (!Array.isArray(state.members)) throw new Error('state.members must be a list');
   if (!Array.isArray(state.epochs)) throw new Error('state.epochs must be a list');
   if (!Array.isArray(state.removed) || !state.removed.every(isString)) throw new Error('state.removed must be a list of node ids');
+  const forming = state.forming ?? [];
+  if (!Array.isArray(forming) || !forming.every(isString)) throw new Error('state.forming must be a list of gRPC addresses');
   return {
     version: state.version,
     members: state.members.map((member, i) => parseMember(member, `state.members[${i}]`)),
     epochs: state.epochs.map((epoch, i) => parseEpoch(epoch, `state.epochs[${i}]`)),
     removed: [...state.removed],
+    forming: [...forming],
   };
 }

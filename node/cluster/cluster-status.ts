@@ -8,6 +8,8 @@ import type { MasterView, Membership, MemberView } from './membership';
 
 export interface ClusterStatusInput {
   stateVersion: number;
+  /** The seeds' gRPC addresses a forming cluster still waits for; empty once formed. */
+  forming: readonly string[];
   members: readonly MemberView[];
   master: MasterView;
   /** This node's data dir. */
@@ -36,6 +38,8 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
     mode: 'cluster',
     node_count: input.members.length,
     state_version: input.stateVersion,
+    // Ingest is refused (503 CLUSTER_FORMING) until every seed has joined or the master stopped waiting.
+    forming: [...input.forming],
     master: { id: input.master.id, grpc_address: input.master.address, up: input.master.up },
     nodes: input.members.map((view) => {
       // Counts of a node that is down would be stale: unknown until it answers again.
@@ -67,5 +71,5 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
 
 /** The status as `membership` sees the cluster now (what the route answers when the node is clustered). */
 export function membershipStatus(membership: Membership, dataDir: string): Record<string, unknown> {
-  return clusterStatus({ stateVersion: membership.state().version, members: membership.members(), master: membership.master(), dataDir });
+  return clusterStatus({ stateVersion: membership.state().version, forming: membership.state().forming, members: membership.members(), master: membership.master(), dataDir });
 }

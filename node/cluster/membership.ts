@@ -24,6 +24,7 @@ import {
   memberById,
   removeProblem,
   sameMember,
+  withFormed,
   withJoined,
   withRemoved,
   type ClusterState,
@@ -73,6 +74,8 @@ export interface MembershipOptions {
   joinTimeoutMs?: number;
   /** The deadline of a join, pull, push or stats call. */
   callTimeoutMs?: number;
+  /** How long a new cluster's master waits for the other seeds before it forms without them. */
+  formationTimeoutMs?: number;
 }
 
 export interface MemberView extends Liveness {
@@ -109,6 +112,8 @@ export interface MembershipEvents {
 
 export const DEFAULT_JOIN_TIMEOUT_MS = 30_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
+/** Seeds start together in practice; one that has not joined by then joins later, in a future ring epoch. */
+export const DEFAULT_FORMATION_TIMEOUT_MS = 60_000;
 /** A new ring epoch starts at least this many heartbeats (and a bucket) after it is decided, so every node has it first. */
 export const EPOCH_LEAD_HEARTBEATS = 5;
 
@@ -122,6 +127,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
   /** State changes and installs, one at a time. */
   private changes: Promise<unknown> = Promise.resolve();
   private heartbeatTimer: NodeJS.Timeout | null = null;
+  private formationTimer: NodeJS.Timeout | null = null;
   private readonly heartbeatsInFlight = new Set<string>();
   private pulling = false;
   private readonly background = new Set<Promise<unknown>>();
@@ -169,7 +175,8 @@ export class Membership extends EventEmitter<MembershipEvents> {
     const held = memberById(this.current, self.id);
     if (held !== undefined && held.grpc !== self.grpc) throw new NodeIdTakenError(self.id, held.grpc, self.grpc);
     if (this.isMaster) {
-      await this.change((state) => (state.version === 0 ? foundCluster(self) : withJoined(state, self, this.epochStart())));
+      await this.change((state) => (state.version === 0 ? foundCluster(self, this.options.seeds) : withJoined(state, self, this.epochStart())));
+      if (this.current.forming.length > 0) this.awaitFormation();
     } else if (held !== undefined && sameMember(held, self)) {
       await this.pull(this.masterAddress).catch((error: Error) =>
         this.options.logger.warn(`cluster: going on with the stored cluster state v${this.current.version}; ${this.masterName()} did not answer (${error.message})`),
@@ -234,12 +241,29 @@ export class Membership extends EventEmitter<MembershipEvents> {
   /** Stops heartbeats and waits for pushes and installs under way; the server and clients are the caller's to close. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.formationTimer !== null) clearTimeout(this.formationTimer);
     this.stopWaiting.abort();
     if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
     await Promise.allSettled([...this.background, this.changes]);
   }
 
   // ---- joining and the state --------------------------------------------------------------
+
+  /** On the master of a forming cluster: forms it without the seeds that have not joined in time (counted from this start). */
+  private awaitFormation(): void {
+    const waitMs = this.options.formationTimeoutMs ?? DEFAULT_FORMATION_TIMEOUT_MS;
+    this.options.logger.info(`cluster: forming; waiting up to ${waitMs} ms for the seeds at ${this.current.forming.join(', ')} (ingest is refused until then)`);
+    this.formationTimer = setTimeout(() => {
+      const missing = this.current.forming;
+      if (missing.length === 0 || this.closed) return;
+      this.track(
+        this.change(withFormed).then(() =>
+          this.options.logger.warn(`cluster: formed without the seeds at ${missing.join(', ')} (not joined within ${waitMs} ms); they join in a later ring epoch`),
+        ),
+      );
+    }, waitMs);
+    this.formationTimer.unref();
+  }
 
   private async join(): Promise<void> {
     const { self, logger } = this.options;

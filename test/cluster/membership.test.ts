@@ -116,12 +116,13 @@ describe('cluster membership: member processes on loopback', function () {
     await Promise.all([...running].map((member) => member.kill()));
   });
 
-  it('three nodes join: each has the same state, with a ring epoch per join, and sees all three up', async () => {
+  it('three nodes join: the seeds form ring epoch 0, a later node gets an epoch ahead; all see all three up', async () => {
     startedMs = Date.now();
     a = await start(configA);
+    assert.deepEqual((await view(a)).state.forming, [seedB], 'the master waits for the other seed');
     b = await start(configB);
     c = await start(configC);
-    // Founding (v1) and two joins.
+    // Founding (v1), the second seed into epoch 0 (v2, formed) and a join ahead (v3).
     const views = await settle([a, b, c], 3, ['n1', 'n2', 'n3']);
     const state = views[0]!.state;
     assert.deepEqual(
@@ -129,12 +130,10 @@ describe('cluster membership: member processes on loopback', function () {
       [configA, configB, configC].map((config) => ({ id: config.id, http: config.http, grpc: config.grpc, role: 'all' })),
     );
     assert.deepEqual(state.removed, []);
-    assert.equal(state.epochs.length, 3);
-    assert.deepEqual(state.epochs[0], { epoch: 0, fromMicros: 0, members: ['n1'] });
-    assert.deepEqual(state.epochs.slice(1).map((epoch) => [epoch.epoch, epoch.members]), [
-      [1, ['n1', 'n2']],
-      [2, ['n1', 'n2', 'n3']],
-    ]);
+    assert.deepEqual(state.forming, []);
+    assert.equal(state.epochs.length, 2);
+    assert.deepEqual(state.epochs[0], { epoch: 0, fromMicros: 0, members: ['n1', 'n2'] });
+    assert.deepEqual(state.epochs.slice(1).map((epoch) => [epoch.epoch, epoch.members]), [[1, ['n1', 'n2', 'n3']]]);
     for (const epoch of state.epochs.slice(1)) assertEpochStart(epoch.fromMicros, startedMs);
     for (const seen of views) {
       assert.deepEqual(seen.state, state);
@@ -164,9 +163,9 @@ describe('cluster membership: member processes on loopback', function () {
     assert.deepEqual(status.master, { id: 'n1', grpc_address: seedA, up: true });
     assert.equal(status.nodes.length, 3);
     const expected = [
-      { config: configA, epochs: [0, 1, 2], segments: 1, buffered: 0 },
-      { config: configB, epochs: [1, 2], segments: 0, buffered: 7 },
-      { config: configC, epochs: [2], segments: 0, buffered: 11 },
+      { config: configA, epochs: [0, 1], segments: 1, buffered: 0 },
+      { config: configB, epochs: [0, 1], segments: 0, buffered: 7 },
+      { config: configC, epochs: [1], segments: 0, buffered: 11 },
     ];
     expected.forEach(({ config, epochs, segments, buffered }, i) => {
       const node = status.nodes[i];
@@ -292,8 +291,8 @@ describe('cluster membership: member processes on loopback', function () {
       state.members.map((member) => member.id),
       ['n1', 'n2', 'n3'],
     );
-    const epoch = state.epochs[3]!;
-    assert.deepEqual([epoch.epoch, epoch.members], [3, ['n1', 'n2']]);
+    const epoch = state.epochs[2]!;
+    assert.deepEqual([epoch.epoch, epoch.members], [2, ['n1', 'n2']]);
     assertEpochStart(epoch.fromMicros, decidedMs);
 
     const views = await settle([a, b, c], 4, ['n1', 'n2', 'n3']);
@@ -303,9 +302,9 @@ describe('cluster membership: member processes on loopback', function () {
     assert.deepEqual(
       status.nodes.map((node: any) => [node.id, node.removed, node.epochs]),
       [
-        ['n1', false, [0, 1, 2, 3]],
-        ['n2', false, [1, 2, 3]],
-        ['n3', true, [2]],
+        ['n1', false, [0, 1, 2]],
+        ['n2', false, [0, 1, 2]],
+        ['n3', true, [1]],
       ],
     );
     await assert.rejects(a.ask('remove', { id: 'n3' }), (error: any) => error.name === 'RemoveRefusedError' && /already removed/.test(error.message));
@@ -331,7 +330,7 @@ describe('cluster membership: member processes on loopback', function () {
     const [state] = (await settle([b, c, d], before.version + 1, ['n2', 'n3', 'n4'])).map((seen) => seen.state);
     const epoch = state!.epochs.at(-1)!;
     // The ring of the last epoch (n1 was never removed) and the new node.
-    assert.deepEqual([epoch.epoch, epoch.members], [4, ['n1', 'n2', 'n4']]);
+    assert.deepEqual([epoch.epoch, epoch.members], [3, ['n1', 'n2', 'n4']]);
     assertEpochStart(epoch.fromMicros, joinedMs);
   });
 });

@@ -27,6 +27,8 @@ export interface ClusterState {
   members: Member[];
   epochs: RingEpoch[];
   removed: string[];
+  /** Empty (or, from an older sender, absent) once the cluster has formed. */
+  forming: string[];
 }
 
 export interface Payload {

@@ -19,6 +19,7 @@ export function stateToWire(state: ClusterState): wire.ClusterState {
     members: state.members.map(memberToWire),
     epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, from_micros: epoch.fromMicros, members: epoch.members })),
     removed: state.removed,
+    forming: state.forming,
   };
 }
 
@@ -30,6 +31,7 @@ export function stateFromWire(state: wire.ClusterState | null): ClusterState {
     members: state.members,
     epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, fromMicros: epoch.from_micros, members: epoch.members })),
     removed: state.removed,
+    forming: state.forming ?? [],
   });
 }
 

@@ -5,6 +5,7 @@ import {
   joinConflict,
   parseClusterState,
   removeProblem,
+  withFormed,
   withJoined,
   withRemoved,
   type ClusterState,
@@ -26,6 +27,7 @@ describe('cluster state', () => {
       members: [member('a1')],
       epochs: [{ epoch: 0, fromMicros: 0, members: ['a1'] }],
       removed: [],
+      forming: [],
     });
   });
 
@@ -40,8 +42,39 @@ describe('cluster state', () => {
         { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2'] },
       ],
       removed: [],
+      forming: [],
     });
     assert.equal(withJoined(joined, member('n1'), 20 * HOUR), joined);
+  });
+
+  it('a forming cluster takes its seeds into ring epoch 0 as they join, and is formed when the last one has', () => {
+    const seeds = [member('n1').grpc, member('n2').grpc, member('n3').grpc];
+    const founded = foundCluster(member('n1'), seeds);
+    assert.deepEqual(founded.forming, [member('n2').grpc, member('n3').grpc]);
+    const second = withJoined(founded, member('n3'), 10 * HOUR);
+    assert.deepEqual(second.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1', 'n3'] }], 'no new epoch while forming');
+    assert.deepEqual(second.forming, [member('n2').grpc]);
+    const formed = withJoined(second, member('n2'), 10 * HOUR);
+    assert.deepEqual(formed.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1', 'n2', 'n3'] }]);
+    assert.deepEqual(formed.forming, []);
+    const later = withJoined(formed, member('n4'), 10 * HOUR);
+    assert.deepEqual(later.epochs[1], { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2', 'n3', 'n4'] }, 'once formed, a join starts an epoch ahead');
+  });
+
+  it('a cluster formed without a seed that did not join in time places that seed in a later epoch', () => {
+    const seeds = [member('n1').grpc, member('n2').grpc];
+    const formed = withFormed(foundCluster(member('n1'), seeds));
+    assert.deepEqual(formed.forming, []);
+    assert.equal(formed.version, 2);
+    assert.equal(withFormed(formed), formed, 'forming again changes nothing');
+    const late = withJoined(formed, member('n2'), 10 * HOUR);
+    assert.deepEqual(late.epochs.map((epoch) => epoch.members), [['n1'], ['n1', 'n2']]);
+  });
+
+  it('a stored state without the forming field is read as formed', () => {
+    const stored = JSON.parse(JSON.stringify(foundCluster(member('n1'))));
+    delete stored.forming;
+    assert.deepEqual(parseClusterState(stored).forming, []);
   });
 
   it('a member that comes back with another HTTP address or role is updated without a new epoch', () => {

@@ -31,6 +31,7 @@ const master = { address: '127.0.0.1:8001', id: 'n1', self: true, up: true };
 describe('cluster status', () => {
   it('healthy with every node up: each node with its counts, the counts summed, indexes counted once', () => {
     const status: any = clusterStatus({
+      forming: [],
       stateVersion: 4,
       members: [view('n1', true, counts(10, 2, 3, ['web', 'db'])), view('n2', true, counts(20, 5, 0, ['web']), { epochs: [1, 2] })],
       master,
@@ -65,6 +66,7 @@ describe('cluster status', () => {
 
   it('degraded with a node down: its counts unknown, the sums over the nodes up', () => {
     const status: any = clusterStatus({
+      forming: [],
       stateVersion: 4,
       members: [view('n1', true, counts(10, 2, 3, ['web'])), view('n2', false, counts(20, 5, 4, ['db']), { lastHeartbeatMs: null })],
       master,
@@ -79,6 +81,7 @@ describe('cluster status', () => {
 
   it('a removed node that is down leaves the cluster healthy', () => {
     const status: any = clusterStatus({
+      forming: [],
       stateVersion: 5,
       members: [view('n1', true, counts(1, 1, 0, [])), view('n2', false, null, { removed: true })],
       master,
