@@ -17,6 +17,7 @@ import { MetadataStore } from './metadata/store';
 import { LocalMetadataWriter, type MetadataWriter } from './metadata/writer';
 import { ClusterNode } from './cluster/cluster-node';
 import { addMetadataService, ForwardingMetadataWriter } from './cluster/metadata-forwarding';
+import { ClusterWritePath } from './cluster/write-path';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
@@ -55,6 +56,8 @@ export class App {
   metadataWriter: MetadataWriter;
   /** The node's cluster side, when `cluster.seeds` is set (cluster-node.ts); null for a node alone. */
   cluster: ClusterNode | null = null;
+  /** Where ingest writes go in a cluster (every owner of each key); null for a node alone, which appends locally. */
+  clusterWrites: ClusterWritePath | null = null;
 
   private constructor(
     public config: Config,
@@ -120,6 +123,7 @@ export class App {
     const onFailure = (error: Error): void => this.logger.error(`gRPC handler failed: ${error.stack ?? error.message}`);
     const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, (node) => {
       addMetadataService(node.server, node.membership, this.metadata, onFailure);
+      this.clusterWrites = ClusterWritePath.attach(node, { engine: this.engine, settings: () => this.settings, metrics: this.metrics, logger: this.logger, onFailure });
     });
     this.cluster = cluster;
     this.metadataWriter = new ForwardingMetadataWriter(this.metadata, cluster.membership, cluster.peers);
@@ -128,6 +132,7 @@ export class App {
   /** Stops the cluster side, the workers and the storage (after the HTTP server stopped taking requests). */
   async close(): Promise<void> {
     this.jobs.close();
+    await this.clusterWrites?.close();
     await this.cluster?.close();
     await this.queryWorkers.close();
     await this.ingestParser.close();

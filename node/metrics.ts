@@ -205,3 +205,110 @@ export class Metrics {
     return out;
   }
 }
+
+/** Hints held by target, as the cluster metrics read them at each scrape. */
+export interface PendingHints {
+  pendingByTarget(): Map<string, number>;
+  pendingBytes(target: string): number;
+}
+
+/**
+ * The metrics of a node in a cluster (registered only there): its calls to peers, where each
+ * ingest request's shares went, the hints it holds and replays, and the writes peers sent it.
+ */
+export class ClusterMetrics {
+  readonly grpcCalls: client.Counter<'service' | 'method' | 'outcome'>;
+  readonly grpcCallDuration: client.Histogram<'service' | 'method'>;
+  readonly writeShares: client.Counter<'outcome'>;
+  readonly writeShareEvents: client.Counter<'outcome'>;
+  readonly receivedEvents: client.Counter<'kind'>;
+  readonly hintsStored: client.Counter<'target'>;
+  readonly hintsReplayed: client.Counter<'target'>;
+  readonly hintBytesReplayed: client.Counter<'target'>;
+
+  constructor(registry: client.Registry, hints: PendingHints) {
+    const registers = [registry];
+    this.grpcCalls = new client.Counter({
+      name: 'trawl_grpc_client_calls_total',
+      help: 'Calls this node made to peers, by service, method and outcome (ok, unreachable, refused, cancelled)',
+      labelNames: ['service', 'method', 'outcome'],
+      registers,
+    });
+    this.grpcCallDuration = new client.Histogram({
+      name: 'trawl_grpc_client_call_duration_seconds',
+      help: 'Duration of calls this node made to peers, by service and method',
+      labelNames: ['service', 'method'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.writeShares = new client.Counter({
+      name: 'trawl_write_shares_total',
+      help: "Owners' shares of ingest requests taken here, by outcome: local (stored here), sent (stored by a live owner), hinted (kept for a down owner), refused (by a live owner, or here under backpressure), failed (neither stored nor hinted)",
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.writeShareEvents = new client.Counter({
+      name: 'trawl_write_share_events_total',
+      help: 'Events of the shares of trawl_write_shares_total, by the same outcomes',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['local', 'sent', 'hinted', 'refused', 'failed']) {
+      this.writeShares.inc({ outcome }, 0);
+      this.writeShareEvents.inc({ outcome }, 0);
+    }
+    this.receivedEvents = new client.Counter({
+      name: 'trawl_shard_write_received_events_total',
+      help: 'Events peers sent this node to store, by kind: write (a share of a request) or hint (a replayed hint)',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.hintsStored = new client.Counter({
+      name: 'trawl_hints_stored_total',
+      help: 'Hints this node kept for down owners, by target node',
+      labelNames: ['target'],
+      registers,
+    });
+    this.hintsReplayed = new client.Counter({
+      name: 'trawl_hints_replayed_total',
+      help: 'Hints this node replayed to their returned owner and dropped, by target node',
+      labelNames: ['target'],
+      registers,
+    });
+    this.hintBytesReplayed = new client.Counter({
+      name: 'trawl_hints_replayed_bytes_total',
+      help: 'Bytes of the hints of trawl_hints_replayed_total',
+      labelNames: ['target'],
+      registers,
+    });
+    // A target whose hints are all replayed reads 0, not absent, so the drain shows on a graph.
+    const targets = new Set<string>();
+    const pendingGauge = (name: string, help: string, read: (target: string, count: number) => number): void => {
+      new client.Gauge({
+        name,
+        help,
+        labelNames: ['target'],
+        registers,
+        collect() {
+          const pending = hints.pendingByTarget();
+          for (const target of pending.keys()) targets.add(target);
+          for (const target of targets) this.set({ target }, read(target, pending.get(target) ?? 0));
+        },
+      });
+    };
+    pendingGauge('trawl_hints_pending', 'Hints this node holds for a down (or returning) owner, by target node', (_target, count) => count);
+    pendingGauge('trawl_hints_pending_bytes', 'Bytes of the hints this node holds, by target node', (target) => hints.pendingBytes(target));
+  }
+
+  /** Counts one finished call to a peer (grpc/call-observer.ts). */
+  call(service: string, method: string, outcome: string, seconds: number): void {
+    this.grpcCalls.inc({ service, method, outcome });
+    this.grpcCallDuration.observe({ service, method }, seconds);
+  }
+
+  /** Counts one owner's share of an ingest request. */
+  share(outcome: 'local' | 'sent' | 'hinted' | 'refused' | 'failed', events: number): void {
+    this.writeShares.inc({ outcome });
+    this.writeShareEvents.inc({ outcome }, events);
+  }
+}

@@ -48,6 +48,7 @@ export class ClusterNode {
     };
     const server = new GrpcServer();
     const peers = new PeerClients(cluster.heartbeatIntervalMs);
+    const hints = await HintStore.open(engine.records('hints'));
     const membership = new Membership({
       self,
       seeds: cluster.seeds,
@@ -58,6 +59,7 @@ export class ClusterNode {
       failureTimeoutMs: cluster.failureTimeoutMs,
       bucketSpanMicros: cluster.bucketSpanMs * 1000,
       stats: cachedStats(() => engineNodeStats(engine), cluster.heartbeatIntervalMs / 2),
+      hintTargets: () => [...hints.pendingByTarget().keys()],
       logger,
     });
     const payload = new MetadataPayload(metadata);
@@ -67,7 +69,7 @@ export class ClusterNode {
       server,
       peers,
       membership,
-      await HintStore.open(engine.records('hints')),
+      hints,
       await AppliedHints.open(engine.records('applied-hints')),
       payload,
     );
@@ -85,10 +87,11 @@ export class ClusterNode {
 
   /**
    * Whether hints for `node` are pending: a returning owner is not asked for keys until every
-   * write it missed has been replayed to it (counts this node's own hints).
+   * write it missed has been replayed to it. True while this node holds hints for it, or any peer
+   * named it in its last heartbeat (a holder that went down still holds them).
    */
   hintsPendingFor(node: string): boolean {
-    return this.hints.pending(node) > 0;
+    return this.hints.pending(node) > 0 || this.membership.hintReports.holdersOf(node).length > 0;
   }
 
   /** Stops heartbeats and the server (calls in flight get `graceMs`), and closes the clients. */

@@ -5,11 +5,14 @@
  * commits each replayed record together with the mark "hints of <origin> applied up to <seq>"
  * (AppliedHints), so a replay that is repeated after a lost answer is applied once.
  */
+import { randomBytes } from 'crypto';
 import type { NodeRecords } from '../../storage/node-records';
 import type { WriteOp } from '../../storage/rocks';
 
 const SEQ_DIGITS = 16;
+/** Keys of the store's own records; hint keys are `<target>/<seq>`, these have no '/'. */
 const NEXT_SEQ_KEY = '~next';
+const LOG_ID_KEY = '~log';
 
 function hintKey(target: string, seq: number): string {
   return `${target}/${String(seq).padStart(SEQ_DIGITS, '0')}`;
@@ -23,38 +26,61 @@ export interface Hint {
 /** The hints this node holds, by target node. */
 export class HintStore {
   private readonly counts = new Map<string, number>();
+  private readonly bytes = new Map<string, number>();
+  /** Adds, one at a time: a hint is durable before the next seq is written, so a replay that reads seq n has every seq below it. */
+  private adding: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly records: NodeRecords,
     private nextSeq: number,
+    /**
+     * This store's identity, made with it: an owner keeps its applied marks per (origin, log), so
+     * a node that starts again with an empty data dir (seqs from 1 again) is a new log there.
+     */
+    readonly logId: string,
   ) {}
 
   static async open(records: NodeRecords): Promise<HintStore> {
     const next = await records.get(NEXT_SEQ_KEY);
-    const store = new HintStore(records, next === null ? 1 : Number(next.toString('utf8')));
-    for await (const { key } of records.scan()) {
-      if (key === NEXT_SEQ_KEY) continue;
-      const target = key.slice(0, key.lastIndexOf('/'));
-      store.counts.set(target, (store.counts.get(target) ?? 0) + 1);
+    let logId = (await records.get(LOG_ID_KEY))?.toString('utf8');
+    if (logId === undefined) {
+      logId = randomBytes(8).toString('hex');
+      await records.put(LOG_ID_KEY, Buffer.from(logId));
+    }
+    const store = new HintStore(records, next === null ? 1 : Number(next.toString('utf8')), logId);
+    for await (const { key, value } of records.scan()) {
+      const slash = key.lastIndexOf('/');
+      if (slash === -1) continue;
+      store.count(key.slice(0, slash), 1, value.length);
     }
     return store;
   }
 
   /** Keeps a record for `target`; durable once resolved. Seqs only grow, across restarts too. */
-  async add(target: string, record: Buffer): Promise<number> {
-    if (target.includes('/')) throw new Error(`a node id has no '/': ${target}`);
-    const seq = this.nextSeq++;
-    await this.records.write([
-      { key: hintKey(target, seq), value: record },
-      { key: NEXT_SEQ_KEY, value: Buffer.from(String(this.nextSeq)) },
-    ]);
-    this.counts.set(target, (this.counts.get(target) ?? 0) + 1);
-    return seq;
+  add(target: string, record: Buffer): Promise<number> {
+    if (target.includes('/')) return Promise.reject(new Error(`a node id has no '/': ${target}`));
+    const added = this.adding.then(async () => {
+      const seq = this.nextSeq;
+      await this.records.write([
+        { key: hintKey(target, seq), value: record },
+        { key: NEXT_SEQ_KEY, value: Buffer.from(String(seq + 1)) },
+      ]);
+      this.nextSeq = seq + 1;
+      this.count(target, 1, record.length);
+      return seq;
+    });
+    this.adding = added.catch(() => undefined);
+    return added;
   }
 
   /** Hints held for `target`. */
   pending(target: string): number {
     return this.counts.get(target) ?? 0;
+  }
+
+  /** Bytes of the hints held for `target`. */
+  pendingBytes(target: string): number {
+    return this.bytes.get(target) ?? 0;
   }
 
   /** Targets with hints pending, and how many. */
@@ -73,15 +99,27 @@ export class HintStore {
   }
 
   /** Drops a hint the target has applied. */
-  async done(target: string, seq: number): Promise<void> {
-    await this.records.delete(hintKey(target, seq));
-    const left = (this.counts.get(target) ?? 1) - 1;
-    if (left > 0) this.counts.set(target, left);
-    else this.counts.delete(target);
+  async done(target: string, hint: Hint): Promise<void> {
+    await this.records.delete(hintKey(target, hint.seq));
+    this.count(target, -1, -hint.record.length);
+  }
+
+  private count(target: string, hints: number, bytes: number): void {
+    const left = (this.counts.get(target) ?? 0) + hints;
+    if (left > 0) {
+      this.counts.set(target, left);
+      this.bytes.set(target, (this.bytes.get(target) ?? 0) + bytes);
+    } else {
+      this.counts.delete(target);
+      this.bytes.delete(target);
+    }
   }
 }
 
-/** On the owner: how far each origin's hints are applied, so a repeated replay is applied once. */
+/**
+ * On the owner: how far each origin's hints are applied, so a repeated replay is applied once.
+ * `origin` names a hint log: the node that kept the hints and its HintStore.logId.
+ */
 export class AppliedHints {
   private readonly marks = new Map<string, number>();
 

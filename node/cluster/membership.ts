@@ -32,6 +32,7 @@ import {
 } from './cluster-state';
 import { nextEpochStart } from './epochs';
 import { JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
+import { HintReports } from './hint-reports';
 import type * as wire from './grpc/messages';
 import { PeerCallError, type PeerClients } from './grpc/peers';
 import { MEMBERSHIP, MEMBERSHIP_SERVICE, NODE_INFO_SERVICE } from './grpc/proto';
@@ -70,6 +71,8 @@ export interface MembershipOptions {
   /** This node's storage counts (cachedStats(engineNodeStats(engine), ...)). */
   stats: () => NodeStats;
   logger: Logger;
+  /** The nodes this node holds hints for, told to every peer with each heartbeat. */
+  hintTargets?: () => readonly string[];
   /** How long start() keeps asking a master that does not answer a join before MasterUnavailableError. */
   joinTimeoutMs?: number;
   /** The deadline of a join, pull, push or stats call. */
@@ -123,6 +126,8 @@ export class Membership extends EventEmitter<MembershipEvents> {
   readonly isMaster: boolean;
   private current: ClusterState = EMPTY_STATE;
   private readonly liveness: LivenessTracker;
+  /** The hint targets each peer named in its last heartbeat. */
+  readonly hintReports = new HintReports();
   private payload: ReplicatedPayload | null = null;
   /** State changes and installs, one at a time. */
   private changes: Promise<unknown> = Promise.resolve();
@@ -334,7 +339,9 @@ export class Membership extends EventEmitter<MembershipEvents> {
 
   private adopt(state: ClusterState): void {
     this.current = state;
-    this.liveness.retain(new Set(state.members.map((member) => member.id)));
+    const ids = new Set(state.members.map((member) => member.id));
+    this.liveness.retain(ids);
+    this.hintReports.retain(ids);
     if (this.started) this.options.logger.info(`cluster: state v${state.version} (${state.members.length} members, ${state.epochs.length} ring epochs)`);
     this.emit('state', state);
   }
@@ -400,6 +407,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
       from: memberToWire(this.options.self),
       state_version: this.current.version,
       payload_version: this.payload?.version() ?? 0,
+      hints_for: [...(this.options.hintTargets?.() ?? [])],
     };
     let reply: wire.HeartbeatReply;
     try {
@@ -460,6 +468,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
     const sender = from === null ? undefined : memberById(this.current, from.id);
     if (sender !== undefined && sender.id !== this.options.self.id && !this.closed) {
       this.liveness.heard(sender.id, Date.now());
+      this.hintReports.report(sender.id, request.hints_for);
       this.catchUp(sender.grpc, request.state_version, request.payload_version);
     } else if (sender === undefined && from !== null && from.grpc !== '') {
       // A node this one does not know: it joined after this node's copy of the state, or this node

@@ -16,6 +16,7 @@ const TYPE_OF_CODE: Readonly<Record<string, string>> = {
   FORBIDDEN: 'security_exception',
   RATE_LIMITED: 'es_rejected_execution_exception',
   BACKPRESSURE: 'es_rejected_execution_exception',
+  SHARD_UNAVAILABLE: 'unavailable_shards_exception',
   SHUTTING_DOWN: 'node_closed_exception',
 };
 

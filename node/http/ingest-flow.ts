@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../app';
+import type { ClusterWritePath } from '../cluster/write-path';
 import { ApiError } from '../errors';
 import { ingestContext, type IngestContext } from '../ingest/common';
 import type { ParsedBody } from '../ingest/parser-pool';
@@ -73,12 +74,27 @@ export class IngestFlow {
       app.metrics.ingestErrors.inc({ endpoint, code: 'RATE_LIMITED' });
       throw error;
     }
-    if (app.engine.buffer.bufferedEvents + parsed.events > app.settings.ingest.maxBufferedEvents) {
-      app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
-      throw backpressure(app);
+    const clusterWrites = app.clusterWrites;
+    if (clusterWrites !== null) {
+      await this.commitToOwners(clusterWrites, endpoint, parsed);
+    } else {
+      if (app.engine.buffer.bufferedEvents + parsed.events > app.settings.ingest.maxBufferedEvents) {
+        app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
+        throw backpressure(app);
+      }
+      await app.engine.appendRecord(parsed.chunks, parsed.record);
     }
-    await app.engine.appendRecord(parsed.chunks, parsed.record);
     app.metrics.ingestEvents.inc({ endpoint }, parsed.events);
+  }
+
+  /** In a cluster: every owner of each key stores its share (or it is hinted); each checks its own write buffer. */
+  private async commitToOwners(writes: ClusterWritePath, endpoint: IngestEndpoint, parsed: ParsedBody): Promise<void> {
+    try {
+      await writes.router.write(parsed.chunks, parsed.record, this.app.engine.buffer.currentPlacement);
+    } catch (error) {
+      this.failed(endpoint, error);
+      throw error;
+    }
   }
 
   /** Counts a parse failure of a whole request. */

@@ -11,6 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
 import { LOADER_OPTIONS, MEMBERSHIP, NODE_INFO, PROTO_FILE } from '../../node/cluster/grpc/proto';
+import { formatVersion, PROTOCOL_VERSION } from '../../node/cluster/protocol';
 import { waitUntil } from '../helpers/api';
 import { freePort, tempDir } from '../helpers/server';
 import { MemberProcess } from './member-process';
@@ -64,7 +65,7 @@ describe('node-to-node protocol versions', function () {
       5_000,
     );
     assert.equal(reply.node_id, 'solo');
-    assert.deepEqual(reply.protocol_version, { major: 1, minor: 0 });
+    assert.deepEqual(reply.protocol_version, { ...PROTOCOL_VERSION });
     assert.equal(reply.state_version, 1, 'the founded state');
     assert.equal(reply.shard_slots, 0, 'a field this release does not send reads as its default');
   });
@@ -80,11 +81,11 @@ describe('node-to-node protocol versions', function () {
       throw new Error('the call was answered');
     };
     const node = { id: 'n9', http: '127.0.0.1:1', grpc: '127.0.0.1:2', role: 'all' };
-    const heartbeat = { from: node, state_version: 0, payload_version: 0 };
+    const heartbeat = { from: node, state_version: 0, payload_version: 0, hints_for: [] };
     const major2 = await refused(peers.call(address, MEMBERSHIP.Heartbeat, { ...heartbeat, protocol_version: { major: 2, minor: 0 } }, 5_000));
     assert.equal(major2.code, grpc.status.FAILED_PRECONDITION);
     assert.equal(major2.reason, 'protocol-version');
-    assert.match(major2.details, /node n9 speaks protocol 2\.0, which this node \(protocol 1\.0\) does not know; it speaks 1\.x/);
+    assert.ok(major2.details.includes(`node n9 speaks protocol 2.0, which this node (protocol ${formatVersion(PROTOCOL_VERSION)}) does not know; it speaks 1.x`), major2.details);
 
     const none = await refused(peers.call(address, MEMBERSHIP.Heartbeat, { ...heartbeat, protocol_version: null }, 5_000));
     assert.equal(none.reason, 'protocol-version');

@@ -62,6 +62,8 @@ export interface HeartbeatRequest {
   from: Member | null;
   state_version: number;
   payload_version: number;
+  /** Since 1.1: node ids the sender holds hints for. */
+  hints_for: string[];
 }
 
 export interface HeartbeatReply {
@@ -114,4 +116,29 @@ export interface ApplyReply {
   protocol_version: ProtocolVersion | null;
   version: number;
   record_json: string;
+}
+
+export interface WriteRequest {
+  protocol_version: ProtocolVersion | null;
+  origin: string;
+  record: Buffer;
+}
+
+export interface WriteReply {
+  protocol_version: ProtocolVersion | null;
+  events: number;
+}
+
+export interface ReplayHintRequest {
+  protocol_version: ProtocolVersion | null;
+  origin: string;
+  hint_log: string;
+  seq: number;
+  record: Buffer;
+}
+
+export interface ReplayHintReply {
+  protocol_version: ProtocolVersion | null;
+  applied: boolean;
+  events: number;
 }

@@ -3,6 +3,7 @@
  * address, made on first use and reused by every service; every call has a deadline.
  */
 import * as grpc from '@grpc/grpc-js';
+import { callObserver, type FinishedCall } from './call-observer';
 import { FACT_PREFIX, REFUSAL_KEY } from './server';
 
 /** A call to a peer that failed: unreachable (no answer in time) or refused by it. */
@@ -39,6 +40,7 @@ export class PeerCallError extends Error {
 
 export class PeerClients {
   private readonly clients = new Map<string, grpc.Client>();
+  private readonly interceptors: grpc.Interceptor[] = [];
 
   /**
    * @param reconnectBackoffMs the longest a channel waits before reconnecting to a peer that went
@@ -55,10 +57,17 @@ export class PeerClients {
         'grpc.max_reconnect_backoff_ms': this.reconnectBackoffMs,
         // Node-to-node traffic goes straight to the peer, never through an HTTP proxy set for the process.
         'grpc.enable_http_proxy': 0,
+        interceptors: this.interceptors,
       });
       this.clients.set(address, client);
     }
     return client;
+  }
+
+  /** Reports every call of the clients made from now on (call before the first call) once it ends. */
+  observe(observer: (call: FinishedCall) => void): void {
+    if (this.clients.size > 0) throw new Error('observe calls before the first client is made');
+    this.interceptors.push(callObserver(observer));
   }
 
   /** One unary call with a deadline `timeoutMs` from now. */

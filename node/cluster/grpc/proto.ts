@@ -59,3 +59,10 @@ export const METADATA_SERVICE = service('Metadata');
 export const METADATA = {
   Apply: method<wire.ApplyRequest, wire.ApplyReply>(METADATA_SERVICE, 'Apply'),
 };
+
+export const SHARD_WRITE_SERVICE = service('ShardWrite');
+
+export const SHARD_WRITE = {
+  Write: method<wire.WriteRequest, wire.WriteReply>(SHARD_WRITE_SERVICE, 'Write'),
+  ReplayHint: method<wire.ReplayHintRequest, wire.ReplayHintReply>(SHARD_WRITE_SERVICE, 'ReplayHint'),
+};

@@ -1,0 +1,27 @@
+/**
+ * Which nodes hold hints for which: every node names the targets of its hints in each heartbeat
+ * it sends (HeartbeatRequest.hints_for), and every node keeps the last list heard from each peer.
+ * A returning owner is not asked for keys while any node holds hints for it, so a holder that went
+ * down keeps its last list here: its hints are still pending until it says otherwise.
+ */
+export class HintReports {
+  private readonly targetsByHolder = new Map<string, ReadonlySet<string>>();
+
+  /** `holder`'s latest list of hint targets. */
+  report(holder: string, targets: readonly string[]): void {
+    if (targets.length === 0) this.targetsByHolder.delete(holder);
+    else this.targetsByHolder.set(holder, new Set(targets));
+  }
+
+  /** The peers heard holding hints for `target`, sorted. */
+  holdersOf(target: string): string[] {
+    const holders: string[] = [];
+    for (const [holder, targets] of this.targetsByHolder) if (targets.has(target)) holders.push(holder);
+    return holders.sort();
+  }
+
+  /** Forgets holders that are no longer members. */
+  retain(members: ReadonlySet<string>): void {
+    for (const holder of this.targetsByHolder.keys()) if (!members.has(holder)) this.targetsByHolder.delete(holder);
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The owner's side of writes (service ShardWrite): a peer that took an ingest request sends this
+ * node the chunks of the keys it owns as a chunk record, which is appended as it is (no parse) and
+ * answered once durable; a peer that kept a hint while this node was down replays it, and the
+ * record is committed with the hint's applied mark in one batch, so a hint is applied once.
+ */
+import { status } from '@grpc/grpc-js';
+import { decodeChunkRecord } from '../../storage/buffer/chunk-record';
+import type { EventChunk } from '../../storage/buffer/event-chunk';
+import type { StorageEngine } from '../../storage/engine';
+import type { Placement } from '../../storage/partition';
+import type { ClusterMetrics } from '../metrics';
+import type * as wire from './grpc/messages';
+import { SHARD_WRITE_SERVICE } from './grpc/proto';
+import { RpcRefusal, unary, type GrpcServer } from './grpc/server';
+import { protocolVersion } from './grpc/wire';
+import type { AppliedHints } from './hints';
+import { protocolProblem } from './protocol';
+
+/** Refusal reasons the writing node tells apart. */
+export const BACKPRESSURE_REFUSAL = 'backpressure';
+
+export interface ShardWriteOwner {
+  engine: StorageEngine;
+  appliedHints: AppliedHints;
+  /** ingest.max_buffered_events as it is now (PATCH /config changes it live). */
+  maxBufferedEvents: () => number;
+  metrics: ClusterMetrics;
+  onFailure: (error: Error) => void;
+}
+
+interface Share {
+  record: Buffer;
+  chunks: EventChunk[];
+  events: number;
+}
+
+const samePlacement = (a: Placement, b: Placement): boolean => a.bucketSpanMicros === b.bucketSpanMicros && a.partitions === b.partitions;
+const describePlacement = (placement: Placement): string =>
+  `cluster.partitions ${placement.partitions}, cluster.bucket_span ${placement.bucketSpanMicros / 1000} ms`;
+
+/**
+ * The record as this node will keep it: copied into shared memory of its own, since the chunks
+ * are views into it that the flush's codec workers read without a copy (a view into the gRPC
+ * message would carry the whole message along), then decoded and checked.
+ */
+function receiveShare(bytes: Buffer, placement: Placement, origin: string): Share {
+  const record = Buffer.from(new SharedArrayBuffer(bytes.length));
+  bytes.copy(record);
+  let decoded: ReturnType<typeof decodeChunkRecord>;
+  try {
+    decoded = decodeChunkRecord(record);
+  } catch (error) {
+    throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-record', `the record from node ${origin} is not a chunk record: ${(error as Error).message}`);
+  }
+  if (!samePlacement(decoded.placement, placement)) {
+    throw new RpcRefusal(
+      status.FAILED_PRECONDITION,
+      'placement-mismatch',
+      `node ${origin} keyed its events with ${describePlacement(decoded.placement)}, this node with ${describePlacement(placement)}: every node of a cluster needs the same cluster.partitions and cluster.bucket_span`,
+    );
+  }
+  let events = 0;
+  for (const chunk of decoded.chunks) events += chunk.count;
+  return { record, chunks: decoded.chunks, events };
+}
+
+function refuseUnknownProtocol(version: wire.ProtocolVersion | null, origin: string): void {
+  const problem = protocolProblem(version, `node ${origin || '(no id)'}`);
+  if (problem !== null) throw new RpcRefusal(status.FAILED_PRECONDITION, 'protocol-version', problem);
+}
+
+/** Adds ShardWrite to the node's gRPC server. */
+export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner): void {
+  const { engine, appliedHints, metrics } = owner;
+
+  /** The backpressure refusal, when `events` more would take the write buffer over its limit. */
+  const checkRoom = (events: number, origin: string): void => {
+    const buffered = engine.buffer.bufferedEvents;
+    const limit = owner.maxBufferedEvents();
+    if (buffered + events <= limit) return;
+    throw new RpcRefusal(
+      status.RESOURCE_EXHAUSTED,
+      BACKPRESSURE_REFUSAL,
+      `its write buffer holds ${buffered} events and ${events} more from node ${origin} would pass ingest.max_buffered_events = ${limit}`,
+      { buffered: String(buffered), limit: String(limit) },
+    );
+  };
+
+  const write = async (request: wire.WriteRequest): Promise<wire.WriteReply> => {
+    refuseUnknownProtocol(request.protocol_version, request.origin);
+    const share = receiveShare(request.record, engine.buffer.currentPlacement, request.origin);
+    checkRoom(share.events, request.origin);
+    await engine.appendRecord(share.chunks, share.record);
+    metrics.receivedEvents.inc({ kind: 'write' }, share.events);
+    return { protocol_version: protocolVersion(), events: share.events };
+  };
+
+  // One replay at a time per hint log: two copies of one hint (a retry after a lost answer) must
+  // not both pass the applied check before either commits its mark.
+  const replaysByLog = new Map<string, Promise<unknown>>();
+  const replayHint = (request: wire.ReplayHintRequest): Promise<wire.ReplayHintReply> => {
+    const log = `${request.origin}/${request.hint_log}`;
+    const previous = replaysByLog.get(log) ?? Promise.resolve();
+    const run = previous.then(() => applyHint(request, log));
+    const tail = run.catch(() => undefined);
+    replaysByLog.set(log, tail);
+    void tail.then(() => {
+      if (replaysByLog.get(log) === tail) replaysByLog.delete(log);
+    });
+    return run;
+  };
+
+  const applyHint = async (request: wire.ReplayHintRequest, log: string): Promise<wire.ReplayHintReply> => {
+    refuseUnknownProtocol(request.protocol_version, request.origin);
+    if (request.hint_log === '' || !(request.seq > 0)) {
+      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-hint', `a hint names its log and a seq from 1 (got log "${request.hint_log}", seq ${request.seq})`);
+    }
+    if (appliedHints.applied(log, request.seq)) return { protocol_version: protocolVersion(), applied: false, events: 0 };
+    const share = receiveShare(request.record, engine.buffer.currentPlacement, request.origin);
+    checkRoom(share.events, request.origin);
+    await engine.appendRecord(share.chunks, share.record, [appliedHints.markOp(log, request.seq)]);
+    appliedHints.committed(log, request.seq);
+    metrics.receivedEvents.inc({ kind: 'hint' }, share.events);
+    return { protocol_version: protocolVersion(), applied: true, events: share.events };
+  };
+
+  server.addService(SHARD_WRITE_SERVICE, {
+    Write: unary(write, owner.onFailure),
+    ReplayHint: unary(replayHint, owner.onFailure),
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * The write path of a node in a cluster, put together: the ShardWrite service (what owners do),
+ * the router the ingest routes write through, hint replay, and the metrics of all three and of
+ * every call to a peer.
+ */
+import type { StorageEngine } from '../../storage/engine';
+import type { Logger } from '../logger';
+import type { Settings } from '../config/settings';
+import { ClusterMetrics, type Metrics } from '../metrics';
+import type { ClusterNode } from './cluster-node';
+import { callOutcome } from './grpc/call-observer';
+import { HintReplayer } from './hint-replay';
+import { addShardWriteService } from './shard-write';
+import { WriteRouter } from './write-router';
+
+export interface WritePathOptions {
+  engine: StorageEngine;
+  /** The node's live settings. */
+  settings: () => Settings;
+  metrics: Metrics;
+  logger: Logger;
+  /** Where a gRPC handler's unexpected failure is logged. */
+  onFailure: (error: Error) => void;
+}
+
+export class ClusterWritePath {
+  private constructor(
+    readonly router: WriteRouter,
+    private readonly replayer: HintReplayer,
+  ) {}
+
+  /** Adds the service to the node's server (before it listens) and starts hint replay. */
+  static attach(node: ClusterNode, options: WritePathOptions): ClusterWritePath {
+    const { engine, settings, logger } = options;
+    const metrics = new ClusterMetrics(options.metrics.registry, node.hints);
+    node.peers.observe((call) => metrics.call(call.service, call.method, callOutcome(call.code), call.seconds));
+    const maxBufferedEvents = (): number => settings().ingest.maxBufferedEvents;
+    addShardWriteService(node.server, { engine, appliedHints: node.appliedHints, maxBufferedEvents, metrics, onFailure: options.onFailure });
+    const router = new WriteRouter({
+      self: node.self.id,
+      membership: node.membership,
+      peers: node.peers,
+      hints: node.hints,
+      engine,
+      replicationFactor: settings().cluster.replicationFactor,
+      maxBufferedEvents,
+      metrics,
+    });
+    const replayer = new HintReplayer({
+      self: node.self.id,
+      hints: node.hints,
+      membership: node.membership,
+      peers: node.peers,
+      metrics,
+      logger,
+      checkIntervalMs: settings().cluster.heartbeatIntervalMs,
+    });
+    replayer.start();
+    return new ClusterWritePath(router, replayer);
+  }
+
+  /** Stops hint replay; call before the node's clients close. */
+  async close(): Promise<void> {
+    await this.replayer.close();
+  }
+}
