@@ -11,14 +11,8 @@ export const NOT_BUILT: Readonly<Record<string, string>> = {
   auth: 'authentication',
   tail: 'live tail',
   alerts: 'alerting',
-  // A node always runs alone: one copy, one partition per (index, bucket), coordinator and shard.
-  // `node_id` and `grpc_listen` are in use (job ids, /cluster/status), `bucket_span` places events.
-  'cluster.seeds': 'cluster mode',
+  // Every node of a cluster is coordinator and shard (`all`): the other roles are not built.
   'cluster.role': 'cluster mode',
-  'cluster.replication_factor': 'cluster mode',
-  'cluster.partitions': 'cluster mode',
-  'cluster.heartbeat_interval': 'cluster mode',
-  'cluster.failure_timeout': 'cluster mode',
   // Sections that hold nothing yet.
   views: 'the views section',
   profiles: 'the profiles section',

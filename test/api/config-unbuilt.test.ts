@@ -1,5 +1,5 @@
 /**
- * Keys of features this version does not have (auth, live tail, alerts, cluster mode, the empty
+ * Keys of features this version does not have (auth, live tail, alerts, cluster roles, the empty
  * sections) are refused with a reason by every config source: the start (exit 1), PATCH /config
  * (400) and SIGHUP (the running config is kept), unless they hold their defaults.
  */
@@ -48,11 +48,7 @@ describe('api: config keys of features this version lacks', function () {
       ['file auth.root_token', ['--config', configFile('auth:\n  root_token: s3cret\n')], {}, 'auth.root_token'],
       ['env tail', [], { TRAWL_TAIL_MAX_SESSIONS: '5' }, 'tail.max_sessions'],
       ['--set alerts', ['--set', 'alerts.min_interval=1m'], {}, 'alerts.min_interval'],
-      ['--seeds flag', ['--seeds', '10.0.0.2:7481'], {}, 'cluster.seeds'],
-      ['--set replication', ['--set', 'cluster.replication_factor=2'], {}, 'cluster.replication_factor'],
       ['file cluster.role', ['--config', configFile('cluster:\n  role: shard\n')], {}, 'cluster.role'],
-      ['env partitions', [], { TRAWL_CLUSTER_PARTITIONS: '32' }, 'cluster.partitions'],
-      ['file heartbeat', ['--config', configFile('cluster:\n  heartbeat_interval: 3s\n')], {}, 'cluster.heartbeat_interval'],
       ['file views', ['--config', configFile('views:\n  errors_by_host:\n    query: from main\n')], {}, 'views.errors_by_host'],
       ['file profiles (empty value)', ['--config', configFile('profiles:\n  slow: 4\n')], {}, 'profiles.slow'],
       ['file profiles', ['--config', configFile('profiles:\n  fast: {}\n')], {}, 'profiles.fast'],
@@ -126,7 +122,7 @@ describe('api: config keys of features this version lacks', function () {
       const before = (await request(`${server.api}/config`)).body.data;
       const cases: [unknown, string][] = [
         [{ auth: { enabled: true } }, 'auth.enabled'],
-        [{ query: { max_concurrent: 3 }, cluster: { seeds: ['10.0.0.2:7481'] } }, 'cluster.seeds'],
+        [{ query: { max_concurrent: 3 }, cluster: { role: 'shard' } }, 'cluster.role'],
         [{ tail: { max_sessions: '7' } }, 'tail.max_sessions'],
         [{ views: { recent: {} } }, 'views.recent'],
       ];

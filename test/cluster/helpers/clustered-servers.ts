@@ -1,0 +1,89 @@
+/**
+ * N clustered nodes of the real server (`scripts/trawl server` with --node-id, --grpc-listen and
+ * --seeds) on loopback, node 1 the master, with short heartbeat and failure intervals; a node can
+ * be killed and started again on its own ports and data dir.
+ */
+import { waitUntil } from '../../helpers/api';
+import { freePort, request, tempDir, TestServer } from '../../helpers/server';
+
+/** Heartbeats every 100 ms, down after 1 s of silence: a test sees a kill quickly. */
+export const FAST_MEMBERSHIP = { 'cluster.heartbeat_interval': '100ms', 'cluster.failure_timeout': '1s' } as const;
+
+export class ClusteredServer {
+  constructor(
+    readonly id: string,
+    readonly grpc: string,
+    readonly httpPort: number,
+    readonly dataDir: string,
+    private readonly args: string[],
+    private readonly set: Record<string, string | number | boolean>,
+    public server: TestServer,
+  ) {}
+
+  get api(): string {
+    return this.server.api;
+  }
+
+  /** Starts the node again (after a kill or stop) on the same ports and data dir. */
+  async restart(): Promise<void> {
+    this.server = await TestServer.start({ port: this.httpPort, dataDir: this.dataDir, args: this.args, set: this.set });
+  }
+}
+
+export interface ClusterOptions {
+  /** More `--set` overrides for every node (replication_factor, ...). */
+  set?: Record<string, string | number | boolean>;
+}
+
+/** Starts `count` nodes (ids node1 ... nodeN, every node seeded with all) and waits until each sees all up. */
+export async function startClusteredServers(count: number, options: ClusterOptions = {}): Promise<ClusteredServer[]> {
+  const grpcPorts = await Promise.all(Array.from({ length: count }, () => freePort()));
+  const httpPorts = await Promise.all(Array.from({ length: count }, () => freePort()));
+  const seeds = grpcPorts.map((port) => `127.0.0.1:${port}`);
+  const set = { ...FAST_MEMBERSHIP, ...options.set };
+  const started = await Promise.allSettled(
+    seeds.map(async (grpc, i) => {
+      const id = `node${i + 1}`;
+      const args = ['--node-id', id, '--grpc-listen', grpc, '--seeds', seeds.join(',')];
+      const dataDir = tempDir('trawl-cluster-');
+      const server = await TestServer.start({ port: httpPorts[i]!, dataDir, args, set });
+      return new ClusteredServer(id, grpc, httpPorts[i]!, dataDir, args, set, server);
+    }),
+  );
+  const nodes = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const failure = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure !== undefined) {
+    await Promise.all(nodes.map((node) => node.server.kill()));
+    throw failure.reason;
+  }
+  await waitForUp(nodes, nodes.map((node) => node.id));
+  return nodes;
+}
+
+/** Waits until each of `observers` reports exactly the ids in `up` as up (the others down). */
+export async function waitForUp(observers: readonly ClusteredServer[], up: readonly string[], timeoutMs = 30_000): Promise<void> {
+  const wanted = [...up].sort().join(',');
+  for (const node of observers) {
+    await waitUntil(
+      async () => {
+        const status = (await request(`${node.api}/cluster/status`)).body?.data;
+        const seen = ((status?.nodes ?? []) as { id: string; state: string }[]).filter((each) => each.state === 'up').map((each) => each.id);
+        return seen.sort().join(',') === wanted;
+      },
+      timeoutMs,
+      `${node.id} to see ${wanted} up`,
+    );
+  }
+}
+
+/** Stops every node that still runs (SIGTERM), or kills them when `kill`. */
+export async function stopClusteredServers(nodes: readonly ClusteredServer[], kill = false): Promise<void> {
+  await Promise.all(nodes.map((node) => (kill ? node.server.kill() : node.server.stop())));
+}
+
+/** A node's own stored events (`/stats` total_events: its storage alone, never the cluster's). */
+export async function storedEvents(node: ClusteredServer): Promise<number> {
+  const answer = await request(`${node.api}/stats`);
+  if (answer.status !== 200) throw new Error(`${node.id} /stats: ${answer.status} ${answer.text}`);
+  return answer.body.data.total_events as number;
+}
