@@ -210,6 +210,8 @@ export class Metrics {
 export interface PendingHints {
   pendingByTarget(): Map<string, number>;
   pendingBytes(target: string): number;
+  /** For each target hints are pending for anywhere: how many nodes hold them (this one and the peers heard from). */
+  holdersByTarget(): Map<string, number>;
 }
 
 /**
@@ -298,6 +300,18 @@ export class ClusterMetrics {
     };
     pendingGauge('trawl_hints_pending', 'Hints this node holds for a down (or returning) owner, by target node', (_target, count) => count);
     pendingGauge('trawl_hints_pending_bytes', 'Bytes of the hints this node holds, by target node', (target) => hints.pendingBytes(target));
+    const holderTargets = new Set<string>();
+    new client.Gauge({
+      name: 'trawl_hints_pending_holders',
+      help: 'Nodes holding hints for a target, as this node knows (itself and each peer by its last heartbeat); while above 0 the target is not asked for keys',
+      labelNames: ['target'],
+      registers,
+      collect() {
+        const holders = hints.holdersByTarget();
+        for (const target of holders.keys()) holderTargets.add(target);
+        for (const target of holderTargets) this.set({ target }, holders.get(target) ?? 0);
+      },
+    });
   }
 
   /** Counts one finished call to a peer (grpc/call-observer.ts). */

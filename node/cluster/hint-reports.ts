@@ -20,6 +20,13 @@ export class HintReports {
     return holders.sort();
   }
 
+  /** Every target some peer was heard holding hints for. */
+  targets(): Set<string> {
+    const all = new Set<string>();
+    for (const targets of this.targetsByHolder.values()) for (const target of targets) all.add(target);
+    return all;
+  }
+
   /** Forgets holders that are no longer members. */
   retain(members: ReadonlySet<string>): void {
     for (const holder of this.targetsByHolder.keys()) if (!members.has(holder)) this.targetsByHolder.delete(holder);

@@ -32,7 +32,18 @@ export class ClusterWritePath {
   /** Adds the service to the node's server (before it listens) and starts hint replay. */
   static attach(node: ClusterNode, options: WritePathOptions): ClusterWritePath {
     const { engine, settings, logger } = options;
-    const metrics = new ClusterMetrics(options.metrics.registry, node.hints);
+    const holdersByTarget = (): Map<string, number> => {
+      const holders = new Map<string, number>();
+      for (const target of new Set([...node.hints.pendingByTarget().keys(), ...node.membership.hintReports.targets()])) {
+        holders.set(target, (node.hints.pending(target) > 0 ? 1 : 0) + node.membership.hintReports.holdersOf(target).length);
+      }
+      return holders;
+    };
+    const metrics = new ClusterMetrics(options.metrics.registry, {
+      pendingByTarget: () => node.hints.pendingByTarget(),
+      pendingBytes: (target) => node.hints.pendingBytes(target),
+      holdersByTarget,
+    });
     node.peers.observe((call) => metrics.call(call.service, call.method, callOutcome(call.code), call.seconds));
     const maxBufferedEvents = (): number => settings().ingest.maxBufferedEvents;
     addShardWriteService(node.server, { engine, appliedHints: node.appliedHints, maxBufferedEvents, metrics, onFailure: options.onFailure });
