@@ -52,6 +52,14 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
     assert.equal(share.size, 3);
     for (const id of IDS) assert.ok(share.get(id)! > 0, `${id} owns some of the keys (test data spreads)`);
     await assertHeldTwice(nodes);
+    const sentShares = await metricValue(node('node1'), 'trawl_write_shares_total', 'outcome="sent"');
+    assert.ok(sentShares >= 1, 'node1 sent shares to the other owners');
+    assert.equal(await metricValue(node('node1'), 'trawl_grpc_client_calls_total', 'service="ShardWrite",method="Write",outcome="ok"'), sentShares);
+    assert.equal(
+      (await metricValue(node('node1'), 'trawl_write_share_events_total', 'outcome="local"')) + (await metricValue(node('node1'), 'trawl_write_share_events_total', 'outcome="sent"')),
+      2 * events.length,
+      'two copies of every event, here or sent',
+    );
   });
 
   it('spreads one host sending every event over all three nodes (the hot-source spill)', async () => {
@@ -87,6 +95,9 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
     await waitForUp(nodes, IDS);
     await waitUntil(async () => (await metricValue(first, 'trawl_hints_pending', 'target="node3"')) === 0, 30_000, 'hints for node3 replayed');
     assert.equal(await metricValue(first, 'trawl_hints_replayed_total', 'target="node3"'), pending, 'each hint replayed once');
+    assert.ok((await metricValue(first, 'trawl_hints_replayed_bytes_total', 'target="node3"')) > 0);
+    assert.equal(await metricValue(first, 'trawl_grpc_client_calls_total', 'service="ShardWrite",method="ReplayHint",outcome="ok"'), pending);
+    assert.equal(await metricValue(third, 'trawl_shard_write_received_events_total', 'kind="hint"'), missed, 'node3 received its missed events as hints');
     await assertHeldTwice(nodes);
   });
 });

@@ -61,6 +61,36 @@ describe('hints', () => {
     await engine.close();
   });
 
+  it('number adds made at once in the order they were asked, count their bytes, and keep the log id across restarts', async () => {
+    const dir = tempDir();
+    let engine = await open(dir);
+    let hints = await HintStore.open(engine.records('hints'));
+    const logId = hints.logId;
+    assert.match(logId, /^[0-9a-f]{16}$/);
+    const records = ['a', 'b', 'c', 'd', 'e'].map(record);
+    const seqs = await Promise.all(records.map((value) => hints.add('t', value)));
+    assert.deepEqual(seqs, [1, 2, 3, 4, 5]);
+    const bytes = records.reduce((sum, value) => sum + value.length, 0);
+    assert.equal(hints.pendingBytes('t'), bytes);
+    await assert.rejects(hints.add('a/b', records[0]!), /a node id has no '\/'/);
+    await crash(engine);
+
+    engine = await open(dir);
+    hints = await HintStore.open(engine.records('hints'));
+    assert.equal(hints.logId, logId, 'the same log after a restart');
+    assert.equal(hints.pending('t'), 5);
+    assert.equal(hints.pendingBytes('t'), bytes);
+    const oldest = await hints.oldest('t', 2);
+    assert.equal(oldest.length, 2);
+    for (const hint of oldest) await hints.done('t', hint);
+    assert.equal(hints.pendingBytes('t'), bytes - records[0]!.length - records[1]!.length);
+    await engine.close();
+
+    const fresh = await open(tempDir());
+    assert.notEqual((await HintStore.open(fresh.records('hints'))).logId, logId, 'an empty data dir starts another log');
+    await fresh.close();
+  });
+
   it('on the owner, a replayed record and its applied mark commit together, so a repeat is applied once, even across a crash', async () => {
     const dir = tempDir();
     let engine = await open(dir);
