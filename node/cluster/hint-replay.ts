@@ -12,7 +12,8 @@ import { PeerCallError, type PeerClients } from './grpc/peers';
 import { SHARD_WRITE } from './grpc/proto';
 import { protocolVersion } from './grpc/wire';
 import type { Hint, HintStore } from './hints';
-import type { Membership } from './membership';
+import type { ClusterState } from './cluster-state';
+import type { HintReports } from './hint-reports';
 import { BACKPRESSURE_REFUSAL } from './shard-write';
 
 /**
@@ -52,11 +53,20 @@ export class BytePacer {
   }
 }
 
+/** What replay needs of membership: who is up (member-up starts a replay), the members' addresses, who else holds hints. */
+export interface ReplayMembership {
+  on(event: 'member-up', listener: (id: string) => void): unknown;
+  off(event: 'member-up', listener: (id: string) => void): unknown;
+  livenessOf(id: string): { up: boolean };
+  state(): Pick<ClusterState, 'members'>;
+  readonly hintReports: Pick<HintReports, 'holdersOf'>;
+}
+
 export interface HintReplayOptions {
   /** This node's id. */
   self: string;
   hints: HintStore;
-  membership: Membership;
+  membership: ReplayMembership;
   peers: PeerClients;
   metrics: ClusterMetrics;
   logger: Logger;
