@@ -33,6 +33,8 @@ export class ClusteredServer {
 export interface ClusterOptions {
   /** More `--set` overrides for every node (replication_factor, ...). */
   set?: Record<string, string | number | boolean>;
+  /** Overrides for node i (0-based) alone, after `set`. */
+  setForNode?: (index: number) => Record<string, string | number | boolean>;
 }
 
 /** Starts `count` nodes (ids node1 ... nodeN, every node seeded with all) and waits until each sees all up. */
@@ -40,10 +42,10 @@ export async function startClusteredServers(count: number, options: ClusterOptio
   const grpcPorts = await Promise.all(Array.from({ length: count }, () => freePort()));
   const httpPorts = await Promise.all(Array.from({ length: count }, () => freePort()));
   const seeds = grpcPorts.map((port) => `127.0.0.1:${port}`);
-  const set = { ...FAST_MEMBERSHIP, ...options.set };
   const started = await Promise.allSettled(
     seeds.map(async (grpc, i) => {
       const id = `node${i + 1}`;
+      const set = { ...FAST_MEMBERSHIP, ...options.set, ...options.setForNode?.(i) };
       const args = ['--node-id', id, '--grpc-listen', grpc, '--seeds', seeds.join(',')];
       const dataDir = tempDir('trawl-cluster-');
       const server = await TestServer.start({ port: httpPorts[i]!, dataDir, args, set });
