@@ -1,8 +1,9 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
+import { runClusterBench } from './cluster';
 import { runCompactBench } from './compact';
 import { runFlushBench } from './flush';
 import { runIngestBench } from './ingest';
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
       baseline: { type: 'string' },
       inputs: { type: 'string' },
       partitions: { type: 'string' },
+      nodes: { type: 'string' },
+      replication: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -67,8 +70,17 @@ async function main(): Promise<void> {
         baseline: values.baseline ?? null,
       });
       return;
+    case 'cluster':
+      await runClusterBench({
+        nodes: Number(values.nodes ?? 3),
+        replication: Number(values.replication ?? 2),
+        events: Number(values.events ?? 300_000),
+        batch: Number(values.batch ?? 10_000),
+        concurrency: Number(values.concurrency ?? 2),
+      });
+      return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan)`);
+      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster)`);
   }
 }
 
