@@ -67,6 +67,11 @@ export class WriteRouter {
    * share durably (or it is hinted). `record` is the chunk record of `chunks`, keyed with `placement`.
    */
   async write(chunks: readonly EventChunk[], record: Buffer, placement: Placement): Promise<void> {
+    const { forming } = this.options.membership.state();
+    // Until the seeds have joined, ring epoch 0 may still grow: nothing may be placed by it yet.
+    if (forming.length > 0) {
+      throw new ApiError('CLUSTER_FORMING', `the cluster is forming: the master waits for the seeds at ${forming.join(', ')} to join; retry shortly`);
+    }
     const shares = this.shares(chunks);
     const recordOf = (share: Share): Buffer => (share.whole ? record : encodeChunkRecord(share.chunks, placement));
     // Every share is settled before the request is answered, even when one fails unexpectedly.

@@ -1,84 +1,190 @@
 /**
- * `npm run bench -- cluster [--nodes N] [--replication N] [--events N] [--batch N] [--concurrency N]`
+ * `npm run bench -- cluster [--events N] [--runs N] [--nodes N] [--concurrency N]`
  *
- * Writes through a cluster of real server processes on loopback (3 nodes, replication 2 by
- * default): generated events posted to one node, which sends each owner its share. Prints the
- * acknowledged rate, the CPU per event summed over every node and each node's part of it, and the
- * copies stored (the sum of the nodes' own counts over the events sent). On a 2-core machine the
- * nodes share the cores: the figures show what a write costs the cluster, not what N machines do.
- * The events are timed 19 to 20 hours ahead, past every ring epoch the new cluster decides at its
- * start, so the ring of all the nodes places them (a node's epoch starts a bucket or two ahead).
+ * The same generated events (default 1,000,000 over the last six hours) on one node, then on
+ * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
+ * - ingest events/s, the requests spread over every node as a load balancer would, and the CPU
+ *   per event summed over every node's process;
+ * - the query bench's queries through the first node (median of `runs`), and whether each answer
+ *   equals the single node's;
+ * - each node's events and storage bytes, against an even share.
+ * Every node of a cluster gets a share of the machine's worker threads (server.*_workers), since
+ * they all run on the same cores. Ratios against the single node are what to quote.
  */
 import { performance } from 'perf_hooks';
-import { request } from '../../test/helpers/server';
-import { startClusteredServers, stopClusteredServers, type ClusteredServer } from '../../test/cluster/helpers/clustered-servers';
+import { freePort, request, TestServer } from '../../test/helpers/server';
 import { EventGenerator } from './generate';
 import { processCpuSeconds } from './process-cpu';
+import { QUERIES, timeNative } from './query';
 
 export interface ClusterBenchOptions {
-  nodes: number;
-  replication: number;
   events: number;
-  batch: number;
+  runs: number;
+  nodes: number;
+  /** Requests in flight during ingest. */
   concurrency: number;
 }
 
-function bodiesOf(count: number, batch: number): Buffer[] {
-  const generator = new EventGenerator(42, Date.now() + 19 * 3600_000, 3600_000 / count);
-  const bodies: Buffer[] = [];
-  for (let produced = 0; produced < count; produced += batch) {
-    const events = [];
-    for (let i = 0; i < Math.min(batch, count - produced); i++) events.push(generator.next());
-    bodies.push(Buffer.from(JSON.stringify(events)));
-  }
-  return bodies;
+interface Setup {
+  name: string;
+  nodes: number;
+  replication: number;
 }
 
-/** Posts every body to `node`, `concurrency` at a time, retrying a 503 after a pause; counts the retries. */
-async function postAll(node: ClusteredServer, bodies: readonly Buffer[], concurrency: number): Promise<number> {
+interface Outcome {
+  setup: Setup;
+  ingestEventsPerSecond: number;
+  /** CPU seconds of every node's process during ingest, per event, in µs. */
+  cpuMicrosPerEvent: number;
+  /** Requests answered 503 and sent again. */
+  retries: number;
+  queryMs: Map<string, number>;
+  answers: Map<string, string>;
+  eventsPerNode: number[];
+  storageBytes: number;
+}
+
+const BATCH = 10_000;
+
+function bodies(events: number): Buffer[] {
+  const spanMs = 6 * 3600_000;
+  const generator = new EventGenerator(11, Date.now() - spanMs, spanMs / events);
+  const out: Buffer[] = [];
+  for (let produced = 0; produced < events; produced += BATCH) {
+    const batch = [];
+    for (let i = 0; i < Math.min(BATCH, events - produced); i++) batch.push(generator.next());
+    out.push(Buffer.from(JSON.stringify(batch)));
+  }
+  return out;
+}
+
+async function startNodes(setup: Setup): Promise<TestServer[]> {
+  if (setup.nodes === 1) return [await TestServer.start()];
+  const grpc = await Promise.all(Array.from({ length: setup.nodes }, async () => `127.0.0.1:${await freePort()}`));
+  const share = (count: number): number => Math.max(1, Math.round(count / setup.nodes));
+  // The default heartbeat and failure timeout: heartbeats cost what they cost a real cluster.
+  const set = {
+    'cluster.replication_factor': setup.replication,
+    'server.ingest_workers': share(2),
+    'server.query_workers': share(2),
+    'server.codec_workers': 1,
+  };
+  const servers: TestServer[] = [];
+  // The master first: the others join through it.
+  for (let i = 0; i < setup.nodes; i++) {
+    servers.push(await TestServer.start({ set, args: ['--node-id', `n${i + 1}`, '--grpc-listen', grpc[i]!, '--seeds', grpc.join(',')] }));
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = (await request(`${servers[0]!.api}/cluster/status`)).body.data;
+    if (status.forming.length === 0 && status.nodes.every((node: { state: string }) => node.state === 'up')) break;
+    if (Date.now() > deadline) throw new Error(`the cluster did not form: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return servers;
+}
+
+/** Posts every body, `concurrency` at a time, each to the next node in turn; a 503 is retried after a pause. Returns the seconds taken and the retries. */
+async function ingest(servers: TestServer[], all: Buffer[], concurrency: number): Promise<{ seconds: number; retries: number }> {
   let next = 0;
   let retries = 0;
+  const started = performance.now();
   const worker = async (): Promise<void> => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const response = await request(`${node.api}/ingest`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-      if (response.status === 503) {
-        next--;
+    while (next < all.length) {
+      const n = next++;
+      const server = servers[n % servers.length]!;
+      for (;;) {
+        const answer = await request(`${server.api}/ingest`, { method: 'POST', body: all[n], headers: { 'content-type': 'application/json' } });
+        if (answer.status === 200) break;
+        if (answer.status !== 503) throw new Error(`ingest answered ${answer.status}: ${answer.text}`);
         retries++;
         await new Promise((resolve) => setTimeout(resolve, 50));
-        continue;
       }
-      if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${response.text}`);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return retries;
+  return { seconds: (performance.now() - started) / 1000, retries };
+}
+
+async function waitFlushed(servers: TestServer[]): Promise<void> {
+  for (const server of servers) {
+    while ((await request(`${server.api}/stats`)).body.data.buffered_events > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** An answer as text that two correct engines give alike (rows of an aggregate; events in order). */
+async function answerOf(server: TestServer, q: string): Promise<string> {
+  const answer = await request(`${server.api}/query`, { method: 'POST', body: JSON.stringify({ q, limit: 1000 }), headers: { 'content-type': 'application/json' } });
+  const data = answer.body.data;
+  if (answer.status !== 200) return `error ${answer.status}`;
+  if (data.type === 'aggregate') return JSON.stringify(data.rows);
+  return JSON.stringify(data.events.map((event: Record<string, unknown>) => [event._time, event._raw]));
+}
+
+async function measure(setup: Setup, all: Buffer[], options: ClusterBenchOptions): Promise<Outcome> {
+  console.log(`${setup.name}: starting ${setup.nodes} node(s)`);
+  const servers = await startNodes(setup);
+  try {
+    const cpuBefore = servers.map((server) => processCpuSeconds(server.process.pid));
+    const { seconds, retries } = await ingest(servers, all, options.concurrency);
+    const cpu = servers.reduce((sum, server, i) => sum + processCpuSeconds(server.process.pid) - cpuBefore[i]!, 0);
+    await waitFlushed(servers);
+    const queryMs = new Map<string, number>();
+    const answers = new Map<string, string>();
+    for (const query of QUERIES) {
+      queryMs.set(query.name, (await timeNative(servers[0]!, query, options.runs)).median);
+      answers.set(query.name, await answerOf(servers[0]!, query.native));
+    }
+    const stats = await Promise.all(servers.map(async (server) => (await request(`${server.api}/stats`)).body.data));
+    return {
+      setup,
+      ingestEventsPerSecond: options.events / seconds,
+      cpuMicrosPerEvent: (cpu * 1e6) / options.events,
+      retries,
+      queryMs,
+      answers,
+      eventsPerNode: stats.map((each) => each.total_events as number),
+      storageBytes: stats.reduce((sum, each) => sum + (each.storage_bytes as number), 0),
+    };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
 }
 
 export async function runClusterBench(options: ClusterBenchOptions): Promise<void> {
-  const bodies = bodiesOf(options.events, options.batch);
-  // The default heartbeat and failure timeout, not the tests' fast ones: heartbeats cost what they cost a real cluster.
-  const set = { 'cluster.replication_factor': options.replication, 'cluster.heartbeat_interval': '1s', 'cluster.failure_timeout': '5s' };
-  const nodes = await startClusteredServers(options.nodes, { set });
-  try {
-    const cpuBefore = nodes.map((node) => processCpuSeconds(node.server.process.pid));
-    const started = performance.now();
-    const retries = await postAll(nodes[0]!, bodies, options.concurrency);
-    const seconds = (performance.now() - started) / 1000;
-    const cpu = nodes.map((node, i) => processCpuSeconds(node.server.process.pid) - cpuBefore[i]!);
-    const stored = await Promise.all(nodes.map(async (node) => (await request(`${node.api}/stats`)).body.data.total_events as number));
-    const totalCpu = cpu.reduce((sum, each) => sum + each, 0);
-
-    const row = (name: string, value: string): void => console.log(`| ${name.padEnd(44)} | ${value.padStart(16)} |`);
-    console.log(`\ncluster write benchmark: ${options.nodes} nodes, replication ${options.replication}, ${options.events} events posted to node1, batches of ${options.batch}, ${options.concurrency} in flight`);
-    console.log(`| ${'measure'.padEnd(44)} | ${'value'.padStart(16)} |`);
-    console.log(`|${'-'.repeat(46)}|${'-'.repeat(18)}|`);
-    row('events/s (POST /ingest, acknowledged)', (options.events / seconds).toFixed(0));
-    row('CPU per event, all nodes, µs', ((totalCpu * 1e6) / options.events).toFixed(2));
-    nodes.forEach((node, i) => row(`  ${node.id}: CPU per event, µs / events held`, `${((cpu[i]! * 1e6) / options.events).toFixed(2)} / ${stored[i]}`));
-    row('copies held (sum of nodes / events sent)', (stored.reduce((sum, each) => sum + each, 0) / options.events).toFixed(3));
-    row('requests retried after 503', String(retries));
-  } finally {
-    await stopClusteredServers(nodes);
+  const all = bodies(options.events);
+  const setups: Setup[] = [
+    { name: 'single node', nodes: 1, replication: 1 },
+    { name: `${options.nodes} nodes, replication 1`, nodes: options.nodes, replication: 1 },
+    { name: `${options.nodes} nodes, replication 2`, nodes: options.nodes, replication: 2 },
+  ];
+  const outcomes: Outcome[] = [];
+  for (const setup of setups) outcomes.push(await measure(setup, all, options));
+  const single = outcomes[0]!;
+  console.log(`\ncluster benchmark: ${options.events} events, queries median of ${options.runs} runs (ms), ratios against the single node`);
+  console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);
+  console.log(`|---|${outcomes.map(() => '---:').join('|')}|`);
+  console.log(
+    `| ingest events/s | ${outcomes.map((o) => `${o.ingestEventsPerSecond.toFixed(0)} (${(o.ingestEventsPerSecond / single.ingestEventsPerSecond).toFixed(2)}x)`).join(' | ')} |`,
+  );
+  console.log(`| ingest CPU per event, all nodes (µs) | ${outcomes.map((o) => `${o.cpuMicrosPerEvent.toFixed(2)} (${(o.cpuMicrosPerEvent / single.cpuMicrosPerEvent).toFixed(2)}x)`).join(' | ')} |`);
+  console.log(`| ingest requests retried after 503 | ${outcomes.map((o) => String(o.retries)).join(' | ')} |`);
+  for (const query of QUERIES) {
+    const base = single.queryMs.get(query.name)!;
+    const cells = outcomes.map((o) => {
+      const ms = o.queryMs.get(query.name)!;
+      const same = o.answers.get(query.name) === single.answers.get(query.name) ? '' : ' DIFFERS';
+      return `${ms.toFixed(1)} (${(ms / base).toFixed(2)}x)${same}`;
+    });
+    console.log(`| ${query.name} | ${cells.join(' | ')} |`);
   }
+  console.log(`| storage bytes, all nodes | ${outcomes.map((o) => `${(o.storageBytes / 1e6).toFixed(1)} MB (${(o.storageBytes / single.storageBytes).toFixed(2)}x)`).join(' | ')} |`);
+  console.log(
+    `| events per node (min share of even) | ${outcomes
+      .map((o) => {
+        const even = o.eventsPerNode.reduce((sum, n) => sum + n, 0) / o.eventsPerNode.length;
+        return `${o.eventsPerNode.join(' / ')} (${(Math.min(...o.eventsPerNode) / even).toFixed(2)})`;
+      })
+      .join(' | ')} |`,
+  );
 }

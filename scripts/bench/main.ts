@@ -25,7 +25,6 @@ async function main(): Promise<void> {
       inputs: { type: 'string' },
       partitions: { type: 'string' },
       nodes: { type: 'string' },
-      replication: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -72,11 +71,10 @@ async function main(): Promise<void> {
       return;
     case 'cluster':
       await runClusterBench({
+        events: Number(values.events ?? 1_000_000),
+        runs: Number(values.runs ?? 5),
         nodes: Number(values.nodes ?? 3),
-        replication: Number(values.replication ?? 2),
-        events: Number(values.events ?? 300_000),
-        batch: Number(values.batch ?? 10_000),
-        concurrency: Number(values.concurrency ?? 2),
+        concurrency: Number(values.concurrency ?? 4),
       });
       return;
     default:

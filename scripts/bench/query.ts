@@ -33,13 +33,13 @@ const COMPARE_ROUNDS = 4;
 const NEEDLE = 'zq7needlexv';
 const NEEDLE_EVERY = 1_000_000;
 
-interface BenchQuery {
+export interface BenchQuery {
   name: string;
   native: string;
   sql: string;
 }
 
-const QUERIES: BenchQuery[] = [
+export const QUERIES: BenchQuery[] = [
   { name: 'stats count() by host', native: 'from main | stats count() by host', sql: 'SELECT host, count(*) FROM logs GROUP BY host ORDER BY host' },
   {
     name: `search ${NEEDLE} (rare needle)`,
@@ -139,7 +139,7 @@ async function waitSettled(server: TestServer): Promise<void> {
   }
 }
 
-async function timeNative(server: TestServer, query: BenchQuery, runs: number): Promise<{ median: number; first: number; result: unknown }> {
+export async function timeNative(server: TestServer, query: BenchQuery, runs: number): Promise<{ median: number; first: number; result: unknown }> {
   const times: number[] = [];
   let result: unknown = null;
   let first = NaN;

@@ -7,7 +7,7 @@
 import { strict as assert } from 'assert';
 import { EventEmitter } from 'events';
 import client from 'prom-client';
-import type { Logger } from '../../../node/app';
+import type { Logger } from '../../../node/logger';
 import type { ClusterState } from '../../../node/cluster/cluster-state';
 import { PeerClients } from '../../../node/cluster/grpc/peers';
 import { GrpcServer } from '../../../node/cluster/grpc/server';
@@ -60,7 +60,7 @@ class OwnerView extends EventEmitter<MembershipEvents> {
   }
 
   state(): ClusterState {
-    return { version: 1, members: [{ id: 'owner', http: '127.0.0.1:1', grpc: this.address, role: 'all' }], epochs: [], removed: [] };
+    return { version: 1, members: [{ id: 'owner', http: '127.0.0.1:1', grpc: this.address, role: 'all' }], epochs: [], removed: [], forming: [] };
   }
 
   livenessOf(): { up: boolean; lastHeartbeatMs: number | null; stats: null } {
