@@ -19,6 +19,9 @@ export interface AnswerMeta {
   language: 'native';
   profile?: Record<string, unknown>;
   cached?: boolean;
+  /** In a cluster: some partition keys had no node to answer for them (`missing_keys` of them). */
+  partial?: true;
+  missing_keys?: number;
 }
 
 export interface JobAnswer {

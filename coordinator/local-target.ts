@@ -15,6 +15,7 @@ import type { QueryPlan } from '../query/plan/plan';
 import { planQuery } from '../query/plan/planner';
 import { parseQuery } from '../query/syntax';
 import type { ShardFragment, ShardTarget } from './scatter-gather';
+import { reportProgress, type ShardCounters } from './shard-progress';
 
 /** The plan every node makes of a fragment's query (the planner is deterministic). */
 export function planOf(spec: SessionSpec): QueryPlan {
@@ -66,7 +67,19 @@ export class LocalShardTarget implements ShardTarget {
     private readonly options: LocalShardOptions,
   ) {}
 
-  run(fragment: ShardFragment, signal: AbortSignal, onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null): Promise<ShardResult> {
-    return runFragment(this.source, this.workers, fragment, signal, onRows, this.options);
+  async run(
+    fragment: ShardFragment,
+    signal: AbortSignal,
+    onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null,
+    onProgress?: (counters: ShardCounters) => void,
+  ): Promise<ShardResult> {
+    if (onProgress === undefined) return runFragment(this.source, this.workers, fragment, signal, onRows, this.options);
+    const progress = new QueryProgress();
+    const stop = reportProgress(progress, onProgress);
+    try {
+      return await runFragment(this.source, this.workers, fragment, signal, onRows, { ...this.options, progress });
+    } finally {
+      stop();
+    }
   }
 }

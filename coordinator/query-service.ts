@@ -1,7 +1,9 @@
 /**
  * Runs queries for the HTTP layer: parse and plan up front (so bad queries answer 400 at once),
  * answer from the result cache when nothing changed, else start a job under the concurrency,
- * memory and runtime limits, and shape the answer with its meta and optional profile.
+ * memory and runtime limits, and shape the answer with its meta and optional profile. In a
+ * cluster (`distribution` set) a query runs over every node (distribution.ts) and the result
+ * cache is not used: another node's new events would not invalidate an entry here.
  */
 import { executePlan, type OpStats, type ScanSource } from '../query/exec/execute';
 import { MemoryBudget, MemoryPool } from '../query/exec/limits';
@@ -14,6 +16,7 @@ import type { QueryPlan } from '../query/plan/plan';
 import { planQuery } from '../query/plan/planner';
 import { checkQuery, QueryError, type Query } from '../query/syntax';
 import { indexMatcher } from '../storage/scan';
+import { runDistributed, type Distribution } from './distribution';
 import type { Job, JobAnswer, JobManager } from './jobs';
 import { ResultCache, type ChangedSince } from './result-cache';
 
@@ -37,6 +40,8 @@ export class TooManyQueriesError extends Error {
 export class QueryService {
   readonly cache: ResultCache<JobAnswer>;
   readonly pool: MemoryPool;
+  /** Set while the node is in a cluster: queries then run over every node. */
+  distribution: Distribution | null = null;
 
   constructor(
     private readonly source: ScanSource,
@@ -86,7 +91,8 @@ export class QueryService {
     const plan = this.plan(request);
     const limits = this.limits();
     const cacheKey = JSON.stringify([request.text, request.variables, request.fromMicros, request.toMicros, request.limit, request.offset]);
-    const cacheable = request.profile === null && !options.unlimited && !/\bnow\s*\(/i.test(request.text);
+    const distribution = this.distribution;
+    const cacheable = distribution === null && request.profile === null && !options.unlimited && !/\bnow\s*\(/i.test(request.text);
     if (cacheable) {
       const cached = this.cache.get(cacheKey);
       if (cached !== undefined) {
@@ -101,41 +107,53 @@ export class QueryService {
       throw new TooManyQueriesError(`${limits.maxConcurrent} queries are already running (query.max_concurrent); retry shortly`);
     }
     const version = this.dataVersion();
+    const deadlineMs = Date.now() + limits.maxQueryRuntimeMs;
     const job = this.jobs.start(request.text, limits.maxQueryRuntimeMs, async (self) => {
       const started = performance.now();
       const budget = new MemoryBudget(limits.maxQueryMemoryBytes, this.pool);
       const limit = options.unlimited === true ? Number.MAX_SAFE_INTEGER : request.limit;
       try {
-        const { data, opStats } = await executePlan(this.source, plan, {
+        const spec = {
+          text: request.text,
+          variables: request.variables,
+          fromMicros: request.fromMicros,
+          toMicros: request.toMicros,
+          nowMicros: request.nowMicros,
           limit,
           offset: request.offset,
-          signal: self.controller.signal,
-          budget,
-          progress: self.progress,
-          pool: this.workers,
-          spec: {
-            text: request.text,
-            variables: request.variables,
-            fromMicros: request.fromMicros,
-            toMicros: request.toMicros,
-            nowMicros: request.nowMicros,
+          profile: request.profile === 'full' || request.profile === 'trace',
+          trace: request.profile === 'trace',
+          stream: options.onRows !== undefined,
+        };
+        let answered: { data: QueryResultData; opStats: OpStats[]; missing: number; memoryBytes: number };
+        if (distribution === null) {
+          const { data, opStats } = await executePlan(this.source, plan, {
             limit,
             offset: request.offset,
-            profile: request.profile === 'full' || request.profile === 'trace',
-            trace: request.profile === 'trace',
-            stream: options.onRows !== undefined,
-          },
-          onRows: options.onRows,
-          onPreview: (rows) => {
-            if (rows.length > 0) self.setPreview(rows.map((timed) => timed.row));
-          },
-        });
+            signal: self.controller.signal,
+            budget,
+            progress: self.progress,
+            pool: this.workers,
+            spec,
+            onRows: options.onRows,
+            onPreview: (rows) => {
+              if (rows.length > 0) self.setPreview(rows.map((timed) => timed.row));
+            },
+          });
+          answered = { data, opStats, missing: 0, memoryBytes: budget.bytes };
+        } else {
+          const job = { progress: self.progress, signal: self.controller.signal, deadlineMs };
+          answered = await runDistributed(distribution, plan, spec, { limit, offset: request.offset }, job, options.onRows ?? null);
+        }
+        const { data, opStats } = answered;
         const scanned = self.progress.scanStats?.rowsRead ?? 0;
         const answer: JobAnswer = {
           data,
           meta: { took_ms: Math.round(performance.now() - started), scanned, query_id: self.id, language: 'native' },
         };
-        if (request.profile !== null) answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, budget.bytes);
+        // Keys no node could answer for: the answer says so rather than counting less in silence.
+        if (answered.missing > 0) Object.assign(answer.meta, { partial: true, missing_keys: answered.missing });
+        if (request.profile !== null) answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
         if (cacheable) {
           const indexes = indexMatcher(plan.indexPatterns);
           this.cache.set(cacheKey, answer, approximateBytes(data), version, indexes, request.fromMicros, request.toMicros);

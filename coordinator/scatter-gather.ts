@@ -7,10 +7,12 @@
  * (stream-merge.ts); a node that fails after it sent rows cannot be retried without repeating
  * them, so that ends the export with an error.
  */
+import { QueryLimitError } from '../query/exec/limits';
 import type { SessionSpec } from '../query/exec/query-worker';
 import type { TimedRow } from '../query/exec/rows';
 import type { ShardResult } from '../query/exec/shard-session';
 import { assignKeys, reassignKeys } from './key-assignment';
+import type { ShardCounters } from './shard-progress';
 import { StreamMerge } from './stream-merge';
 
 /** What a node is asked: the query as every node plans it, and the keys it answers for. */
@@ -24,9 +26,27 @@ export interface ShardTarget {
   readonly node: string;
   /**
    * Runs the fragment; resolves with the node's combined ShardResult. In an export, rows come to
-   * `onRows` newest first with a bound on what the node can still send.
+   * `onRows` newest first with a bound on what the node can still send; `onProgress` gets the
+   * node's counters now and then.
    */
-  run(fragment: ShardFragment, signal: AbortSignal, onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null): Promise<ShardResult>;
+  run(
+    fragment: ShardFragment,
+    signal: AbortSignal,
+    onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null,
+    onProgress?: (counters: ShardCounters) => void,
+  ): Promise<ShardResult>;
+}
+
+export type FragmentOutcome = 'ok' | 'error' | 'canceled';
+
+/** What a query's scatter-gather tells as it goes (job progress, metrics). */
+export interface ScatterObserver {
+  /** Fragment `attempt` reported its counters. */
+  progress?(attempt: number, counters: ShardCounters): void;
+  /** Fragment `attempt` on `node` ended after `ms`. */
+  ended?(attempt: number, node: string, ms: number, outcome: FragmentOutcome): void;
+  /** A failed node's keys were asked again: `fragments` new fragments. */
+  retried?(node: string, fragments: number): void;
 }
 
 /** What the coordinator knows of the cluster for one query. */
@@ -55,6 +75,7 @@ export async function scatterGather(
   keys: Iterable<string>,
   signal: AbortSignal,
   onRows: ((rows: TimedRow[]) => Promise<void>) | null,
+  observer: ScatterObserver = {},
 ): Promise<Gathered> {
   const results: ShardResult[] = [];
   const failed = new Set<string>();
@@ -67,7 +88,11 @@ export async function scatterGather(
     writes = writes.then(() => onRows(rows));
   };
 
+  let attempts = 0;
   const runNode = async (node: string, nodeKeys: string[]): Promise<void> => {
+    const attempt = attempts++;
+    const started = performance.now();
+    const ended = (outcome: FragmentOutcome): void => observer.ended?.(attempt, node, performance.now() - started, outcome);
     const source = merge?.open() ?? -1;
     let sent = false;
     const rowsOf =
@@ -78,11 +103,15 @@ export async function scatterGather(
             emit(merge.add(source, rows, bound));
             await writes;
           };
+    const onProgress = (counters: ShardCounters): void => observer.progress?.(attempt, counters);
     try {
-      results.push(await view.target(node).run({ spec, keys: nodeKeys }, signal, rowsOf));
+      results.push(await view.target(node).run({ spec, keys: nodeKeys }, signal, rowsOf, onProgress));
+      ended('ok');
       if (merge !== null) emit(merge.close(source));
     } catch (error) {
-      if (signal.aborted) throw error;
+      ended(signal.aborted ? 'canceled' : 'error');
+      // A canceled query, or a limit the query hit (memory, runtime), would fail on any owner alike.
+      if (signal.aborted || error instanceof QueryLimitError) throw error;
       if (merge !== null) {
         if (sent) throw new ShardLostError(`node ${node} failed in the middle of the export: ${(error as Error).message}`);
         emit(merge.close(source));
@@ -90,6 +119,7 @@ export async function scatterGather(
       failed.add(node);
       const again = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
       missing += again.missing.length;
+      if (again.byNode.size > 0) observer.retried?.(node, again.byNode.size);
       await Promise.all([...again.byNode].map(([next, list]) => runNode(next, list)));
     }
   };

@@ -19,6 +19,7 @@ import { ClusterNode } from './cluster/cluster-node';
 import { addMetadataService, ForwardingMetadataWriter } from './cluster/metadata-forwarding';
 import { ClusterWritePath } from './cluster/write-path';
 import type { Logger } from './logger';
+import { clusterQueries } from './cluster/cluster-queries';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
 
@@ -121,11 +122,14 @@ export class App {
   /** Starts the cluster side: the gRPC services, then the join (or rejoin). */
   private async joinCluster(): Promise<void> {
     const onFailure = (error: Error): void => this.logger.error(`gRPC handler failed: ${error.stack ?? error.message}`);
+    const queries = clusterQueries(this, onFailure);
     const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, (node) => {
       addMetadataService(node.server, node.membership, this.metadata, onFailure);
       this.clusterWrites = ClusterWritePath.attach(node, { engine: this.engine, settings: () => this.settings, metrics: this.metrics, logger: this.logger, onFailure });
+      queries.addService(node);
     });
     this.cluster = cluster;
+    this.queries.distribution = queries.distribution(cluster);
     this.metadataWriter = new ForwardingMetadataWriter(this.metadata, cluster.membership, cluster.peers);
   }
 

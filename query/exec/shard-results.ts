@@ -131,21 +131,39 @@ function findNonFinite(value: unknown, path: (string | number)[], out: NonFinite
 }
 
 /**
- * A ShardResult as bytes for another node: JSON (readable by any later version), with the places
- * of NaN, the infinities and -0 listed beside it, since JSON cannot write them.
+ * A value as bytes for another node: JSON (readable by any later version), with the places of NaN,
+ * the infinities and -0 listed beside it, since JSON cannot write them.
  */
-export function encodeShardResult(result: ShardResult): Buffer {
+function encodeExact(value: unknown): Buffer {
   const nonFinite: NonFinite = [];
-  findNonFinite(result, [], nonFinite);
-  return Buffer.from(JSON.stringify({ result, nonFinite }));
+  findNonFinite(value, [], nonFinite);
+  return Buffer.from(JSON.stringify({ result: value, nonFinite }));
 }
 
-export function decodeShardResult(bytes: Uint8Array): ShardResult {
-  const { result, nonFinite } = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as { result: ShardResult; nonFinite: NonFinite };
+function decodeExact<T>(bytes: Uint8Array): T {
+  const { result, nonFinite } = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as { result: T; nonFinite: NonFinite };
   for (const [path, text] of nonFinite) {
     let target = result as unknown as Record<string | number, unknown>;
     for (let i = 0; i < path.length - 1; i++) target = target[path[i]] as Record<string | number, unknown>;
     target[path[path.length - 1]] = Number(text);
   }
   return result;
+}
+
+/** A ShardResult as bytes for another node (encodeExact). */
+export function encodeShardResult(result: ShardResult): Buffer {
+  return encodeExact(result);
+}
+
+export function decodeShardResult(bytes: Uint8Array): ShardResult {
+  return decodeExact<ShardResult>(bytes);
+}
+
+/** Export rows as bytes for another node, in their order (encodeExact). */
+export function encodeRows(rows: readonly TimedRow[]): Buffer {
+  return encodeExact(rows);
+}
+
+export function decodeRows(bytes: Uint8Array): TimedRow[] {
+  return decodeExact<TimedRow[]>(bytes);
 }

@@ -142,3 +142,61 @@ export interface ReplayHintReply {
   applied: boolean;
   events: number;
 }
+
+export interface ShardKeysRequest {
+  protocol_version: ProtocolVersion | null;
+  index_patterns: string[];
+  from_micros: number;
+  to_micros: number;
+}
+
+export interface ShardKeysReply {
+  protocol_version: ProtocolVersion | null;
+  keys: string[];
+}
+
+export interface ShardQueryRequest {
+  protocol_version: ProtocolVersion | null;
+  text: string;
+  variables_json: string;
+  from_micros: number;
+  to_micros: number;
+  now_micros: number;
+  limit: number;
+  offset: number;
+  profile: boolean;
+  trace: boolean;
+  stream: boolean;
+  keys: string[];
+}
+
+export interface ShardQueryProgress {
+  rows_read: number;
+  bytes_read: number;
+  units_total: number;
+  units_done: number;
+  segments_total: number;
+  segments_scanned: number;
+  segments_skipped_index: number;
+  segments_skipped_time: number;
+  segments_skipped_stats: number;
+  segments_skipped_bloom: number;
+  blocks_skipped_range: number;
+  buffered_events: number;
+  blocks_cached: number;
+  blocks_skipped_bloom: number;
+}
+
+export interface ShardQueryRows {
+  rows: Buffer;
+  bound: number;
+}
+
+/** One message of the Query stream: `body` names the member that is set. */
+export interface ShardQueryMessage {
+  protocol_version: ProtocolVersion | null;
+  body?: 'progress' | 'rows' | 'result';
+  progress?: ShardQueryProgress | null;
+  rows?: ShardQueryRows | null;
+  result?: Buffer;
+}

@@ -66,3 +66,10 @@ export const SHARD_WRITE = {
   Write: method<wire.WriteRequest, wire.WriteReply>(SHARD_WRITE_SERVICE, 'Write'),
   ReplayHint: method<wire.ReplayHintRequest, wire.ReplayHintReply>(SHARD_WRITE_SERVICE, 'ReplayHint'),
 };
+
+export const SHARD_QUERY_SERVICE = service('ShardQuery');
+
+export const SHARD_QUERY = {
+  Keys: method<wire.ShardKeysRequest, wire.ShardKeysReply>(SHARD_QUERY_SERVICE, 'Keys'),
+  Query: method<wire.ShardQueryRequest, wire.ShardQueryMessage>(SHARD_QUERY_SERVICE, 'Query'),
+};

@@ -173,7 +173,10 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
               written++;
             }
           }
-          await write({ __meta: { total: written, scanned: job.answer.meta.scanned, took_ms: Math.round(performance.now() - started) } });
+          const { scanned, partial, missing_keys } = job.answer.meta;
+          const meta: Record<string, unknown> = { total: written, scanned, took_ms: Math.round(performance.now() - started) };
+          if (partial === true) Object.assign(meta, { partial, missing_keys });
+          await write({ __meta: meta });
         }
       } finally {
         raw.off('close', onClose);
@@ -288,7 +291,12 @@ function jobView(job: Job): { data: Record<string, unknown>; meta?: Record<strin
           completed_at: job.completedAt?.toISOString() ?? null,
           results: answer?.data ?? null,
         },
-        meta: { took_ms: answer?.meta.took_ms ?? 0, scanned: answer?.meta.scanned ?? 0, query_id: job.id },
+        meta: {
+          took_ms: answer?.meta.took_ms ?? 0,
+          scanned: answer?.meta.scanned ?? 0,
+          query_id: job.id,
+          ...(answer?.meta.partial === true ? { partial: true, missing_keys: answer.meta.missing_keys } : {}),
+        },
       };
     }
     default:

@@ -1,0 +1,92 @@
+/**
+ * A query over the cluster, as the coordinator runs it. The node side (node/cluster/) gives the
+ * coordinator a Distribution: for one query, the cluster as that query sees it (owners, which
+ * nodes can answer, the targets) and the keys to ask for: every key some usable node holds in
+ * range, plus the keys in range whose owners are all unusable (they come back missing, so the
+ * answer says it is partial). scatterGather asks each key of one owner, and the shards' results
+ * merge as one node's sessions do (query/exec/shard-results.ts).
+ */
+import { checkAlive } from '../query/exec/limits';
+import type { OpStats } from '../query/exec/execute';
+import type { SessionSpec } from '../query/exec/query-worker';
+import { finishResult, type QueryResultData, type ResultPage } from '../query/exec/result';
+import type { TimedRow } from '../query/exec/rows';
+import { mergeShardResults } from '../query/exec/shard-results';
+import type { QueryPlan } from '../query/plan/plan';
+import type { QueryProgress } from '../query/exec/progress';
+import { scatterGather, type ClusterView, type ScatterObserver } from './scatter-gather';
+import { ProgressSum } from './shard-progress';
+
+export interface QueryRange {
+  /** The query's `from` index names and globs. */
+  indexPatterns: readonly string[];
+  fromMicros: number;
+  toMicros: number;
+  /** When the query's runtime limit ends it (ms since the epoch): the deadline of every call it makes. */
+  deadlineMs: number;
+}
+
+export interface DistributedQuery {
+  view: ClusterView;
+  keys: string[];
+}
+
+/** What distributed queries tell the node's metrics. */
+export interface DistributionObserver extends ScatterObserver {
+  /** A query's answer lacked `count` keys (0 for a whole answer). */
+  missing?(count: number): void;
+}
+
+export interface Distribution {
+  /** The cluster as one query sees it now, and the keys it must answer for. */
+  prepare(range: QueryRange, signal: AbortSignal): Promise<DistributedQuery>;
+  readonly observer: DistributionObserver;
+}
+
+export interface DistributedAnswer {
+  data: QueryResultData;
+  opStats: OpStats[];
+  /** Keys no owner could answer for. */
+  missing: number;
+  memoryBytes: number;
+}
+
+/** Runs a planned query over the cluster; `progress` shows the sum of the shards'. */
+export async function runDistributed(
+  distribution: Distribution,
+  plan: QueryPlan,
+  spec: SessionSpec,
+  page: ResultPage,
+  job: { progress: QueryProgress; signal: AbortSignal; deadlineMs: number },
+  onRows: ((rows: TimedRow[]) => Promise<void>) | null,
+): Promise<DistributedAnswer> {
+  const { signal } = job;
+  const sum = new ProgressSum(job.progress, spec.trace);
+  job.progress.phase = 'planning';
+  const { view, keys } = await distribution.prepare(
+    { indexPatterns: plan.indexPatterns, fromMicros: spec.fromMicros, toMicros: spec.toMicros, deadlineMs: job.deadlineMs },
+    signal,
+  );
+  checkAlive(signal);
+  job.progress.phase = 'scanning';
+  const observer = distribution.observer;
+  const gathered = await scatterGather(view, spec, keys, signal, onRows, {
+    progress: (attempt, counters) => sum.set(attempt, counters),
+    ended: (attempt, node, ms, outcome) => {
+      // A failed shard's keys are read again by other owners: its counts would count them twice.
+      if (outcome === 'error') sum.drop(attempt);
+      observer.ended?.(attempt, node, ms, outcome);
+    },
+    retried: (node, fragments) => observer.retried?.(node, fragments),
+  });
+  observer.missing?.(gathered.missing);
+  job.progress.phase = 'merging';
+  sum.finish(gathered.results);
+  const output = mergeShardResults(gathered.results, plan, page);
+  return {
+    data: finishResult(plan, output, page),
+    opStats: output.opStats,
+    missing: gathered.missing,
+    memoryBytes: gathered.results.reduce((total, result) => total + result.memoryBytes, 0),
+  };
+}

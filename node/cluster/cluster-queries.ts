@@ -1,0 +1,58 @@
+/**
+ * Distributed queries on a clustered node, wired from the App: the ShardQuery service this node
+ * answers other coordinators with, and the Distribution its own queries run over. This node's
+ * own fragments run locally (no gRPC hop) and count in the same metrics as the ones it serves.
+ */
+import { LocalShardTarget } from '../../coordinator/local-target';
+import type { Distribution } from '../../coordinator/distribution';
+import type { ShardTarget } from '../../coordinator/scatter-gather';
+import { indexMatcher } from '../../storage/scan';
+import type { App } from '../app';
+import { localScanSource } from '../local-scan-source';
+import type { ClusterNode } from './cluster-node';
+import { QueryDistribution } from './query-distribution';
+import { ShardQueryMetrics } from './shard-query-metrics';
+import { addShardQueryService } from './shard-query-service';
+
+export interface ClusterQueries {
+  /** Adds the ShardQuery service to the node's gRPC server (before it listens). */
+  addService(node: ClusterNode): void;
+  /** The node's queries over the cluster, once it is a member. */
+  distribution(node: ClusterNode): Distribution;
+}
+
+export function clusterQueries(app: App, onFailure: (error: Error) => void): ClusterQueries {
+  const metrics = new ShardQueryMetrics(app.metrics.registry);
+  const source = localScanSource(app.engine);
+  const fragment = { maxQueryMemoryBytes: () => app.settings.query.maxQueryMemoryBytes, pool: app.queries.pool };
+  const own = new LocalShardTarget(app.settings.cluster.nodeId, source, app.queryWorkers, fragment);
+  const local: ShardTarget = {
+    node: own.node,
+    run: (shard, signal, onRows, onProgress) => metrics.serve(signal, () => own.run(shard, signal, onRows, onProgress)),
+  };
+  return {
+    addService: (node) =>
+      addShardQueryService(
+        node.server,
+        { engine: app.engine, source, workers: app.queryWorkers, fragment, maxQueryRuntimeMs: () => app.settings.query.maxQueryRuntimeMs, metrics },
+        onFailure,
+      ),
+    distribution: (node) =>
+      new QueryDistribution({
+        self: node.self.id,
+        membership: node.membership,
+        peers: node.peers,
+        hintsPendingFor: (id) => node.hintsPendingFor(id),
+        localKeys: (range) => app.engine.localKeys({ index: indexMatcher(range.indexPatterns), fromMicros: range.fromMicros, toMicros: range.toMicros }),
+        local,
+        placement: () => ({
+          replicationFactor: app.settings.cluster.replicationFactor,
+          bucketSpanMicros: app.settings.cluster.bucketSpanMs * 1000,
+          partitions: app.settings.cluster.partitions,
+          retentionMs: app.settings.retentionMs,
+          maxFutureMs: app.settings.ingest.maxFutureMs,
+        }),
+        observer: metrics,
+      }),
+  };
+}

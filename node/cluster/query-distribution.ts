@@ -1,0 +1,134 @@
+/**
+ * The cluster as a query sees it (coordinator/distribution.ts's Distribution, from membership):
+ * a node is usable while it is up and no hints for it are pending; the keys to ask for are the
+ * union of every usable node's Keys (this node's own read locally), plus the keys in range whose
+ * owners are all unusable, which no node can answer for and so come back missing. A node whose
+ * Keys call fails is unusable for that query. Those range keys cover the index names the nodes
+ * reported in their heartbeats (NodeStats.indexes) and the names the query spells out, over the
+ * query's range clamped to where events can be (retention's cutoff to ingest.max_future ahead).
+ */
+import type { DistributedQuery, Distribution, DistributionObserver, QueryRange } from '../../coordinator/distribution';
+import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
+import { checkAlive } from '../../query/exec/limits';
+import { isGlob } from '../../storage/glob';
+import { keyString, type PartitionKey } from '../../storage/partition';
+import { indexMatcher } from '../../storage/scan';
+import type { Member } from './cluster-state';
+import { epochAt, type RingEpoch } from './epochs';
+import type { PeerClients } from './grpc/peers';
+import { bucketsInRange } from './key-range';
+import type { Membership } from './membership';
+import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
+import { ownersOf } from './ring';
+
+export interface Placement {
+  replicationFactor: number;
+  bucketSpanMicros: number;
+  partitions: number;
+  retentionMs: number;
+  maxFutureMs: number;
+}
+
+export interface QueryDistributionOptions {
+  self: string;
+  membership: Membership;
+  peers: PeerClients;
+  /** Whether writes a node missed are still to be replayed to it (it is not asked meanwhile). */
+  hintsPendingFor: (node: string) => boolean;
+  /** This node's keys in a range (engine.localKeys). */
+  localKeys: (range: QueryRange) => Iterable<string>;
+  /** This node's own fragments. */
+  local: ShardTarget;
+  placement: () => Placement;
+  observer: DistributionObserver;
+}
+
+/** A key as keyString wrote it: `index|bucket|partition` (index names cannot hold `|`). */
+export function parseKeyString(text: string): PartitionKey {
+  const last = text.lastIndexOf('|');
+  const middle = text.lastIndexOf('|', last - 1);
+  return { index: text.slice(0, middle), bucket: Number(text.slice(middle + 1, last)), partition: Number(text.slice(last + 1)) };
+}
+
+/**
+ * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering`. A
+ * bucket whose epoch has only answering members has none: when every node answers, nothing is
+ * enumerated.
+ */
+export function keysWithoutOwners(
+  indexes: readonly string[],
+  fromMicros: number,
+  toMicros: number,
+  epochs: readonly RingEpoch[],
+  placement: Placement,
+  answering: ReadonlySet<string>,
+): string[] {
+  const keys: string[] = [];
+  if (indexes.length === 0) return keys;
+  for (const bucket of bucketsInRange(fromMicros, toMicros, placement.bucketSpanMicros)) {
+    if (epochAt(epochs, bucket).members.every((member) => answering.has(member))) continue;
+    for (const index of indexes) {
+      for (let partition = 0; partition < placement.partitions; partition++) {
+        const key = { index, bucket, partition };
+        if (!ownersOf(key, epochs, placement.replicationFactor).some((owner) => answering.has(owner))) keys.push(keyString(key));
+      }
+    }
+  }
+  return keys;
+}
+
+export class QueryDistribution implements Distribution {
+  readonly observer: DistributionObserver;
+
+  constructor(private readonly options: QueryDistributionOptions) {
+    this.observer = options.observer;
+  }
+
+  async prepare(range: QueryRange, signal: AbortSignal): Promise<DistributedQuery> {
+    const { membership, self } = this.options;
+    const placement = this.options.placement();
+    const state = membership.state();
+    const views = membership.members();
+    const members = new Map<string, Member>(state.members.map((member) => [member.id, member]));
+    const usable = views.filter((view) => view.self || (view.up && !this.options.hintsPendingFor(view.member.id))).map((view) => view.member.id);
+    const keys = new Set<string>();
+    const answering = new Set<string>();
+    await Promise.all(
+      usable.map(async (node) => {
+        try {
+          const held = node === self ? this.options.localKeys(range) : await remoteKeys(this.options.peers, members.get(node)!.grpc, range);
+          for (const key of held) keys.add(key);
+          answering.add(node);
+        } catch {
+          // It does not answer: for this query it is as good as down.
+        }
+      }),
+    );
+    checkAlive(signal);
+    const now = Date.now();
+    const from = Math.max(range.fromMicros, (now - placement.retentionMs) * 1000);
+    const to = Math.min(range.toMicros, (now + placement.maxFutureMs) * 1000);
+    for (const key of keysWithoutOwners(this.indexNames(range, views), from, to, state.epochs, placement, answering)) keys.add(key);
+
+    const view: ClusterView = {
+      owners: (key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor),
+      usable: (node) => answering.has(node),
+      target: (node) => {
+        if (node === self) return this.options.local;
+        const member = members.get(node);
+        if (member === undefined) throw new Error(`node ${node} is not a member of the cluster`);
+        return new RemoteShardTarget(node, member.grpc, this.options.peers, range.deadlineMs);
+      },
+    };
+    return { view, keys: [...keys] };
+  }
+
+  /** The index names the query may read: those any node reported (even one down now), and those it names. */
+  private indexNames(range: QueryRange, views: ReturnType<Membership['members']>): string[] {
+    const names = new Set<string>();
+    for (const view of views) for (const name of view.stats?.indexes ?? []) names.add(name);
+    for (const pattern of range.indexPatterns) if (!isGlob(pattern) && pattern !== '*') names.add(pattern);
+    const matches = indexMatcher(range.indexPatterns);
+    return [...names].filter(matches).sort();
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Another node as a shard target: its ShardQuery.Keys and ShardQuery.Query calls. The Query call
+ * has the query's deadline; the query's abort cancels it (the callee stops its work at once).
+ * Export rows are handed on one batch at a time: the stream is paused while a batch is written,
+ * so a slow client holds the remote scan back instead of filling this node's memory.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { ShardFragment, ShardTarget } from '../../coordinator/scatter-gather';
+import type { ShardCounters } from '../../coordinator/shard-progress';
+import { QueryLimitError, type QueryLimitCode } from '../../query/exec/limits';
+import type { TimedRow } from '../../query/exec/rows';
+import { decodeRows, decodeShardResult } from '../../query/exec/shard-results';
+import type { ShardResult } from '../../query/exec/shard-session';
+import type * as wire from './grpc/messages';
+import { PeerCallError, type PeerClients } from './grpc/peers';
+import { SHARD_QUERY } from './grpc/proto';
+import { protocolVersion } from './grpc/wire';
+import { QUERY_LIMIT_REFUSAL } from './shard-query-service';
+import { countersFromWire, fragmentToWire } from './shard-query-wire';
+
+/** The longest a Keys call may take (within the query's own deadline). */
+export const KEYS_TIMEOUT_MS = 5_000;
+
+const LIMIT_CODES: ReadonlySet<string> = new Set<QueryLimitCode>(['QUERY_MEMORY_EXCEEDED', 'QUERY_POOL_EXHAUSTED', 'QUERY_CANCELED', 'QUERY_TIMEOUT']);
+
+/** A failed call as what the coordinator acts on: a query limit ends the query, anything else retries the keys elsewhere. */
+function callError(address: string, error: grpc.ServiceError): Error {
+  const failure = PeerCallError.from(address, error);
+  const code = failure.facts.code;
+  if (failure.reason === QUERY_LIMIT_REFUSAL && code !== undefined && LIMIT_CODES.has(code)) {
+    return new QueryLimitError(code as QueryLimitCode, `node at ${address}: ${failure.details}`);
+  }
+  if (failure.code === grpc.status.DEADLINE_EXCEEDED) return new QueryLimitError('QUERY_TIMEOUT', `the query ran past its deadline (query.max_query_runtime) waiting for the node at ${address}`);
+  return failure;
+}
+
+/** The keys a node holds in a range. */
+export async function remoteKeys(
+  peers: PeerClients,
+  address: string,
+  range: { indexPatterns: readonly string[]; fromMicros: number; toMicros: number; deadlineMs: number },
+): Promise<string[]> {
+  const timeoutMs = Math.max(1, Math.min(KEYS_TIMEOUT_MS, range.deadlineMs - Date.now()));
+  const request: wire.ShardKeysRequest = {
+    protocol_version: protocolVersion(),
+    index_patterns: [...range.indexPatterns],
+    from_micros: range.fromMicros,
+    to_micros: range.toMicros,
+  };
+  return (await peers.call(address, SHARD_QUERY.Keys, request, timeoutMs)).keys;
+}
+
+export class RemoteShardTarget implements ShardTarget {
+  constructor(
+    readonly node: string,
+    private readonly address: string,
+    private readonly peers: PeerClients,
+    /** The query's deadline, ms since the epoch. */
+    private readonly deadlineMs: number,
+  ) {}
+
+  run(
+    fragment: ShardFragment,
+    signal: AbortSignal,
+    onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null,
+    onProgress?: (counters: ShardCounters) => void,
+  ): Promise<ShardResult> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason as Error);
+      const method = SHARD_QUERY.Query;
+      const call = this.peers
+        .client(this.address)
+        .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, fragmentToWire(fragment), { deadline: this.deadlineMs });
+      let result: ShardResult | null = null;
+      let settled = false;
+      let handing: Promise<void> = Promise.resolve();
+      const settle = (error: Error | null): void => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', cancel);
+        if (error !== null) reject(error);
+        else if (result === null) reject(new PeerCallError(this.address, grpc.status.INTERNAL, null, 'the shard stream ended without a result'));
+        else resolve(result);
+      };
+      const cancel = (): void => {
+        call.cancel();
+        settle(signal.reason as Error);
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+      call.on('data', (message: wire.ShardQueryMessage) => {
+        try {
+          if (message.body === 'progress' && message.progress) onProgress?.(countersFromWire(message.progress));
+          else if (message.body === 'result' && message.result) result = decodeShardResult(message.result);
+          else if (message.body === 'rows' && message.rows && onRows !== null) {
+            const rows = decodeRows(message.rows.rows);
+            const bound = message.rows.bound;
+            call.pause();
+            handing = handing.then(() => onRows(rows, bound)).then(
+              () => {
+                call.resume();
+              },
+              (error: Error) => {
+                call.cancel();
+                settle(error);
+              },
+            );
+          }
+        } catch (error) {
+          call.cancel();
+          settle(error as Error);
+        }
+      });
+      call.on('error', (error: grpc.ServiceError) => settle(callError(this.address, error)));
+      call.on('end', () => {
+        void handing.then(() => settle(null));
+      });
+    });
+  }
+}

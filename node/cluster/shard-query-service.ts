@@ -1,0 +1,133 @@
+/**
+ * The ShardQuery service: a coordinator asks this node which partition keys it holds in a
+ * query's range (Keys), then runs the query's fragment over this node's storage for the keys it
+ * was given (Query), streaming progress, export rows and finally the node's ShardResult. The
+ * caller's cancel or deadline aborts the work at once (the query worker sessions are closed).
+ */
+import * as grpc from '@grpc/grpc-js';
+import { runFragment, type LocalShardOptions } from '../../coordinator/local-target';
+import { reportProgress } from '../../coordinator/shard-progress';
+import type { ScanSource } from '../../query/exec/execute';
+import { QueryLimitError } from '../../query/exec/limits';
+import { QueryProgress } from '../../query/exec/progress';
+import type { TimedRow } from '../../query/exec/rows';
+import type { QueryWorkerPool } from '../../query/exec/session-pool';
+import { encodeRows, encodeShardResult } from '../../query/exec/shard-results';
+import { QueryError } from '../../query/syntax';
+import type { StorageEngine } from '../../storage/engine';
+import { indexMatcher } from '../../storage/scan';
+import type * as wire from './grpc/messages';
+import { SHARD_QUERY_SERVICE } from './grpc/proto';
+import { FACT_PREFIX, REFUSAL_KEY, RpcRefusal, unary, type GrpcServer } from './grpc/server';
+import { protocolVersion } from './grpc/wire';
+import { protocolProblem } from './protocol';
+import type { ShardQueryMetrics } from './shard-query-metrics';
+import { countersToWire, fragmentFromWire } from './shard-query-wire';
+
+/** The refusal of a fragment that hit a query limit here; its fact `code` is the limit's code. */
+export const QUERY_LIMIT_REFUSAL = 'query-limit';
+
+export interface ShardQueryServiceOptions {
+  engine: StorageEngine;
+  source: ScanSource;
+  workers: QueryWorkerPool;
+  fragment: LocalShardOptions;
+  /** This node's `query.max_query_runtime`: a fragment never runs longer, whatever the caller's deadline. */
+  maxQueryRuntimeMs: () => number;
+  metrics: ShardQueryMetrics;
+}
+
+type QueryCall = grpc.ServerWritableStream<wire.ShardQueryRequest, wire.ShardQueryMessage>;
+
+function checkProtocol(version: wire.ProtocolVersion | null): void {
+  const problem = protocolProblem(version, 'the caller');
+  if (problem !== null) throw new RpcRefusal(grpc.status.FAILED_PRECONDITION, 'protocol-version', problem);
+}
+
+/** Ends a stream with a status, the refusal's reason and facts in the trailers (as unary() does). */
+function endWith(call: QueryCall, refusal: RpcRefusal): void {
+  const metadata = new grpc.Metadata();
+  metadata.set(REFUSAL_KEY, refusal.reason);
+  for (const [key, value] of Object.entries(refusal.facts)) metadata.set(FACT_PREFIX + key, value);
+  call.emit('error', { code: refusal.code, details: refusal.message, metadata });
+}
+
+/** Milliseconds until the call's deadline (Infinity when it has none). */
+function untilDeadline(call: QueryCall): number {
+  const deadline = call.getDeadline();
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  return at - Date.now();
+}
+
+export function addShardQueryService(server: GrpcServer, options: ShardQueryServiceOptions, onFailure: (error: Error) => void): void {
+  const keys = async (request: wire.ShardKeysRequest): Promise<wire.ShardKeysReply> => {
+    checkProtocol(request.protocol_version);
+    const held = options.engine.localKeys({ index: indexMatcher(request.index_patterns), fromMicros: request.from_micros, toMicros: request.to_micros });
+    return { protocol_version: protocolVersion(), keys: [...held].sort() };
+  };
+
+  const query = (call: QueryCall): void => {
+    let fragment;
+    try {
+      checkProtocol(call.request.protocol_version);
+      fragment = fragmentFromWire(call.request);
+    } catch (error) {
+      const refusal = error instanceof RpcRefusal ? error : new RpcRefusal(grpc.status.INVALID_ARGUMENT, 'invalid-fragment', (error as Error).message);
+      endWith(call, refusal);
+      return;
+    }
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const onCancelled = (): void => controller.abort(new QueryLimitError('QUERY_CANCELED', 'the coordinator canceled the query'));
+    call.on('cancelled', onCancelled);
+    const runtimeMs = Math.min(untilDeadline(call), options.maxQueryRuntimeMs());
+    const timer = setTimeout(() => controller.abort(new QueryLimitError('QUERY_TIMEOUT', `the query fragment ran longer than ${runtimeMs} ms`)), Math.max(0, runtimeMs));
+    timer.unref();
+
+    /** Writes a message; resolves once the stream takes more (or the call is gone). */
+    const send = (message: Omit<wire.ShardQueryMessage, 'protocol_version'>): Promise<void> =>
+      new Promise((resolve) => {
+        if (signal.aborted || call.write({ protocol_version: protocolVersion(), ...message })) return resolve();
+        const done = (): void => {
+          call.off('drain', done);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        call.once('drain', done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    const progress = new QueryProgress();
+    const stopProgress = reportProgress(progress, (counters) => {
+      if (!signal.aborted) void send({ progress: countersToWire(counters) });
+    });
+    const onRows = fragment.spec.stream ? (rows: TimedRow[], bound: number): Promise<void> => send({ rows: { rows: encodeRows(rows), bound } }) : null;
+    const spec = fragment;
+    options.metrics
+      .serve(signal, () => runFragment(options.source, options.workers, spec, signal, onRows, { ...options.fragment, progress }))
+      .then(
+        async (result) => {
+          stopProgress();
+          await send({ result: encodeShardResult(result) });
+          call.end();
+        },
+        (error: unknown) => {
+          stopProgress();
+          if (call.cancelled) return;
+          if (error instanceof QueryLimitError) {
+            endWith(call, new RpcRefusal(grpc.status.FAILED_PRECONDITION, QUERY_LIMIT_REFUSAL, error.message, { code: error.code }));
+          } else if (error instanceof QueryError) {
+            endWith(call, new RpcRefusal(grpc.status.INVALID_ARGUMENT, 'invalid-fragment', error.message));
+          } else {
+            onFailure(error instanceof Error ? error : new Error(String(error)));
+            call.emit('error', { code: grpc.status.INTERNAL, details: error instanceof Error ? error.message : String(error) });
+          }
+        },
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        call.off('cancelled', onCancelled);
+      });
+  };
+
+  server.addService(SHARD_QUERY_SERVICE, { Keys: unary(keys, onFailure), Query: query });
+}

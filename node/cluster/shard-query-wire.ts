@@ -1,0 +1,86 @@
+/** Between a query fragment, its progress and proto/trawl.proto's ShardQuery messages. */
+import type { ShardFragment } from '../../coordinator/scatter-gather';
+import type { ShardCounters } from '../../coordinator/shard-progress';
+import type * as wire from './grpc/messages';
+import { protocolVersion } from './grpc/wire';
+
+export function fragmentToWire(fragment: ShardFragment): wire.ShardQueryRequest {
+  const { spec } = fragment;
+  return {
+    protocol_version: protocolVersion(),
+    text: spec.text,
+    variables_json: JSON.stringify(spec.variables),
+    from_micros: spec.fromMicros,
+    to_micros: spec.toMicros,
+    now_micros: spec.nowMicros,
+    limit: spec.limit,
+    offset: spec.offset,
+    profile: spec.profile,
+    trace: spec.trace,
+    stream: spec.stream,
+    keys: fragment.keys,
+  };
+}
+
+/** Throws naming what is wrong. */
+export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment {
+  const variables: unknown = JSON.parse(request.variables_json === '' ? '{}' : request.variables_json);
+  if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) throw new Error('variables_json is not a JSON object');
+  for (const [name, value] of Object.entries({ from_micros: request.from_micros, to_micros: request.to_micros, now_micros: request.now_micros, limit: request.limit, offset: request.offset })) {
+    if (!Number.isSafeInteger(value)) throw new Error(`${name} is not a whole number: ${value}`);
+  }
+  if (request.text === '') throw new Error('the query text is empty');
+  return {
+    spec: {
+      text: request.text,
+      variables: variables as Record<string, unknown>,
+      fromMicros: request.from_micros,
+      toMicros: request.to_micros,
+      nowMicros: request.now_micros,
+      limit: request.limit,
+      offset: request.offset,
+      profile: request.profile,
+      trace: request.trace,
+      stream: request.stream,
+    },
+    keys: request.keys,
+  };
+}
+
+export function countersToWire(counters: ShardCounters): wire.ShardQueryProgress {
+  return {
+    rows_read: counters.rowsRead,
+    bytes_read: counters.bytesRead,
+    units_total: counters.unitsTotal,
+    units_done: counters.unitsDone,
+    segments_total: counters.segmentsTotal,
+    segments_scanned: counters.segmentsScanned,
+    segments_skipped_index: counters.segmentsSkippedIndex,
+    segments_skipped_time: counters.segmentsSkippedTime,
+    segments_skipped_stats: counters.segmentsSkippedStats,
+    segments_skipped_bloom: counters.segmentsSkippedBloom,
+    blocks_skipped_range: counters.blocksSkippedRange,
+    blocks_skipped_bloom: counters.blocksSkippedBloom,
+    buffered_events: counters.bufferedEvents,
+    blocks_cached: counters.blocksCached,
+  };
+}
+
+export function countersFromWire(progress: wire.ShardQueryProgress): ShardCounters {
+  return {
+    rowsRead: progress.rows_read,
+    bytesRead: progress.bytes_read,
+    unitsTotal: progress.units_total,
+    unitsDone: progress.units_done,
+    segmentsTotal: progress.segments_total,
+    segmentsScanned: progress.segments_scanned,
+    segmentsSkippedIndex: progress.segments_skipped_index,
+    segmentsSkippedTime: progress.segments_skipped_time,
+    segmentsSkippedStats: progress.segments_skipped_stats,
+    segmentsSkippedBloom: progress.segments_skipped_bloom,
+    blocksSkippedRange: progress.blocks_skipped_range,
+    blocksSkippedBloom: progress.blocks_skipped_bloom,
+    bufferedEvents: progress.buffered_events,
+    blocksCached: progress.blocks_cached,
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * Distributed queries over real clustered processes. Three nodes at replication factor 3 each
+ * hold every event (the same events ingested through every node): each key is asked of one
+ * owner, and every node answers exactly as one unclustered node holding the events does. A node
+ * killed with SIGKILL leaves the answers exact (its keys are asked of the other owners).
+ */
+import { strict as assert } from 'assert';
+import { waitUntil } from '../helpers/api';
+import { postJson, request, TestServer } from '../helpers/server';
+import { futureHour, makeEvents, quantile, type TestEvent } from './helpers/cluster-events';
+import { startClusterNodes, stopClusterNodes, waitForMembers, type ClusterNode } from './helpers/cluster-nodes';
+
+const HOUR_MS = 3_600_000;
+
+/** A metric's value in a node's Prometheus text (0 when absent). */
+async function metric(node: ClusterNode, name: string): Promise<number> {
+  const text = (await request(`${node.server.url}/metrics`)).text;
+  const line = text.split('\n').find((each) => each.startsWith(`${name} `));
+  return line === undefined ? 0 : Number(line.slice(name.length + 1));
+}
+
+async function ingestThrough(server: TestServer, events: readonly unknown[]): Promise<void> {
+  for (let start = 0; start < events.length; start += 20_000) {
+    const response = await postJson(`${server.api}/ingest`, events.slice(start, start + 20_000));
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+  }
+}
+
+/** The NDJSON lines of POST /query/stream. */
+async function exportLines(server: TestServer, body: Record<string, unknown>): Promise<any[]> {
+  const response = await request(`${server.api}/query/stream`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  assert.equal(response.status, 200);
+  return response.text.trim().split('\n').map((line) => JSON.parse(line));
+}
+
+/** A query that costs tens of microseconds per row: hashing every event over and over. */
+const HEAVY =
+  'from heavy | extend a = sha256(_raw), b = sha256(concat(a, _raw)), c = sha256(concat(b, _raw)), d = sha256(concat(c, _raw)), ' +
+  'e = sha256(concat(d, _raw)), f = md5(concat(e, _raw)) | stats dc(f)';
+
+describe('cluster: distributed queries (every node holds every event)', function () {
+  this.timeout(180_000);
+  const start = futureHour();
+  // Two buckets (1h each): 600 events 12 s apart.
+  const events: TestEvent[] = makeEvents(start, 600).map((event, i) => ({ ...event, time: (start + i * 12_000) / 1000 }));
+  const range = { from: new Date(start - HOUR_MS).toISOString(), to: new Date(start + 3 * HOUR_MS).toISOString() };
+  const heavy = Array.from({ length: 60_000 }, (_, i) => ({
+    index: 'heavy',
+    event: `line ${i} user=u${i % 977} some padding text to make the row longer ${i * 7919}`,
+    time: (start + i * 100) / 1000,
+    host: `h${i % 50}`,
+    source: 'load',
+  }));
+  let nodes: ClusterNode[];
+  let single: TestServer;
+
+  before(async () => {
+    const set = { 'cluster.replication_factor': 3, 'cluster.partitions': 6 };
+    [nodes, single] = await Promise.all([startClusterNodes(3, { set }), TestServer.start()]);
+    await Promise.all([...nodes.map((node) => ingestThrough(node.server, events)), ingestThrough(single, events)]);
+    for (const node of nodes) await ingestThrough(node.server, heavy);
+  });
+  after(async () => {
+    await Promise.all([stopClusterNodes(nodes ?? []), single?.stop()]);
+  });
+
+  const query = (server: TestServer, body: Record<string, unknown>) => postJson(`${server.api}/query`, { ...range, ...body });
+
+  /** Asks every node and the single node; each answer must equal the single node's, whole. */
+  async function sameEverywhere(q: string, up: readonly ClusterNode[] = nodes): Promise<any> {
+    const expected = await query(single, { q, limit: 1000 });
+    assert.equal(expected.status, 200, JSON.stringify(expected.body));
+    for (const node of up) {
+      const answer = await query(node.server, { q, limit: 1000 });
+      assert.equal(answer.status, 200, `${node.id}: ${JSON.stringify(answer.body)}`);
+      assert.deepEqual(answer.body.data, expected.body.data, `${q} through ${node.id}`);
+      assert.equal(answer.body.meta.partial, undefined, `${node.id} answered partial`);
+      // A whole-range stats reads every event once, on exactly one node (a head may stop early, a where skip blocks).
+      if (!/head|where/.test(q)) assert.equal(answer.body.meta.scanned, events.length, `${q} through ${node.id}: every event read once`);
+    }
+    return expected.body.data;
+  }
+
+  it('answers count, stats by, head and sort | head through every node as one node does', async () => {
+    const count = await sameEverywhere('from main | stats count() as n');
+    assert.deepEqual(count.rows, [[600]]);
+    const byHost = await sameEverywhere('from main | stats count() as n, avg(ms), max(ms) by host, source');
+    assert.equal(byHost.rows.length, 10);
+    const newest = await sameEverywhere('from main | head 7');
+    assert.deepEqual(
+      newest.events.map((event: any) => event._raw),
+      [...events].reverse().slice(0, 7).map((event) => event.event),
+    );
+    const slowest = await sameEverywhere('from main | sort ms desc, _raw asc | head 5 | keep _raw, ms');
+    const sorted = [...events].sort((a, b) => b.fields.ms - a.fields.ms || (a.event < b.event ? -1 : 1)).slice(0, 5);
+    assert.deepEqual(slowest.events.map((event: any) => event._raw), sorted.map((event) => event.event));
+    const errors = await sameEverywhere('from main | where status = 500');
+    assert.equal(errors.total, 120);
+  });
+
+  it('answers percentiles within their bound through every node', async () => {
+    const values = events.map((event) => event.fields.ms).sort((a, b) => a - b);
+    for (const node of nodes) {
+      const answer = await query(node.server, { q: 'from main | stats p50(ms), p95(ms)' });
+      assert.equal(answer.status, 200);
+      const [p50, p95] = answer.body.data.rows[0];
+      for (const [got, q] of [[p50, 0.5], [p95, 0.95]] as const) {
+        const exact = quantile(values, q);
+        assert.ok(Math.abs(got - exact) <= exact * 0.01 + 1e-9, `${node.id}: p${q * 100} ${got}, exactly ${exact}`);
+      }
+    }
+  });
+
+  it('exports newest first from all shards through every node (NDJSON)', async () => {
+    const body = { ...range, q: 'from main | where status = 200' };
+    const expected = await exportLines(single, body);
+    const expectedMeta = expected.pop();
+    assert.equal(expectedMeta.__meta.total, 480);
+    for (const node of nodes) {
+      const lines = await exportLines(node.server, body);
+      const meta = lines.pop();
+      assert.equal(meta.__meta.total, 480, node.id);
+      assert.equal(meta.__meta.partial, undefined, node.id);
+      assert.deepEqual(lines, expected.slice(0), node.id);
+    }
+  });
+
+  it('a canceled cluster query stops every shard', async () => {
+    const running = 'trawl_shard_fragments_running';
+    const canceledBefore = await Promise.all(nodes.map((node) => metric(node, 'trawl_shard_fragments_total{outcome="canceled"}')));
+    const started = await query(nodes[0]!.server, { q: HEAVY, wait: 0 });
+    assert.equal(started.status, 202);
+    const id: string = started.body.data.job_id;
+    for (const node of nodes) await waitUntil(async () => (await metric(node, running)) >= 1, 10_000, `${node.id} to run a fragment`);
+    const canceled = await request(`${nodes[0]!.server.api}/query/jobs/${id}`, { method: 'DELETE' });
+    assert.equal(canceled.body.data.status, 'canceled');
+    for (const [i, node] of nodes.entries()) {
+      await waitUntil(async () => (await metric(node, running)) === 0, 5_000, `${node.id} to stop its fragment`);
+      assert.ok((await metric(node, 'trawl_shard_fragments_total{outcome="canceled"}')) > canceledBefore[i]!, `${node.id} counted its fragment canceled`);
+    }
+  });
+
+  it('stays exact when a node is killed (its keys are asked of the other owners)', async () => {
+    await nodes[2]!.server.kill();
+    // At once (the node is still thought up) and once the others see it down.
+    await sameEverywhere('from main | stats count() as n by host', nodes.slice(0, 2));
+    await waitForMembers(nodes.slice(0, 2), ['node1', 'node2']);
+    await sameEverywhere('from main | stats count() as n by host', nodes.slice(0, 2));
+    await sameEverywhere('from main | head 3', nodes.slice(0, 2));
+  });
+});
