@@ -87,6 +87,17 @@ export class Job extends EventEmitter {
   }
 }
 
+/** A node id as job ids carry it: characters other than letters, digits and `-` become `-`. */
+export function jobNodeTag(nodeId: string): string {
+  return nodeId.replace(/[^A-Za-z0-9-]/g, '-');
+}
+
+/** The node tag a job id carries (`qry_<tag>_<12 random characters>`), or null for another shape. */
+export function nodeTagOfJob(id: string): string | null {
+  const match = /^qry_([A-Za-z0-9-]+)_[A-Za-z0-9_-]{12}$/.exec(id);
+  return match === null ? null : match[1]!;
+}
+
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
   private readonly sweeper: NodeJS.Timeout;
@@ -107,8 +118,7 @@ export class JobManager {
 
   /** Creates a job and starts `run`; a runtime limit aborts it with QUERY_TIMEOUT. */
   start(query: string, runtimeMs: number, run: (job: Job) => Promise<JobAnswer>): Job {
-    const node = this.nodeId.replace(/[^A-Za-z0-9-]/g, '-');
-    const job = new Job(`qry_${node}_${crypto.randomBytes(9).toString('base64url')}`, query);
+    const job = new Job(`qry_${jobNodeTag(this.nodeId)}_${crypto.randomBytes(9).toString('base64url')}`, query);
     this.jobs.set(job.id, job);
     const timer = setTimeout(() => {
       job.controller.abort(new QueryLimitError('QUERY_TIMEOUT', `the query ran longer than query.max_query_runtime (${runtimeMs} ms)`));

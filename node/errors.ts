@@ -35,6 +35,7 @@ export const ERROR_CATALOGUE = {
   SHUTTING_DOWN: { status: 503, message: 'the server is shutting down' },
   CLUSTER_FORMING: { status: 503, message: 'the cluster is forming: waiting for its seed nodes to join; retry shortly' },
   MASTER_UNAVAILABLE: { status: 503, message: 'the cluster master is not answering; metadata writes wait for it' },
+  NODE_UNAVAILABLE: { status: 503, message: 'the cluster node that holds this query job is not answering' },
   QUERY_POOL_EXHAUSTED: { status: 503, message: 'the global query memory pool is exhausted' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

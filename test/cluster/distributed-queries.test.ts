@@ -7,6 +7,7 @@
 import { strict as assert } from 'assert';
 import { waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
+import { readJobStream } from '../helpers/sse';
 import { futureHour, makeEvents, quantile, type TestEvent } from './helpers/cluster-events';
 import { startClusterNodes, stopClusterNodes, waitForMembers, type ClusterNode } from './helpers/cluster-nodes';
 
@@ -125,6 +126,38 @@ describe('cluster: distributed queries (every node holds every event)', function
     }
   });
 
+  it('forwards GET, DELETE and the SSE stream of a job to the node its id names', async () => {
+    const started = await query(nodes[1]!.server, { q: 'from main | stats count() as n by host', wait: 0 });
+    assert.equal(started.status, 202);
+    const id: string = started.body.data.job_id;
+    assert.match(id, /^qry_node2_/);
+    for (const node of [nodes[0]!, nodes[2]!]) {
+      let job: any;
+      await waitUntil(async () => {
+        job = (await request(`${node.server.api}/query/jobs/${id}`)).body.data;
+        return job.status === 'done';
+      }, 10_000, `job ${id} done, seen through ${node.id}`);
+      assert.equal(job.job_id, id);
+      assert.equal(job.results.rows.length, 5);
+      const sse = await readJobStream(`${node.server.api}/query/jobs/${id}/stream`);
+      assert.equal(sse.at(-1)!.event, 'complete');
+      assert.deepEqual(sse.at(-1)!.data.data, job.results);
+    }
+    // A running job canceled through another node: the DELETE reaches the node that runs it.
+    const heavyJob = await query(nodes[2]!.server, { q: HEAVY, wait: 0 });
+    const heavyId: string = heavyJob.body.data.job_id;
+    const deleted = await request(`${nodes[0]!.server.api}/query/jobs/${heavyId}`, { method: 'DELETE' });
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.equal(deleted.body.data.status, 'canceled');
+    assert.equal((await request(`${nodes[2]!.server.api}/query/jobs/${heavyId}`)).body.data.status, 'canceled');
+    // An id no node holds is 404 on every node, as is one naming a node that is not a member.
+    for (const missing of [id.replace(/_[^_]+$/, '_AAAAAAAAAAAA'), 'qry_nobody_AAAAAAAAAAAA']) {
+      const answer = await request(`${nodes[0]!.server.api}/query/jobs/${missing}`);
+      assert.equal(answer.status, 404, missing);
+      assert.equal(answer.body.error.code, 'NOT_FOUND');
+    }
+  });
+
   it('a canceled cluster query stops every shard', async () => {
     const running = 'trawl_shard_fragments_running';
     const canceledBefore = await Promise.all(nodes.map((node) => metric(node, 'trawl_shard_fragments_total{outcome="canceled"}')));
@@ -141,11 +174,17 @@ describe('cluster: distributed queries (every node holds every event)', function
   });
 
   it('stays exact when a node is killed (its keys are asked of the other owners)', async () => {
+    const onKilled = (await query(nodes[2]!.server, { q: 'from main | stats count()' })).body.meta.query_id;
     await nodes[2]!.server.kill();
     // At once (the node is still thought up) and once the others see it down.
     await sameEverywhere('from main | stats count() as n by host', nodes.slice(0, 2));
     await waitForMembers(nodes.slice(0, 2), ['node1', 'node2']);
     await sameEverywhere('from main | stats count() as n by host', nodes.slice(0, 2));
     await sameEverywhere('from main | head 3', nodes.slice(0, 2));
+    // A job of the killed node: asked through another node, 503 naming it.
+    const lost = await request(`${nodes[0]!.server.api}/query/jobs/${onKilled}`);
+    assert.equal(lost.status, 503);
+    assert.equal(lost.body.error.code, 'NODE_UNAVAILABLE');
+    assert.match(lost.body.error.message, /node3/);
   });
 });

@@ -3,13 +3,14 @@
  * `POST /query/stream` (NDJSON), `GET /query/explain`, the job endpoints with their SSE stream,
  * and the result cache's `GET /cache/stats` / `DELETE /cache`.
  */
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Job, JobError, JobStatus } from '../../../coordinator/jobs';
 import { TooManyQueriesError, type QueryService } from '../../../coordinator/query-service';
 import { eventFormatter } from '../../../query/exec/result';
 import type { Row, TimedRow } from '../../../query/exec/rows';
 import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app';
+import { forwardJobRequest } from '../../cluster/job-forwarding';
 import { ApiError, invalidQuery, isErrorCode, notFound, queryErrorFields } from '../../errors';
 import {
   parseQueryRequest,
@@ -83,6 +84,10 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       throw error;
     }
   };
+
+  /** In a cluster, a job another node runs is asked of that node (its id names it). */
+  const forwarded = (id: string, request: FastifyRequest, reply: FastifyReply, stream: boolean): Promise<boolean> =>
+    forwardJobRequest(app.cluster?.membership ?? null, app.settings.cluster.nodeId, id, request, reply, stream);
 
   /** Jobs a request is waiting for (sync window, hybrid): a shutdown lets them finish. */
   const awaited = new Set<Job>();
@@ -224,13 +229,15 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       return { data: { jobs } };
     });
 
-    server.get<{ Params: { id: string } }>('/query/jobs/:id', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request) => {
+    server.get<{ Params: { id: string } }>('/query/jobs/:id', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request, reply) => {
+      if (await forwarded(request.params.id, request, reply, false)) return reply;
       const job = service.jobs.get(request.params.id);
       if (job === undefined) throw notFound(`no query job ${request.params.id}`);
       return jobView(job);
     });
 
-    server.delete<{ Params: { id: string } }>('/query/jobs/:id', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request) => {
+    server.delete<{ Params: { id: string } }>('/query/jobs/:id', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request, reply) => {
+      if (await forwarded(request.params.id, request, reply, false)) return reply;
       const job = service.jobs.get(request.params.id);
       if (job === undefined) throw notFound(`no query job ${request.params.id}`);
       const canceled = service.jobs.cancel(job.id);
@@ -238,6 +245,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
     });
 
     server.get<{ Params: { id: string } }>('/query/jobs/:id/stream', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request, reply) => {
+      if (await forwarded(request.params.id, request, reply, true)) return reply;
       const job = service.jobs.get(request.params.id);
       if (job === undefined) throw notFound(`no query job ${request.params.id}`);
       reply.hijack();

@@ -1,0 +1,82 @@
+/**
+ * Query jobs live on the node that runs them, and their ids carry that node's id
+ * (coordinator/jobs.ts). In a cluster any node answers `GET`/`DELETE /query/jobs/{id}` and
+ * `/query/jobs/{id}/stream` by forwarding the request over HTTP to the member the id names, at its
+ * HTTP address from the cluster state, and relaying the answer (the SSE stream as it comes). A
+ * forwarded request is never forwarded again, so two nodes that disagree cannot bounce it.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { jobNodeTag, nodeTagOfJob } from '../../coordinator/jobs';
+import { ApiError } from '../errors';
+import type { Member } from './cluster-state';
+import type { Membership } from './membership';
+
+/** Marks a request one node forwarded to another. */
+export const FORWARDED_HEADER = 'x-trawl-forwarded-by';
+
+/** The longest a forwarded GET or DELETE may take. */
+const FORWARD_TIMEOUT_MS = 10_000;
+
+/** The member that holds job `id`, when it is another node of the cluster; null when it is this one or no member. */
+export function jobHome(membership: Membership, selfId: string, id: string): Member | null {
+  const tag = nodeTagOfJob(id);
+  if (tag === null || tag === jobNodeTag(selfId)) return null;
+  return membership.state().members.find((member) => jobNodeTag(member.id) === tag) ?? null;
+}
+
+function unavailable(member: Member, error: unknown): ApiError {
+  const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+  return new ApiError('NODE_UNAVAILABLE', `the job runs on node ${member.id} (${member.http}), which is not answering: ${reason}`, { node: member.id });
+}
+
+/**
+ * Forwards the request to the job's node and relays its answer; false when the job is this
+ * node's own (or no member's: the caller answers 404 as for any unknown job).
+ */
+export async function forwardJobRequest(
+  membership: Membership | null,
+  selfId: string,
+  id: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  stream: boolean,
+): Promise<boolean> {
+  if (membership === null || request.headers[FORWARDED_HEADER] !== undefined) return false;
+  const member = jobHome(membership, selfId, id);
+  if (member === null) return false;
+  const url = `http://${member.http}${request.url}`;
+  const abort = new AbortController();
+  const headers: Record<string, string> = { [FORWARDED_HEADER]: selfId };
+  if (stream) {
+    // The client leaving ends the forwarded stream too.
+    reply.raw.on('close', () => abort.abort());
+    headers.accept = 'text/event-stream';
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, { method: request.method, headers, signal: stream ? abort.signal : AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+  } catch (error) {
+    throw unavailable(member, error);
+  }
+  const type = response.headers.get('content-type') ?? 'application/json';
+  if (!stream || !type.startsWith('text/event-stream') || response.body === null) {
+    const text = await response.text();
+    await reply.status(response.status).header('content-type', type).send(text);
+    return true;
+  }
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(response.status, { 'content-type': type, 'cache-control': 'no-cache', connection: 'keep-alive' });
+  try {
+    for await (const chunk of response.body) {
+      if (raw.destroyed) break;
+      raw.write(chunk);
+    }
+  } catch {
+    // The job's node went away mid-stream, or the client did: the stream ends here.
+  } finally {
+    abort.abort();
+    raw.end();
+  }
+  return true;
+}
