@@ -8,7 +8,7 @@ import { strict as assert } from 'assert';
 import { waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { readJobStream } from '../helpers/sse';
-import { futureHour, makeEvents, quantile, type TestEvent } from './helpers/cluster-events';
+import { futureHour, keyOfEvent, keysOfRange, makeEvents, ownersOfKey, quantile, type Layout, type TestEvent } from './helpers/cluster-events';
 import { startClusterNodes, stopClusterNodes, waitForMembers, type ClusterNode } from './helpers/cluster-nodes';
 
 const HOUR_MS = 3_600_000;
@@ -186,5 +186,78 @@ describe('cluster: distributed queries (every node holds every event)', function
     assert.equal(lost.status, 503);
     assert.equal(lost.body.error.code, 'NODE_UNAVAILABLE');
     assert.match(lost.body.error.message, /node3/);
+  });
+});
+
+/**
+ * Two nodes at replication factor 1: each event is ingested through the one node that owns its
+ * key (computed here with ownersOf), so each node holds exactly its own keys. With both up every
+ * answer is whole; with one killed, the other answers for its own keys and says the answer is
+ * partial, with the count of keys in range the killed node alone owns.
+ */
+describe('cluster: distributed queries at replication factor 1', function () {
+  this.timeout(120_000);
+  const start = futureHour();
+  const events: TestEvent[] = makeEvents(start, 600).map((event, i) => ({ ...event, time: (start + i * 12_000) / 1000 }));
+  const range = { from: new Date(start).toISOString(), to: new Date(start + 2 * HOUR_MS).toISOString() };
+  const layout: Layout = { partitions: 4, bucketSpanMs: HOUR_MS, replicationFactor: 1, members: ['node1', 'node2'] };
+  const ownerOf = (event: TestEvent): string => ownersOfKey(keyOfEvent(event, layout), layout)[0]!;
+  let nodes: ClusterNode[];
+
+  before(async () => {
+    nodes = await startClusterNodes(2, { set: { 'cluster.replication_factor': 1, 'cluster.partitions': 4 } });
+    for (const node of nodes) await ingestThrough(node.server, events.filter((event) => ownerOf(event) === node.id));
+  });
+  after(async () => {
+    await stopClusterNodes(nodes ?? []);
+  });
+
+  const query = (server: TestServer, body: Record<string, unknown>) => postJson(`${server.api}/query`, { ...range, ...body });
+
+  it('answers whole through either node while both are up', async () => {
+    const held = new Set(events.map(ownerOf));
+    assert.deepEqual([...held].sort(), ['node1', 'node2'], 'the events land on both nodes');
+    const expected = [...events].reverse().slice(0, 4).map((event) => event.event);
+    for (const node of nodes) {
+      const count = await query(node.server, { q: 'from main | stats count() as n by source' });
+      assert.deepEqual(count.body.data.rows, [['app', 300], ['nginx', 300]], node.id);
+      assert.equal(count.body.meta.partial, undefined);
+      const newest = await query(node.server, { q: 'from main | head 4' });
+      assert.deepEqual(newest.body.data.events.map((event: any) => event._raw), expected, node.id);
+    }
+  });
+
+  it('says partial, with the keys the killed owner alone held, in every kind of answer', async () => {
+    const missing = keysOfRange(start, start + 2 * HOUR_MS, layout).filter((key) => key.owners[0] === 'node2').length;
+    assert.ok(missing > 0, 'node2 owns some keys of the range');
+    const kept = events.filter((event) => ownerOf(event) === 'node1');
+    await nodes[1]!.server.kill();
+    const q = 'from main | stats count() as n';
+    const check = (meta: any, what: string): void => {
+      assert.equal(meta.partial, true, what);
+      assert.equal(meta.missing_keys, missing, what);
+    };
+    const sync = await query(nodes[0]!.server, { q });
+    assert.equal(sync.status, 200);
+    assert.deepEqual(sync.body.data.rows, [[kept.length]]);
+    check(sync.body.meta, 'the synchronous answer');
+
+    const started = await query(nodes[0]!.server, { q, wait: 0 });
+    const id: string = started.body.data.job_id;
+    let job: any;
+    await waitUntil(async () => {
+      job = (await request(`${nodes[0]!.server.api}/query/jobs/${id}`)).body;
+      return job.data.status === 'done';
+    }, 10_000, `job ${id} done`);
+    check(job.meta, 'the job');
+    const sse = await readJobStream(`${nodes[0]!.server.api}/query/jobs/${id}/stream`);
+    assert.equal(sse.at(-1)!.event, 'complete');
+    check(sse.at(-1)!.data.meta, 'the job stream');
+
+    const lines = await exportLines(nodes[0]!.server, { ...range, q: 'from main' });
+    const meta = lines.pop().__meta;
+    check(meta, 'the export');
+    assert.equal(meta.total, kept.length);
+    assert.deepEqual(lines.map((line) => line._raw), [...kept].reverse().map((event) => event.event), 'the export, newest first');
   });
 });
