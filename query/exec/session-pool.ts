@@ -138,7 +138,13 @@ class WorkerHandle implements SessionHandle {
     private readonly retire: (worker: PooledWorker) => void,
   ) {}
 
+  /** A request sent after a cancel closed the session would never be answered: the scan would wait forever. */
+  private checkOpen(): void {
+    if (this.closed) throw new Error('session closed');
+  }
+
   private async ack(message: WorkerRequest & { seq: number }, transfer: ArrayBuffer[] = []): Promise<UnitAck> {
+    this.checkOpen();
     const response = await this.worker.request(message, transfer);
     if (response.type !== 'ack') throw new Error(`unexpected worker answer ${response.type}`);
     return response.ack;
@@ -160,11 +166,13 @@ class WorkerHandle implements SessionHandle {
   }
 
   async preview(limit: number): Promise<TimedRow[]> {
+    this.checkOpen();
     const response = await this.worker.request({ type: 'preview', session: this.session, seq: ++this.seq, limit });
     return response.type === 'preview' ? response.rows : [];
   }
 
   async finish(): Promise<ShardResult> {
+    this.checkOpen();
     const response = await this.worker.request({ type: 'finish', session: this.session, seq: ++this.seq });
     this.release();
     if (response.type !== 'result') throw new Error(`unexpected worker answer ${response.type}`);

@@ -130,10 +130,17 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       const raw = reply.raw;
       const started = performance.now();
       let written = 0;
+      // A client that leaves while a write waits for 'drain' ends the wait too: the scan must not hang on it.
       const write = (line: unknown): Promise<void> =>
         new Promise((resolve) => {
-          if (raw.destroyed || raw.write(`${JSON.stringify(line)}\n`)) resolve();
-          else raw.once('drain', resolve);
+          if (raw.destroyed || raw.write(`${JSON.stringify(line)}\n`)) return resolve();
+          const done = (): void => {
+            raw.off('drain', done);
+            raw.off('close', done);
+            resolve();
+          };
+          raw.once('drain', done);
+          raw.once('close', done);
         });
       let format: (row: Row) => Row = (row) => row;
       // Events go out as the scan finds them, newest first (query/exec/stream-order.ts).
