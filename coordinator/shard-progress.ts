@@ -68,9 +68,12 @@ export class ProgressSum {
     this.refresh();
   }
 
-  /** The final figures, from the shards' results (exact, with the trace's decisions). */
+  /**
+   * The end: every shard's last report came before its result, so the counters are final (as on
+   * one node, from the scan's own figures: a result's stats hold only what its sessions counted);
+   * the trace's decisions come from the results.
+   */
   finish(results: readonly ShardResult[]): void {
-    for (const name of SCAN_COUNTERS) this.stats[name] = results.reduce((sum, result) => sum + result.stats[name], 0);
     if (this.stats.decisions !== null) this.stats.decisions = results.flatMap((result) => result.stats.decisions ?? []);
   }
 

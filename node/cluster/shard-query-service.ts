@@ -24,6 +24,9 @@ import { protocolProblem } from './protocol';
 import type { ShardQueryMetrics } from './shard-query-metrics';
 import { countersToWire, fragmentFromWire } from './shard-query-wire';
 
+/** The most bytes of rows one Query message carries: a large batch is split, so messages stay well under gRPC's limits. */
+export const ROWS_MESSAGE_BYTES = 1 << 20;
+
 /** The refusal of a fragment that hit a query limit here; its fact `code` is the limit's code. */
 export const QUERY_LIMIT_REFUSAL = 'query-limit';
 
@@ -80,6 +83,8 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     const signal = controller.signal;
     const onCancelled = (): void => controller.abort(new QueryLimitError('QUERY_CANCELED', 'the coordinator canceled the query'));
     call.on('cancelled', onCancelled);
+    // A caller that canceled before this handler ran has already had its event.
+    if (call.cancelled) onCancelled();
     const runtimeMs = Math.min(untilDeadline(call), options.maxQueryRuntimeMs());
     const timer = setTimeout(() => controller.abort(new QueryLimitError('QUERY_TIMEOUT', `the query fragment ran longer than ${runtimeMs} ms`)), Math.max(0, runtimeMs));
     timer.unref();
@@ -100,7 +105,15 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     const stopProgress = reportProgress(progress, (counters) => {
       if (!signal.aborted) void send({ progress: countersToWire(counters) });
     });
-    const onRows = fragment.spec.stream ? (rows: TimedRow[], bound: number): Promise<void> => send({ rows: { rows: encodeRows(rows), bound } }) : null;
+    /** Rows go out in messages of at most ROWS_MESSAGE_BYTES, each bounded by its oldest row as well (the rest of the batch is older). */
+    const sendRows = async (rows: readonly TimedRow[], bound: number): Promise<void> => {
+      const bytes = encodeRows(rows);
+      if (bytes.length <= ROWS_MESSAGE_BYTES || rows.length === 1) return send({ rows: { rows: bytes, bound } });
+      const half = Math.ceil(rows.length / 2);
+      await sendRows(rows.slice(0, half), Math.max(bound, rows[half - 1]!.time));
+      await sendRows(rows.slice(half), bound);
+    };
+    const onRows = fragment.spec.stream ? sendRows : null;
     const spec = fragment;
     options.metrics
       .serve(signal, () => runFragment(options.source, options.workers, spec, signal, onRows, { ...options.fragment, progress }))

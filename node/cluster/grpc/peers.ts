@@ -58,6 +58,8 @@ export class PeerClients {
         // Node-to-node traffic goes straight to the peer, never through an HTTP proxy set for the process.
         'grpc.enable_http_proxy': 0,
         interceptors: this.interceptors,
+        // A shard's query result can pass gRPC's 4 MB default; its size is bounded by the callee's query.max_query_memory.
+        'grpc.max_receive_message_length': -1,
       });
       this.clients.set(address, client);
     }
