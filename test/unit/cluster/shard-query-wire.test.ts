@@ -1,0 +1,65 @@
+/**
+ * What a coordinator and a shard exchange: export rows (exact numbers, NaN, the infinities and -0
+ * included), query fragments, and the node a job id names.
+ */
+import { strict as assert } from 'assert';
+import fc from 'fast-check';
+import { jobNodeTag, nodeTagOfJob } from '../../../coordinator/jobs';
+import { fragmentFromWire, fragmentToWire } from '../../../node/cluster/shard-query-wire';
+import { decodeRows, encodeRows } from '../../../query/exec/shard-results';
+
+const value = fc.oneof(fc.double(), fc.string(), fc.boolean(), fc.constant(null), fc.integer());
+const timedRow = fc.record({ time: fc.oneof(fc.integer({ min: 0, max: 2 ** 52 }), fc.constant(-Infinity)), row: fc.dictionary(fc.string({ minLength: 1 }), value) });
+
+describe('shard query wire', () => {
+  it('export rows come back exactly as sent, in their order', () => {
+    fc.assert(
+      fc.property(fc.array(timedRow, { maxLength: 20 }), (rows) => {
+        const back = decodeRows(encodeRows(rows));
+        assert.equal(back.length, rows.length);
+        // Object.is tells NaN and -0 apart, as the rows must be.
+        rows.forEach((row, i) => {
+          assert.ok(Object.is(back[i]!.time, row.time));
+          assert.deepEqual(Object.keys(back[i]!.row), Object.keys(row.row));
+          for (const key of Object.keys(row.row)) assert.ok(Object.is(back[i]!.row[key], row.row[key]), `${key}: ${String(row.row[key])}`);
+        });
+      }),
+    );
+  });
+
+  it('a fragment comes back as sent; variables that are not a JSON object are refused', () => {
+    const spec = fc.record({
+      text: fc.string({ minLength: 1 }),
+      variables: fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer())),
+      fromMicros: fc.nat(),
+      toMicros: fc.nat(),
+      nowMicros: fc.nat(),
+      limit: fc.nat(),
+      offset: fc.nat(),
+      profile: fc.boolean(),
+      trace: fc.boolean(),
+      stream: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(spec, fc.array(fc.string()), (fragmentSpec, keys) => {
+        // As plain JSON values (the generated records have no prototype).
+        const sent = JSON.parse(JSON.stringify({ spec: fragmentSpec, keys }));
+        assert.deepEqual(JSON.parse(JSON.stringify(fragmentFromWire(fragmentToWire({ spec: fragmentSpec, keys })))), sent);
+      }),
+    );
+    const wire = fragmentToWire({ spec: { text: 'from main', variables: {}, fromMicros: 0, toMicros: 1, nowMicros: 1, limit: 1, offset: 0, profile: false, trace: false, stream: false }, keys: [] });
+    for (const variables of ['[]', '3', 'null', '{']) assert.throws(() => fragmentFromWire({ ...wire, variables_json: variables }));
+    assert.throws(() => fragmentFromWire({ ...wire, text: '' }), /empty/);
+    assert.throws(() => fragmentFromWire({ ...wire, limit: 0.5 }), /limit/);
+  });
+
+  it('a job id names the node that made it, whatever its id', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.uint8Array({ minLength: 9, maxLength: 9 }), (nodeId, random) => {
+        const id = `qry_${jobNodeTag(nodeId)}_${Buffer.from(random).toString('base64url')}`;
+        assert.equal(nodeTagOfJob(id), jobNodeTag(nodeId));
+      }),
+    );
+    for (const other of ['qry_abc', 'job_node1_AAAAAAAAAAAA', 'qry__AAAAAAAAAAAA', 'qry_node1_AAAA']) assert.equal(nodeTagOfJob(other), null, other);
+  });
+});
