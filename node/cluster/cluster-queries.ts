@@ -7,7 +7,11 @@ import { LocalShardTarget } from '../../coordinator/local-target';
 import type { Distribution } from '../../coordinator/distribution';
 import type { ShardTarget } from '../../coordinator/scatter-gather';
 import { indexMatcher } from '../../storage/scan';
-import type { App } from '../app';
+import type { StorageEngine } from '../../storage/engine';
+import type { MemoryPool } from '../../query/exec/limits';
+import type { QueryWorkerPool } from '../../query/exec/session-pool';
+import type { Settings } from '../config/settings';
+import type { Metrics } from '../metrics';
 import { localScanSource } from '../local-scan-source';
 import type { ClusterNode } from './cluster-node';
 import { QueryDistribution } from './query-distribution';
@@ -21,7 +25,16 @@ export interface ClusterQueries {
   distribution(node: ClusterNode): Distribution;
 }
 
-export function clusterQueries(app: App, onFailure: (error: Error) => void): ClusterQueries {
+/** What the wiring takes from the node's App (read when used: settings change on a reload). */
+export interface QueryHost {
+  readonly settings: Settings;
+  readonly metrics: Pick<Metrics, 'registry'>;
+  readonly engine: StorageEngine;
+  readonly queries: { readonly pool: MemoryPool };
+  readonly queryWorkers: QueryWorkerPool;
+}
+
+export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void): ClusterQueries {
   const metrics = new ShardQueryMetrics(app.metrics.registry);
   const source = localScanSource(app.engine);
   const fragment = { maxQueryMemoryBytes: () => app.settings.query.maxQueryMemoryBytes, pool: app.queries.pool };

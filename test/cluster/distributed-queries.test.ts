@@ -1,6 +1,6 @@
 /**
  * Distributed queries over real clustered processes. Three nodes at replication factor 3 each
- * hold every event (the same events ingested through every node): each key is asked of one
+ * hold every event (ingested once, through node 1, which writes every owner): each key is asked of one
  * owner, and every node answers exactly as one unclustered node holding the events does. A node
  * killed with SIGKILL leaves the answers exact (its keys are asked of the other owners).
  */
@@ -60,8 +60,8 @@ describe('cluster: distributed queries (every node holds every event)', function
   before(async () => {
     const set = { 'cluster.replication_factor': 3, 'cluster.partitions': 6 };
     [nodes, single] = await Promise.all([startClusterNodes(3, { set }), TestServer.start()]);
-    await Promise.all([...nodes.map((node) => ingestThrough(node.server, events)), ingestThrough(single, events)]);
-    for (const node of nodes) await ingestThrough(node.server, heavy);
+    await Promise.all([ingestThrough(nodes[0]!.server, events), ingestThrough(single, events)]);
+    await ingestThrough(nodes[0]!.server, heavy);
   });
   after(async () => {
     await Promise.all([stopClusterNodes(nodes ?? []), single?.stop()]);
