@@ -1,7 +1,11 @@
 /**
  * Operating a cluster of real processes: it forms from its seeds (ingest refused until then, and
- * then the first events spread over every seed), and an operator takes a node out of future
+ * then the first events spread over every seed); a fourth node joins (data after its epoch reaches
+ * it, nothing older moves, totals stay exact through every node); the master is killed (ingest and
+ * queries go on, a saved-query write answers 503 naming it, and after its restart every saved query
+ * is there and the hints it missed are replayed); an operator takes a node out of future
  * placement through any node, with the HTTP endpoint or `scripts/trawl cluster remove`.
+ * What each node should hold is computed from the events with the ring and the spill rule.
  */
 import { strict as assert } from 'assert';
 import { execFile } from 'child_process';
@@ -9,8 +13,17 @@ import path from 'path';
 import { promisify } from 'util';
 import { assertError, waitUntil } from '../helpers/api';
 import { freePort, postJson, REPO_ROOT, request, TestServer } from '../helpers/server';
-import { FAST_MEMBERSHIP, startClusteredServers, stopClusteredServers, type ClusteredServer } from './helpers/clustered-servers';
-import { eventsByOwner, type TestEvent } from './helpers/placement';
+import {
+  FAST_MEMBERSHIP,
+  joinClusteredServer,
+  startClusteredServers,
+  stopClusteredServers,
+  storedEvents,
+  waitForUp,
+  type ClusteredServer,
+} from './helpers/clustered-servers';
+import { metricValue } from './helpers/metrics';
+import { addCounts, eventsByOwner, makeEvents, type TestEvent } from './helpers/placement';
 
 const run = promisify(execFile);
 
@@ -20,8 +33,119 @@ function eventsNow(tag: string, count: number, hosts: number): TestEvent[] {
   return Array.from({ length: count }, (_, i) => ({ event: `${tag} event ${i}`, time: time - (i % 600), host: `${tag}-host-${i % hosts}`, source: 'app' }));
 }
 
+async function ingest(through: ClusteredServer, events: TestEvent[]): Promise<void> {
+  const answer = await postJson(`${through.api}/ingest`, events);
+  assert.equal(answer.status, 200, answer.text);
+  assert.equal(answer.body.data.accepted, events.length, answer.text);
+}
+
+/** count() over a range holding every test event, through `node`. */
+async function countThrough(node: ClusteredServer): Promise<{ n: number; partial: boolean }> {
+  const from = new Date(Date.now() - 86_400_000).toISOString();
+  const to = new Date(Date.now() + 2 * 86_400_000).toISOString();
+  const answer = await postJson(`${node.api}/query`, { q: 'from main | stats count() as n', from, to });
+  assert.equal(answer.status, 200, answer.text);
+  return { n: answer.body.data.rows[0][0] as number, partial: answer.body.meta.partial === true };
+}
+
 describe('cluster operations', function () {
   this.timeout(120_000);
+
+  describe('a fourth node joins a cluster of three (replication 2)', () => {
+    let nodes: ClusteredServer[] = [];
+    const THREE = ['node1', 'node2', 'node3'];
+    const FOUR = [...THREE, 'node4'];
+    const expected = new Map<string, number>(FOUR.map((id) => [id, 0]));
+    let sent = 0;
+    before(async () => {
+      nodes = await startClusteredServers(3, { set: { 'cluster.replication_factor': 2 } });
+    });
+    after(async () => {
+      await stopClusteredServers(nodes, true);
+    });
+
+    it('takes data after its epoch, moves nothing older, and every node answers the exact total', async () => {
+      const old = eventsNow('old', 3000, 60);
+      await ingest(nodes[0]!, old);
+      addCounts(expected, eventsByOwner(old, THREE, 2));
+      sent += old.length;
+      const before = await Promise.all(nodes.map(storedEvents));
+
+      const fourth = await joinClusteredServer(nodes, 'node4', { set: { 'cluster.replication_factor': 2 } });
+      nodes.push(fourth);
+      await waitForUp(nodes, FOUR);
+      await waitUntil(
+        async () => ((await request(`${nodes[0]!.api}/cluster/status`)).body.data.nodes as { id: string; epochs: number[] }[]).every((node) => node.epochs.length > 0),
+        10_000,
+        'node4 to be in a ring epoch',
+      );
+      assert.deepEqual(await Promise.all(nodes.slice(0, 3).map(storedEvents)), before, 'nothing moved when node4 joined');
+      assert.equal(await storedEvents(fourth), 0);
+
+      // Events 20 hours ahead fall past node4's epoch (a bucket or two ahead); events of now stay with the older ring.
+      const later = makeEvents('later', 4000, 80);
+      await ingest(fourth, later);
+      const laterShare = eventsByOwner(later, FOUR, 2);
+      assert.ok(laterShare.get('node4')! > 0, 'the ring with node4 gives it some of the later keys');
+      addCounts(expected, laterShare);
+      const moreOld = eventsNow('again', 1000, 30);
+      await ingest(fourth, moreOld);
+      addCounts(expected, eventsByOwner(moreOld, THREE, 2));
+      sent += later.length + moreOld.length;
+
+      const held = await Promise.all(nodes.map(storedEvents));
+      nodes.forEach((node, i) => assert.equal(held[i], expected.get(node.id), `${node.id} holds the events of the keys it owns`));
+      assert.equal(held.reduce((sum, n) => sum + n, 0), 2 * sent, 'every event on two nodes');
+      for (const node of nodes) assert.deepEqual(await countThrough(node), { n: sent, partial: false }, `the total through ${node.id}`);
+    });
+  });
+
+  describe('the master killed (replication 2 of 3)', () => {
+    let nodes: ClusteredServer[] = [];
+    before(async () => {
+      nodes = await startClusteredServers(3, { set: { 'cluster.replication_factor': 2 } });
+    });
+    after(async () => {
+      await stopClusteredServers(nodes, true);
+    });
+
+    it('ingest and queries go on, saved-query writes answer 503 naming it; after its restart the saved queries are there and its hints replayed', async () => {
+      const [master, second, third] = nodes as [ClusteredServer, ClusteredServer, ClusteredServer];
+      const saved: string[] = [];
+      for (const name of ['errors', 'slow requests']) {
+        const created = await postJson(`${second.api}/queries`, { name, q: 'from main | where status >= 500' });
+        assert.equal(created.status, 201, created.text);
+        saved.push(created.body.data.id as string);
+      }
+      const first = makeEvents('before', 2000, 40);
+      await ingest(second, first);
+
+      await master.server.kill();
+      await waitForUp([second, third], ['node2', 'node3']);
+      const during = makeEvents('during', 3000, 60);
+      await ingest(third, during);
+      const total = first.length + during.length;
+      for (const node of [second, third]) assert.deepEqual(await countThrough(node), { n: total, partial: false }, `the total through ${node.id}`);
+      const refused = await postJson(`${third.api}/queries`, { name: 'while down', q: 'from main' });
+      assertError(refused, 503, 'MASTER_UNAVAILABLE');
+      assert.match(refused.body.error.message, /node1/);
+      const listed = await request(`${third.api}/queries`);
+      assert.equal(listed.status, 200, 'reads answer while the master is down');
+      assert.deepEqual(listed.body.data.queries.map((query: { id: string }) => query.id).sort(), [...saved].sort());
+      assert.ok((await metricValue(third, 'trawl_hints_pending', 'target="node1"')) > 0, 'node3 keeps node1\'s share as hints');
+
+      await master.restart();
+      await waitForUp(nodes, ['node1', 'node2', 'node3']);
+      const afterRestart = await request(`${master.api}/queries`);
+      assert.deepEqual(afterRestart.body.data.queries.map((query: { id: string }) => query.id).sort(), [...saved].sort(), 'the restarted master has every saved query');
+      await waitUntil(async () => (await metricValue(third, 'trawl_hints_pending', 'target="node1"')) === 0, 30_000, 'hints for node1 replayed');
+      const held = await Promise.all(nodes.map(storedEvents));
+      assert.equal(held.reduce((sum, n) => sum + n, 0), 2 * total, 'every event on two nodes once the hints are replayed');
+      for (const node of nodes) assert.deepEqual(await countThrough(node), { n: total, partial: false }, `the total through ${node.id}`);
+      const created = await postJson(`${third.api}/queries`, { name: 'after', q: 'from main' });
+      assert.equal(created.status, 201, created.text);
+    });
+  });
 
   describe('forming from the seeds', () => {
     const servers: TestServer[] = [];

@@ -62,6 +62,17 @@ export async function startClusteredServers(count: number, options: ClusterOptio
   return nodes;
 }
 
+/** Starts one more node (`id`, its own gRPC port) that joins the cluster of `nodes` through their seeds, with their settings. */
+export async function joinClusteredServer(nodes: readonly ClusteredServer[], id: string, options: ClusterOptions = {}): Promise<ClusteredServer> {
+  const [grpcPort, httpPort] = await Promise.all([freePort(), freePort()]);
+  const grpc = `127.0.0.1:${grpcPort}`;
+  const args = ['--node-id', id, '--grpc-listen', grpc, '--seeds', nodes.map((node) => node.grpc).join(',')];
+  const set = { ...FAST_MEMBERSHIP, ...options.set };
+  const dataDir = tempDir('trawl-cluster-');
+  const server = await TestServer.start({ port: httpPort, dataDir, args, set });
+  return new ClusteredServer(id, grpc, httpPort, dataDir, args, set, server);
+}
+
 /** Waits until each of `observers` reports exactly the ids in `up` as up (the others down). */
 export async function waitForUp(observers: readonly ClusteredServer[], up: readonly string[], timeoutMs = 30_000): Promise<void> {
   const wanted = [...up].sort().join(',');
