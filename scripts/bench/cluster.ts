@@ -46,9 +46,16 @@ interface Outcome {
 
 const BATCH = 10_000;
 
-function bodies(events: number): Buffer[] {
-  const spanMs = 6 * 3600_000;
-  const generator = new EventGenerator(11, Date.now() - spanMs, spanMs / events);
+const SPAN_MS = 6 * 3600_000;
+
+/** Every query asks this range, fixed at the start: an answer timed minutes later covers the same events. */
+interface Range {
+  from: string;
+  to: string;
+}
+
+function bodies(events: number, startMs: number): Buffer[] {
+  const generator = new EventGenerator(11, startMs, SPAN_MS / events);
   const out: Buffer[] = [];
   for (let produced = 0; produced < events; produced += BATCH) {
     const batch = [];
@@ -59,11 +66,14 @@ function bodies(events: number): Buffer[] {
 }
 
 async function startNodes(setup: Setup): Promise<TestServer[]> {
-  if (setup.nodes === 1) return [await TestServer.start()];
+  // Compaction runs often, so the segments settle soon after ingest (waitSettled).
+  const compaction = { 'storage.compaction_interval': '2s' };
+  if (setup.nodes === 1) return [await TestServer.start({ set: compaction })];
   const grpc = await Promise.all(Array.from({ length: setup.nodes }, async () => `127.0.0.1:${await freePort()}`));
   const share = (count: number): number => Math.max(1, Math.round(count / setup.nodes));
   // The default heartbeat and failure timeout: heartbeats cost what they cost a real cluster.
   const set = {
+    ...compaction,
     'cluster.replication_factor': setup.replication,
     'server.ingest_workers': share(2),
     'server.query_workers': share(2),
@@ -106,34 +116,45 @@ async function ingest(servers: TestServer[], all: Buffer[], concurrency: number)
   return { seconds: (performance.now() - started) / 1000, retries };
 }
 
-async function waitFlushed(servers: TestServer[]): Promise<void> {
+/**
+ * Waits until every node has flushed its write buffer and compaction has nothing left to merge,
+ * as the query bench does: queries are timed on settled segments, not on a flush's small ones.
+ */
+async function waitSettled(servers: TestServer[]): Promise<void> {
+  const giveUpAt = performance.now() + 15 * 60_000;
   for (const server of servers) {
-    while ((await request(`${server.api}/stats`)).body.data.buffered_events > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (;;) {
+      if (performance.now() > giveUpAt) throw new Error('compaction did not settle within 15 minutes');
+      const storage = (await request(`${server.api}/metrics`)).body.data.storage;
+      const buffered = (await request(`${server.api}/stats`)).body.data.buffered_events as number;
+      if (buffered === 0 && !storage.compaction_running && storage.compaction_pending === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 }
 
 /** An answer as text that two correct engines give alike (rows of an aggregate; events in order). */
-async function answerOf(server: TestServer, q: string): Promise<string> {
-  const answer = await request(`${server.api}/query`, { method: 'POST', body: JSON.stringify({ q, limit: 1000 }), headers: { 'content-type': 'application/json' } });
+async function answerOf(server: TestServer, q: string, range: Range): Promise<string> {
+  const answer = await request(`${server.api}/query`, { method: 'POST', body: JSON.stringify({ q, limit: 1000, ...range }), headers: { 'content-type': 'application/json' } });
   const data = answer.body.data;
   if (answer.status !== 200) return `error ${answer.status}`;
   if (data.type === 'aggregate') return JSON.stringify(data.rows);
   return JSON.stringify(data.events.map((event: Record<string, unknown>) => [event._time, event._raw]));
 }
 
-async function measure(setup: Setup, all: Buffer[], options: ClusterBenchOptions): Promise<Outcome> {
+async function measure(setup: Setup, all: Buffer[], range: Range, options: ClusterBenchOptions): Promise<Outcome> {
   console.log(`${setup.name}: starting ${setup.nodes} node(s)`);
   const servers = await startNodes(setup);
   try {
     const cpuBefore = servers.map((server) => processCpuSeconds(server.process.pid));
     const { seconds, retries } = await ingest(servers, all, options.concurrency);
     const cpu = servers.reduce((sum, server, i) => sum + processCpuSeconds(server.process.pid) - cpuBefore[i]!, 0);
-    await waitFlushed(servers);
+    await waitSettled(servers);
     const queryMs = new Map<string, number>();
     const answers = new Map<string, string>();
     for (const query of QUERIES) {
-      queryMs.set(query.name, (await timeNative(servers[0]!, query, options.runs)).median);
-      answers.set(query.name, await answerOf(servers[0]!, query.native));
+      queryMs.set(query.name, (await timeNative(servers[0]!, query, options.runs, { ...range })).median);
+      answers.set(query.name, await answerOf(servers[0]!, query.native, range));
     }
     const stats = await Promise.all(servers.map(async (server) => (await request(`${server.api}/stats`)).body.data));
     return {
@@ -152,14 +173,16 @@ async function measure(setup: Setup, all: Buffer[], options: ClusterBenchOptions
 }
 
 export async function runClusterBench(options: ClusterBenchOptions): Promise<void> {
-  const all = bodies(options.events);
+  const startMs = Date.now() - SPAN_MS;
+  const all = bodies(options.events, startMs);
+  const range = { from: new Date(startMs - 3600_000).toISOString(), to: new Date(Date.now() + 3 * 3600_000).toISOString() };
   const setups: Setup[] = [
     { name: 'single node', nodes: 1, replication: 1 },
     { name: `${options.nodes} nodes, replication 1`, nodes: options.nodes, replication: 1 },
     { name: `${options.nodes} nodes, replication 2`, nodes: options.nodes, replication: 2 },
   ];
   const outcomes: Outcome[] = [];
-  for (const setup of setups) outcomes.push(await measure(setup, all, options));
+  for (const setup of setups) outcomes.push(await measure(setup, all, range, options));
   const single = outcomes[0]!;
   console.log(`\ncluster benchmark: ${options.events} events, queries median of ${options.runs} runs (ms), ratios against the single node`);
   console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);

@@ -139,7 +139,13 @@ async function waitSettled(server: TestServer): Promise<void> {
   }
 }
 
-export async function timeNative(server: TestServer, query: BenchQuery, runs: number): Promise<{ median: number; first: number; result: unknown }> {
+/** `body` adds to each request (e.g. an explicit time range, so that answers timed minutes apart agree). */
+export async function timeNative(
+  server: TestServer,
+  query: BenchQuery,
+  runs: number,
+  body: Record<string, unknown> = {},
+): Promise<{ median: number; first: number; result: unknown }> {
   const times: number[] = [];
   let result: unknown = null;
   let first = NaN;
@@ -150,7 +156,7 @@ export async function timeNative(server: TestServer, query: BenchQuery, runs: nu
     // A fresh cache each run: we measure the engine, not the result cache.
     await request(`${server.api}/cache`, { method: 'DELETE' });
     const started = performance.now();
-    const response = await postJson(`${server.api}/query`, { q: query.native, limit: 1000 });
+    const response = await postJson(`${server.api}/query`, { q: query.native, limit: 1000, ...body });
     if (run >= 0) times.push(performance.now() - started);
     else first = performance.now() - started;
     if (response.status !== 200) throw new Error(`${query.native}: ${JSON.stringify(response.body)}`);

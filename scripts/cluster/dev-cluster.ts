@@ -7,12 +7,14 @@
  */
 import { spawn, type ChildProcess } from 'child_process';
 import fs from 'fs';
+import os from 'os';
 import path from 'path';
 import readline from 'readline';
 
 const USAGE = `usage: scripts/dev-cluster N [--base-port PORT] [--data-dir DIR] [-- SERVER-FLAGS...]
   N nodes on 127.0.0.1: node i serves HTTP on PORT+2(i-1) and gRPC on the next port
   (PORT 7480), keeps its data in DIR/node<i> (DIR ./data/dev-cluster); node1 is the master.
+  Each node runs cores/N worker threads of each pool (server.*_workers, at least 1).
   SERVER-FLAGS go to every node (e.g. -- --set storage.flush_interval=2s). Ctrl-C stops all.`;
 
 const MAX_NODES = 32;
@@ -35,8 +37,17 @@ export function planCluster(count: number, basePort: number, dataDir: string): N
   }));
 }
 
-/** `scripts/trawl server` flags of one node: the cluster's flags, then the caller's. */
+/**
+ * Worker threads of each pool a node: a share of the machine's cores, since every node would
+ * otherwise size its pools for the whole machine (SERVER-FLAGS may set them again).
+ */
+export function workerShare(nodes: number, cores = os.availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / nodes));
+}
+
+/** `scripts/trawl server` flags of one node: the cluster's flags, then the caller's (later flags win). */
 export function serverArgs(node: NodePlan, plan: readonly NodePlan[], extra: readonly string[]): string[] {
+  const share = workerShare(plan.length);
   return [
     'server',
     '--node-id',
@@ -49,6 +60,12 @@ export function serverArgs(node: NodePlan, plan: readonly NodePlan[], extra: rea
     plan.map((each) => each.grpc).join(','),
     '--data-dir',
     node.dataDir,
+    '--set',
+    `server.ingest_workers=${share}`,
+    '--set',
+    `server.query_workers=${share}`,
+    '--set',
+    `server.codec_workers=${share}`,
     ...extra,
   ];
 }

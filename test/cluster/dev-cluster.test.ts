@@ -1,13 +1,12 @@
 /**
- * scripts/dev-cluster: N nodes of the real server on loopback, one Ctrl-C for all. Running a
- * cluster needs the CLI to take cluster.seeds; until then the nodes refuse to start, which the
- * script reports like any node that cannot start.
+ * scripts/dev-cluster: N nodes of the real server on loopback, each with a share of the machine's
+ * worker threads, one Ctrl-C for all; a node that cannot start stops the others.
  */
 import { strict as assert } from 'assert';
 import { spawn, type ChildProcess } from 'child_process';
 import net from 'net';
 import path from 'path';
-import { NOT_BUILT } from '../../node/config/unbuilt-features';
+import { workerShare } from '../../scripts/cluster/dev-cluster';
 import { waitUntil } from '../helpers/api';
 import { freePort, REPO_ROOT, request, tempDir } from '../helpers/server';
 
@@ -61,7 +60,7 @@ describe('scripts/dev-cluster', function () {
 
   it('a node that cannot start stops the cluster: its own message, then exit 1', async () => {
     const base = await freeRun(2);
-    // node1's HTTP port is taken (and, while the CLI refuses cluster.seeds, node1 says that first).
+    // node1's HTTP port is taken.
     const blocker = net.createServer().listen(base, '127.0.0.1');
     try {
       const run = runScript(['2', '--base-port', String(base), '--data-dir', tempDir('trawl-dev-cluster-')]);
@@ -74,7 +73,6 @@ describe('scripts/dev-cluster', function () {
   });
 
   it('starts N nodes, prints their addresses, and one Ctrl-C stops them all (exit 0)', async function () {
-    if ('cluster.seeds' in NOT_BUILT) this.skip(); // The CLI refuses cluster.seeds in this version (node/config/unbuilt-features.ts).
     const base = await freeRun(3);
     const dataDir = tempDir('trawl-dev-cluster-');
     const run = runScript(['3', '--base-port', String(base), '--data-dir', dataDir]);
@@ -88,6 +86,10 @@ describe('scripts/dev-cluster', function () {
       const status = await request(`http://${nodes[1]!.http}/api/v1/cluster/status`);
       assert.equal(status.status, 200);
       assert.equal(status.body.data.node_count, 3);
+      const threads = (await request(`http://${nodes[2]!.http}/metrics`)).text;
+      for (const pool of ['ingest', 'query', 'codec']) {
+        assert.match(threads, new RegExp(`^trawl_worker_threads\\{pool="${pool}"\\} ${workerShare(3)}$`, 'm'), `${pool} workers: a share of the cores`);
+      }
       run.child.kill('SIGINT');
       assert.equal(await run.exited, 0, run.output());
       for (const node of nodes) assert.ok(await canListen(Number(node.http.split(':')[1])), `${node.id} stopped listening`);
