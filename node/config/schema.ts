@@ -179,6 +179,8 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'cluster.replication_factor',
   'cluster.partitions',
   'cluster.bucket_span',
+  'cluster.heartbeat_interval',
+  'cluster.failure_timeout',
   'buffer_manager.block_cache_max_bytes',
   'server.ingest_workers',
   'server.query_workers',
