@@ -9,16 +9,10 @@ import { waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { readJobStream } from '../helpers/sse';
 import { futureHour, keyOfEvent, keysOfRange, makeEvents, ownersOfKey, quantile, type Layout, type TestEvent } from './helpers/cluster-events';
-import { startClusterNodes, stopClusterNodes, waitForMembers, type ClusterNode } from './helpers/cluster-nodes';
+import { startClusteredServers, stopClusteredServers, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
+import { metricValue } from './helpers/metrics';
 
 const HOUR_MS = 3_600_000;
-
-/** A metric's value in a node's Prometheus text (0 when absent). */
-async function metric(node: ClusterNode, name: string): Promise<number> {
-  const text = (await request(`${node.server.url}/metrics`)).text;
-  const line = text.split('\n').find((each) => each.startsWith(`${name} `));
-  return line === undefined ? 0 : Number(line.slice(name.length + 1));
-}
 
 async function ingestThrough(server: TestServer, events: readonly unknown[]): Promise<void> {
   for (let start = 0; start < events.length; start += 20_000) {
@@ -54,23 +48,23 @@ describe('cluster: distributed queries (every node holds every event)', function
     host: `h${i % 50}`,
     source: 'load',
   }));
-  let nodes: ClusterNode[];
+  let nodes: ClusteredServer[];
   let single: TestServer;
 
   before(async () => {
     const set = { 'cluster.replication_factor': 3, 'cluster.partitions': 6 };
-    [nodes, single] = await Promise.all([startClusterNodes(3, { set }), TestServer.start()]);
+    [nodes, single] = await Promise.all([startClusteredServers(3, { set }), TestServer.start()]);
     await Promise.all([ingestThrough(nodes[0]!.server, events), ingestThrough(single, events)]);
     await ingestThrough(nodes[0]!.server, heavy);
   });
   after(async () => {
-    await Promise.all([stopClusterNodes(nodes ?? []), single?.stop()]);
+    await Promise.all([stopClusteredServers(nodes ?? []), single?.stop()]);
   });
 
   const query = (server: TestServer, body: Record<string, unknown>) => postJson(`${server.api}/query`, { ...range, ...body });
 
   /** Asks every node and the single node; each answer must equal the single node's, whole. */
-  async function sameEverywhere(q: string, up: readonly ClusterNode[] = nodes): Promise<any> {
+  async function sameEverywhere(q: string, up: readonly ClusteredServer[] = nodes): Promise<any> {
     const expected = await query(single, { q, limit: 1000 });
     assert.equal(expected.status, 200, JSON.stringify(expected.body));
     for (const node of up) {
@@ -159,18 +153,18 @@ describe('cluster: distributed queries (every node holds every event)', function
 
   it('a cluster query canceled through another node stops every shard', async () => {
     const running = 'trawl_shard_fragments_running';
-    const canceledBefore = await Promise.all(nodes.map((node) => metric(node, 'trawl_shard_fragments_total{outcome="canceled"}')));
+    const canceledBefore = await Promise.all(nodes.map((node) => metricValue(node, 'trawl_shard_fragments_total{outcome="canceled"}')));
     const started = await query(nodes[0]!.server, { q: HEAVY, wait: 0 });
     assert.equal(started.status, 202);
     const id: string = started.body.data.job_id;
-    await Promise.all(nodes.map((node) => waitUntil(async () => (await metric(node, running)) >= 1, 10_000, `${node.id} to run a fragment`)));
+    await Promise.all(nodes.map((node) => waitUntil(async () => (await metricValue(node, running)) >= 1, 10_000, `${node.id} to run a fragment`)));
     // Canceled through another node: the DELETE is forwarded to node1, whose job it is.
     const canceled = await request(`${nodes[1]!.server.api}/query/jobs/${id}`, { method: 'DELETE' });
     assert.equal(canceled.body.data.status, 'canceled');
     assert.equal(canceled.body.data.canceled, true);
     for (const [i, node] of nodes.entries()) {
-      await waitUntil(async () => (await metric(node, running)) === 0, 15_000, `${node.id} to stop its fragment`);
-      assert.ok((await metric(node, 'trawl_shard_fragments_total{outcome="canceled"}')) > canceledBefore[i]!, `${node.id} counted its fragment canceled`);
+      await waitUntil(async () => (await metricValue(node, running)) === 0, 15_000, `${node.id} to stop its fragment`);
+      assert.ok((await metricValue(node, 'trawl_shard_fragments_total{outcome="canceled"}')) > canceledBefore[i]!, `${node.id} counted its fragment canceled`);
     }
   });
 
@@ -195,15 +189,15 @@ describe('cluster: distributed queries (every node holds every event)', function
     client.abort();
     await waitUntil(async () => (await request(`${nodes[0]!.server.api}/query/jobs/${jobs[0].job_id}`)).body.data.status === 'canceled', 5_000, 'the export job canceled');
     // A scan that waited on the client when it left must not hang on its closed sessions.
-    for (const node of nodes) await waitUntil(async () => (await metric(node, running)) === 0, 15_000, `${node.id} to end its fragment`);
+    for (const node of nodes) await waitUntil(async () => (await metricValue(node, running)) === 0, 15_000, `${node.id} to end its fragment`);
   });
 
   it('counts fragments by outcome on the coordinator (Prometheus)', async () => {
     const ok = 'trawl_shard_query_duration_seconds_count{outcome="ok"}';
-    const before = await metric(nodes[1]!, ok);
+    const before = await metricValue(nodes[1]!, ok);
     await query(nodes[1]!.server, { q: 'from main | stats count()' });
     // One fragment a node: each of the three answered.
-    assert.equal((await metric(nodes[1]!, ok)) - before, 3);
+    assert.equal((await metricValue(nodes[1]!, ok)) - before, 3);
   });
 
   it('stays exact when a node is killed (its keys are asked of the other owners)', async () => {
@@ -211,7 +205,7 @@ describe('cluster: distributed queries (every node holds every event)', function
     await nodes[2]!.server.kill();
     // At once (the node is still thought up) and once the others see it down.
     await sameEverywhere('from main | stats count() as n by host', nodes.slice(0, 2));
-    await waitForMembers(nodes.slice(0, 2), ['node1', 'node2']);
+    await waitForUp(nodes.slice(0, 2), ['node1', 'node2']);
     await sameEverywhere('from main | stats count() as n by host', nodes.slice(0, 2));
     await sameEverywhere('from main | head 3', nodes.slice(0, 2));
     // A job of the killed node: asked through another node, 503 naming it.
@@ -235,14 +229,14 @@ describe('cluster: distributed queries at replication factor 1', function () {
   const range = { from: new Date(start).toISOString(), to: new Date(start + 2 * HOUR_MS).toISOString() };
   const layout: Layout = { partitions: 4, bucketSpanMs: HOUR_MS, replicationFactor: 1, members: ['node1', 'node2'] };
   const ownerOf = (event: TestEvent): string => ownersOfKey(keyOfEvent(event, layout), layout)[0]!;
-  let nodes: ClusterNode[];
+  let nodes: ClusteredServer[];
 
   before(async () => {
-    nodes = await startClusterNodes(2, { set: { 'cluster.replication_factor': 1, 'cluster.partitions': 4 } });
+    nodes = await startClusteredServers(2, { set: { 'cluster.replication_factor': 1, 'cluster.partitions': 4 } });
     for (const node of nodes) await ingestThrough(node.server, events.filter((event) => ownerOf(event) === node.id));
   });
   after(async () => {
-    await stopClusterNodes(nodes ?? []);
+    await stopClusteredServers(nodes ?? []);
   });
 
   const query = (server: TestServer, body: Record<string, unknown>) => postJson(`${server.api}/query`, { ...range, ...body });
@@ -291,7 +285,7 @@ describe('cluster: distributed queries at replication factor 1', function () {
     const meta = lines.pop().__meta;
     check(meta, 'the export');
     assert.equal(meta.total, kept.length);
-    assert.ok((await metric(nodes[0]!, 'trawl_query_missing_keys_total')) >= 3 * missing, 'the missing keys are counted (Prometheus)');
+    assert.ok((await metricValue(nodes[0]!, 'trawl_query_missing_keys_total')) >= 3 * missing, 'the missing keys are counted (Prometheus)');
     assert.deepEqual(lines.map((line) => line._raw), [...kept].reverse().map((event) => event.event), 'the export, newest first');
   });
 });
