@@ -1,7 +1,8 @@
 /**
  * Operating a cluster of real processes: it forms from its seeds (ingest refused until then, and
  * then the first events spread over every seed); a fourth node joins (data after its epoch reaches
- * it, nothing older moves, totals stay exact through every node); the master is killed (ingest and
+ * it, nothing older moves, totals stay exact through every node), then two of the four are killed
+ * (the others answer what they hold, marked partial); the master is killed (ingest and
  * queries go on, a saved-query write answers 503 naming it, and after its restart every saved query
  * is there and the hints it missed are replayed); an operator takes a node out of future
  * placement through any node, with the HTTP endpoint or `scripts/trawl cluster remove`.
@@ -23,7 +24,7 @@ import {
   type ClusteredServer,
 } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
-import { addCounts, eventsByOwner, makeEvents, type TestEvent } from './helpers/placement';
+import { addCounts, eventsByOwner, eventsWithOwnerIn, makeEvents, type TestEvent } from './helpers/placement';
 
 const run = promisify(execFile);
 
@@ -51,11 +52,12 @@ async function countThrough(node: ClusteredServer): Promise<{ n: number; partial
 describe('cluster operations', function () {
   this.timeout(120_000);
 
-  describe('a fourth node joins a cluster of three (replication 2)', () => {
+  describe('a fourth node joins a cluster of three (replication 2); then two are killed', () => {
     let nodes: ClusteredServer[] = [];
     const THREE = ['node1', 'node2', 'node3'];
     const FOUR = [...THREE, 'node4'];
     const expected = new Map<string, number>(FOUR.map((id) => [id, 0]));
+    const requests: Record<'old' | 'later' | 'again', TestEvent[]> = { old: [], later: [], again: [] };
     let sent = 0;
     before(async () => {
       nodes = await startClusteredServers(3, { set: { 'cluster.replication_factor': 2 } });
@@ -65,7 +67,7 @@ describe('cluster operations', function () {
     });
 
     it('takes data after its epoch, moves nothing older, and every node answers the exact total', async () => {
-      const old = eventsNow('old', 3000, 60);
+      const old = (requests.old = eventsNow('old', 3000, 60));
       await ingest(nodes[0]!, old);
       addCounts(expected, eventsByOwner(old, THREE, 2));
       sent += old.length;
@@ -83,12 +85,12 @@ describe('cluster operations', function () {
       assert.equal(await storedEvents(fourth), 0);
 
       // Events 20 hours ahead fall past node4's epoch (a bucket or two ahead); events of now stay with the older ring.
-      const later = makeEvents('later', 4000, 80);
+      const later = (requests.later = makeEvents('later', 4000, 80));
       await ingest(fourth, later);
       const laterShare = eventsByOwner(later, FOUR, 2);
       assert.ok(laterShare.get('node4')! > 0, 'the ring with node4 gives it some of the later keys');
       addCounts(expected, laterShare);
-      const moreOld = eventsNow('again', 1000, 30);
+      const moreOld = (requests.again = eventsNow('again', 1000, 30));
       await ingest(fourth, moreOld);
       addCounts(expected, eventsByOwner(moreOld, THREE, 2));
       sent += later.length + moreOld.length;
@@ -97,6 +99,15 @@ describe('cluster operations', function () {
       nodes.forEach((node, i) => assert.equal(held[i], expected.get(node.id), `${node.id} holds the events of the keys it owns`));
       assert.equal(held.reduce((sum, n) => sum + n, 0), 2 * sent, 'every event on two nodes');
       for (const node of nodes) assert.deepEqual(await countThrough(node), { n: sent, partial: false }, `the total through ${node.id}`);
+    });
+
+    it('with two of the four nodes killed, answers what the others hold and says it is partial', async () => {
+      await Promise.all([nodes[0]!.server.kill(), nodes[1]!.server.kill()]);
+      await waitForUp(nodes.slice(2), ['node3', 'node4']);
+      const alive = new Set(['node3', 'node4']);
+      const held = eventsWithOwnerIn(requests.old, THREE, 2, alive) + eventsWithOwnerIn(requests.later, FOUR, 2, alive) + eventsWithOwnerIn(requests.again, THREE, 2, alive);
+      assert.ok(held < sent, 'some events had both owners among the killed nodes');
+      for (const node of nodes.slice(2)) assert.deepEqual(await countThrough(node), { n: held, partial: true }, `what ${node.id} answers`);
     });
   });
 

@@ -47,6 +47,22 @@ export function eventsByOwner(request: readonly TestEvent[], members: readonly s
   return counts;
 }
 
+/** How many events of one ingest request have at least one owner in `alive` (replicationFactor owners a key on a ring of `members`). */
+export function eventsWithOwnerIn(request: readonly TestEvent[], members: readonly string[], replicationFactor: number, alive: ReadonlySet<string>): number {
+  const epochs = [{ epoch: 0, fromMicros: 0, members: [...members] }];
+  const seen = new Map<string, number>();
+  let held = 0;
+  for (const event of request) {
+    const pair = `${event.host}\u0000${event.source}`;
+    const n = seen.get(pair) ?? 0;
+    seen.set(pair, n + 1);
+    const partition = spilledPartition(homePartition(pair, PARTITIONS), n, PARTITIONS);
+    const key = { index: 'main', bucket: bucketOf(Math.round(event.time * 1_000_000), BUCKET_SPAN_MICROS), partition };
+    if (ownersOf(key, epochs, replicationFactor).some((owner) => alive.has(owner))) held++;
+  }
+  return held;
+}
+
 /** Adds `more` to `into`, node by node. */
 export function addCounts(into: Map<string, number>, more: ReadonlyMap<string, number>): void {
   for (const [id, count] of more) into.set(id, (into.get(id) ?? 0) + count);
