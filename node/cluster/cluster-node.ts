@@ -15,6 +15,21 @@ import { AppliedHints, HintStore } from './hints';
 import { Membership } from './membership';
 import { MetadataPayload } from './metadata-payload';
 import { cachedStats, engineNodeStats } from './node-stats';
+import { loadClusterState } from './state-store';
+
+/**
+ * A data dir that holds events but no cluster state was written by a node alone, with one
+ * partition and no ring: the cluster would ask the ring's owners for those keys, not this node,
+ * and the events would be missed without a word. Such a node does not join.
+ */
+async function refuseDataStoredAlone(engine: StorageEngine): Promise<void> {
+  const stored = engine.stats().totalEvents;
+  if (stored === 0 || (await loadClusterState(engine.records('cluster'))).version > 0) return;
+  throw new Error(
+    `the data dir holds ${stored} events stored by this node alone, outside any cluster; a cluster would not find them. ` +
+      'Start a cluster node with an empty data_dir (keep this one for a node alone, or export its events and ingest them into the cluster)',
+  );
+}
 
 export class ClusterNode {
   private constructor(
@@ -40,6 +55,7 @@ export class ClusterNode {
     addServices: (node: ClusterNode) => void = () => undefined,
   ): Promise<ClusterNode> {
     const { cluster } = settings;
+    await refuseDataStoredAlone(engine);
     const self: Member = {
       id: cluster.nodeId,
       http: `${settings.listen.host}:${settings.listen.port}`,
