@@ -19,29 +19,18 @@ import { addShardWriteService } from '../../../node/cluster/shard-write';
 import { ClusterMetrics } from '../../../node/metrics';
 import { encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
-import { StorageEngine } from '../../../storage/engine';
+import type { StorageEngine } from '../../../storage/engine';
 import { indexMatcher } from '../../../storage/scan';
 import { waitUntil } from '../../helpers/api';
 import { tempDir } from '../../helpers/server';
+import { openTestEngine } from '../../helpers/engine';
 
 const PLACEMENT = { bucketSpanMicros: 3600e6, partitions: 4 };
 const HINTS = 12;
 const EVENTS_A_HINT = 20;
 
-async function open(dataDir: string): Promise<StorageEngine> {
-  const engine = await StorageEngine.open({
-    dataDir,
-    placement: PLACEMENT,
-    flushIntervalMs: 60_000,
-    segmentMaxEvents: 100_000,
-    compressionLevel: 3,
-    fsync: false,
-    compactionIntervalMs: 60_000,
-    retentionMs: 3650 * 86_400_000,
-    codecWorkers: 0,
-  });
-  engine.start();
-  return engine;
+function open(dataDir: string): Promise<StorageEngine> {
+  return openTestEngine({ dataDir, placement: PLACEMENT, segmentMaxEvents: 100_000 });
 }
 
 function hintRecord(seq: number): Buffer {

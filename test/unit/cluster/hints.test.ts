@@ -2,26 +2,15 @@ import { strict as assert } from 'assert';
 import { AppliedHints, HintStore } from '../../../node/cluster/hints';
 import { encodeChunkRecord, decodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
-import { StorageEngine } from '../../../storage/engine';
+import type { StorageEngine } from '../../../storage/engine';
 import { indexMatcher } from '../../../storage/scan';
 import { tempDir } from '../../helpers/server';
+import { openTestEngine } from '../../helpers/engine';
 
 const PLACEMENT = { bucketSpanMicros: 3600e6, partitions: 1 };
 
-async function open(dataDir: string): Promise<StorageEngine> {
-  const engine = await StorageEngine.open({
-    dataDir,
-    placement: PLACEMENT,
-    flushIntervalMs: 60_000,
-    segmentMaxEvents: 1000,
-    compressionLevel: 3,
-    fsync: false,
-    compactionIntervalMs: 60_000,
-    retentionMs: 3650 * 86_400_000,
-    codecWorkers: 0,
-  });
-  engine.start();
-  return engine;
+function open(dataDir: string): Promise<StorageEngine> {
+  return openTestEngine({ dataDir, placement: PLACEMENT });
 }
 
 function record(tag: string): Buffer {

@@ -1,21 +1,12 @@
 import { strict as assert } from 'assert';
-import { StorageEngine } from '../../../storage/engine';
+import type { StorageEngine } from '../../../storage/engine';
 import { EMPTY_STATE, foundCluster } from '../../../node/cluster/cluster-state';
 import { loadClusterState, saveClusterState } from '../../../node/cluster/state-store';
 import { tempDir } from '../../helpers/server';
+import { openTestEngine } from '../../helpers/engine';
 
 function open(dataDir: string): Promise<StorageEngine> {
-  return StorageEngine.open({
-    dataDir,
-    placement: { bucketSpanMicros: 3600e6, partitions: 1 },
-    flushIntervalMs: 60_000,
-    segmentMaxEvents: 1000,
-    compressionLevel: 3,
-    fsync: false,
-    compactionIntervalMs: 60_000,
-    retentionMs: 7 * 86_400_000,
-    codecWorkers: 0,
-  });
+  return openTestEngine({ dataDir });
 }
 
 describe('cluster state store', () => {

@@ -15,13 +15,13 @@ import { finishResult } from '../../../query/exec/result';
 import type { TimedRow } from '../../../query/exec/rows';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { mergeShardResults } from '../../../query/exec/shard-results';
-import { StorageEngine } from '../../../storage/engine';
+import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents, type EventChunk } from '../../../storage/buffer/event-chunk';
 import { fnv1a32, keyString } from '../../../storage/partition';
 import { prng } from '../../../scripts/bench/generate';
-import { tempDir } from '../../helpers/server';
+import { openTestEngine } from '../../helpers/engine';
 
 const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
@@ -50,20 +50,8 @@ async function store(engine: StorageEngine, chunks: EventChunk[]): Promise<void>
   await engine.appendRecord(decodeChunkRecord(record).chunks, record);
 }
 
-async function open(): Promise<StorageEngine> {
-  const engine = await StorageEngine.open({
-    dataDir: tempDir(),
-    placement: PLACEMENT,
-    flushIntervalMs: 60_000,
-    segmentMaxEvents: 1000,
-    compressionLevel: 3,
-    fsync: false,
-    compactionIntervalMs: 3_600_000,
-    retentionMs: 3650 * 86_400_000,
-    codecWorkers: 0,
-  });
-  engine.start();
-  return engine;
+function open(): Promise<StorageEngine> {
+  return openTestEngine({ placement: PLACEMENT });
 }
 
 const SPEC = (text: string) => ({

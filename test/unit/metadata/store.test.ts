@@ -5,26 +5,15 @@ import { SAVED_QUERIES } from '../../../node/metadata/collections';
 import { MetadataNotFoundError, MetadataStore, type MetadataRecord, type MetadataWrite } from '../../../node/metadata/store';
 import { LocalMetadataWriter } from '../../../node/metadata/writer';
 import { QueryError } from '../../../query/syntax';
-import { StorageEngine } from '../../../storage/engine';
+import type { StorageEngine } from '../../../storage/engine';
 import { tempDir } from '../../helpers/server';
+import { openTestEngine } from '../../helpers/engine';
 
 const SQ = SAVED_QUERIES.name;
 const START = Date.UTC(2024, 10, 21, 10, 0, 0, 250);
 
-async function openEngine(dataDir: string): Promise<StorageEngine> {
-  const engine = await StorageEngine.open({
-    dataDir,
-    placement: { bucketSpanMicros: 3600e6, partitions: 1 },
-    flushIntervalMs: 60_000,
-    segmentMaxEvents: 1000,
-    compressionLevel: 3,
-    fsync: false,
-    compactionIntervalMs: 60_000,
-    retentionMs: 7 * 86_400_000,
-    codecWorkers: 0,
-  });
-  engine.start();
-  return engine;
+function openEngine(dataDir: string): Promise<StorageEngine> {
+  return openTestEngine({ dataDir });
 }
 
 /** A clock the test moves by hand. */

@@ -1,21 +1,10 @@
 import { strict as assert } from 'assert';
-import { StorageEngine } from '../../../storage/engine';
+import type { StorageEngine } from '../../../storage/engine';
 import { tempDir } from '../../helpers/server';
+import { openTestEngine } from '../../helpers/engine';
 
-async function open(dataDir: string): Promise<StorageEngine> {
-  const engine = await StorageEngine.open({
-    dataDir,
-    placement: { bucketSpanMicros: 3600e6, partitions: 1 },
-    flushIntervalMs: 60_000,
-    segmentMaxEvents: 1000,
-    compressionLevel: 3,
-    fsync: false,
-    compactionIntervalMs: 60_000,
-    retentionMs: 7 * 86_400_000,
-    codecWorkers: 0,
-  });
-  engine.start();
-  return engine;
+function open(dataDir: string): Promise<StorageEngine> {
+  return openTestEngine({ dataDir });
 }
 
 describe('node records', () => {
