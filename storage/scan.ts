@@ -183,6 +183,21 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
     });
     survivors.push({ header, blocks });
   }
+  // The buffer's chunks in the same tick as the segments: a flush publishes its segments and drops
+  // its generation in one tick, so each row is seen exactly once. Read after the filter reads
+  // below, a generation flushed meanwhile was in neither list and its rows went missing.
+  const buffered: BufferedUnit[] = [];
+  for (const generation of buffer.generations()) {
+    for (const table of generation.tables.values()) {
+      if (!request.index(table.key.index) || table.count === 0 || (keys !== undefined && !keys.has(keyString(table.key)))) continue;
+      if (table.maxTime < request.fromMicros || table.minTime >= request.toMicros) continue;
+      table.chunks.forEach((chunk, index) => {
+        if (chunk.maxTime < request.fromMicros || chunk.minTime >= request.toMicros) return;
+        buffered.push({ table, chunk: index, maxTime: chunk.maxTime });
+        stats.bufferedEvents += chunk.count;
+      });
+    }
+  }
   // Held from here until the scan ends (scanBatches or releasePlan), so compaction cannot delete them.
   store.acquire(survivors.map((unit) => unit.header.id));
   const tokens = request.tokens ?? [];
@@ -219,18 +234,6 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
   const direction = request.order === 'asc' ? 1 : -1;
   segments.sort((a, b) => direction * (a.header.maxTime - b.header.maxTime) || direction * a.header.id.localeCompare(b.header.id));
 
-  const buffered: BufferedUnit[] = [];
-  for (const generation of buffer.generations()) {
-    for (const table of generation.tables.values()) {
-      if (!request.index(table.key.index) || table.count === 0 || (keys !== undefined && !keys.has(keyString(table.key)))) continue;
-      if (table.maxTime < request.fromMicros || table.minTime >= request.toMicros) continue;
-      table.chunks.forEach((chunk, index) => {
-        if (chunk.maxTime < request.fromMicros || chunk.minTime >= request.toMicros) return;
-        buffered.push({ table, chunk: index, maxTime: chunk.maxTime });
-        stats.bufferedEvents += chunk.count;
-      });
-    }
-  }
   return { segments, buffered, stats, released: false };
 }
 
