@@ -79,10 +79,9 @@ describe('scripts/dev-cluster', function () {
     try {
       await waitUntil(() => /3 node\(s\) up/.test(run.output()), 45_000, `the cluster up:\n${run.output()}`);
       const nodes = [1, 2, 3].map((i) => ({ id: `node${i}`, http: `127.0.0.1:${base + 2 * (i - 1)}`, grpc: `127.0.0.1:${base + 2 * (i - 1) + 1}` }));
-      for (const node of nodes) {
-        const words = [node.id, `http://${node.http}`, `grpc ${node.grpc}`, `data ${path.join(dataDir, node.id)}`];
-        assert.match(run.output(), new RegExp(words.map(escapeRegExp).join(' +')), `${node.id} printed`);
-      }
+      // The address lines follow the "up" line, maybe in a later chunk of output.
+      const printed = nodes.map((node) => new RegExp([node.id, `http://${node.http}`, `grpc ${node.grpc}`, `data ${path.join(dataDir, node.id)}`].map(escapeRegExp).join(' +')));
+      await waitUntil(() => printed.every((line) => line.test(run.output())), 10_000, `every node's addresses printed:\n${run.output()}`);
       const status = await request(`http://${nodes[1]!.http}/api/v1/cluster/status`);
       assert.equal(status.status, 200);
       assert.equal(status.body.data.node_count, 3);
