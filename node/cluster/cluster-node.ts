@@ -104,10 +104,14 @@ export class ClusterNode {
   /**
    * Whether hints for `node` are pending: a returning owner is not asked for keys until every
    * write it missed has been replayed to it. True while this node holds hints for it, or any peer
-   * named it in its last heartbeat (a holder that went down still holds them).
+   * named it in its last heartbeat (a holder that went down still holds them), unless that holder
+   * is down and was removed: an operator who removes a dead node gives up what it held, so its
+   * hints no longer keep their targets from answering.
    */
   hintsPendingFor(node: string): boolean {
-    return this.hints.pending(node) > 0 || this.membership.hintReports.holdersOf(node).length > 0;
+    if (this.hints.pending(node) > 0) return true;
+    const { removed } = this.membership.state();
+    return this.membership.hintReports.holdersOf(node).some((holder) => !removed.includes(holder) || this.membership.livenessOf(holder).up);
   }
 
   /** Stops heartbeats and the server (calls in flight get `graceMs`), and closes the clients. */

@@ -4,8 +4,9 @@
  * it, nothing older moves, totals stay exact through every node), then two of the four are killed
  * (the others answer what they hold, marked partial); the master is killed (ingest and
  * queries go on, a saved-query write answers 503 naming it, and after its restart every saved query
- * is there and the hints it missed are replayed); an operator takes a node out of future
- * placement through any node, with the HTTP endpoint or `scripts/trawl cluster remove`.
+ * is there and the hints it missed are replayed); a hint holder lost for good keeps its target
+ * from answering until an operator removes it; an operator takes a node out of future placement
+ * through any node, with the HTTP endpoint or `scripts/trawl cluster remove`.
  * What each node should hold is computed from the events with the ring and the spill rule.
  */
 import { strict as assert } from 'assert';
@@ -183,6 +184,46 @@ describe('cluster operations', function () {
       assert.ok(expected.get('seed2')! > 0 && expected.get('seed1')! > 0, 'the test data places events on both seeds');
       const held = await Promise.all(servers.map(async (server) => (await request(`${server.api}/stats`)).body.data.total_events as number));
       assert.deepEqual(held, [expected.get('seed1'), expected.get('seed2')], 'the current bucket spread over both seeds');
+    });
+  });
+
+  describe('a hint holder lost for good (replication 1)', () => {
+    let nodes: ClusteredServer[] = [];
+    const IDS = ['node1', 'node2', 'node3'];
+    before(async () => {
+      nodes = await startClusteredServers(3);
+    });
+    after(async () => {
+      await stopClusteredServers(nodes, true);
+    });
+
+    it('keeps its target from answering until an operator removes it; then the target answers what it holds', async () => {
+      const [first, second, third] = nodes as [ClusteredServer, ClusteredServer, ClusteredServer];
+      const everyoneUp = makeEvents('all-up', 3000, 60);
+      await ingest(first, everyoneUp);
+      const held = eventsByOwner(everyoneUp, IDS, 1);
+      assert.ok(held.get('node3')! > 0, 'node3 holds some of the first events');
+
+      await third.server.kill();
+      await waitForUp([first, second], ['node1', 'node2']);
+      const whileDown = makeEvents('while-down', 3000, 60);
+      await ingest(second, whileDown);
+      const hinted = eventsByOwner(whileDown, IDS, 1);
+      assert.ok(hinted.get('node3')! > 0, 'node2 keeps hints for node3');
+      await waitUntil(async () => (await metricValue(first, 'trawl_hints_pending_holders', 'target="node3"')) === 1, 10_000, 'node1 to hear of node2\'s hints');
+
+      // The holder is lost before it could replay; the target comes back.
+      await second.server.kill();
+      await third.restart();
+      await waitForUp([first, third], ['node1', 'node3']);
+      const onlyNode1 = held.get('node1')! + hinted.get('node1')!;
+      assert.deepEqual(await countThrough(first), { n: onlyNode1, partial: true }, 'node3 is not asked while node2\'s hints for it are pending');
+
+      const removed = await request(`${first.api}/cluster/nodes/node2/remove`, { method: 'POST' });
+      assert.equal(removed.status, 200, removed.text);
+      // node2's own keys stay missing while it is down; node3 answers for its keys again.
+      await waitUntil(async () => (await countThrough(first)).n === onlyNode1 + held.get('node3')!, 10_000, 'node3 to answer again');
+      assert.deepEqual(await countThrough(third), { n: onlyNode1 + held.get('node3')!, partial: true });
     });
   });
 
