@@ -69,6 +69,12 @@ export class ShardLostError extends Error {
   readonly code = 'SHARD_FAILED';
 }
 
+/**
+ * Export rows the merge may hold for the slowest node before the nodes ahead of it wait: rows it
+ * cannot release yet, since that node may still send newer ones.
+ */
+export const MAX_WAITING_ROWS = 50_000;
+
 export async function scatterGather(
   view: ClusterView,
   spec: SessionSpec,
@@ -76,6 +82,7 @@ export async function scatterGather(
   signal: AbortSignal,
   onRows: ((rows: TimedRow[]) => Promise<void>) | null,
   observer: ScatterObserver = {},
+  maxWaitingRows = MAX_WAITING_ROWS,
 ): Promise<Gathered> {
   const results: ShardResult[] = [];
   const failed = new Set<string>();
@@ -102,6 +109,9 @@ export async function scatterGather(
             if (rows.length > 0) sent = true;
             emit(merge.add(source, rows, bound));
             await writes;
+            // A node ahead of the slowest one would only pile rows up here: it waits (a remote
+            // node's stream pauses) until the slowest moves.
+            while (merge.waiting > maxWaitingRows && merge.ahead(source) && !signal.aborted) await merge.changed(signal);
           };
     const onProgress = (counters: ShardCounters): void => observer.progress?.(attempt, counters);
     try {

@@ -12,6 +12,8 @@ export class StreamMerge {
   private readonly heap = new TimeHeap();
   private readonly bounds = new Map<number, number>();
   private nextSource = 0;
+  /** Sources waiting for the floor to move (changed()). */
+  private waiters: (() => void)[] = [];
 
   /** A new shard stream; until its first batch it may send anything. */
   open(): number {
@@ -37,9 +39,38 @@ export class StreamMerge {
     return this.heap.size;
   }
 
-  private release(): TimedRow[] {
+  /**
+   * Whether an open source is ahead of the slowest one: its rows are all older than what the
+   * slowest may still send, so they wait here. The slowest source is never ahead.
+   */
+  ahead(source: number): boolean {
+    const bound = this.bounds.get(source);
+    return bound !== undefined && bound < this.floor();
+  }
+
+  /** Resolves at the next batch or close of any source (or once `signal` aborts). */
+  changed(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.push(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private floor(): number {
     let floor = -Infinity;
     for (const bound of this.bounds.values()) if (bound > floor) floor = bound;
-    return this.heap.popFrom(floor);
+    return floor;
+  }
+
+  private release(): TimedRow[] {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+    return this.heap.popFrom(this.floor());
   }
 }

@@ -22,6 +22,7 @@ import { chunkEvents, type EventChunk } from '../../../storage/buffer/event-chun
 import { fnv1a32, keyString } from '../../../storage/partition';
 import { prng } from '../../../scripts/bench/generate';
 import { openTestEngine } from '../../helpers/engine';
+import { waitUntil } from '../../helpers/api';
 
 const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
@@ -174,5 +175,57 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
     };
     const losing: ClusterView = { owners: (key) => ownersOf(key, 2), usable: () => true, target: (node) => (node === 'a' ? dying : target(node)) };
     await assert.rejects(scatterGather(losing, spec, keys, new AbortController().signal, async () => undefined), ShardLostError);
+  });
+
+  it('holds nodes that are ahead of the slowest one in an export, instead of piling their rows up', async () => {
+    // Enough rows that each node sends many batches; all within the query's day.
+    const many = events(20_000);
+    const manyChunks = chunkEvents(many, PLACEMENT);
+    const manyKeys = [...new Set(manyChunks.map((chunk) => keyString(chunk.key)))];
+    const own = new Map<string, StorageEngine>();
+    for (const node of NODES) {
+      const engine = await open();
+      await store(engine, manyChunks.filter((chunk) => ownersOf(keyString(chunk.key), 1)[0] === node));
+      await engine.flush();
+      own.set(node, engine);
+    }
+    try {
+      const spec = { ...SPEC('from main'), stream: true, limit: Number.MAX_SAFE_INTEGER };
+      let openGate: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      let blocked = 0;
+      const view: ClusterView = {
+        owners: (key) => ownersOf(key, 1),
+        usable: () => true,
+        target: (node) => {
+          const inner = new LocalShardTarget(node, localScanSource(own.get(node)!), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+          // c starts late: until then every other node is ahead of it.
+          if (node === 'c') return { node, run: async (fragment, signal, onRows) => (await gate, inner.run(fragment, signal, onRows)) };
+          return {
+            node,
+            run: (fragment, signal, onRows) =>
+              inner.run(fragment, signal, async (rows, bound) => {
+                blocked++;
+                try {
+                  await onRows!(rows, bound);
+                } finally {
+                  blocked--;
+                }
+              }),
+          };
+        },
+      };
+      const streamed: TimedRow[] = [];
+      const done = scatterGather(view, spec, manyKeys, new AbortController().signal, async (rows) => void streamed.push(...rows), {}, 100);
+      // Without the hold, a and b hand everything over at once and never both wait.
+      await waitUntil(() => blocked === 2, 10_000, 'a and b to wait for c');
+      assert.equal(streamed.length, 0, 'nothing can go out before c bounds its rows');
+      openGate();
+      await done;
+      const want = many.map((event) => event.time).filter((time) => time < SPEC('').toMicros).sort((x, y) => y - x);
+      assert.deepEqual(streamed.map((row) => row.time), want, 'every row once, newest first');
+    } finally {
+      for (const engine of own.values()) await engine.close();
+    }
   });
 });
