@@ -80,3 +80,45 @@ export async function forwardJobRequest(
   }
   return true;
 }
+
+export interface ListedJob {
+  job_id: string;
+  query: string;
+  status: string;
+  created_at: string;
+}
+
+/**
+ * `GET /query/jobs` in a cluster: this node's jobs and every other member's, asked over HTTP with
+ * the same parameters (each answers with its own only, since the request is marked forwarded).
+ * The ids of members that did not answer come back apart, so the list can say it is partial.
+ */
+export async function clusterJobList(
+  membership: Membership,
+  selfId: string,
+  own: ListedJob[],
+  search: string,
+): Promise<{ jobs: ListedJob[]; missingNodes: string[] }> {
+  const others = membership.state().members.filter((member) => member.id !== selfId);
+  const answers = await Promise.all(
+    others.map(async (member) => {
+      try {
+        const response = await fetch(`http://${member.http}/api/v1/query/jobs${search}`, {
+          headers: { [FORWARDED_HEADER]: selfId },
+          signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+        });
+        if (!response.ok) return null;
+        const body = (await response.json()) as { data?: { jobs?: ListedJob[] } };
+        return Array.isArray(body.data?.jobs) ? body.data.jobs : null;
+      } catch {
+        return null;
+      }
+    }),
+  );
+  const jobs = [...own];
+  const missingNodes: string[] = [];
+  answers.forEach((listed, i) => (listed === null ? missingNodes.push(others[i]!.id) : jobs.push(...listed)));
+  // Oldest first, as one node lists its own.
+  jobs.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.job_id < b.job_id ? -1 : 1));
+  return { jobs, missingNodes: missingNodes.sort() };
+}

@@ -139,6 +139,12 @@ describe('cluster: distributed queries at replication factor 2', function () {
       assert.equal(sse.at(-1)!.event, 'complete');
       assert.deepEqual(sse.at(-1)!.data.data, job.results);
     }
+    // The list of jobs on any node holds every node's jobs.
+    for (const node of nodes) {
+      const listed = await request(`${node.server.api}/query/jobs?status=done`);
+      assert.ok(listed.body.data.jobs.some((job: { job_id: string }) => job.job_id === id), `${node.id} lists the job node2 ran`);
+      assert.equal(listed.body.meta, undefined, 'every node answered');
+    }
     // DELETE of a finished job, through another node: the node that ran it answers (nothing to cancel).
     const deleted = await request(`${nodes[2]!.server.api}/query/jobs/${id}`, { method: 'DELETE' });
     assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
@@ -228,6 +234,10 @@ describe('cluster: distributed queries at replication factor 2', function () {
     await waitForUp(nodes.slice(0, 2), ['node1', 'node2']);
     await sameEverywhere('from main | stats count() as n by host', nodes.slice(0, 2));
     await sameEverywhere('from main | head 3', nodes.slice(0, 2));
+    // The list of jobs says it lacks the killed node's.
+    const listed = await request(`${nodes[0]!.server.api}/query/jobs`);
+    assert.deepEqual(listed.body.meta, { partial: true, missing_nodes: ['node3'] });
+    assert.ok(!listed.body.data.jobs.some((job: { job_id: string }) => job.job_id === onKilled));
     // A job of the killed node: asked through another node, 503 naming it.
     const lost = await request(`${nodes[0]!.server.api}/query/jobs/${onKilled}`);
     assert.equal(lost.status, 503);

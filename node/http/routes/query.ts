@@ -10,7 +10,7 @@ import { eventFormatter } from '../../../query/exec/result';
 import type { Row, TimedRow } from '../../../query/exec/rows';
 import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app';
-import { forwardJobRequest } from '../../cluster/job-forwarding';
+import { clusterJobList, FORWARDED_HEADER, forwardJobRequest } from '../../cluster/job-forwarding';
 import { ApiError, invalidQuery, isErrorCode, notFound, queryErrorFields } from '../../errors';
 import {
   parseQueryRequest,
@@ -233,7 +233,12 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
         .list()
         .filter((job) => status === null || job.status === status)
         .map((job) => ({ job_id: job.id, query: job.query, status: job.status, created_at: job.createdAt.toISOString() }));
-      return { data: { jobs } };
+      const membership = app.cluster?.membership;
+      if (membership === undefined || request.headers[FORWARDED_HEADER] !== undefined) return { data: { jobs } };
+      // In a cluster: every node's jobs; a node that does not answer makes the list partial.
+      const search = request.query.status === undefined ? '' : `?status=${encodeURIComponent(request.query.status)}`;
+      const all = await clusterJobList(membership, app.settings.cluster.nodeId, jobs, search);
+      return all.missingNodes.length === 0 ? { data: { jobs: all.jobs } } : { data: { jobs: all.jobs }, meta: { partial: true, missing_nodes: all.missingNodes } };
     });
 
     server.get<{ Params: { id: string } }>('/query/jobs/:id', { schema: { params: JOB_PARAMS_SCHEMA } }, async (request, reply) => {
