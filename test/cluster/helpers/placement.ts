@@ -31,36 +31,30 @@ export function makeEvents(tag: string, count: number, hosts: number, source = '
   return Array.from({ length: count }, (_, i) => ({ event: `${tag} event ${i}`, time: time + (i % 600), host: `${tag}-host-${i % hosts}`, source }));
 }
 
-/** Events of one ingest request per node id that owns them, with `replicationFactor` owners a key on a ring of `members`. */
-export function eventsByOwner(request: readonly TestEvent[], members: readonly string[], replicationFactor: number): Map<string, number> {
+/** Each event's owners, for one ingest request (the spill counts a pair's events within it), with `replicationFactor` owners a key on a ring of `members`. */
+function ownersOfEvents(request: readonly TestEvent[], members: readonly string[], replicationFactor: number): string[][] {
   const epochs = [{ epoch: 0, fromMicros: 0, members: [...members] }];
   const seen = new Map<string, number>();
-  const counts = new Map<string, number>(members.map((id) => [id, 0]));
-  for (const event of request) {
+  return request.map((event) => {
     const pair = `${event.host}\u0000${event.source}`;
     const n = seen.get(pair) ?? 0;
     seen.set(pair, n + 1);
     const partition = spilledPartition(homePartition(pair, PARTITIONS), n, PARTITIONS);
     const key = { index: 'main', bucket: bucketOf(Math.round(event.time * 1_000_000), BUCKET_SPAN_MICROS), partition };
-    for (const owner of ownersOf(key, epochs, replicationFactor)) counts.set(owner, counts.get(owner)! + 1);
-  }
+    return ownersOf(key, epochs, replicationFactor);
+  });
+}
+
+/** Events of one ingest request per node id that owns them. */
+export function eventsByOwner(request: readonly TestEvent[], members: readonly string[], replicationFactor: number): Map<string, number> {
+  const counts = new Map<string, number>(members.map((id) => [id, 0]));
+  for (const owners of ownersOfEvents(request, members, replicationFactor)) for (const owner of owners) counts.set(owner, counts.get(owner)! + 1);
   return counts;
 }
 
-/** How many events of one ingest request have at least one owner in `alive` (replicationFactor owners a key on a ring of `members`). */
+/** How many events of one ingest request have at least one owner in `alive`. */
 export function eventsWithOwnerIn(request: readonly TestEvent[], members: readonly string[], replicationFactor: number, alive: ReadonlySet<string>): number {
-  const epochs = [{ epoch: 0, fromMicros: 0, members: [...members] }];
-  const seen = new Map<string, number>();
-  let held = 0;
-  for (const event of request) {
-    const pair = `${event.host}\u0000${event.source}`;
-    const n = seen.get(pair) ?? 0;
-    seen.set(pair, n + 1);
-    const partition = spilledPartition(homePartition(pair, PARTITIONS), n, PARTITIONS);
-    const key = { index: 'main', bucket: bucketOf(Math.round(event.time * 1_000_000), BUCKET_SPAN_MICROS), partition };
-    if (ownersOf(key, epochs, replicationFactor).some((owner) => alive.has(owner))) held++;
-  }
-  return held;
+  return ownersOfEvents(request, members, replicationFactor).filter((owners) => owners.some((owner) => alive.has(owner))).length;
 }
 
 /** Adds `more` to `into`, node by node. */

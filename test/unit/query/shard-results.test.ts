@@ -15,9 +15,9 @@ import { combineShardResults, decodeShardResult, encodeShardResult, mergeShardRe
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { planQuery } from '../../../query/plan/planner';
 import { parseQuery } from '../../../query/syntax';
-import { StorageEngine } from '../../../storage/engine';
+import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
-import { tempDir } from '../../helpers/server';
+import { openTestEngine } from '../../helpers/engine';
 import { prng } from '../../../scripts/bench/generate';
 
 const HOUR = 3_600_000_000;
@@ -57,18 +57,7 @@ describe('a query answered by parts, each over its own partition keys', function
   let keys: string[];
 
   before(async () => {
-    engine = await StorageEngine.open({
-      dataDir: tempDir(),
-      placement: { bucketSpanMicros: HOUR, partitions: 4 },
-      flushIntervalMs: 60_000,
-      segmentMaxEvents: 1000,
-      compressionLevel: 3,
-      fsync: false,
-      compactionIntervalMs: 3_600_000,
-      retentionMs: 3650 * 86_400_000,
-      codecWorkers: 0,
-    });
-    engine.start();
+    engine = await openTestEngine({ placement: { bucketSpanMicros: HOUR, partitions: 4 } });
     const all = events(6000);
     await engine.appendEvents(all.slice(0, 4000));
     await engine.flush();
