@@ -4,6 +4,7 @@
  * (shard-results.ts). The gRPC shard service runs fragments from other coordinators the same way.
  */
 import { scanShards, type ScanSource } from '../query/exec/execute';
+import type { HeadFloor } from '../query/exec/head-floor';
 import { MemoryBudget, type MemoryPool } from '../query/exec/limits';
 import { QueryProgress } from '../query/exec/progress';
 import type { SessionSpec } from '../query/exec/query-worker';
@@ -14,8 +15,8 @@ import type { ShardResult } from '../query/exec/shard-session';
 import type { QueryPlan } from '../query/plan/plan';
 import { planQuery } from '../query/plan/planner';
 import { parseQuery } from '../query/syntax';
-import type { ShardFragment, ShardTarget } from './scatter-gather';
-import { reportProgress, type ShardCounters } from './shard-progress';
+import type { ShardCall, ShardFragment, ShardTarget } from './scatter-gather';
+import { reportProgress } from './shard-progress';
 
 /** The plan every node makes of a fragment's query (the planner is deterministic). */
 export function planOf(spec: SessionSpec): QueryPlan {
@@ -28,6 +29,8 @@ export interface LocalShardOptions {
   pool: MemoryPool | null;
   /** Progress of the query this fragment belongs to, when it runs on the coordinator itself. */
   progress?: QueryProgress;
+  /** The query's `head` floor, shared with its other shards. */
+  headFloor?: HeadFloor;
 }
 
 /** Runs a fragment over this node's storage: the node's ShardResult for the fragment's keys. */
@@ -52,6 +55,7 @@ export async function runFragment(
       spec: fragment.spec,
       keys: new Set(fragment.keys),
       ...(onRows === null ? {} : { onRows }),
+      ...(options.headFloor === undefined ? {} : { headFloor: options.headFloor }),
     });
     return combineShardResults(results, plan, page);
   } finally {
@@ -67,17 +71,14 @@ export class LocalShardTarget implements ShardTarget {
     private readonly options: LocalShardOptions,
   ) {}
 
-  async run(
-    fragment: ShardFragment,
-    signal: AbortSignal,
-    onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null,
-    onProgress?: (counters: ShardCounters) => void,
-  ): Promise<ShardResult> {
-    if (onProgress === undefined) return runFragment(this.source, this.workers, fragment, signal, onRows, this.options);
+  async run(fragment: ShardFragment, call: ShardCall): Promise<ShardResult> {
+    const { signal, onRows, onProgress, headFloor } = call;
+    const options = headFloor === undefined ? this.options : { ...this.options, headFloor };
+    if (onProgress === undefined) return runFragment(this.source, this.workers, fragment, signal, onRows, options);
     const progress = new QueryProgress();
     const stop = reportProgress(progress, onProgress);
     try {
-      return await runFragment(this.source, this.workers, fragment, signal, onRows, { ...this.options, progress });
+      return await runFragment(this.source, this.workers, fragment, signal, onRows, { ...options, progress });
     } finally {
       stop();
     }

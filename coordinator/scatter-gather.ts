@@ -7,6 +7,7 @@
  * (stream-merge.ts); a node that fails after it sent rows cannot be retried without repeating
  * them, so that ends the export with an error.
  */
+import { HeadFloor } from '../query/exec/head-floor';
 import { QueryLimitError } from '../query/exec/limits';
 import type { SessionSpec } from '../query/exec/query-worker';
 import type { TimedRow } from '../query/exec/rows';
@@ -21,20 +22,22 @@ export interface ShardFragment {
   keys: string[];
 }
 
+/** What one run of a fragment shares with the query that asked for it. */
+export interface ShardCall {
+  signal: AbortSignal;
+  /** In an export, the node's rows newest first, with a bound on what it can still send. */
+  onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null;
+  /** The node's counters now and then. */
+  onProgress?: (counters: ShardCounters) => void;
+  /** A `head`'s floor, shared by every node the query asks: raised by each, heeded by all. */
+  headFloor?: HeadFloor;
+}
+
 /** A node that answers fragments (this node, or another over gRPC). */
 export interface ShardTarget {
   readonly node: string;
-  /**
-   * Runs the fragment; resolves with the node's combined ShardResult. In an export, rows come to
-   * `onRows` newest first with a bound on what the node can still send; `onProgress` gets the
-   * node's counters now and then.
-   */
-  run(
-    fragment: ShardFragment,
-    signal: AbortSignal,
-    onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null,
-    onProgress?: (counters: ShardCounters) => void,
-  ): Promise<ShardResult>;
+  /** Runs the fragment; resolves with the node's combined ShardResult. */
+  run(fragment: ShardFragment, call: ShardCall): Promise<ShardResult>;
 }
 
 export type FragmentOutcome = 'ok' | 'error' | 'canceled';
@@ -95,8 +98,10 @@ export async function scatterGather(
     writes = writes.then(() => onRows(rows));
   };
 
+  // One floor for the whole query: a node that fills a head lets the others stop.
+  const headFloor = new HeadFloor();
   let attempts = 0;
-  const runNode = async (node: string, nodeKeys: string[]): Promise<void> => {
+  const runNode = async (node: string, nodeKeys: string[], floor: HeadFloor): Promise<void> => {
     const attempt = attempts++;
     const started = performance.now();
     const ended = (outcome: FragmentOutcome): void => observer.ended?.(attempt, node, performance.now() - started, outcome);
@@ -115,7 +120,7 @@ export async function scatterGather(
           };
     const onProgress = (counters: ShardCounters): void => observer.progress?.(attempt, counters);
     try {
-      results.push(await view.target(node).run({ spec, keys: nodeKeys }, signal, rowsOf, onProgress));
+      results.push(await view.target(node).run({ spec, keys: nodeKeys }, { signal, onRows: rowsOf, onProgress, headFloor: floor }));
       ended('ok');
       if (merge !== null) emit(merge.close(source));
     } catch (error) {
@@ -130,13 +135,15 @@ export async function scatterGather(
       const again = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
       missing += again.missing.length;
       if (again.byNode.size > 0) observer.retried?.(node, again.byNode.size);
-      await Promise.all([...again.byNode].map(([next, list]) => runNode(next, list)));
+      // The failed node's rises may have come from rows no result will hold: its keys are read
+      // again with a floor of their own, so the rows they hold at its floor are found again.
+      await Promise.all([...again.byNode].map(([next, list]) => runNode(next, list, new HeadFloor())));
     }
   };
 
   const first = assignKeys(keys, (key) => view.owners(key), usable);
   missing += first.missing.length;
-  await Promise.all([...first.byNode].map(([node, list]) => runNode(node, list)));
+  await Promise.all([...first.byNode].map(([node, list]) => runNode(node, list, headFloor)));
   await writes;
   return { results, missing };
 }

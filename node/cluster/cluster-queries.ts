@@ -41,7 +41,7 @@ export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void
   const own = new LocalShardTarget(app.settings.cluster.nodeId, source, app.queryWorkers, fragment);
   const local: ShardTarget = {
     node: own.node,
-    run: (shard, signal, onRows, onProgress) => metrics.serve(signal, () => own.run(shard, signal, onRows, onProgress)),
+    run: (shard, call) => metrics.serve(call.signal, () => own.run(shard, call)),
   };
   return {
     addService: (node) =>

@@ -5,10 +5,9 @@
  * so a slow client holds the remote scan back instead of filling this node's memory.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { ShardFragment, ShardTarget } from '../../coordinator/scatter-gather';
-import type { ShardCounters } from '../../coordinator/shard-progress';
+import { randomUUID } from 'crypto';
+import type { ShardCall, ShardFragment, ShardTarget } from '../../coordinator/scatter-gather';
 import { QueryLimitError, type QueryLimitCode } from '../../query/exec/limits';
-import type { TimedRow } from '../../query/exec/rows';
 import { decodeRows, decodeShardResult } from '../../query/exec/shard-results';
 import type { ShardResult } from '../../query/exec/shard-session';
 import type * as wire from './grpc/messages';
@@ -50,6 +49,57 @@ export async function remoteKeys(
   return (await peers.call(address, SHARD_QUERY.Keys, request, timeoutMs)).keys;
 }
 
+/**
+ * Sends a running fragment the rises of its query's head floor: one RaiseFloor in flight at a
+ * time, the newest rise after it; none of the rises the callee made itself. A call that fails
+ * (the fragment ended, a peer of 1.1 without the method) stops the sending: the floor only saves
+ * work, the answer is whole without it.
+ */
+class FloorRaiser {
+  private sent = -Infinity;
+  private pending = -Infinity;
+  private inFlight = false;
+  private stopped = false;
+
+  constructor(
+    private readonly peers: PeerClients,
+    private readonly address: string,
+    private readonly fragmentId: string,
+    private readonly deadlineMs: number,
+  ) {}
+
+  /** The callee raised the floor to `time` itself. */
+  heard(time: number): void {
+    if (time > this.sent) this.sent = time;
+  }
+
+  raise(time: number): void {
+    if (this.stopped || time <= this.sent || time <= this.pending) return;
+    this.pending = time;
+    if (!this.inFlight) void this.flush();
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async flush(): Promise<void> {
+    this.inFlight = true;
+    while (!this.stopped && this.pending > this.sent) {
+      const time = this.pending;
+      this.sent = time;
+      const request: wire.RaiseFloorRequest = { protocol_version: protocolVersion(), fragment_id: this.fragmentId, time };
+      try {
+        const reply = await this.peers.call(this.address, SHARD_QUERY.RaiseFloor, request, Math.max(1, Math.min(KEYS_TIMEOUT_MS, this.deadlineMs - Date.now())));
+        if (!reply.running) this.stopped = true;
+      } catch {
+        this.stopped = true;
+      }
+    }
+    this.inFlight = false;
+  }
+}
+
 export class RemoteShardTarget implements ShardTarget {
   constructor(
     readonly node: string,
@@ -59,24 +109,27 @@ export class RemoteShardTarget implements ShardTarget {
     private readonly deadlineMs: number,
   ) {}
 
-  run(
-    fragment: ShardFragment,
-    signal: AbortSignal,
-    onRows: ((rows: TimedRow[], bound: number) => Promise<void>) | null,
-    onProgress?: (counters: ShardCounters) => void,
-  ): Promise<ShardResult> {
+  run(fragment: ShardFragment, shardCall: ShardCall): Promise<ShardResult> {
+    const { signal, onRows, onProgress, headFloor } = shardCall;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason as Error);
       const method = SHARD_QUERY.Query;
+      const fragmentId = headFloor === undefined ? '' : randomUUID();
+      const request = fragmentToWire(fragment, { fragmentId, headFloor: headFloor?.current ?? -Infinity });
       const call = this.peers
         .client(this.address)
-        .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, fragmentToWire(fragment), { deadline: this.deadlineMs });
+        .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, { deadline: this.deadlineMs });
+      // The other shards' rises go to the callee; the callee's own come back as head_floor messages.
+      const raiser = headFloor === undefined ? null : new FloorRaiser(this.peers, this.address, fragmentId, this.deadlineMs);
+      const stopFloor = headFloor === undefined || raiser === null ? () => undefined : headFloor.onRaise((time) => raiser.raise(time));
       let result: ShardResult | null = null;
       let settled = false;
       let handing: Promise<void> = Promise.resolve();
       const settle = (error: Error | null): void => {
         if (settled) return;
         settled = true;
+        stopFloor();
+        raiser?.stop();
         signal.removeEventListener('abort', cancel);
         if (error !== null) reject(error);
         else if (result === null) reject(new PeerCallError(this.address, grpc.status.INTERNAL, null, 'the shard stream ended without a result'));
@@ -90,6 +143,10 @@ export class RemoteShardTarget implements ShardTarget {
       call.on('data', (message: wire.ShardQueryMessage) => {
         try {
           if (message.body === 'progress' && message.progress) onProgress?.(countersFromWire(message.progress));
+          else if (message.body === 'head_floor' && message.head_floor) {
+            raiser?.heard(message.head_floor.time);
+            headFloor?.raise(message.head_floor.time);
+          }
           else if (message.body === 'result' && message.result) result = decodeShardResult(message.result);
           else if (message.body === 'rows' && message.rows && onRows !== null) {
             const rows = decodeRows(message.rows.rows);

@@ -22,6 +22,7 @@ import { FACT_PREFIX, REFUSAL_KEY, RpcRefusal, unary, type GrpcServer } from './
 import { protocolVersion } from './grpc/wire';
 import { protocolProblem } from './protocol';
 import type { ShardQueryMetrics } from './shard-query-metrics';
+import { FragmentFloors } from './fragment-floors';
 import { countersToWire, fragmentFromWire } from './shard-query-wire';
 
 /** The most bytes of rows one Query message carries: a large batch is split, so messages stay well under gRPC's limits. */
@@ -38,6 +39,8 @@ export interface ShardQueryServiceOptions {
   /** This node's `query.max_query_runtime`: a fragment never runs longer, whatever the caller's deadline. */
   maxQueryRuntimeMs: () => number;
   metrics: ShardQueryMetrics;
+  /** The head floors of running fragments (RaiseFloor); one of the service's own when absent. */
+  floors?: FragmentFloors;
 }
 
 type QueryCall = grpc.ServerWritableStream<wire.ShardQueryRequest, wire.ShardQueryMessage>;
@@ -63,6 +66,7 @@ function untilDeadline(call: QueryCall): number {
 }
 
 export function addShardQueryService(server: GrpcServer, options: ShardQueryServiceOptions, onFailure: (error: Error) => void): void {
+  const floors = options.floors ?? new FragmentFloors();
   const keys = async (request: wire.ShardKeysRequest): Promise<wire.ShardKeysReply> => {
     checkProtocol(request.protocol_version);
     const held = options.engine.localKeys({ index: indexMatcher(request.index_patterns), fromMicros: request.from_micros, toMicros: request.to_micros });
@@ -115,16 +119,26 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     };
     const onRows = fragment.spec.stream ? sendRows : null;
     const spec = fragment;
+    // A head's floor: raised by the caller (RaiseFloor), and this node's own rises go to the caller.
+    const { entry, release } = floors.open(fragment.fragmentId, fragment.headFloor);
+    const stopFloor = entry.onOwnRaise((time) => {
+      if (!signal.aborted) void send({ head_floor: { time } });
+    });
+    const stopAll = (): void => {
+      stopFloor();
+      release();
+      stopProgress();
+    };
     options.metrics
-      .serve(signal, () => runFragment(options.source, options.workers, spec, signal, onRows, { ...options.fragment, progress }))
+      .serve(signal, () => runFragment(options.source, options.workers, spec, signal, onRows, { ...options.fragment, progress, headFloor: entry.floor }))
       .then(
         async (result) => {
-          stopProgress();
+          stopAll();
           await send({ result: encodeShardResult(result) });
           call.end();
         },
         (error: unknown) => {
-          stopProgress();
+          stopAll();
           if (call.cancelled) return;
           if (error instanceof QueryLimitError) {
             endWith(call, new RpcRefusal(grpc.status.FAILED_PRECONDITION, QUERY_LIMIT_REFUSAL, error.message, { code: error.code }));
@@ -142,5 +156,10 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
       });
   };
 
-  server.addService(SHARD_QUERY_SERVICE, { Keys: unary(keys, onFailure), Query: query });
+  const raiseFloor = async (request: wire.RaiseFloorRequest): Promise<wire.RaiseFloorReply> => {
+    checkProtocol(request.protocol_version);
+    return { protocol_version: protocolVersion(), running: floors.raise(request.fragment_id, request.time) };
+  };
+
+  server.addService(SHARD_QUERY_SERVICE, { Keys: unary(keys, onFailure), Query: query, RaiseFloor: unary(raiseFloor, onFailure) });
 }

@@ -4,7 +4,13 @@ import type { ShardCounters } from '../../coordinator/shard-progress';
 import type * as wire from './grpc/messages';
 import { protocolVersion } from './grpc/wire';
 
-export function fragmentToWire(fragment: ShardFragment): wire.ShardQueryRequest {
+/** How the caller addresses one run of a fragment: the id RaiseFloor names, and the head floor it starts with. */
+export interface FragmentRun {
+  fragmentId: string;
+  headFloor: number;
+}
+
+export function fragmentToWire(fragment: ShardFragment, run: FragmentRun = { fragmentId: '', headFloor: -Infinity }): wire.ShardQueryRequest {
   const { spec } = fragment;
   return {
     protocol_version: protocolVersion(),
@@ -19,11 +25,13 @@ export function fragmentToWire(fragment: ShardFragment): wire.ShardQueryRequest 
     trace: spec.trace,
     stream: spec.stream,
     keys: fragment.keys,
+    fragment_id: run.fragmentId,
+    head_floor: run.headFloor === -Infinity ? null : { time: run.headFloor },
   };
 }
 
 /** Throws naming what is wrong. */
-export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment {
+export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment & FragmentRun {
   const variables: unknown = JSON.parse(request.variables_json === '' ? '{}' : request.variables_json);
   if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) throw new Error('variables_json is not a JSON object');
   for (const [name, value] of Object.entries({ from_micros: request.from_micros, to_micros: request.to_micros, now_micros: request.now_micros, limit: request.limit, offset: request.offset })) {
@@ -44,6 +52,8 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
       stream: request.stream,
     },
     keys: request.keys,
+    fragmentId: request.fragment_id,
+    headFloor: request.head_floor === null || Number.isNaN(request.head_floor.time) ? -Infinity : request.head_floor.time,
   };
 }
 

@@ -16,6 +16,7 @@ import type { TimedRow } from './rows';
 import type { SessionSpec } from './query-worker';
 import type { QueryWorkerPool, SessionHandle } from './session-pool';
 import { expandHeldReads, planHeldReads, type HeldPlan } from './held-blocks';
+import { HeadFloor } from './head-floor';
 import type { BlockInput, OpStats, ShardResult, UnitAck } from './shard-session';
 import { mergeShardResults } from './shard-results';
 import { StreamOrder } from './stream-order';
@@ -61,6 +62,8 @@ export interface ExecuteOptions {
   onPreview?: (rows: TimedRow[]) => void;
   /** Only these partition keys (storage keyString), as a coordinator asks a node for; all when absent. */
   keys?: ReadonlySet<string>;
+  /** A `head`'s floor shared with the query's other shards (head-floor.ts); this scan's own otherwise. */
+  headFloor?: HeadFloor;
 }
 
 type WorkUnit =
@@ -188,8 +191,11 @@ export async function scanShards(source: ScanSource, plan: QueryPlan, options: E
       streamBacklog -= ready.length;
     });
   };
+  const headFloor = options.headFloor ?? new HeadFloor();
   const onAck = (slot: SessionSlot, g: number, ack: UnitAck): void => {
     slot.last = ack;
+    // Once a session holds N rows, the N-th newest is a floor for every scan of the query.
+    if (boundary.kind === 'head' && ack.full) headFloor.raise(ack.minTime);
     refreshRowsRead();
     if (ack.memoryBytes > slot.memoryCharged) {
       budget.charge(ack.memoryBytes - slot.memoryCharged);
@@ -236,11 +242,8 @@ export async function scanShards(source: ScanSource, plan: QueryPlan, options: E
       const work = groups[g];
       checkAlive(signal);
       rethrow();
-      if (boundary.kind === 'head') {
-        // Once a session holds N rows newer than this unit's newest, the unit cannot change the answer.
-        const floor = Math.max(...slots.map((slot) => (slot.last?.full === true ? slot.last.minTime : -Infinity)));
-        if (work.maxTime <= floor) break;
-      }
+      // Once the query holds N rows newer than this unit's newest, the unit cannot change the answer.
+      if (boundary.kind === 'head' && work.maxTime <= headFloor.current) break;
       const slot = slotOf(g);
       if (slot.inFlight.length >= depth) await slot.inFlight.shift();
       // A slow export client holds the scan back rather than piling rows up in memory.

@@ -168,6 +168,23 @@ export interface ShardQueryRequest {
   trace: boolean;
   stream: boolean;
   keys: string[];
+  fragment_id: string;
+  head_floor: HeadFloor | null;
+}
+
+export interface HeadFloor {
+  time: number;
+}
+
+export interface RaiseFloorRequest {
+  protocol_version: ProtocolVersion | null;
+  fragment_id: string;
+  time: number;
+}
+
+export interface RaiseFloorReply {
+  protocol_version: ProtocolVersion | null;
+  running: boolean;
 }
 
 export interface ShardQueryProgress {
@@ -195,8 +212,9 @@ export interface ShardQueryRows {
 /** One message of the Query stream: `body` names the member that is set. */
 export interface ShardQueryMessage {
   protocol_version: ProtocolVersion | null;
-  body?: 'progress' | 'rows' | 'result';
+  body?: 'progress' | 'rows' | 'result' | 'head_floor';
   progress?: ShardQueryProgress | null;
   rows?: ShardQueryRows | null;
   result?: Buffer;
+  head_floor?: HeadFloor | null;
 }

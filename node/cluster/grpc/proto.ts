@@ -72,4 +72,5 @@ export const SHARD_QUERY_SERVICE = service('ShardQuery');
 export const SHARD_QUERY = {
   Keys: method<wire.ShardKeysRequest, wire.ShardKeysReply>(SHARD_QUERY_SERVICE, 'Keys'),
   Query: method<wire.ShardQueryRequest, wire.ShardQueryMessage>(SHARD_QUERY_SERVICE, 'Query'),
+  RaiseFloor: method<wire.RaiseFloorRequest, wire.RaiseFloorReply>(SHARD_QUERY_SERVICE, 'RaiseFloor'),
 };

@@ -41,10 +41,13 @@ describe('shard query wire', () => {
       stream: fc.boolean(),
     });
     fc.assert(
-      fc.property(spec, fc.array(fc.string()), (fragmentSpec, keys) => {
+      fc.property(spec, fc.array(fc.string()), fc.string(), fc.oneof(fc.constant(-Infinity), fc.double({ noNaN: true, min: -1e15, max: 1e15 })), (fragmentSpec, keys, fragmentId, headFloor) => {
         // As plain JSON values (the generated records have no prototype).
         const sent = JSON.parse(JSON.stringify({ spec: fragmentSpec, keys }));
-        assert.deepEqual(JSON.parse(JSON.stringify(fragmentFromWire(fragmentToWire({ spec: fragmentSpec, keys })))), sent);
+        const back = fragmentFromWire(fragmentToWire({ spec: fragmentSpec, keys }, { fragmentId, headFloor }));
+        assert.deepEqual(JSON.parse(JSON.stringify({ spec: back.spec, keys: back.keys })), sent);
+        assert.equal(back.fragmentId, fragmentId);
+        assert.ok(Object.is(back.headFloor, headFloor), `head floor ${headFloor}`);
       }),
     );
     const wire = fragmentToWire({ spec: { text: 'from main', variables: {}, fromMicros: 0, toMicros: 1, nowMicros: 1, limit: 1, offset: 0, profile: false, trace: false, stream: false }, keys: [] });

@@ -123,7 +123,7 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
       usable: () => true,
       target: (node) => {
         const inner = target(node);
-        return { node, run: (fragment, signal, onRows) => ((asked += fragment.keys.length), inner.run(fragment, signal, onRows)) };
+        return { node, run: (fragment, call) => ((asked += fragment.keys.length), inner.run(fragment, call)) };
       },
     };
     for (const text of QUERIES) {
@@ -168,8 +168,8 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
 
     const dying: ShardTarget = {
       node: 'a',
-      run: async (fragment, signal, onRows) => {
-        await target('a').run(fragment, signal, async (rows, bound) => onRows?.(rows, bound));
+      run: async (fragment, call) => {
+        await target('a').run(fragment, call);
         throw new Error('connection reset');
       },
     };
@@ -200,17 +200,20 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
         target: (node) => {
           const inner = new LocalShardTarget(node, localScanSource(own.get(node)!), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
           // c starts late: until then every other node is ahead of it.
-          if (node === 'c') return { node, run: async (fragment, signal, onRows) => (await gate, inner.run(fragment, signal, onRows)) };
+          if (node === 'c') return { node, run: async (fragment, call) => (await gate, inner.run(fragment, call)) };
           return {
             node,
-            run: (fragment, signal, onRows) =>
-              inner.run(fragment, signal, async (rows, bound) => {
-                blocked++;
-                try {
-                  await onRows!(rows, bound);
-                } finally {
-                  blocked--;
-                }
+            run: (fragment, call) =>
+              inner.run(fragment, {
+                ...call,
+                onRows: async (rows, bound) => {
+                  blocked++;
+                  try {
+                    await call.onRows!(rows, bound);
+                  } finally {
+                    blocked--;
+                  }
+                },
               }),
           };
         },
