@@ -1,11 +1,15 @@
 /**
  * The cluster as a query sees it (coordinator/distribution.ts's Distribution, from membership):
- * a node is usable while it is up and no hints for it are pending; the keys to ask for are the
- * union of every usable node's Keys (this node's own read locally), plus the keys in range whose
- * owners are all unusable, which no node can answer for and so come back missing. A node whose
- * Keys call fails is unusable for that query. Those range keys cover the index names the nodes
- * reported in their heartbeats (NodeStats.indexes) and the names the query spells out, over the
- * query's range clamped to where events can be (retention's cutoff to ingest.max_future ahead).
+ * a node is usable while it is up and no hints for it are pending. The keys to ask for:
+ * - a query that names its indexes (no glob) over a range of at most MAX_PLACED_KEYS keys asks
+ *   every key placement gives that range (placedKeys): no round trip before the fragments go
+ *   out, and a key nobody holds costs a node nothing;
+ * - any other query asks every usable node's Keys first (this node's own read locally) and takes
+ *   their union; a node whose Keys call fails is unusable for that query.
+ * Either way the keys in range whose owners are all unusable are added: no node can answer for
+ * them, so they come back missing. Those cover the index names the nodes reported in their
+ * heartbeats (NodeStats.indexes) and the names the query spells out, over the query's range
+ * clamped to where events can be (retention's cutoff to ingest.max_future ahead).
  */
 import type { DistributedQuery, Distribution, DistributionObserver, QueryRange } from '../../coordinator/distribution';
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
@@ -16,10 +20,40 @@ import { indexMatcher } from '../../storage/scan';
 import type { Member } from './cluster-state';
 import { epochAt, type RingEpoch } from './epochs';
 import type { PeerClients } from './grpc/peers';
-import { bucketsInRange } from './key-range';
+import { bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
 import { ownersOf } from './ring';
+
+/**
+ * The most keys a query enumerates from placement instead of asking the nodes: 16 partitions of
+ * one index over ten days of hour buckets. A longer range asks the nodes, whose Keys answer only
+ * with the keys that hold data.
+ */
+export const MAX_PLACED_KEYS = 4096;
+
+/**
+ * Every key placement gives `[fromMicros, toMicros)` of the named indexes; null when the query
+ * names an index by a glob (a new index may not have reached this node's view of the others'
+ * index names yet: only the nodes can say), when the range is unbounded, or when the keys would
+ * be more than `maxKeys`.
+ */
+export function placedKeys(
+  indexPatterns: readonly string[],
+  fromMicros: number,
+  toMicros: number,
+  placement: Pick<Placement, 'bucketSpanMicros' | 'partitions'>,
+  maxKeys = MAX_PLACED_KEYS,
+): string[] | null {
+  if (indexPatterns.some((pattern) => pattern === '*' || isGlob(pattern))) return null;
+  if (!(fromMicros < toMicros)) return [];
+  // Epoch 0 places buckets from 1970 on; an unbounded range has too many keys anyway.
+  if (!(fromMicros >= 0) || !Number.isFinite(toMicros)) return null;
+  const span = placement.bucketSpanMicros;
+  const buckets = Math.ceil((toMicros - Math.floor(fromMicros / span) * span) / span);
+  if (buckets * placement.partitions * new Set(indexPatterns).size > maxKeys) return null;
+  return keysInRange(indexPatterns, fromMicros, toMicros, span, placement.partitions).map(keyString);
+}
 
 export interface Placement {
   replicationFactor: number;
@@ -91,10 +125,13 @@ export class QueryDistribution implements Distribution {
     const views = membership.members();
     const members = new Map<string, Member>(state.members.map((member) => [member.id, member]));
     const usable = views.filter((view) => view.self || (view.up && !this.options.hintsPendingFor(view.member.id))).map((view) => view.member.id);
-    const keys = new Set<string>();
-    const answering = new Set<string>();
+    const placed = placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement);
+    const answering = new Set<string>(placed === null ? [] : usable);
+    // Placed keys no usable node owns are left to keysWithoutOwners below, which counts them
+    // missing only where events can be, as it does for keys the nodes report.
+    const keys = new Set<string>((placed ?? []).filter((key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor).some((owner) => answering.has(owner))));
     await Promise.all(
-      usable.map(async (node) => {
+      (placed === null ? usable : []).map(async (node) => {
         try {
           const held = node === self ? this.options.localKeys(range) : await remoteKeys(this.options.peers, members.get(node)!.grpc, range);
           for (const key of held) keys.add(key);

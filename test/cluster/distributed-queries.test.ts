@@ -81,6 +81,8 @@ describe('cluster: distributed queries at replication factor 2', function () {
   it('answers count, stats by, head and sort | head through every node as one node does', async () => {
     const count = await sameEverywhere('from main | stats count() as n');
     assert.deepEqual(count.rows, [[600]]);
+    // An index glob: the coordinator asks the nodes which keys they hold instead of placing them.
+    assert.deepEqual((await sameEverywhere('from ma* | stats count() as n')).rows, [[600]]);
     const byHost = await sameEverywhere('from main | stats count() as n, avg(ms), max(ms) by host, source');
     assert.equal(byHost.rows.length, 10);
     const newest = await sameEverywhere('from main | head 7');

@@ -1,0 +1,56 @@
+/**
+ * The keys a coordinator asks for without asking the nodes first: every key placement gives a
+ * query's range of named indexes. Every event the query can match must fall in one of them, or
+ * the answer would silently miss it; a glob, an unbounded range or too many keys leave it to the
+ * nodes' Keys answers.
+ */
+import { strict as assert } from 'assert';
+import fc from 'fast-check';
+import { MAX_PLACED_KEYS, placedKeys } from '../../../node/cluster/query-distribution';
+import { keyString } from '../../../storage/partition';
+
+const HOUR = 3_600_000_000;
+const T0 = 1_717_200_000_000_000;
+const PLACEMENT = { bucketSpanMicros: HOUR, partitions: 4 };
+
+describe('placed keys of a query range', () => {
+  it('holds the key of every event a query over named indexes can match', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 48 * HOUR }),
+        fc.integer({ min: 1, max: 24 * HOUR }),
+        fc.array(fc.tuple(fc.constantFrom('main', 'web'), fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 3 })), { minLength: 1, maxLength: 50 }),
+        (offset, length, events) => {
+          const from = T0 + offset;
+          const to = from + length;
+          const keys = new Set(placedKeys(['main', 'web'], from, to, PLACEMENT));
+          for (const [index, where, partition] of events) {
+            // An event time inside [from, to), in any partition the spill may have put it.
+            const time = Math.min(to - 1, from + Math.floor(where * length));
+            const bucket = Math.floor(time / HOUR) * HOUR;
+            assert.ok(keys.has(keyString({ index, bucket, partition })), `${index} at ${time} (partition ${partition})`);
+          }
+        },
+      ),
+    );
+  });
+
+  it('names each key once: indexes x buckets x partitions', () => {
+    const keys = placedKeys(['main', 'main', 'web'], T0 + 10, T0 + 2 * HOUR + 10, PLACEMENT)!;
+    assert.equal(keys.length, 2 * 3 * 4);
+    assert.equal(new Set(keys).size, keys.length);
+    assert.ok(keys.includes(`main|${T0 + 2 * HOUR}|3`));
+    assert.deepEqual(placedKeys(['main'], T0, T0, PLACEMENT), []);
+  });
+
+  it('leaves globs, unbounded ranges and ranges of too many keys to the nodes', () => {
+    for (const patterns of [['*'], ['ma*'], ['main', 'w?b']]) assert.equal(placedKeys(patterns, T0, T0 + HOUR, PLACEMENT), null, patterns.join(','));
+    assert.equal(placedKeys(['main'], Number.NEGATIVE_INFINITY, T0, PLACEMENT), null);
+    assert.equal(placedKeys(['main'], T0, Number.POSITIVE_INFINITY, PLACEMENT), null);
+    assert.equal(placedKeys(['main'], -HOUR, T0, PLACEMENT), null);
+    const hours = MAX_PLACED_KEYS / PLACEMENT.partitions;
+    assert.equal(placedKeys(['main'], T0, T0 + hours * HOUR, PLACEMENT)!.length, MAX_PLACED_KEYS);
+    assert.equal(placedKeys(['main'], T0, T0 + hours * HOUR + 1, PLACEMENT), null);
+    assert.equal(placedKeys(['main', 'web'], T0, T0 + hours * HOUR, PLACEMENT), null);
+  });
+});
