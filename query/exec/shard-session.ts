@@ -343,8 +343,36 @@ export class ShardSession {
       this.matched += n;
       return;
     }
-    for (const [name, column] of decodeLate(sel, n)) batch.columns.set(name, column);
-    this.collect(batch, sel, this.runOps(batch, sel, n, lead, this.plan.shardOps.length), times);
+    // Only rows that can enter the newest N are decoded further; the others still count as matched.
+    const entering = this.narrowToNewest(sel, n, times);
+    this.matched += n - entering;
+    if (entering === 0) return;
+    for (const [name, column] of decodeLate(sel, entering)) batch.columns.set(name, column);
+    this.collect(batch, sel, this.runOps(batch, sel, entering, lead, this.plan.shardOps.length), times);
+  }
+
+  /**
+   * With every operator run and a newest-N boundary (a head, or an events page), narrows the
+   * selection to the rows that can still enter it: newer than its floor, and the newest N of
+   * those. A block of a few thousand matches then decodes its other columns for N rows, and once
+   * the boundary is full, for the few rows newer than what it keeps. Returns the new count.
+   */
+  private narrowToNewest(sel: Uint32Array, n: number, times: Column | undefined): number {
+    const newest = this.newest;
+    if (newest === null || this.leadingFilters !== this.plan.shardOps.length || times === undefined || times.kind !== 'time') return n;
+    const values = times.values;
+    const floor = newest.minTime;
+    let kept = 0;
+    for (let i = 0; i < n; i++) if (values[sel[i]] > floor) sel[kept++] = sel[i];
+    if (kept <= newest.capacity) return kept;
+    const sorted = new Float64Array(kept);
+    for (let i = 0; i < kept; i++) sorted[i] = values[sel[i]];
+    sorted.sort();
+    // The N-th newest time; rows tied with it all stay (NewestRows keeps N of them).
+    const threshold = sorted[kept - newest.capacity];
+    let narrowed = 0;
+    for (let i = 0; i < kept; i++) if (values[sel[i]] >= threshold) sel[narrowed++] = sel[i];
+    return narrowed;
   }
 
   /** True when every operator ran, the head is full and no selected row is newer than the rows it keeps. */
