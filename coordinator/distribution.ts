@@ -11,7 +11,7 @@ import type { OpStats } from '../query/exec/execute';
 import type { SessionSpec } from '../query/exec/query-worker';
 import { finishResult, type QueryResultData, type ResultPage } from '../query/exec/result';
 import type { TimedRow } from '../query/exec/rows';
-import { mergeShardResults } from '../query/exec/shard-results';
+import { ShardMerge } from '../query/exec/shard-results';
 import type { QueryPlan } from '../query/plan/plan';
 import type { QueryProgress } from '../query/exec/progress';
 import { scatterGather, type ClusterView, type ScatterObserver } from './scatter-gather';
@@ -70,7 +70,10 @@ export async function runDistributed(
   checkAlive(signal);
   job.progress.phase = 'scanning';
   const observer = distribution.observer;
+  // Each node's result merges as it comes, while the others still scan.
+  const merge = new ShardMerge(plan, page);
   const gathered = await scatterGather(view, spec, keys, signal, onRows, {
+    result: (_attempt, result) => merge.add(result),
     progress: (attempt, counters) => sum.set(attempt, counters),
     ended: (attempt, node, ms, outcome) => {
       // A failed shard's keys are read again by other owners: its counts would count them twice.
@@ -82,7 +85,7 @@ export async function runDistributed(
   observer.missing?.(gathered.missing);
   job.progress.phase = 'merging';
   sum.finish(gathered.results);
-  const output = mergeShardResults(gathered.results, plan, page);
+  const output = merge.output();
   return {
     data: finishResult(plan, output, page),
     opStats: output.opStats,

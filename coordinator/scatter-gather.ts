@@ -46,6 +46,8 @@ export type FragmentOutcome = 'ok' | 'error' | 'canceled';
 export interface ScatterObserver {
   /** Fragment `attempt` reported its counters. */
   progress?(attempt: number, counters: ShardCounters): void;
+  /** Fragment `attempt`'s result came (before its `ended`): the coordinator merges it at once. */
+  result?(attempt: number, result: ShardResult): void;
   /** Fragment `attempt` on `node` ended after `ms`. */
   ended?(attempt: number, node: string, ms: number, outcome: FragmentOutcome): void;
   /** A failed node's keys were asked again: `fragments` new fragments. */
@@ -120,7 +122,9 @@ export async function scatterGather(
           };
     const onProgress = (counters: ShardCounters): void => observer.progress?.(attempt, counters);
     try {
-      results.push(await view.target(node).run({ spec, keys: nodeKeys }, { signal, onRows: rowsOf, onProgress, headFloor: floor }));
+      const result = await view.target(node).run({ spec, keys: nodeKeys }, { signal, onRows: rowsOf, onProgress, headFloor: floor });
+      results.push(result);
+      observer.result?.(attempt, result);
       ended('ok');
       if (merge !== null) emit(merge.close(source));
     } catch (error) {

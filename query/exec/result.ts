@@ -9,7 +9,7 @@ import { applyBatchOp } from './batch-ops';
 import { batchToRows, dedupRows, formatRow, rowsToBatch, sortRows, type Row, type TimedRow } from './rows';
 import type { OpStats } from './shard-session';
 import type { KeyedRow } from './sorted-rows';
-import { compareKeys, StatsAccumulator, type PartialStats } from './stats';
+import { compareKeys, StatsAccumulator } from './stats';
 import { fullSelection } from './vectors';
 
 /** The page of the answer a request asked for. */
@@ -25,7 +25,8 @@ export interface ShardOutput {
   /** A `sorted` boundary's first rows over all shards, in order. */
   sorted: KeyedRow[] | null;
   all: TimedRow[] | null;
-  partials: PartialStats[];
+  /** A `stats` boundary's groups, every shard's partial merged (null for other boundaries). */
+  stats: StatsAccumulator | null;
   opStats: OpStats[];
 }
 
@@ -156,9 +157,7 @@ export function finishResult(plan: QueryPlan, shard: ShardOutput, options: Resul
   let total: number | null = null;
   const boundary = plan.boundary;
   if (boundary.kind === 'stats') {
-    const accumulator = new StatsAccumulator(boundary.spec);
-    for (const partial of shard.partials) accumulator.mergePartial(partial);
-    rows = statsRowsToObjects(accumulator, boundary.top);
+    rows = statsRowsToObjects(shard.stats ?? new StatsAccumulator(boundary.spec), boundary.top);
   } else if (boundary.kind === 'events') {
     rows = (shard.newest ?? []).map((timed) => timed.row);
     total = shard.matched;

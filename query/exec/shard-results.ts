@@ -56,17 +56,48 @@ function partialsOf(results: readonly ShardResult[]): PartialStats[] {
   return results.map((result) => result.partial).filter((partial): partial is PartialStats => partial !== null);
 }
 
+/**
+ * The coordinator's merge, fed one shard's result at a time: a stats partial merges into the
+ * groups as it comes (over a cluster, while slower nodes still scan); rows wait for the end,
+ * where each list keeps only what the page can use.
+ */
+export class ShardMerge {
+  private readonly results: ShardResult[] = [];
+  private readonly stats: StatsAccumulator | null;
+
+  constructor(
+    private readonly plan: QueryPlan,
+    private readonly page: ResultPage,
+  ) {
+    this.stats = plan.boundary.kind === 'stats' ? new StatsAccumulator(plan.boundary.spec) : null;
+  }
+
+  add(result: ShardResult): void {
+    if (this.stats !== null && result.partial !== null) {
+      this.stats.mergePartial(result.partial);
+      this.results.push({ ...result, partial: null });
+    } else this.results.push(result);
+  }
+
+  output(): ShardOutput {
+    const { results, plan } = this;
+    const capacity = capacityOf(plan, this.page);
+    return {
+      matched: results.reduce((sum, result) => sum + result.matched, 0),
+      newest: newestOf(results, capacity),
+      sorted: sortedOf(results, plan, capacity),
+      all: allOf(results),
+      stats: this.stats,
+      opStats: sumOpStats(results),
+    };
+  }
+}
+
 /** The coordinator's merge of every shard's result. */
 export function mergeShardResults(results: readonly ShardResult[], plan: QueryPlan, page: ResultPage): ShardOutput {
-  const capacity = capacityOf(plan, page);
-  return {
-    matched: results.reduce((sum, result) => sum + result.matched, 0),
-    newest: newestOf(results, capacity),
-    sorted: sortedOf(results, plan, capacity),
-    all: allOf(results),
-    partials: partialsOf(results),
-    opStats: sumOpStats(results),
-  };
+  const merge = new ShardMerge(plan, page);
+  for (const result of results) merge.add(result);
+  return merge.output();
 }
 
 /** One node's sessions as one ShardResult, partial stats merged into one. */
