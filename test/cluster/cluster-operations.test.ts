@@ -25,7 +25,8 @@ import {
   type ClusteredServer,
 } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
-import { addCounts, eventsByOwner, eventsWithOwnerIn, makeEvents, type TestEvent } from './helpers/placement';
+import { addCounts, eventsByOwner, eventsWithOwnerIn, type RingLayout } from './helpers/placement';
+import { taggedEvents, type TestEvent } from './helpers/test-events';
 
 const run = promisify(execFile);
 
@@ -57,6 +58,8 @@ describe('cluster operations', function () {
     let nodes: ClusteredServer[] = [];
     const THREE = ['node1', 'node2', 'node3'];
     const FOUR = [...THREE, 'node4'];
+    const RING_OF_THREE: RingLayout = { members: THREE, replicationFactor: 2 };
+    const RING_OF_FOUR: RingLayout = { members: FOUR, replicationFactor: 2 };
     const expected = new Map<string, number>(FOUR.map((id) => [id, 0]));
     const requests: Record<'old' | 'later' | 'again', TestEvent[]> = { old: [], later: [], again: [] };
     let sent = 0;
@@ -70,7 +73,7 @@ describe('cluster operations', function () {
     it('takes data after its epoch, moves nothing older, and every node answers the exact total', async () => {
       const old = (requests.old = eventsNow('old', 3000, 60));
       await ingest(nodes[0]!, old);
-      addCounts(expected, eventsByOwner(old, THREE, 2));
+      addCounts(expected, eventsByOwner(old, RING_OF_THREE));
       sent += old.length;
       const before = await Promise.all(nodes.map(storedEvents));
 
@@ -86,14 +89,14 @@ describe('cluster operations', function () {
       assert.equal(await storedEvents(fourth), 0);
 
       // Events 20 hours ahead fall past node4's epoch (a bucket or two ahead); events of now stay with the older ring.
-      const later = (requests.later = makeEvents('later', 4000, 80));
+      const later = (requests.later = taggedEvents('later', 4000, 80));
       await ingest(fourth, later);
-      const laterShare = eventsByOwner(later, FOUR, 2);
+      const laterShare = eventsByOwner(later, RING_OF_FOUR);
       assert.ok(laterShare.get('node4')! > 0, 'the ring with node4 gives it some of the later keys');
       addCounts(expected, laterShare);
       const moreOld = (requests.again = eventsNow('again', 1000, 30));
       await ingest(fourth, moreOld);
-      addCounts(expected, eventsByOwner(moreOld, THREE, 2));
+      addCounts(expected, eventsByOwner(moreOld, RING_OF_THREE));
       sent += later.length + moreOld.length;
 
       const held = await Promise.all(nodes.map(storedEvents));
@@ -106,7 +109,7 @@ describe('cluster operations', function () {
       await Promise.all([nodes[0]!.server.kill(), nodes[1]!.server.kill()]);
       await waitForUp(nodes.slice(2), ['node3', 'node4']);
       const alive = new Set(['node3', 'node4']);
-      const held = eventsWithOwnerIn(requests.old, THREE, 2, alive) + eventsWithOwnerIn(requests.later, FOUR, 2, alive) + eventsWithOwnerIn(requests.again, THREE, 2, alive);
+      const held = eventsWithOwnerIn(requests.old, RING_OF_THREE, alive) + eventsWithOwnerIn(requests.later, RING_OF_FOUR, alive) + eventsWithOwnerIn(requests.again, RING_OF_THREE, alive);
       assert.ok(held < sent, 'some events had both owners among the killed nodes');
       for (const node of nodes.slice(2)) assert.deepEqual(await countThrough(node), { n: held, partial: true }, `what ${node.id} answers`);
     });
@@ -129,12 +132,12 @@ describe('cluster operations', function () {
         assert.equal(created.status, 201, created.text);
         saved.push(created.body.data.id as string);
       }
-      const first = makeEvents('before', 2000, 40);
+      const first = taggedEvents('before', 2000, 40);
       await ingest(second, first);
 
       await master.server.kill();
       await waitForUp([second, third], ['node2', 'node3']);
-      const during = makeEvents('during', 3000, 60);
+      const during = taggedEvents('during', 3000, 60);
       await ingest(third, during);
       const total = first.length + during.length;
       for (const node of [second, third]) assert.deepEqual(await countThrough(node), { n: total, partial: false }, `the total through ${node.id}`);
@@ -180,7 +183,7 @@ describe('cluster operations', function () {
       const events = eventsNow('formed', 2000, 40);
       const answer = await postJson(`${master.api}/ingest`, events);
       assert.equal(answer.status, 200, answer.text);
-      const expected = eventsByOwner(events, ['seed1', 'seed2'], 1);
+      const expected = eventsByOwner(events, { members: ['seed1', 'seed2'], replicationFactor: 1 });
       assert.ok(expected.get('seed2')! > 0 && expected.get('seed1')! > 0, 'the test data places events on both seeds');
       const held = await Promise.all(servers.map(async (server) => (await request(`${server.api}/stats`)).body.data.total_events as number));
       assert.deepEqual(held, [expected.get('seed1'), expected.get('seed2')], 'the current bucket spread over both seeds');
@@ -189,7 +192,7 @@ describe('cluster operations', function () {
 
   describe('a hint holder lost for good (replication 1)', () => {
     let nodes: ClusteredServer[] = [];
-    const IDS = ['node1', 'node2', 'node3'];
+    const RING: RingLayout = { members: ['node1', 'node2', 'node3'], replicationFactor: 1 };
     before(async () => {
       nodes = await startClusteredServers(3);
     });
@@ -199,16 +202,16 @@ describe('cluster operations', function () {
 
     it('keeps its target from answering until an operator removes it; then the target answers what it holds', async () => {
       const [first, second, third] = nodes as [ClusteredServer, ClusteredServer, ClusteredServer];
-      const everyoneUp = makeEvents('all-up', 3000, 60);
+      const everyoneUp = taggedEvents('all-up', 3000, 60);
       await ingest(first, everyoneUp);
-      const held = eventsByOwner(everyoneUp, IDS, 1);
+      const held = eventsByOwner(everyoneUp, RING);
       assert.ok(held.get('node3')! > 0, 'node3 holds some of the first events');
 
       await third.server.kill();
       await waitForUp([first, second], ['node1', 'node2']);
-      const whileDown = makeEvents('while-down', 3000, 60);
+      const whileDown = taggedEvents('while-down', 3000, 60);
       await ingest(second, whileDown);
-      const hinted = eventsByOwner(whileDown, IDS, 1);
+      const hinted = eventsByOwner(whileDown, RING);
       assert.ok(hinted.get('node3')! > 0, 'node2 keeps hints for node3');
       await waitUntil(async () => (await metricValue(first, 'trawl_hints_pending_holders', 'target="node3"')) === 1, 10_000, 'node1 to hear of node2\'s hints');
 

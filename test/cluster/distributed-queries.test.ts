@@ -8,11 +8,17 @@ import { strict as assert } from 'assert';
 import { waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { readJobStream } from '../helpers/sse';
-import { futureHour, keyOfEvent, keysOfRange, makeEvents, ownersOfKey, quantile, type Layout, type TestEvent } from './helpers/cluster-events';
 import { startClusteredServers, stopClusteredServers, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
+import { keysOfRange, placeRequest, type RingLayout } from './helpers/placement';
+import { futureHour, webRequestEvents, type WebRequestEvent } from './helpers/test-events';
 
 const HOUR_MS = 3_600_000;
+
+/** The value at quantile q of the sorted values (nearest rank). */
+function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
 
 async function ingestThrough(server: TestServer, events: readonly unknown[]): Promise<void> {
   for (let start = 0; start < events.length; start += 20_000) {
@@ -39,7 +45,7 @@ describe('cluster: distributed queries at replication factor 2', function () {
   this.timeout(180_000);
   const start = futureHour();
   // Two buckets (1h each): 600 events 12 s apart.
-  const events: TestEvent[] = makeEvents(start, 600).map((event, i) => ({ ...event, time: (start + i * 12_000) / 1000 }));
+  const events = webRequestEvents(start, 600, 12_000);
   const range = { from: new Date(start - HOUR_MS).toISOString(), to: new Date(start + 3 * HOUR_MS).toISOString() };
   const heavy = Array.from({ length: 60_000 }, (_, i) => ({
     index: 'heavy',
@@ -250,22 +256,30 @@ describe('cluster: distributed queries at replication factor 2', function () {
 
 /**
  * Two nodes at replication factor 1: each event is ingested through the one node that owns its
- * key (computed here with ownersOf), so each node holds exactly its own keys. With both up every
+ * key (computed here, placement.ts), so each node holds exactly its own keys. With both up every
  * answer is whole; with one killed, the other answers for its own keys and says the answer is
  * partial, with the count of keys in range the killed node alone owns.
  */
 describe('cluster: distributed queries at replication factor 1', function () {
   this.timeout(120_000);
   const start = futureHour();
-  const events: TestEvent[] = makeEvents(start, 600).map((event, i) => ({ ...event, time: (start + i * 12_000) / 1000 }));
+  const events = webRequestEvents(start, 600, 12_000);
   const range = { from: new Date(start).toISOString(), to: new Date(start + 2 * HOUR_MS).toISOString() };
-  const layout: Layout = { partitions: 4, bucketSpanMs: HOUR_MS, replicationFactor: 1, members: ['node1', 'node2'] };
-  const ownerOf = (event: TestEvent): string => ownersOfKey(keyOfEvent(event, layout), layout)[0]!;
+  const ring: RingLayout = { members: ['node1', 'node2'], replicationFactor: 1, partitions: 4 };
+  // Placed as one request: each (host, source) pair has 60 events, under SPILL_EVENTS, so none spills.
+  const placed = placeRequest(events, ring);
+  const owners = new Map(events.map((event, i) => [event, placed[i]!.owners[0]!]));
+  const ownerOf = (event: WebRequestEvent): string => owners.get(event)!;
   let nodes: ClusteredServer[];
 
   before(async () => {
     nodes = await startClusteredServers(2, { set: { 'cluster.replication_factor': 1, 'cluster.partitions': 4 } });
-    for (const node of nodes) await ingestThrough(node.server, events.filter((event) => ownerOf(event) === node.id));
+    for (const node of nodes) {
+      const share = events.filter((event) => ownerOf(event) === node.id);
+      // Sent alone, a node's share places as it did within all the events.
+      assert.ok(placeRequest(share, ring).every((event) => event.owners[0] === node.id), `${node.id}'s share is its own as sent`);
+      await ingestThrough(node.server, share);
+    }
   });
   after(async () => {
     await stopClusteredServers(nodes ?? []);
@@ -287,7 +301,7 @@ describe('cluster: distributed queries at replication factor 1', function () {
   });
 
   it('says partial, with the keys the killed owner alone held, in every kind of answer', async () => {
-    const missing = keysOfRange(start, start + 2 * HOUR_MS, layout).filter((key) => key.owners[0] === 'node2').length;
+    const missing = keysOfRange(start, start + 2 * HOUR_MS, ring).filter((key) => key.owners[0] === 'node2').length;
     assert.ok(missing > 0, 'node2 owns some keys of the range');
     const kept = events.filter((event) => ownerOf(event) === 'node1');
     await nodes[1]!.server.kill();

@@ -8,9 +8,11 @@ import { assertError, patchConfig, waitUntil } from '../helpers/api';
 import { postJson, request } from '../helpers/server';
 import { startClusteredServers, stopClusteredServers, storedEvents, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
-import { addCounts, eventsByOwner, makeEvents } from './helpers/placement';
+import { addCounts, eventsByOwner, type RingLayout } from './helpers/placement';
+import { taggedEvents } from './helpers/test-events';
 
 const IDS = ['node1', 'node2', 'node3'];
+const RING: RingLayout = { members: IDS, replicationFactor: 1 };
 
 describe('cluster writes: replication 1, hints and backpressure', function () {
   this.timeout(120_000);
@@ -33,8 +35,8 @@ describe('cluster writes: replication 1, hints and backpressure', function () {
     await third.server.kill();
     await waitForUp([first, second], ['node1', 'node2']);
 
-    const events = makeEvents('owner-down', 3000, 50);
-    const share = eventsByOwner(events, IDS, 1);
+    const events = taggedEvents('owner-down', 3000, 50);
+    const share = eventsByOwner(events, RING);
     assert.ok(share.get('node3')! > 0, 'node3 owns some of the keys');
     const answer = await postJson(`${first.api}/ingest`, events);
     assert.equal(answer.status, 200, answer.text);
@@ -63,8 +65,8 @@ describe('cluster writes: replication 1, hints and backpressure', function () {
     const patched = await patchConfig(second.server, { ingest: { max_buffered_events: 10 } });
     assert.equal(patched.status, 200, patched.text);
     try {
-      const events = makeEvents('full-owner', 2000, 50);
-      assert.ok(eventsByOwner(events, IDS, 1).get('node2')! > 10, 'node2 owns more than its buffer takes');
+      const events = taggedEvents('full-owner', 2000, 50);
+      assert.ok(eventsByOwner(events, RING).get('node2')! > 10, 'node2 owns more than its buffer takes');
       const before = await storedEvents(second);
       const answer = await postJson(`${first.api}/ingest`, events);
       assertError(answer, 503, 'BACKPRESSURE');

@@ -10,9 +10,11 @@ import { waitUntil } from '../helpers/api';
 import { postJson } from '../helpers/server';
 import { startClusteredServers, stopClusteredServers, storedEvents, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
-import { addCounts, eventsByOwner, makeEvents, type TestEvent } from './helpers/placement';
+import { addCounts, eventsByOwner, type RingLayout } from './helpers/placement';
+import { taggedEvents, type TestEvent } from './helpers/test-events';
 
 const IDS = ['node1', 'node2', 'node3'];
+const RING: RingLayout = { members: IDS, replicationFactor: 2 };
 
 describe('cluster writes: replication 2 of 3 nodes', function () {
   this.timeout(120_000);
@@ -35,7 +37,7 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
     const answer = await postJson(`${through.api}/ingest`, events);
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.data.accepted, events.length, answer.text);
-    addCounts(expected, eventsByOwner(events, IDS, 2));
+    addCounts(expected, eventsByOwner(events, RING));
     sent += events.length;
   }
 
@@ -46,9 +48,9 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
   }
 
   it('stores every event on exactly the two owners of its key', async () => {
-    const events = makeEvents('mixed', 3000, 60);
+    const events = taggedEvents('mixed', 3000, 60);
     await ingest(node('node1'), events);
-    const share = eventsByOwner(events, IDS, 2);
+    const share = eventsByOwner(events, RING);
     assert.equal(share.size, 3);
     for (const id of IDS) assert.ok(share.get(id)! > 0, `${id} owns some of the keys (test data spreads)`);
     await assertHeldTwice(nodes);
@@ -63,8 +65,8 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
   });
 
   it('spreads one host sending every event over all three nodes (the hot-source spill)', async () => {
-    const events = makeEvents('hot', 10_000, 1);
-    const share = eventsByOwner(events, IDS, 2);
+    const events = taggedEvents('hot', 10_000, 1);
+    const share = eventsByOwner(events, RING);
     for (const id of IDS) assert.ok(share.get(id)! > 0, `${id} owns part of the one host's events`);
     const before = await Promise.all(nodes.map((each) => storedEvents(each)));
     await ingest(node('node2'), events);
@@ -78,8 +80,8 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
     await third.server.kill();
     await waitForUp([first, second], ['node1', 'node2']);
 
-    const events = makeEvents('while-down', 4000, 40);
-    const missed = eventsByOwner(events, IDS, 2).get('node3')!;
+    const events = taggedEvents('while-down', 4000, 40);
+    const missed = eventsByOwner(events, RING).get('node3')!;
     assert.ok(missed > 0, 'node3 owns some of the keys written while it is down');
     await ingest(first, events);
     const pending = await metricValue(first, 'trawl_hints_pending', 'target="node3"');

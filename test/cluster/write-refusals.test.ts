@@ -6,7 +6,8 @@ import { strict as assert } from 'assert';
 import { assertError } from '../helpers/api';
 import { postJson } from '../helpers/server';
 import { startClusteredServers, stopClusteredServers, storedEvents, type ClusteredServer } from './helpers/clustered-servers';
-import { eventsByOwner, makeEvents } from './helpers/placement';
+import { eventsByOwner } from './helpers/placement';
+import { taggedEvents } from './helpers/test-events';
 
 describe('cluster writes: an owner that refuses its share', function () {
   this.timeout(60_000);
@@ -22,8 +23,8 @@ describe('cluster writes: an owner that refuses its share', function () {
 
   it('fails the request with 503 SHARD_UNAVAILABLE naming the owner and its reason', async () => {
     const [first, second] = nodes as [ClusteredServer, ClusteredServer];
-    const events = makeEvents('mismatch', 1000, 40);
-    const share = eventsByOwner(events, ['node1', 'node2'], 1);
+    const events = taggedEvents('mismatch', 1000, 40);
+    const share = eventsByOwner(events, { members: ['node1', 'node2'], replicationFactor: 1 });
     assert.ok(share.get('node2')! > 0, 'node2 owns some of the keys');
     const answer = await postJson(`${first.api}/ingest`, events);
     assertError(answer, 503, 'SHARD_UNAVAILABLE');

@@ -1,60 +1,80 @@
 /**
- * Where a test's events belong, computed from the events themselves: each event's partition key
- * (index, bucket, partition with the hot-source spill within its request) and the nodes of a ring
- * that own it. Events are timed in a bucket past every ring epoch a test cluster decides at its
- * start (a joining node's epoch starts at most two buckets ahead), so the ring of all the nodes
- * places them.
+ * Where a cluster places test events, computed from the events themselves as ingest places them:
+ * each event's partition key (the index, its bucket, and its pair's partition with the hot-source
+ * spill within its request, storage/partition-spill.ts) and the nodes that own the key on a ring of
+ * one epoch. Tests time their events where that epoch is in force (test-events.ts).
  */
 import { ownersOf } from '../../../node/cluster/ring';
+import { DEFAULT_INDEX } from '../../../storage/event';
+import { bucketOf, homePartition, keyString, type PartitionKey } from '../../../storage/partition';
 import { spilledPartition } from '../../../storage/partition-spill';
-import { bucketOf, homePartition } from '../../../storage/partition';
+import type { TestEvent } from './test-events';
 
 /** cluster.partitions and cluster.bucket_span as the tests leave them (the defaults). */
 export const PARTITIONS = 16;
 export const BUCKET_SPAN_MICROS = 3600 * 1_000_000;
 
-/** A time (Unix seconds) 20 hours ahead: within ingest.max_future (1 day), past every epoch decided now. */
-export function placedTime(offsetSeconds = 0): number {
-  return Math.floor(Date.now() / 1000) + 20 * 3600 + offsetSeconds;
+/** A test cluster's ring: its members and the settings that decide placement. */
+export interface RingLayout {
+  members: readonly string[];
+  replicationFactor: number;
+  /** cluster.partitions; PARTITIONS when the test leaves it. */
+  partitions?: number;
 }
 
-export interface TestEvent {
-  event: string;
-  time: number;
-  host: string;
-  source: string;
+export interface PlacedEvent {
+  key: PartitionKey;
+  owners: string[];
 }
 
-/** Events of `hosts` hosts, round robin, with `source`, timed from placedTime(). */
-export function makeEvents(tag: string, count: number, hosts: number, source = 'app'): TestEvent[] {
-  const time = placedTime();
-  return Array.from({ length: count }, (_, i) => ({ event: `${tag} event ${i}`, time: time + (i % 600), host: `${tag}-host-${i % hosts}`, source }));
+function ownersOfKey(key: PartitionKey, layout: RingLayout): string[] {
+  return ownersOf(key, [{ epoch: 0, fromMicros: 0, members: [...layout.members] }], layout.replicationFactor);
 }
 
-/** Each event's owners, for one ingest request (the spill counts a pair's events within it), with `replicationFactor` owners a key on a ring of `members`. */
-function ownersOfEvents(request: readonly TestEvent[], members: readonly string[], replicationFactor: number): string[][] {
-  const epochs = [{ epoch: 0, fromMicros: 0, members: [...members] }];
-  const seen = new Map<string, number>();
+/**
+ * The key and owners of each event of one ingest request, in request order. The spill counts a
+ * pair's events within the request, so the events must be placed as the request that sends them.
+ * Test events name no index: they go to the default one.
+ */
+export function placeRequest(request: readonly TestEvent[], layout: RingLayout): PlacedEvent[] {
+  const partitions = layout.partitions ?? PARTITIONS;
+  const seenOfPair = new Map<string, number>();
   return request.map((event) => {
     const pair = `${event.host}\u0000${event.source}`;
-    const n = seen.get(pair) ?? 0;
-    seen.set(pair, n + 1);
-    const partition = spilledPartition(homePartition(pair, PARTITIONS), n, PARTITIONS);
-    const key = { index: 'main', bucket: bucketOf(Math.round(event.time * 1_000_000), BUCKET_SPAN_MICROS), partition };
-    return ownersOf(key, epochs, replicationFactor);
+    const seen = seenOfPair.get(pair) ?? 0;
+    seenOfPair.set(pair, seen + 1);
+    const key = {
+      index: DEFAULT_INDEX,
+      bucket: bucketOf(Math.round(event.time * 1_000_000), BUCKET_SPAN_MICROS),
+      partition: spilledPartition(homePartition(pair, partitions), seen, partitions),
+    };
+    return { key, owners: ownersOfKey(key, layout) };
   });
 }
 
+/** Every key of the default index in the buckets of [fromMs, toMs), with its owners. */
+export function keysOfRange(fromMs: number, toMs: number, layout: RingLayout): { key: string; owners: string[] }[] {
+  const partitions = layout.partitions ?? PARTITIONS;
+  const keys: { key: string; owners: string[] }[] = [];
+  for (let bucket = bucketOf(fromMs * 1000, BUCKET_SPAN_MICROS); bucket < toMs * 1000; bucket += BUCKET_SPAN_MICROS) {
+    for (let partition = 0; partition < partitions; partition++) {
+      const key = { index: DEFAULT_INDEX, bucket, partition };
+      keys.push({ key: keyString(key), owners: ownersOfKey(key, layout) });
+    }
+  }
+  return keys;
+}
+
 /** Events of one ingest request per node id that owns them. */
-export function eventsByOwner(request: readonly TestEvent[], members: readonly string[], replicationFactor: number): Map<string, number> {
-  const counts = new Map<string, number>(members.map((id) => [id, 0]));
-  for (const owners of ownersOfEvents(request, members, replicationFactor)) for (const owner of owners) counts.set(owner, counts.get(owner)! + 1);
+export function eventsByOwner(request: readonly TestEvent[], layout: RingLayout): Map<string, number> {
+  const counts = new Map<string, number>(layout.members.map((id) => [id, 0]));
+  for (const { owners } of placeRequest(request, layout)) for (const owner of owners) counts.set(owner, counts.get(owner)! + 1);
   return counts;
 }
 
 /** How many events of one ingest request have at least one owner in `alive`. */
-export function eventsWithOwnerIn(request: readonly TestEvent[], members: readonly string[], replicationFactor: number, alive: ReadonlySet<string>): number {
-  return ownersOfEvents(request, members, replicationFactor).filter((owners) => owners.some((owner) => alive.has(owner))).length;
+export function eventsWithOwnerIn(request: readonly TestEvent[], layout: RingLayout, alive: ReadonlySet<string>): number {
+  return placeRequest(request, layout).filter(({ owners }) => owners.some((owner) => alive.has(owner))).length;
 }
 
 /** Adds `more` to `into`, node by node. */
