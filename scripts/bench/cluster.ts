@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cluster [--events N] [--runs N (21)] [--nodes N] [--concurrency N]`
+ * `npm run bench -- cluster [--events N] [--runs N (21)] [--nodes N] [--concurrency N] [--partitions N (16)]`
  *
  * The same generated events (default 1,000,000 over the last six hours) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
@@ -24,12 +24,15 @@ export interface ClusterBenchOptions {
   nodes: number;
   /** Requests in flight during ingest. */
   concurrency: number;
+  /** cluster.partitions of the clusters (16, the default). */
+  partitions: number;
 }
 
 interface Setup {
   name: string;
   nodes: number;
   replication: number;
+  partitions: number;
 }
 
 interface Outcome {
@@ -83,6 +86,7 @@ async function startNodes(setup: Setup): Promise<TestServer[]> {
   const set = {
     ...compaction,
     'cluster.replication_factor': setup.replication,
+    'cluster.partitions': setup.partitions,
     'server.ingest_workers': share(2),
     'server.query_workers': share(2),
     'server.codec_workers': 1,
@@ -223,9 +227,9 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   const all = bodies(options.events, startMs);
   const range = { from: new Date(startMs - 3600_000).toISOString(), to: new Date(Date.now() + 3 * 3600_000).toISOString() };
   const setups: Setup[] = [
-    { name: 'single node', nodes: 1, replication: 1 },
-    { name: `${options.nodes} nodes, replication 1`, nodes: options.nodes, replication: 1 },
-    { name: `${options.nodes} nodes, replication 2`, nodes: options.nodes, replication: 2 },
+    { name: 'single node', nodes: 1, replication: 1, partitions: 1 },
+    { name: `${options.nodes} nodes, replication 1`, nodes: options.nodes, replication: 1, partitions: options.partitions },
+    { name: `${options.nodes} nodes, replication 2`, nodes: options.nodes, replication: 2, partitions: options.partitions },
   ];
   const started: TestServer[][] = [];
   const outcomes: Outcome[] = [];
@@ -238,7 +242,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
     await Promise.all(started.flat().map((server) => server.stop()));
   }
   const single = outcomes[0]!;
-  console.log(`\ncluster benchmark: ${options.events} events, queries median of ${options.runs} runs (ms), ratios against the single node`);
+  console.log(`\ncluster benchmark: ${options.events} events, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs (ms), ratios against the single node`);
   console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);
   console.log(`|---|${outcomes.map(() => '---:').join('|')}|`);
   console.log(

@@ -75,6 +75,7 @@ async function main(): Promise<void> {
         runs: Number(values.runs ?? 21),
         nodes: Number(values.nodes ?? 3),
         concurrency: Number(values.concurrency ?? 4),
+        partitions: Number(values.partitions ?? 16),
       });
       return;
     default:
