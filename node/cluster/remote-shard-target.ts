@@ -20,6 +20,14 @@ import { countersFromWire, fragmentToWire } from './shard-query-wire';
 /** The longest a Keys call may take (within the query's own deadline). */
 export const KEYS_TIMEOUT_MS = 5_000;
 
+/**
+ * The longest a running fragment may send nothing (its progress comes every 250 ms): a node that
+ * stopped answering, yet is not down for membership yet, has its keys asked of the other owners
+ * instead of holding the query to its deadline. While this node holds the stream back (an
+ * export's slow client), the callee cannot send, so the watch waits too.
+ */
+export const FRAGMENT_SILENCE_MS = 5_000;
+
 const LIMIT_CODES: ReadonlySet<string> = new Set<QueryLimitCode>(['QUERY_MEMORY_EXCEEDED', 'QUERY_POOL_EXHAUSTED', 'QUERY_CANCELED', 'QUERY_TIMEOUT']);
 
 /** A failed call as what the coordinator acts on: a query limit ends the query, anything else retries the keys elsewhere. */
@@ -125,9 +133,23 @@ export class RemoteShardTarget implements ShardTarget {
       let result: ShardResult | null = null;
       let settled = false;
       let handing: Promise<void> = Promise.resolve();
+      let silence: NodeJS.Timeout | null = null;
+      const quiet = (): void => {
+        if (silence !== null) clearTimeout(silence);
+        silence = null;
+      };
+      const watch = (): void => {
+        quiet();
+        silence = setTimeout(() => {
+          call.cancel();
+          settle(new PeerCallError(this.address, grpc.status.UNAVAILABLE, null, `the node sent nothing for ${FRAGMENT_SILENCE_MS} ms in the middle of its fragment`));
+        }, FRAGMENT_SILENCE_MS);
+        silence.unref();
+      };
       const settle = (error: Error | null): void => {
         if (settled) return;
         settled = true;
+        quiet();
         stopFloor();
         raiser?.stop();
         signal.removeEventListener('abort', cancel);
@@ -140,20 +162,23 @@ export class RemoteShardTarget implements ShardTarget {
         settle(signal.reason as Error);
       };
       signal.addEventListener('abort', cancel, { once: true });
+      watch();
       call.on('data', (message: wire.ShardQueryMessage) => {
+        watch();
         try {
           if (message.body === 'progress' && message.progress) onProgress?.(countersFromWire(message.progress));
           else if (message.body === 'head_floor' && message.head_floor) {
             raiser?.heard(message.head_floor.time);
             headFloor?.raise(message.head_floor.time);
-          }
-          else if (message.body === 'result' && message.result) result = decodeShardResult(message.result);
+          } else if (message.body === 'result' && message.result) result = decodeShardResult(message.result);
           else if (message.body === 'rows' && message.rows && onRows !== null) {
             const rows = decodeRows(message.rows.rows);
             const bound = message.rows.bound;
             call.pause();
+            quiet();
             handing = handing.then(() => onRows(rows, bound)).then(
               () => {
+                if (!settled) watch();
                 call.resume();
               },
               (error: Error) => {

@@ -234,6 +234,31 @@ describe('cluster: distributed queries at replication factor 2', function () {
     await waitForUp(nodes, ['node1', 'node2', 'node3']);
   });
 
+  it('a node that stops answering in the middle of its fragment (SIGSTOP) has its keys read again once it is silent for 5 s', async () => {
+    const retriedBefore = await metricValue(nodes[0]!, 'trawl_shard_fragments_retried_total');
+    const started = await query(nodes[0]!.server, { q: `${HASHED} | stats count() as n`, wait: 0 });
+    assert.equal(started.status, 202);
+    const id: string = started.body.data.job_id;
+    await waitUntil(async () => (await metricValue(nodes[2]!, 'trawl_shard_fragments_running')) >= 1, 10_000, 'node3 to run its fragment');
+    // Stopped, not dead: its connections stay open and membership thinks it up for a while.
+    const frozen = nodes[2]!.server.process;
+    frozen.kill('SIGSTOP');
+    try {
+      let job: any;
+      await waitUntil(async () => {
+        job = (await request(`${nodes[0]!.server.api}/query/jobs/${id}`)).body;
+        return job.data.status !== 'running';
+      }, 60_000, `job ${id} to end`);
+      assert.equal(job.data.status, 'done', JSON.stringify(job));
+      assert.deepEqual(job.data.results.rows, [[heavy.length]], 'every event counted once');
+      assert.equal(job.meta?.partial, undefined, 'not partial: every key had another live owner');
+      assert.ok((await metricValue(nodes[0]!, 'trawl_shard_fragments_retried_total')) > retriedBefore, 'node3\'s keys were asked again');
+    } finally {
+      frozen.kill('SIGCONT');
+    }
+    await waitForUp(nodes, ['node1', 'node2', 'node3']);
+  });
+
   it('stays exact when a node is killed (its keys are asked of the other owners)', async () => {
     const onKilled = (await query(nodes[2]!.server, { q: 'from main | stats count()' })).body.meta.query_id;
     await nodes[2]!.server.kill();
