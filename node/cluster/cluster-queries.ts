@@ -66,6 +66,7 @@ export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void
           maxFutureMs: app.settings.ingest.maxFutureMs,
         }),
         observer: metrics,
+        failureTimeoutMs: () => app.settings.cluster.failureTimeoutMs,
       }),
   };
 }

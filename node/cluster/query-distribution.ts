@@ -75,6 +75,8 @@ export interface QueryDistributionOptions {
   local: ShardTarget;
   placement: () => Placement;
   observer: DistributionObserver;
+  /** cluster.failure_timeout: a node silent that long in the middle of its fragment counts as failed. */
+  failureTimeoutMs: () => number;
 }
 
 /** A key as keyString wrote it: `index|bucket|partition` (index names cannot hold `|`). */
@@ -154,7 +156,7 @@ export class QueryDistribution implements Distribution {
         if (node === self) return this.options.local;
         const member = members.get(node);
         if (member === undefined) throw new Error(`node ${node} is not a member of the cluster`);
-        return new RemoteShardTarget(node, member.grpc, this.options.peers, range.deadlineMs);
+        return new RemoteShardTarget(node, member.grpc, this.options.peers, range.deadlineMs, this.options.failureTimeoutMs());
       },
     };
     return { view, keys: [...keys] };

@@ -20,13 +20,6 @@ import { countersFromWire, fragmentToWire } from './shard-query-wire';
 /** The longest a Keys call may take (within the query's own deadline). */
 export const KEYS_TIMEOUT_MS = 5_000;
 
-/**
- * The longest a running fragment may send nothing (its progress comes every 250 ms): a node that
- * stopped answering, yet is not down for membership yet, has its keys asked of the other owners
- * instead of holding the query to its deadline. While this node holds the stream back (an
- * export's slow client), the callee cannot send, so the watch waits too.
- */
-export const FRAGMENT_SILENCE_MS = 5_000;
 
 const LIMIT_CODES: ReadonlySet<string> = new Set<QueryLimitCode>(['QUERY_MEMORY_EXCEEDED', 'QUERY_POOL_EXHAUSTED', 'QUERY_CANCELED', 'QUERY_TIMEOUT']);
 
@@ -115,6 +108,14 @@ export class RemoteShardTarget implements ShardTarget {
     private readonly peers: PeerClients,
     /** The query's deadline, ms since the epoch. */
     private readonly deadlineMs: number,
+    /**
+     * The longest the running fragment may send nothing (its progress comes every 250 ms): the
+     * cluster's failure timeout, after which membership would call the node down anyway. A node
+     * that stopped answering, yet is not down for membership yet, then has its keys asked of the
+     * other owners instead of holding the query to its deadline. While this node holds the stream
+     * back (an export's slow client), the callee cannot send, so the watch waits too.
+     */
+    private readonly silenceMs: number,
   ) {}
 
   run(fragment: ShardFragment, shardCall: ShardCall): Promise<ShardResult> {
@@ -142,8 +143,8 @@ export class RemoteShardTarget implements ShardTarget {
         quiet();
         silence = setTimeout(() => {
           call.cancel();
-          settle(new PeerCallError(this.address, grpc.status.UNAVAILABLE, null, `the node sent nothing for ${FRAGMENT_SILENCE_MS} ms in the middle of its fragment`));
-        }, FRAGMENT_SILENCE_MS);
+          settle(new PeerCallError(this.address, grpc.status.UNAVAILABLE, null, `the node sent nothing for ${this.silenceMs} ms in the middle of its fragment (cluster.failure_timeout)`));
+        }, this.silenceMs);
         silence.unref();
       };
       const settle = (error: Error | null): void => {

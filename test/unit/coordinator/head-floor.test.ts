@@ -134,7 +134,7 @@ describe('a head over several nodes stops early across them', function () {
     );
     const port = await server.listen('127.0.0.1:0');
     servers.push(server);
-    return new RemoteShardTarget(node, `127.0.0.1:${port}`, peers, Date.now() + 30_000);
+    return new RemoteShardTarget(node, `127.0.0.1:${port}`, peers, Date.now() + 30_000, 5_000);
   }
 
   /** Runs the head over both nodes; returns the answer's n values and what each node read. */
