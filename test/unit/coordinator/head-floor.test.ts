@@ -28,24 +28,14 @@ import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
 import { keyString } from '../../../storage/partition';
 import { openTestEngine } from '../../helpers/engine';
+import { sessionSpec } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
 const PLACEMENT = { bucketSpanMicros: HOUR, partitions: 4 };
 const NEWEST_BUCKET = BASE + 2 * HOUR;
 const TEXT = 'from main | where n % 3 = 0 | head 5';
-const SPEC = {
-  text: TEXT,
-  variables: {},
-  fromMicros: 0,
-  toMicros: BASE + 24 * HOUR,
-  nowMicros: BASE + 24 * HOUR,
-  limit: 50,
-  offset: 0,
-  profile: false,
-  trace: false,
-  stream: false,
-};
+const SPEC = sessionSpec(TEXT, { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR });
 
 /** 3,000 events, one every 3 s from BASE: two and a half hours, over several hosts. */
 const EVENTS: LogEvent[] = Array.from({ length: 3000 }, (_, i) => ({

@@ -9,8 +9,6 @@ import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
 import { scatterGather, ShardLostError, type ClusterView, type ShardTarget } from '../../../coordinator/scatter-gather';
 import { localScanSource } from '../../../node/local-scan-source';
 import { executePlan } from '../../../query/exec/execute';
-import { MemoryBudget } from '../../../query/exec/limits';
-import { QueryProgress } from '../../../query/exec/progress';
 import { finishResult } from '../../../query/exec/result';
 import type { TimedRow } from '../../../query/exec/rows';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
@@ -22,6 +20,7 @@ import { chunkEvents, type EventChunk } from '../../../storage/buffer/event-chun
 import { fnv1a32, keyString } from '../../../storage/partition';
 import { prng } from '../../../scripts/bench/generate';
 import { openTestEngine } from '../../helpers/engine';
+import { executeOptions, sessionSpec } from '../../helpers/query-run';
 import { waitUntil } from '../../helpers/api';
 
 const HOUR = 3_600_000_000;
@@ -55,18 +54,7 @@ function open(): Promise<StorageEngine> {
   return openTestEngine({ placement: PLACEMENT });
 }
 
-const SPEC = (text: string) => ({
-  text,
-  variables: {},
-  fromMicros: 0,
-  toMicros: BASE + 24 * HOUR,
-  nowMicros: BASE + 24 * HOUR,
-  limit: 50,
-  offset: 0,
-  profile: false,
-  trace: false,
-  stream: false,
-});
+const SPEC = (text: string) => sessionSpec(text, { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR });
 
 const QUERIES = ['from main | stats count(), sum(n), dc(host) by host', 'from main | search error | head 7', 'from main | sort n desc | head 12', 'from main | where n % 3 = 0'];
 
@@ -105,9 +93,7 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
 
   async function expected(text: string) {
     const plan = planOf(SPEC(text));
-    const page = { limit: 50, offset: 0 };
-    const options = { ...page, signal: new AbortController().signal, budget: new MemoryBudget(1e9, null), progress: new QueryProgress(), pool, spec: SPEC(text) };
-    return (await executePlan(localScanSource(whole), plan, options)).data;
+    return (await executePlan(localScanSource(whole), plan, executeOptions(pool, SPEC(text)))).data;
   }
 
   async function gathered(view: ClusterView, text: string) {

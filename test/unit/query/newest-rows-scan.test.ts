@@ -7,14 +7,13 @@
 import { strict as assert } from 'assert';
 import { localScanSource } from '../../../node/local-scan-source';
 import { executePlan } from '../../../query/exec/execute';
-import { MemoryBudget } from '../../../query/exec/limits';
-import { QueryProgress } from '../../../query/exec/progress';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { planQuery } from '../../../query/plan/planner';
 import { parseQuery } from '../../../query/syntax';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
 import { openTestEngine } from '../../helpers/engine';
+import { executeOptions, sessionSpec } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
@@ -49,9 +48,7 @@ describe('the newest rows of a scan whose blocks hold many matches', function ()
 
   async function run(text: string, page: { limit: number; offset: number }) {
     const plan = planQuery(parseQuery(text, {}), RANGE);
-    const spec = { text, variables: {}, ...RANGE, ...page, profile: false, trace: false, stream: false };
-    const options = { ...page, signal: new AbortController().signal, budget: new MemoryBudget(1e9, null), progress: new QueryProgress(), pool, spec };
-    const { data } = await executePlan(localScanSource(engine), plan, options);
+    const { data } = await executePlan(localScanSource(engine), plan, executeOptions(pool, sessionSpec(text, RANGE, page)));
     assert.equal(data.type, 'events');
     return data.type === 'events' ? data : null!;
   }

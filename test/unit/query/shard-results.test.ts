@@ -8,8 +8,6 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { localScanSource } from '../../../node/local-scan-source';
 import { executePlan, scanShards, type ExecuteOptions } from '../../../query/exec/execute';
-import { MemoryBudget } from '../../../query/exec/limits';
-import { QueryProgress } from '../../../query/exec/progress';
 import { finishResult } from '../../../query/exec/result';
 import { combineShardResults, decodeShardResult, encodeShardResult, mergeShardResults } from '../../../query/exec/shard-results';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
@@ -18,6 +16,7 @@ import { parseQuery } from '../../../query/syntax';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
 import { openTestEngine } from '../../helpers/engine';
+import { executeOptions, sessionSpec } from '../../helpers/query-run';
 import { prng } from '../../../scripts/bench/generate';
 
 const HOUR = 3_600_000_000;
@@ -73,16 +72,7 @@ describe('a query answered by parts, each over its own partition keys', function
   });
 
   function options(text: string, page: { limit: number; offset: number }, keySet?: ReadonlySet<string>): ExecuteOptions {
-    const input = { text, variables: {}, fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR, ...page };
-    return {
-      ...page,
-      signal: new AbortController().signal,
-      budget: new MemoryBudget(1e9, null),
-      progress: new QueryProgress(),
-      pool,
-      spec: { ...input, profile: false, trace: false, stream: false },
-      ...(keySet === undefined ? {} : { keys: keySet }),
-    };
+    return executeOptions(pool, sessionSpec(text, { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR }, page), keySet);
   }
 
   it('gives the whole storage\'s answer for any split of the keys into parts (a property over splits)', async () => {

@@ -1,0 +1,34 @@
+/**
+ * A query as the engine's tests run it in this process: its session spec over a fixed range, and
+ * the options to execute or scan it with (no limits worth hitting, a fresh progress).
+ */
+import type { ExecuteOptions } from '../../query/exec/execute';
+import { MemoryBudget } from '../../query/exec/limits';
+import { QueryProgress } from '../../query/exec/progress';
+import type { SessionSpec } from '../../query/exec/query-worker';
+import type { QueryWorkerPool } from '../../query/exec/session-pool';
+
+export interface TestRange {
+  fromMicros: number;
+  toMicros: number;
+  nowMicros: number;
+}
+
+/** The spec every session of the query is planned from: not profiled, traced or streamed. */
+export function sessionSpec(text: string, range: TestRange, page: { limit: number; offset: number } = { limit: 50, offset: 0 }): SessionSpec {
+  return { text, variables: {}, ...range, ...page, profile: false, trace: false, stream: false };
+}
+
+/** Options to run `spec` with the workers of `pool`; `keys` limits the scan to those partition keys. */
+export function executeOptions(pool: QueryWorkerPool, spec: SessionSpec, keys?: ReadonlySet<string>): ExecuteOptions {
+  return {
+    limit: spec.limit,
+    offset: spec.offset,
+    signal: new AbortController().signal,
+    budget: new MemoryBudget(1e9, null),
+    progress: new QueryProgress(),
+    pool,
+    spec,
+    ...(keys === undefined ? {} : { keys }),
+  };
+}
