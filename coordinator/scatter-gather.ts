@@ -121,12 +121,9 @@ export async function scatterGather(
             while (merge.waiting > maxWaitingRows && merge.ahead(source) && !signal.aborted) await merge.changed(signal);
           };
     const onProgress = (counters: ShardCounters): void => observer.progress?.(attempt, counters);
+    let result: ShardResult;
     try {
-      const result = await view.target(node).run({ spec, keys: nodeKeys }, { signal, onRows: rowsOf, onProgress, headFloor: floor });
-      results.push(result);
-      observer.result?.(attempt, result);
-      ended('ok');
-      if (merge !== null) emit(merge.close(source));
+      result = await view.target(node).run({ spec, keys: nodeKeys }, { signal, onRows: rowsOf, onProgress, headFloor: floor });
     } catch (error) {
       ended(signal.aborted ? 'canceled' : 'error');
       // A canceled query, or a limit the query hit (memory, runtime), would fail on any owner alike.
@@ -142,7 +139,13 @@ export async function scatterGather(
       // The failed node's rises may have come from rows no result will hold: its keys are read
       // again with a floor of their own, so the rows they hold at its floor are found again.
       await Promise.all([...again.byNode].map(([next, list]) => runNode(next, list, new HeadFloor())));
+      return;
     }
+    // Outside the retry: a result that cannot be merged fails the query, it is not the node's failure.
+    results.push(result);
+    observer.result?.(attempt, result);
+    ended('ok');
+    if (merge !== null) emit(merge.close(source));
   };
 
   const first = assignKeys(keys, (key) => view.owners(key), usable);
