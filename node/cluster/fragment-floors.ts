@@ -50,9 +50,4 @@ export class FragmentFloors {
     entry.raiseFromCaller(time);
     return true;
   }
-
-  /** A running fragment's floor (for tests and diagnostics). */
-  get(fragmentId: string): HeadFloor | undefined {
-    return this.running.get(fragmentId)?.floor;
-  }
 }

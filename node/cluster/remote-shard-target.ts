@@ -130,7 +130,7 @@ export class RemoteShardTarget implements ShardTarget {
         .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, { deadline: this.deadlineMs });
       // The other shards' rises go to the callee; the callee's own come back as head_floor messages.
       const raiser = headFloor === undefined ? null : new FloorRaiser(this.peers, this.address, fragmentId, this.deadlineMs);
-      const stopFloor = headFloor === undefined || raiser === null ? () => undefined : headFloor.onRaise((time) => raiser.raise(time));
+      const stopFloor = headFloor?.onRaise((time) => raiser?.raise(time)) ?? ((): void => undefined);
       let result: ShardResult | null = null;
       let settled = false;
       let handing: Promise<void> = Promise.resolve();
