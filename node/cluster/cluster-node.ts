@@ -11,6 +11,7 @@ import type { MetadataStore } from '../metadata/store';
 import type { Member } from './cluster-state';
 import { PeerClients } from './grpc/peers';
 import { GrpcServer } from './grpc/server';
+import { AppliedShares } from './applied-shares';
 import { AppliedHints, HintStore } from './hints';
 import { Membership } from './membership';
 import { MetadataPayload } from './metadata-payload';
@@ -39,6 +40,7 @@ export class ClusterNode {
     readonly membership: Membership,
     readonly hints: HintStore,
     readonly appliedHints: AppliedHints,
+    readonly appliedShares: AppliedShares,
     readonly metadata: MetadataPayload,
   ) {}
 
@@ -87,6 +89,7 @@ export class ClusterNode {
       membership,
       hints,
       await AppliedHints.open(engine.records('applied-hints')),
+      new AppliedShares(engine.records('applied-shares')),
       payload,
     );
     addServices(node);

@@ -12,6 +12,7 @@ import { PeerCallError, type PeerClients } from './grpc/peers';
 import { SHARD_WRITE } from './grpc/proto';
 import { protocolVersion } from './grpc/wire';
 import type { Hint, HintStore } from './hints';
+import type { ShareFloors } from './share-floors';
 import type { ClusterState } from './cluster-state';
 import type { HintReports } from './hint-reports';
 import { BACKPRESSURE_REFUSAL } from './shard-write';
@@ -66,6 +67,8 @@ export interface HintReplayOptions {
   /** This node's id. */
   self: string;
   hints: HintStore;
+  /** Each owner's share_floor_ms, sent with every hint. */
+  floors: Pick<ShareFloors, 'floorFor'>;
   membership: ReplayMembership;
   peers: PeerClients;
   metrics: ClusterMetrics;
@@ -148,7 +151,15 @@ export class HintReplayer {
         await peers.call(
           address,
           SHARD_WRITE.ReplayHint,
-          { protocol_version: protocolVersion(), origin: self, hint_log: hints.logId, seq: hint.seq, record: hint.record },
+          {
+            protocol_version: protocolVersion(),
+            origin: self,
+            hint_log: hints.logId,
+            seq: hint.seq,
+            record: hint.record,
+            share_id: hint.shareId,
+            share_floor_ms: this.options.floors.floorFor(target),
+          },
           REPLAY_TIMEOUT_MS,
         );
       } catch (error) {

@@ -3,11 +3,14 @@
  * back. A hint is the chunk record the owner would have been sent, durable in this node's RocksDB
  * (it survives kill -9) under `<target>/<seq>`, and replayed to the owner in seq order. The owner
  * commits each replayed record together with the mark "hints of <origin> applied up to <seq>"
- * (AppliedHints), so a replay that is repeated after a lost answer is applied once.
+ * (AppliedHints), so a replay that is repeated after a lost answer is applied once. A hint also
+ * carries the id of the share part it stands for: the owner may have applied that part already,
+ * from a Write whose answer never came back (applied-shares.ts).
  */
 import { randomBytes } from 'crypto';
 import type { NodeRecords } from '../../storage/node-records';
 import type { WriteOp } from '../../storage/rocks';
+import { shareIdCreatedMs } from './share-ids';
 
 const SEQ_DIGITS = 16;
 /** Keys of the store's own records; hint keys are `<target>/<seq>`, these have no '/'. */
@@ -21,12 +24,36 @@ function hintKey(target: string, seq: number): string {
 export interface Hint {
   seq: number;
   record: Buffer;
+  /** The share part it stands for (share-ids.ts); '' for a hint kept without one. */
+  shareId: string;
+}
+
+/**
+ * A hint's stored value: `H`, the share id's length (u16), the id, then the record. A value
+ * that starts with a chunk record's kind byte is a hint kept without an id.
+ */
+const ENVELOPE = 0x48;
+
+function encodeHint(record: Buffer, shareId: string): Buffer {
+  const id = Buffer.from(shareId, 'latin1');
+  const head = Buffer.alloc(3);
+  head[0] = ENVELOPE;
+  head.writeUInt16LE(id.length, 1);
+  return Buffer.concat([head, id, record]);
+}
+
+function decodeHint(value: Buffer): { record: Buffer; shareId: string } {
+  if (value[0] !== ENVELOPE || value.length < 3) return { record: value, shareId: '' };
+  const length = value.readUInt16LE(1);
+  return { shareId: value.toString('latin1', 3, 3 + length), record: value.subarray(3 + length) };
 }
 
 /** The hints this node holds, by target node. */
 export class HintStore {
   private readonly counts = new Map<string, number>();
   private readonly bytes = new Map<string, number>();
+  /** When the request of each pending hint was taken (0: unknown), by target and seq. */
+  private readonly createdMs = new Map<string, Map<number, number>>();
   /** Adds, one at a time: a hint is durable before the next seq is written, so a replay that reads seq n has every seq below it. */
   private adding: Promise<unknown> = Promise.resolve();
 
@@ -51,22 +78,26 @@ export class HintStore {
     for await (const { key, value } of records.scan()) {
       const slash = key.lastIndexOf('/');
       if (slash === -1) continue;
-      store.count(key.slice(0, slash), 1, value.length);
+      const target = key.slice(0, slash);
+      store.count(target, 1, value.length);
+      store.noteCreated(target, Number(key.slice(slash + 1)), decodeHint(value).shareId);
     }
     return store;
   }
 
   /** Keeps a record for `target`; durable once resolved. Seqs only grow, across restarts too. */
-  add(target: string, record: Buffer): Promise<number> {
+  add(target: string, record: Buffer, shareId = ''): Promise<number> {
     if (target.includes('/')) return Promise.reject(new Error(`a node id has no '/': ${target}`));
     const added = this.adding.then(async () => {
       const seq = this.nextSeq;
+      const value = shareId === '' ? record : encodeHint(record, shareId);
       await this.records.write([
-        { key: hintKey(target, seq), value: record },
+        { key: hintKey(target, seq), value },
         { key: NEXT_SEQ_KEY, value: Buffer.from(String(seq + 1)) },
       ]);
       this.nextSeq = seq + 1;
-      this.count(target, 1, record.length);
+      this.count(target, 1, value.length);
+      this.noteCreated(target, seq, shareId);
       return seq;
     });
     this.adding = added.catch(() => undefined);
@@ -92,7 +123,7 @@ export class HintStore {
   async oldest(target: string, limit: number): Promise<Hint[]> {
     const out: Hint[] = [];
     for await (const { key, value } of this.records.scan(`${target}/`)) {
-      out.push({ seq: Number(key.slice(key.lastIndexOf('/') + 1)), record: value });
+      out.push({ seq: Number(key.slice(key.lastIndexOf('/') + 1)), ...decodeHint(value) });
       if (out.length >= limit) break;
     }
     return out;
@@ -101,7 +132,23 @@ export class HintStore {
   /** Drops a hint the target has applied. */
   async done(target: string, hint: Hint): Promise<void> {
     await this.records.delete(hintKey(target, hint.seq));
-    this.count(target, -1, -hint.record.length);
+    this.count(target, -1, -(hint.shareId === '' ? hint.record.length : 3 + hint.shareId.length + hint.record.length));
+    this.createdMs.get(target)?.delete(hint.seq);
+  }
+
+  /** When the oldest request of a hint pending for `target` was taken; 0 when unknown, null with none pending. */
+  oldestCreatedMs(target: string): number | null {
+    const created = this.createdMs.get(target);
+    if (created === undefined || created.size === 0) return null;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const ms of created.values()) if (ms < oldest) oldest = ms;
+    return oldest;
+  }
+
+  private noteCreated(target: string, seq: number, shareId: string): void {
+    let created = this.createdMs.get(target);
+    if (created === undefined) this.createdMs.set(target, (created = new Map()));
+    created.set(seq, shareIdCreatedMs(shareId) ?? 0);
   }
 
   private count(target: string, hints: number, bytes: number): void {

@@ -2,7 +2,9 @@
  * The owner's side of writes (service ShardWrite): a peer that took an ingest request sends this
  * node the chunks of the keys it owns as a chunk record, which is appended as it is (no parse) and
  * answered once durable; a peer that kept a hint while this node was down replays it, and the
- * record is committed with the hint's applied mark in one batch, so a hint is applied once.
+ * record is committed with the hint's applied mark in one batch, so a hint is applied once. Each
+ * part of a share carries an id committed with it (applied-shares.ts): a part that comes again,
+ * as a late Write or as the hint of a Write whose answer was lost, is applied once.
  */
 import { status } from '@grpc/grpc-js';
 import { decodeChunkRecord } from '../../storage/buffer/chunk-record';
@@ -14,7 +16,10 @@ import type * as wire from './grpc/messages';
 import { SHARD_WRITE_SERVICE } from './grpc/proto';
 import { RpcRefusal, unary, type GrpcServer } from './grpc/server';
 import { protocolVersion } from './grpc/wire';
+import type { WriteOp } from '../../storage/rocks';
+import type { AppliedShares } from './applied-shares';
 import type { AppliedHints } from './hints';
+import { shareIdCreatedMs } from './share-ids';
 import { protocolProblem } from './protocol';
 
 /** Refusal reasons the writing node tells apart. */
@@ -23,6 +28,7 @@ export const BACKPRESSURE_REFUSAL = 'backpressure';
 export interface ShardWriteOwner {
   engine: StorageEngine;
   appliedHints: AppliedHints;
+  appliedShares: AppliedShares;
   /** ingest.max_buffered_events as it is now (PATCH /config changes it live). */
   maxBufferedEvents: () => number;
   metrics: ClusterMetrics;
@@ -65,6 +71,14 @@ function receiveShare(bytes: Buffer, placement: Placement, origin: string): Shar
   return { record, chunks: decoded.chunks, events };
 }
 
+/** A share id is empty (a peer before protocol 1.3) or one share-ids.ts made; an origin names its records. */
+function refuseBadShareId(origin: string, shareId: string): void {
+  if (shareId !== '' && shareIdCreatedMs(shareId) === null) {
+    throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-share-id', `node ${origin} sent share id ${JSON.stringify(shareId.slice(0, 64))}, which is not <13-digit ms>-<16 hex>-<part>`);
+  }
+  if (origin === '' || origin.includes('/')) throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-origin', `a write names its origin node id, without '/' (got ${JSON.stringify(origin.slice(0, 64))})`);
+}
+
 function refuseUnknownProtocol(version: wire.ProtocolVersion | null, origin: string): void {
   const problem = protocolProblem(version, `node ${origin || '(no id)'}`);
   if (problem !== null) throw new RpcRefusal(status.FAILED_PRECONDITION, 'protocol-version', problem);
@@ -72,7 +86,7 @@ function refuseUnknownProtocol(version: wire.ProtocolVersion | null, origin: str
 
 /** Adds ShardWrite to the node's gRPC server. */
 export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner): void {
-  const { engine, appliedHints, metrics } = owner;
+  const { engine, appliedHints, appliedShares, metrics } = owner;
 
   /** The backpressure refusal, when `events` more would take the write buffer over its limit. */
   const checkRoom = (events: number, origin: string): void => {
@@ -87,12 +101,25 @@ export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner)
     );
   };
 
+  /**
+   * Appends a share part with `marks` in one batch; once only for a part with an id. Resolves
+   * whether it was appended now (false: it had been before).
+   */
+  const applyPart = async (origin: string, shareId: string, share: Share, marks: WriteOp[]): Promise<boolean> => {
+    if (shareId === '') {
+      await engine.appendRecord(share.chunks, share.record, marks);
+      return true;
+    }
+    return appliedShares.applyOnce(origin, shareId, (mark) => engine.appendRecord(share.chunks, share.record, [...marks, mark]));
+  };
+
   const write = async (request: wire.WriteRequest): Promise<wire.WriteReply> => {
     refuseUnknownProtocol(request.protocol_version, request.origin);
+    refuseBadShareId(request.origin, request.share_id);
     const share = receiveShare(request.record, engine.buffer.currentPlacement, request.origin);
     checkRoom(share.events, request.origin);
-    await engine.appendRecord(share.chunks, share.record);
-    metrics.receivedEvents.inc({ kind: 'write' }, share.events);
+    appliedShares.floor(request.origin, request.share_floor_ms);
+    if (await applyPart(request.origin, request.share_id, share, [])) metrics.receivedEvents.inc({ kind: 'write' }, share.events);
     return { protocol_version: protocolVersion(), events: share.events };
   };
 
@@ -116,10 +143,13 @@ export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner)
     if (request.hint_log === '' || !(request.seq > 0)) {
       throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-hint', `a hint names its log and a seq from 1 (got log "${request.hint_log}", seq ${request.seq})`);
     }
+    refuseBadShareId(request.origin, request.share_id);
     if (appliedHints.applied(log, request.seq)) return { protocol_version: protocolVersion(), applied: false, events: 0 };
     const share = receiveShare(request.record, engine.buffer.currentPlacement, request.origin);
     checkRoom(share.events, request.origin);
-    await engine.appendRecord(share.chunks, share.record, [appliedHints.markOp(log, request.seq)]);
+    appliedShares.floor(request.origin, request.share_floor_ms);
+    const applied = await applyPart(request.origin, request.share_id, share, [appliedHints.markOp(log, request.seq)]);
+    if (!applied) return { protocol_version: protocolVersion(), applied: false, events: 0 };
     appliedHints.committed(log, request.seq);
     metrics.receivedEvents.inc({ kind: 'hint' }, share.events);
     return { protocol_version: protocolVersion(), applied: true, events: share.events };

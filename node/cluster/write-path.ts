@@ -11,6 +11,7 @@ import type { ClusterNode } from './cluster-node';
 import { callOutcome } from './grpc/call-observer';
 import { HintReplayer } from './hint-replay';
 import { addShardWriteService } from './shard-write';
+import { ShareFloors } from './share-floors';
 import { WriteRouter } from './write-router';
 
 export interface WritePathOptions {
@@ -46,20 +47,31 @@ export class ClusterWritePath {
     });
     node.peers.observe((call) => metrics.call(call.service, call.method, callOutcome(call.code), call.seconds));
     const maxBufferedEvents = (): number => settings().ingest.maxBufferedEvents;
-    addShardWriteService(node.server, { engine, appliedHints: node.appliedHints, maxBufferedEvents, metrics, onFailure: options.onFailure });
+    addShardWriteService(node.server, {
+      engine,
+      appliedHints: node.appliedHints,
+      appliedShares: node.appliedShares,
+      maxBufferedEvents,
+      metrics,
+      onFailure: options.onFailure,
+    });
+    const floors = new ShareFloors(node.hints);
     const router = new WriteRouter({
       self: node.self.id,
       membership: node.membership,
       peers: node.peers,
       hints: node.hints,
+      floors,
       engine,
       replicationFactor: settings().cluster.replicationFactor,
       maxBufferedEvents,
+      writeTimeoutMs: () => settings().cluster.writeTimeoutMs,
       metrics,
     });
     const replayer = new HintReplayer({
       self: node.self.id,
       hints: node.hints,
+      floors,
       membership: node.membership,
       peers: node.peers,
       metrics,

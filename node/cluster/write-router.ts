@@ -1,17 +1,21 @@
 /**
  * Writes in a cluster: the node that took an ingest request sends each owner of the request's
  * partition keys (ring.ts, `replication_factor` of them a key) its share of the chunks, all owners
- * at once: this node's share is appended here, every other owner's share goes in one
- * ShardWrite.Write call. The request is acknowledged once every live owner holds its share
- * durably. A share for an owner that is down, or that does not answer, is kept here as a durable
- * hint instead (hint-replay.ts sends it once the owner is back), and the request still succeeds.
+ * at once: this node's share is appended here, every other owner's share goes in ShardWrite.Write
+ * calls of bounded size (share-parts.ts), each part with an id the owner commits with it.
  *
- * A share that is neither stored nor hinted fails the request (503): a live owner's backpressure
- * is BACKPRESSURE, anything else SHARD_UNAVAILABLE. The other owners may have stored their shares
- * by then, so a retried request can store those events again (at least once, as Elasticsearch).
+ * A request is stored whole or not at all:
+ * - it is refused (503) only while nothing of it is stored: before any share goes out (this
+ *   node's write buffer is full, an owner is known to be refusing or too far behind), or when
+ *   every owner that answered refused and none may hold its part;
+ * - once any part is stored, or may be (an owner that did not answer within
+ *   cluster.write_timeout), every part not acknowledged is kept here as a durable hint with its id
+ *   and the request succeeds; hint-replay.ts sends it once the owner takes writes again, and the
+ *   owner applies a part it already holds once only (applied-shares.ts).
+ * So an acknowledged event is stored exactly once on each owner, and a refused request stored nothing.
  */
-import { encodeChunkRecord, decodeChunkRecord } from '../../storage/buffer/chunk-record';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
+import { encodeChunkRecord, decodeChunkRecord } from '../../storage/buffer/chunk-record';
 import type { StorageEngine } from '../../storage/engine';
 import type { PartitionKey, Placement } from '../../storage/partition';
 import { ApiError } from '../errors';
@@ -23,12 +27,18 @@ import type { HintStore } from './hints';
 import { keysByOwner } from './key-owners';
 import type { Membership } from './membership';
 import { BACKPRESSURE_REFUSAL } from './shard-write';
+import { newRequestShareIds, shareIdOf, type RequestShareIds } from './share-ids';
+import type { ShareFloors } from './share-floors';
+import { shareParts } from './share-parts';
 
 /**
- * How long an owner has to store its share. Longer than a RocksDB write of the largest body takes
- * on a busy node; an owner that takes longer is treated as down and its share hinted.
+ * Hint bytes a live owner may have waiting here before requests with a share for it are refused
+ * whole: an owner that keeps refusing (its write buffer full) must slow the writers, not fill this
+ * node's disk. An owner that is down has no such bound: its hints are what it missed.
  */
-export const WRITE_TIMEOUT_MS = 10_000;
+export const HINT_BACKLOG_BYTES = 256 * 1024 * 1024;
+/** How long requests with a share for an owner are refused after it answered backpressure. */
+const BACKPRESSURE_HOLD_MS = 1_000;
 
 export interface WriteRouterOptions {
   /** This node's id. */
@@ -36,10 +46,13 @@ export interface WriteRouterOptions {
   membership: Pick<Membership, 'state' | 'livenessOf'>;
   peers: PeerClients;
   hints: HintStore;
+  floors: ShareFloors;
   engine: StorageEngine;
   replicationFactor: number;
   /** ingest.max_buffered_events as it is now. */
   maxBufferedEvents: () => number;
+  /** cluster.write_timeout as it is now. */
+  writeTimeoutMs: () => number;
   metrics: ClusterMetrics;
 }
 
@@ -52,19 +65,31 @@ interface Share {
   whole: boolean;
 }
 
-/** Why a share was neither stored nor hinted. */
-interface ShareFailure {
+/** A part of a share for another owner, on its way. */
+interface Part {
   owner: string;
-  backpressure: boolean;
-  message: string;
+  shareId: string;
+  record: Buffer;
+  events: number;
 }
 
+type PartOutcome =
+  | { kind: 'stored' }
+  /** Never left this node: the owner is known to be down. */
+  | { kind: 'unsent'; why: string }
+  /** Sent without an answer in time: the owner may hold it. */
+  | { kind: 'unanswered'; why: string }
+  | { kind: 'refused'; backpressure: boolean; message: string };
+
 export class WriteRouter {
+  /** Owners that answered backpressure, and until when requests with a share for them are refused. */
+  private readonly backpressureUntil = new Map<string, number>();
+
   constructor(private readonly options: WriteRouterOptions) {}
 
   /**
-   * Stores a parsed request's chunks on their owners; resolves once every live owner holds its
-   * share durably (or it is hinted). `record` is the chunk record of `chunks`, keyed with `placement`.
+   * Stores a parsed request's chunks on their owners; resolves once every owner holds its share
+   * durably or it is hinted here. `record` is the chunk record of `chunks`, keyed with `placement`.
    */
   async write(chunks: readonly EventChunk[], record: Buffer, placement: Placement): Promise<void> {
     const { forming } = this.options.membership.state();
@@ -73,15 +98,21 @@ export class WriteRouter {
       throw new ApiError('CLUSTER_FORMING', `the cluster is forming: the master waits for the seeds at ${forming.join(', ')} to join; retry shortly`);
     }
     const shares = this.shares(chunks);
-    const recordOf = (share: Share): Buffer => (share.whole ? record : encodeChunkRecord(share.chunks, placement));
-    // Every share is settled before the request is answered, even when one fails unexpectedly.
-    const settled = await Promise.allSettled(shares.map((share) => this.store(share, recordOf)));
-    const failures: ShareFailure[] = [];
-    for (const outcome of settled) {
-      if (outcome.status === 'rejected') throw outcome.reason;
-      if (outcome.value !== null) failures.push(outcome.value);
+    this.admit(shares);
+    const ids = newRequestShareIds();
+    const local = shares.find((share) => share.owner === this.options.self);
+    const parts = shares.filter((share) => share !== local).flatMap((share) => this.partsOf(share, placement, ids));
+    const { floors } = this.options;
+    for (const part of parts) floors.begin(part.owner, ids.createdMs);
+    try {
+      const [storedHere, outcomes] = await Promise.all([
+        local === undefined ? Promise.resolve(false) : this.storeHere(local, local.whole ? record : encodeChunkRecord(local.chunks, placement)),
+        Promise.all(parts.map((part) => this.send(part))),
+      ]);
+      await this.settle(parts, outcomes, storedHere);
+    } finally {
+      for (const part of parts) floors.end(part.owner, ids.createdMs);
     }
-    if (failures.length > 0) throw requestError(failures, shares.length, this.options.self);
   }
 
   /** Each owner's chunks; a chunk with no owner at all fails the request (an empty ring). */
@@ -111,22 +142,85 @@ export class WriteRouter {
     return shares;
   }
 
-  /** Stores one share where it belongs; null when stored or hinted. */
-  private async store(share: Share, recordOf: (share: Share) => Buffer): Promise<ShareFailure | null> {
-    const { self, metrics } = this.options;
-    if (share.owner === self) return this.storeHere(share, recordOf);
-    const address = this.options.membership.state().members.find((member) => member.id === share.owner)?.grpc;
-    if (address === undefined || this.knownDown(share.owner)) return this.hint(share, recordOf(share), 'is down');
+  /** Refuses the request while nothing of it is stored, when some owner cannot take its share now. */
+  private admit(shares: readonly Share[]): void {
+    const { self, engine, hints, metrics } = this.options;
+    const now = Date.now();
+    for (const share of shares) {
+      if (share.owner === self) {
+        const buffered = engine.buffer.bufferedEvents;
+        const limit = this.options.maxBufferedEvents();
+        if (buffered + share.events > limit) {
+          metrics.share('refused', share.events);
+          throw new ApiError('BACKPRESSURE', `node ${self} could not store this request: its write buffer holds ${buffered} events (limit ingest.max_buffered_events = ${limit}); nothing was stored; retry shortly`);
+        }
+      } else if (!this.knownDown(share.owner)) {
+        const backlog = hints.pendingBytes(share.owner);
+        if (backlog >= HINT_BACKLOG_BYTES) {
+          throw new ApiError('BACKPRESSURE', `node ${share.owner} is behind: ${Math.round(backlog / 2 ** 20)} MiB of writes for it wait on node ${self}; nothing was stored; retry shortly`);
+        }
+        if ((this.backpressureUntil.get(share.owner) ?? 0) > now) {
+          throw new ApiError('BACKPRESSURE', `node ${share.owner} refused writes for its full write buffer just now; nothing was stored; retry shortly`);
+        }
+      }
+    }
+  }
+
+  private partsOf(share: Share, placement: Placement, ids: RequestShareIds): Part[] {
+    return shareParts(share.chunks).map((part, index) => ({
+      owner: share.owner,
+      shareId: shareIdOf(ids, index),
+      record: encodeChunkRecord(part.chunks, placement),
+      events: part.events,
+    }));
+  }
+
+  /** This node's own share; true once durable. */
+  private async storeHere(share: Share, record: Buffer): Promise<true> {
+    // A share re-encoded from part of the request is kept as views into its own record, so the
+    // memtable does not hold the other owners' chunks too.
+    await this.options.engine.appendRecord(share.whole ? share.chunks : decodeChunkRecord(record).chunks, record);
+    this.options.metrics.share('local', share.events);
+    return true;
+  }
+
+  /** Sends a part to its owner, within cluster.write_timeout. */
+  private async send(part: Part): Promise<PartOutcome> {
+    const { self, metrics, floors } = this.options;
+    const address = this.options.membership.state().members.find((member) => member.id === part.owner)?.grpc;
+    if (address === undefined) return { kind: 'unsent', why: 'is not a member' };
+    if (this.knownDown(part.owner)) return { kind: 'unsent', why: 'is down' };
     try {
-      await this.options.peers.call(address, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: self, record: recordOf(share) }, WRITE_TIMEOUT_MS);
-      metrics.share('sent', share.events);
-      return null;
+      await this.options.peers.call(
+        address,
+        SHARD_WRITE.Write,
+        { protocol_version: protocolVersion(), origin: self, record: part.record, share_id: part.shareId, share_floor_ms: floors.floorFor(part.owner) },
+        this.options.writeTimeoutMs(),
+      );
+      metrics.share('sent', part.events);
+      return { kind: 'stored' };
     } catch (error) {
-      if (error instanceof PeerCallError && error.unreachable) return this.hint(share, recordOf(share), `did not answer (${error.details})`);
-      metrics.share('refused', share.events);
+      if (error instanceof PeerCallError && error.unreachable) return { kind: 'unanswered', why: `did not answer in time (${error.details})` };
+      metrics.share('refused', part.events);
       const backpressure = error instanceof PeerCallError && error.reason === BACKPRESSURE_REFUSAL;
+      if (backpressure) this.backpressureUntil.set(part.owner, Date.now() + BACKPRESSURE_HOLD_MS);
       const reason = error instanceof PeerCallError ? error.details : (error as Error).message;
-      return { owner: share.owner, backpressure, message: `node ${share.owner} refused its ${share.events} events: ${reason}` };
+      return { kind: 'refused', backpressure, message: `node ${part.owner} refused its ${part.events} events: ${reason}` };
+    }
+  }
+
+  /**
+   * After every part went: refuses the request when nothing of it is or may be stored and an owner
+   * refused; otherwise keeps every part not acknowledged as a hint.
+   */
+  private async settle(parts: readonly Part[], outcomes: readonly PartOutcome[], storedHere: boolean): Promise<void> {
+    const refusals = outcomes.flatMap((outcome) => (outcome.kind === 'refused' ? [outcome] : []));
+    const anyStored = storedHere || outcomes.some((outcome) => outcome.kind === 'stored' || outcome.kind === 'unanswered');
+    if (!anyStored && refusals.length > 0) throw requestError(refusals, this.options.self);
+    const kept = await Promise.all(parts.map((part, i) => (outcomes[i]!.kind === 'stored' ? null : this.hint(part))));
+    const lost = kept.filter((message): message is string => message !== null);
+    if (lost.length > 0) {
+      throw new ApiError('SHARD_UNAVAILABLE', `node ${this.options.self} stored part of this request but could not keep the rest as hints: ${lost.join('; ')}`);
     }
   }
 
@@ -136,43 +230,26 @@ export class WriteRouter {
     return !liveness.up && liveness.lastHeartbeatMs !== null;
   }
 
-  private async storeHere(share: Share, recordOf: (share: Share) => Buffer): Promise<ShareFailure | null> {
-    const { engine, metrics } = this.options;
-    const buffered = engine.buffer.bufferedEvents;
-    const limit = this.options.maxBufferedEvents();
-    if (buffered + share.events > limit) {
-      metrics.share('refused', share.events);
-      return { owner: share.owner, backpressure: true, message: `this node's write buffer holds ${buffered} events (limit ingest.max_buffered_events = ${limit})` };
-    }
-    const record = recordOf(share);
-    // A share re-encoded from part of the request is kept as views into its own record, so the
-    // memtable does not hold the other owners' chunks too.
-    await engine.appendRecord(share.whole ? share.chunks : decodeChunkRecord(record).chunks, record);
-    metrics.share('local', share.events);
-    return null;
-  }
-
-  private async hint(share: Share, record: Buffer, why: string): Promise<ShareFailure | null> {
+  /** Keeps a part as a hint; null once durable, else why not. */
+  private async hint(part: Part): Promise<string | null> {
     const { hints, metrics } = this.options;
     try {
-      await hints.add(share.owner, record);
+      await hints.add(part.owner, part.record, part.shareId);
     } catch (error) {
-      metrics.share('failed', share.events);
-      return { owner: share.owner, backpressure: false, message: `node ${share.owner} ${why}, and its ${share.events} events could not be kept as a hint here: ${(error as Error).message}` };
+      metrics.share('failed', part.events);
+      return `${part.events} events for node ${part.owner}: ${(error as Error).message}`;
     }
-    metrics.hintsStored.inc({ target: share.owner });
-    metrics.share('hinted', share.events);
+    metrics.hintsStored.inc({ target: part.owner });
+    metrics.share('hinted', part.events);
     return null;
   }
 }
 
-/** The request's error: BACKPRESSURE when an owner was full (the client should retry shortly), else SHARD_UNAVAILABLE. */
-function requestError(failures: readonly ShareFailure[], shares: number, self: string): ApiError {
-  const stored = shares - failures.length;
-  const storedNote = stored > 0 ? `; ${stored} of ${shares} owners stored their share, which a retry may store again` : '';
-  const what = failures.map((failure) => failure.message).join('; ');
-  if (failures.some((failure) => failure.backpressure)) {
-    return new ApiError('BACKPRESSURE', `node ${self} could not store this request on every owner: ${what}${storedNote}; retry shortly`);
+/** The request's error when nothing was stored: BACKPRESSURE when an owner was full (retry shortly), else SHARD_UNAVAILABLE. */
+function requestError(refusals: readonly { backpressure: boolean; message: string }[], self: string): ApiError {
+  const what = [...new Set(refusals.map((refusal) => refusal.message))].join('; ');
+  if (refusals.some((refusal) => refusal.backpressure)) {
+    return new ApiError('BACKPRESSURE', `node ${self} could not store this request: ${what}; nothing was stored; retry shortly`);
   }
-  return new ApiError('SHARD_UNAVAILABLE', `node ${self} could not store this request on every owner: ${what}${storedNote}`);
+  return new ApiError('SHARD_UNAVAILABLE', `node ${self} could not store this request: ${what}; nothing was stored`);
 }

@@ -81,6 +81,7 @@ export const CONFIG_SCHEMA: Schema = {
     bucket_span: 'duration',
     heartbeat_interval: 'duration',
     failure_timeout: 'duration',
+    write_timeout: 'duration',
   },
   server: {
     ingest_workers: 'integer',
@@ -153,6 +154,7 @@ export function defaultConfig(): Config {
       bucket_span: '1h',
       heartbeat_interval: '1s',
       failure_timeout: '5s',
+      write_timeout: '2s',
     },
     // 0: sized from the cores (node/worker-counts.ts). Several nodes on one machine set them lower.
     server: { ingest_workers: 0, query_workers: 0, codec_workers: 0 },

@@ -53,6 +53,8 @@ export interface Settings {
     partitions: number;
     heartbeatIntervalMs: number;
     failureTimeoutMs: number;
+    /** How long an owner has to store its share of a write before the share becomes a hint. */
+    writeTimeoutMs: number;
     bucketSpanMs: number;
   };
 }
@@ -130,6 +132,7 @@ export function resolveSettings(config: Config): Settings {
       bucketSpanMs: ms(cluster.bucket_span),
       heartbeatIntervalMs: ms(cluster.heartbeat_interval),
       failureTimeoutMs: ms(cluster.failure_timeout),
+      writeTimeoutMs: ms(cluster.write_timeout),
     },
   };
 }

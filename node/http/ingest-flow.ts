@@ -16,7 +16,9 @@ import type { IngestRateLimiter } from './rate-limit';
 export type IngestEndpoint = 'ingest' | 'raw' | 'hec' | 'bulk' | 'doc' | 'otlp';
 
 function backpressure(app: App): ApiError {
-  return new ApiError('BACKPRESSURE', `the write buffer holds ${app.engine.buffer.bufferedEvents} events (limit ingest.max_buffered_events = ${app.settings.ingest.maxBufferedEvents}); retry shortly`,
+  return new ApiError(
+    'BACKPRESSURE',
+    `the write buffer holds ${app.engine.buffer.bufferedEvents} events (limit ingest.max_buffered_events = ${app.settings.ingest.maxBufferedEvents}); nothing was stored; retry shortly`,
   );
 }
 

@@ -52,7 +52,7 @@ describe('ShardWrite on one node', function () {
   });
 
   const replay = (hintLog: string, seq: number, bytes: Buffer) =>
-    peers.call(nodes[0]!.grpc, SHARD_WRITE.ReplayHint, { protocol_version: protocolVersion(), origin: 'node9', hint_log: hintLog, seq, record: bytes }, 10_000);
+    peers.call(nodes[0]!.grpc, SHARD_WRITE.ReplayHint, { protocol_version: protocolVersion(), origin: 'node9', hint_log: hintLog, seq, record: bytes, share_id: '', share_floor_ms: 0 }, 10_000);
 
   it('applies a replayed hint once, however often and however concurrently it is sent, and across a kill', async () => {
     const first = record('first', 50);
@@ -77,10 +77,40 @@ describe('ShardWrite on one node', function () {
     assert.equal(await storedEvents(nodes[0]!), 85);
   });
 
+  it('applies a share part once, whether it comes again as a Write or as the hint of it, and across a kill', async () => {
+    const before = await storedEvents(nodes[0]!);
+    const shareId = `${Date.now()}-00112233aabbccdd-0`;
+    const part = record('part', 40);
+    const write = () =>
+      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node9', record: part, share_id: shareId, share_floor_ms: 0 }, 10_000);
+    const hint = (seq: number) =>
+      peers.call(
+        nodes[0]!.grpc,
+        SHARD_WRITE.ReplayHint,
+        { protocol_version: protocolVersion(), origin: 'node9', hint_log: 'log-shares', seq, record: part, share_id: shareId, share_floor_ms: 0 },
+        10_000,
+      );
+    const [first, second] = await Promise.all([write(), write()]);
+    assert.equal(first.events, 40);
+    assert.equal(second.events, 40, 'a copy of a part held already is answered as stored');
+    assert.equal(await storedEvents(nodes[0]!), before + 40);
+    assert.equal((await hint(1)).applied, false, 'the hint of a part applied by its Write');
+    await nodes[0]!.server.kill();
+    await nodes[0]!.restart();
+    assert.equal((await hint(2)).applied, false, 'still known after a kill');
+    assert.equal((await write()).events, 40);
+    assert.equal(await storedEvents(nodes[0]!), before + 40);
+
+    const malformed = await refusal(
+      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node9', record: part, share_id: '../x', share_floor_ms: 0 }, 10_000),
+    );
+    assert.equal(malformed.reason, 'invalid-share-id');
+  });
+
   it('refuses a record that is not a chunk record, or one keyed with another placement, storing nothing', async () => {
     const before = await storedEvents(nodes[0]!);
     const write = (bytes: Buffer) =>
-      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node9', record: bytes }, 10_000);
+      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node9', record: bytes, share_id: '', share_floor_ms: 0 }, 10_000);
     const garbage = await refusal(write(Buffer.from('not a chunk record')));
     assert.equal(garbage.reason, 'invalid-record');
     assert.match(garbage.details, /the record from node node9 is not a chunk record/);

@@ -122,6 +122,8 @@ export interface WriteRequest {
   protocol_version: ProtocolVersion | null;
   origin: string;
   record: Buffer;
+  share_id: string;
+  share_floor_ms: number;
 }
 
 export interface WriteReply {
@@ -135,6 +137,8 @@ export interface ReplayHintRequest {
   hint_log: string;
   seq: number;
   record: Buffer;
+  share_id: string;
+  share_floor_ms: number;
 }
 
 export interface ReplayHintReply {

@@ -4,6 +4,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { callObserver, type FinishedCall } from './call-observer';
+import { GRPC_MAX_REPLY_BYTES, GRPC_MAX_REQUEST_BYTES } from './limits';
 import { FACT_PREFIX, REFUSAL_KEY } from './server';
 
 /** A call to a peer that failed: unreachable (no answer in time) or refused by it. */
@@ -58,8 +59,8 @@ export class PeerClients {
         // Node-to-node traffic goes straight to the peer, never through an HTTP proxy set for the process.
         'grpc.enable_http_proxy': 0,
         interceptors: this.interceptors,
-        // A shard's query result can pass gRPC's 4 MB default; its size is bounded by the callee's query.max_query_memory.
-        'grpc.max_receive_message_length': -1,
+        'grpc.max_receive_message_length': GRPC_MAX_REPLY_BYTES,
+        'grpc.max_send_message_length': GRPC_MAX_REQUEST_BYTES,
       });
       this.clients.set(address, client);
     }

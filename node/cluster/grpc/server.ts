@@ -5,6 +5,7 @@
  * node can tell one refusal from another without parsing the message.
  */
 import * as grpc from '@grpc/grpc-js';
+import { GRPC_MAX_REPLY_BYTES, GRPC_MAX_REQUEST_BYTES } from './limits';
 
 export const REFUSAL_KEY = 'trawl-refusal';
 /** Trailer keys of a refusal's facts start with this (`trawl-fact-held-at`). */
@@ -48,7 +49,10 @@ export function unary<Request, Reply>(
 }
 
 export class GrpcServer {
-  private readonly server = new grpc.Server();
+  private readonly server = new grpc.Server({
+    'grpc.max_receive_message_length': GRPC_MAX_REQUEST_BYTES,
+    'grpc.max_send_message_length': GRPC_MAX_REPLY_BYTES,
+  });
   private listening = false;
 
   /** Adds a service; all are added before listen(). */

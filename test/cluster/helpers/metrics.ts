@@ -12,3 +12,14 @@ export async function metricValue(node: ClusteredServer, name: string, labels = 
   }
   return 0;
 }
+
+/** The sum of every series of `name` (all label values). */
+export async function metricSum(node: ClusteredServer, name: string): Promise<number> {
+  const answer = await request(`${node.server.url}/metrics`);
+  if (answer.status !== 200) throw new Error(`${node.id} /metrics: ${answer.status}`);
+  let sum = 0;
+  for (const line of answer.text.split('\n')) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}

@@ -13,9 +13,11 @@ import { PeerClients } from '../../../node/cluster/grpc/peers';
 import { GrpcServer } from '../../../node/cluster/grpc/server';
 import { HintReplayer } from '../../../node/cluster/hint-replay';
 import { HintReports } from '../../../node/cluster/hint-reports';
+import { AppliedShares } from '../../../node/cluster/applied-shares';
 import { AppliedHints, HintStore } from '../../../node/cluster/hints';
 import type { MembershipEvents } from '../../../node/cluster/membership';
 import { addShardWriteService } from '../../../node/cluster/shard-write';
+import { ShareFloors } from '../../../node/cluster/share-floors';
 import { ClusterMetrics } from '../../../node/metrics';
 import { encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
@@ -73,7 +75,7 @@ describe('hint replay', function () {
     const metrics = new ClusterMetrics(registry, { pendingByTarget: () => hints.pendingByTarget(), pendingBytes: (t) => hints.pendingBytes(t), holdersByTarget: () => new Map() });
     const server = new GrpcServer();
     const applied = await AppliedHints.open(owner.records('applied-hints'));
-    addShardWriteService(server, { engine: owner, appliedHints: applied, maxBufferedEvents: () => 1_000_000, metrics, onFailure: (error) => assert.fail(error) });
+    addShardWriteService(server, { engine: owner, appliedHints: applied, appliedShares: new AppliedShares(owner.records('applied-shares')), maxBufferedEvents: () => 1_000_000, metrics, onFailure: (error) => assert.fail(error) });
     const port = await server.listen('127.0.0.1:0');
     const peers = new PeerClients(100);
     const view = new OwnerView(`127.0.0.1:${port}`);
@@ -85,7 +87,7 @@ describe('hint replay', function () {
     // Four hints a second: the twelve take at least 11 / 4 s when nothing stops them.
     const bytesPerSecond = bytes * 4;
     view.up = false;
-    const replayer = new HintReplayer({ self: 'holder', hints, membership: view, peers, metrics, logger: quietLogger(log), checkIntervalMs: 50, bytesPerSecond });
+    const replayer = new HintReplayer({ self: 'holder', hints, floors: new ShareFloors(hints), membership: view, peers, metrics, logger: quietLogger(log), checkIntervalMs: 50, bytesPerSecond });
     const ownerEvents = () => owner.countRows({ index: indexMatcher(['*']), fromMicros: 0, toMicros: Number.MAX_SAFE_INTEGER });
     try {
       replayer.start();
