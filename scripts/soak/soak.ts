@@ -1,0 +1,121 @@
+/**
+ * The soak: 3 real nodes at replication 2 with short heartbeat and failure intervals, writers and
+ * query loops for `minutes`, a chaos loop of kill -9, SIGSTOP and clean restarts one node at a time;
+ * then, every node back and no hint pending, the final checks (verdict.ts). Loopback only, every
+ * loop bounded by the run's end.
+ */
+import { performance } from 'perf_hooks';
+import { startClusteredServers } from '../../test/cluster/helpers/clustered-servers';
+import { prng } from '../bench/generate';
+import { runChaos, startAgain, type ChaosRecord } from './chaos';
+import { SoakNode, waitRecovered, type OwnExit } from './fleet';
+import { Ledger } from './ledger';
+import { judgeQueries, runQueryLoop, type QueryRecord } from './queries';
+import { judgeRss, ResourceWatch, type RssBounds } from './resources';
+import { summaryTable, type SoakOutcome } from './summary';
+import { judgeStats, judgeThrough } from './verdict';
+import { MAX_BATCH_EVENTS, runWriter } from './writers';
+
+export interface SoakOptions {
+  minutes: number;
+  writers: number;
+  queryLoops: number;
+  seed: number;
+  rss: RssBounds;
+  /** Progress lines while it runs. */
+  log: (line: string) => void;
+}
+
+export const DEFAULT_SOAK: Omit<SoakOptions, 'minutes' | 'log'> = {
+  writers: 3,
+  queryLoops: 2,
+  seed: 1,
+  rss: { limitMb: 2048, growthMb: 512, minLifeSeconds: 180 },
+};
+
+export interface SoakReport {
+  passed: boolean;
+  failures: string[];
+  /** The summary table, printable. */
+  table: string;
+}
+
+/** After the run's end, how long a writer keeps sending the batch at hand, and the cluster may take to recover. */
+const DRAIN_MS = 120_000;
+const RECOVERY_MS = 90_000;
+
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const originMs = performance.now();
+  const seconds = (): string => ((performance.now() - originMs) / 1000).toFixed(1).padStart(6);
+  const log = (line: string): void => options.log(`[${seconds()}s] ${line}`);
+  const random = prng(options.seed);
+  log(`starting 3 nodes at replication 2 (seed ${options.seed})`);
+  const clustered = await startClusteredServers(3, {
+    set: { 'cluster.replication_factor': 2, 'server.ingest_workers': 1, 'server.query_workers': 1, 'server.codec_workers': 1 },
+  });
+  const ownExits: OwnExit[] = [];
+  const nodes = clustered.map((each) => new SoakNode(each, ownExits, originMs));
+  const resources = new ResourceWatch(nodes, originMs);
+  try {
+    resources.start(2_000);
+    const endMs = performance.now() + options.minutes * 60_000;
+    const running = (): boolean => performance.now() < endMs;
+    const apis = (): string[] => nodes.map((node) => node.api);
+    const nodeIds = (): string[] => nodes.map((node) => node.id);
+    const ledger = new Ledger();
+    const records: QueryRecord[] = [];
+    const timeBase = Math.floor(Date.now() / 1000) + 20 * 3600;
+    const progress = setInterval(() => {
+      const attempts = [...ledger.batches.values()].flatMap((batch) => batch.attempts);
+      const count = (outcome: string): number => attempts.filter((attempt) => attempt.outcome === outcome).length;
+      log(`${ledger.ackedEvents()} events acknowledged; attempts refused ${count('refused')}, lost ${count('lost')}; ${records.length} queries`);
+    }, 15_000);
+    log(`running for ${options.minutes} minute(s): ${options.writers} writers, ${options.queryLoops} query loops, chaos`);
+    const writers = Array.from({ length: options.writers }, (_, i) =>
+      runWriter(
+        { name: `w${i + 1}`, minEvents: 50, maxEvents: Math.min(400, MAX_BATCH_EVENTS), intervalMs: 300, apis, nodeIds, random: prng(options.seed * 1000 + i), timeBase },
+        ledger,
+        running,
+        () => endMs + DRAIN_MS,
+      ),
+    );
+    const queryLoops = Array.from({ length: options.queryLoops }, (_, i) =>
+      runQueryLoop({ apis, nodeIds, random: prng(options.seed * 2000 + i), pauseMs: 250 }, ledger, records, running),
+    );
+    const chaos: ChaosRecord = await runChaos(nodes, { random, pauseMs: [2_000, 6_000], downMs: [2_000, 6_000], recoveryTimeoutMs: RECOVERY_MS, log }, running);
+    await Promise.all([...writers, ...queryLoops]);
+    clearInterval(progress);
+    log('the run is over: every node back, waiting for hints to be replayed');
+    const failures = [...chaos.failures];
+    for (const node of nodes.filter((each) => !each.running)) await startAgain(node, failures);
+    if (!(await waitRecovered(nodes, RECOVERY_MS))) failures.push(`the cluster did not recover within ${RECOVERY_MS / 1000} s after the run`);
+    log('checking every acknowledged event through every node');
+    const verdicts = [];
+    for (const node of nodes) verdicts.push(await judgeThrough(node, ledger));
+    const stats = await judgeStats(nodes, ledger);
+    resources.stop();
+    const queries = judgeQueries(records, ledger, originMs);
+    const outcome: SoakOutcome = { options, ledger, chaos, queries, verdicts, stats, ownExits, resources, nodes };
+    failures.push(...ledger.unexpected.map((line) => `unexpected ingest answer: ${line}`));
+    for (const verdict of verdicts) failures.push(...verdict.failures);
+    if (stats.held < stats.least || stats.held > stats.most) {
+      failures.push(`the nodes' /stats hold ${stats.held} events in all; twice the acknowledged events is ${stats.least}${stats.most > stats.least ? `, and lost answers allow up to ${stats.most}` : ''}`);
+    }
+    failures.push(...queries.silentUndercounts.map((line) => `silent undercount: ${line}`));
+    failures.push(...queries.overcounts.map((line) => `overcount: ${line}`));
+    for (const exit of ownExits) failures.push(`${exit.node} exited on its own at ${exit.atSeconds.toFixed(1)}s (code ${exit.code}, signal ${exit.signal}); its log ends:\n${exit.logTail}`);
+    for (const node of nodes) failures.push(...judgeRss(node.id, resources.samples.get(node.id)!, options.rss));
+    for (const node of nodes) {
+      const code = await node.stop();
+      if (code !== 0) failures.push(`${node.id} exited ${code} on SIGTERM at the end`);
+    }
+    return { passed: failures.length === 0, failures, table: summaryTable(outcome) };
+  } finally {
+    resources.stop();
+    for (const node of nodes) {
+      if (!node.running) continue;
+      node.signal('SIGCONT');
+      await node.kill();
+    }
+  }
+}
