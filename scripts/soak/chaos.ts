@@ -23,6 +23,8 @@ export interface ChaosRecord {
   faults: Record<Fault, number>;
   /** Nodes that exited on their own, started again by the loop. */
   revived: number;
+  /** From each node's return (or SIGCONT) until every node saw all up and no hint was pending. */
+  recoverySeconds: number[];
   failures: string[];
 }
 
@@ -75,8 +77,9 @@ async function inflict(fault: Fault, node: SoakNode, options: ChaosOptions, reco
 
 /** Inflicts faults until `running()` turns false; the last one recovers before it returns. */
 export async function runChaos(nodes: readonly SoakNode[], options: ChaosOptions, running: () => boolean): Promise<ChaosRecord> {
-  const record: ChaosRecord = { faults: { 'kill -9': 0, SIGSTOP: 0, restart: 0 }, revived: 0, failures: [] };
-  const faults: Fault[] = ['kill -9', 'SIGSTOP', 'restart'];
+  const record: ChaosRecord = { faults: { 'kill -9': 0, SIGSTOP: 0, restart: 0 }, revived: 0, recoverySeconds: [], failures: [] };
+  // The kinds come in shuffled rounds of all three, so that even a short run meets each.
+  let deck: Fault[] = [];
   for (;;) {
     await pause(between(options.pauseMs, options.random), running);
     if (!running()) return record;
@@ -90,16 +93,29 @@ export async function runChaos(nodes: readonly SoakNode[], options: ChaosOptions
       if (!(await recovered(nodes, options, record, 'the start of a node that exited on its own'))) return record;
       continue;
     }
+    if (deck.length === 0) deck = shuffled(['kill -9', 'SIGSTOP', 'restart'], options.random);
+    const fault = deck.pop()!;
     const node = nodes[Math.floor(options.random() * nodes.length)]!;
-    const fault = faults[Math.floor(options.random() * faults.length)]!;
     if (!(await inflict(fault, node, options, record))) return record;
     if (!(await recovered(nodes, options, record, `${fault} of ${node.id}`))) return record;
   }
 }
 
+function shuffled<T>(items: T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 async function recovered(nodes: readonly SoakNode[], options: ChaosOptions, record: ChaosRecord, after: string): Promise<boolean> {
+  const started = performance.now();
   if (await waitRecovered(nodes, options.recoveryTimeoutMs)) {
-    options.log('recovered: every node up, no hint pending');
+    const seconds = (performance.now() - started) / 1000;
+    record.recoverySeconds.push(seconds);
+    options.log(`recovered in ${seconds.toFixed(1)} s: every node up, no hint pending`);
     return true;
   }
   record.failures.push(`the cluster did not recover within ${options.recoveryTimeoutMs / 1000} s after ${after}: no more faults`);

@@ -13,7 +13,7 @@ import { Ledger } from './ledger';
 import { judgeQueries, runQueryLoop, type QueryRecord } from './queries';
 import { judgeRss, ResourceWatch, type RssBounds } from './resources';
 import { summaryTable, type SoakOutcome } from './summary';
-import { judgeStats, judgeThrough } from './verdict';
+import { judgeStats, judgeThrough, type NodeVerdict } from './verdict';
 import { MAX_BATCH_EVENTS, runWriter } from './writers';
 
 export interface SoakOptions {
@@ -56,6 +56,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const ownExits: OwnExit[] = [];
   const nodes = clustered.map((each) => new SoakNode(each, ownExits, originMs));
   const resources = new ResourceWatch(nodes, originMs);
+  let progress: NodeJS.Timeout | undefined;
   try {
     resources.start(2_000);
     const endMs = performance.now() + options.minutes * 60_000;
@@ -65,7 +66,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const ledger = new Ledger();
     const records: QueryRecord[] = [];
     const timeBase = Math.floor(Date.now() / 1000) + 20 * 3600;
-    const progress = setInterval(() => {
+    progress = setInterval(() => {
       const attempts = [...ledger.batches.values()].flatMap((batch) => batch.attempts);
       const count = (outcome: string): number => attempts.filter((attempt) => attempt.outcome === outcome).length;
       log(`${ledger.ackedEvents()} events acknowledged; attempts refused ${count('refused')}, lost ${count('lost')}; ${records.length} queries`);
@@ -84,33 +85,46 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     );
     const chaos: ChaosRecord = await runChaos(nodes, { random, pauseMs: [2_000, 6_000], downMs: [2_000, 6_000], recoveryTimeoutMs: RECOVERY_MS, log }, running);
     await Promise.all([...writers, ...queryLoops]);
-    clearInterval(progress);
     log('the run is over: every node back, waiting for hints to be replayed');
     const failures = [...chaos.failures];
     for (const node of nodes.filter((each) => !each.running)) await startAgain(node, failures);
     if (!(await waitRecovered(nodes, RECOVERY_MS))) failures.push(`the cluster did not recover within ${RECOVERY_MS / 1000} s after the run`);
     log('checking every acknowledged event through every node');
-    const verdicts = [];
-    for (const node of nodes) verdicts.push(await judgeThrough(node, ledger));
-    const stats = await judgeStats(nodes, ledger);
+    const verdicts: NodeVerdict[] = [];
+    for (const node of nodes) {
+      verdicts.push(
+        await judgeThrough(node, ledger).catch((error: Error) => ({
+          node: node.id,
+          counted: NaN,
+          missing: NaN,
+          duplicates: NaN,
+          inDoubtCopies: NaN,
+          failures: [`the final check through ${node.id} failed: ${error.message}`],
+        })),
+      );
+    }
+    const stats = await judgeStats(nodes, ledger).catch((error: Error) => {
+      failures.push(`the nodes' /stats: ${error.message}`);
+      return { held: NaN, least: 0, most: 0 };
+    });
     resources.stop();
     const queries = judgeQueries(records, ledger, originMs);
-    const outcome: SoakOutcome = { options, ledger, chaos, queries, verdicts, stats, ownExits, resources, nodes };
+    const queryTimesMs = records.filter((record) => record.outcome === 'ok').map((record) => record.answeredMs - record.sentMs);
+    const outcome: SoakOutcome = { options, ledger, chaos, queries, verdicts, stats, queryTimesMs, ownExits, resources, nodes };
     failures.push(...ledger.unexpected.map((line) => `unexpected ingest answer: ${line}`));
     for (const verdict of verdicts) failures.push(...verdict.failures);
-    if (stats.held < stats.least || stats.held > stats.most) {
+    if (!(stats.held >= stats.least && stats.held <= stats.most) && Number.isFinite(stats.held)) {
       failures.push(`the nodes' /stats hold ${stats.held} events in all; twice the acknowledged events is ${stats.least}${stats.most > stats.least ? `, and lost answers allow up to ${stats.most}` : ''}`);
     }
     failures.push(...queries.silentUndercounts.map((line) => `silent undercount: ${line}`));
     failures.push(...queries.overcounts.map((line) => `overcount: ${line}`));
     for (const exit of ownExits) failures.push(`${exit.node} exited on its own at ${exit.atSeconds.toFixed(1)}s (code ${exit.code}, signal ${exit.signal}); its log ends:\n${exit.logTail}`);
     for (const node of nodes) failures.push(...judgeRss(node.id, resources.samples.get(node.id)!, options.rss));
-    for (const node of nodes) {
-      const code = await node.stop();
-      if (code !== 0) failures.push(`${node.id} exited ${code} on SIGTERM at the end`);
-    }
+    const codes = await Promise.all(nodes.map((node) => node.stop()));
+    for (const [i, node] of nodes.entries()) if (codes[i] !== 0) failures.push(`${node.id} exited ${codes[i]} on SIGTERM at the end`);
     return { passed: failures.length === 0, failures, table: summaryTable(outcome) };
   } finally {
+    clearInterval(progress);
     resources.stop();
     for (const node of nodes) {
       if (!node.running) continue;
