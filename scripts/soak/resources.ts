@@ -60,7 +60,7 @@ export class ResourceWatch {
 export interface RssBounds {
   /** No sample may pass this. */
   limitMb: number;
-  /** One process living at least `minLifeSeconds` may not grow by more than this from the median of its first third to that of its last. */
+  /** One process living at least `minLifeSeconds` may not rise through all three thirds of its life by more than this in all (medians of each third). */
   growthMb: number;
   minLifeSeconds: number;
 }
@@ -80,9 +80,11 @@ export function judgeRss(node: string, samples: readonly RssSample[], bounds: Rs
   for (const [pid, life] of lives) {
     if (life.length < 6 || life[life.length - 1]!.atSeconds - life[0]!.atSeconds < bounds.minLifeSeconds) continue;
     const third = Math.floor(life.length / 3);
-    const first = median(life.slice(0, third).map((sample) => sample.mb));
-    const last = median(life.slice(-third).map((sample) => sample.mb));
-    if (last - first > bounds.growthMb) failures.push(`${node} (pid ${pid}): RSS grew from ${first.toFixed(0)} to ${last.toFixed(0)} MB over one life, more than ${bounds.growthMb} MB`);
+    const [first, middle, last] = [life.slice(0, third), life.slice(third, -third), life.slice(-third)].map((part) => median(part.map((sample) => sample.mb))) as [number, number, number];
+    // Caches fill and level off; a leak keeps rising through every third of the life.
+    if (middle > first && last > middle && last - first > bounds.growthMb) {
+      failures.push(`${node} (pid ${pid}): RSS rose through one life from ${first.toFixed(0)} to ${middle.toFixed(0)} to ${last.toFixed(0)} MB (medians of its thirds), more than ${bounds.growthMb} MB`);
+    }
   }
   return failures;
 }

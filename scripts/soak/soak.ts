@@ -30,7 +30,7 @@ export const DEFAULT_SOAK: Omit<SoakOptions, 'minutes' | 'log'> = {
   writers: 3,
   queryLoops: 2,
   seed: 1,
-  rss: { limitMb: 2048, growthMb: 512, minLifeSeconds: 180 },
+  rss: { limitMb: 2048, growthMb: 768, minLifeSeconds: 180 },
 };
 
 export interface SoakReport {
