@@ -1,6 +1,6 @@
 /**
- * `npm run soak -- --minutes N [--writers N] [--query-loops N] [--seed N]`: the cluster soak
- * (soak.ts). Prints progress, the summary table and every failure; exits 1 on any failure.
+ * `npm run soak -- --minutes N [--writers N] [--query-loops N] [--seed N] [--without-faults]`: the
+ * cluster soak (soak.ts); without faults, a baseline. Prints progress, the summary table and every failure; exits 1 on any failure.
  */
 import { parseArgs } from 'util';
 import { DEFAULT_SOAK, runSoak } from './soak';
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
       writers: { type: 'string' },
       'query-loops': { type: 'string' },
       seed: { type: 'string' },
+      'without-faults': { type: 'boolean' },
     },
   });
   const minutes = Number(values.minutes ?? 10);
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
     minutes,
     writers: Number(values.writers ?? DEFAULT_SOAK.writers),
     queryLoops: Number(values['query-loops'] ?? DEFAULT_SOAK.queryLoops),
+    faults: values['without-faults'] !== true,
     seed: Number(values.seed ?? Date.now() % 1_000_000),
     log: (line) => console.log(line),
   });

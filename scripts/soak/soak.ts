@@ -20,6 +20,8 @@ export interface SoakOptions {
   minutes: number;
   writers: number;
   queryLoops: number;
+  /** False: no faults, a baseline in which every check must hold on any build. */
+  faults: boolean;
   seed: number;
   rss: RssBounds;
   /** Progress lines while it runs. */
@@ -29,6 +31,7 @@ export interface SoakOptions {
 export const DEFAULT_SOAK: Omit<SoakOptions, 'minutes' | 'log'> = {
   writers: 3,
   queryLoops: 2,
+  faults: true,
   seed: 1,
   rss: { limitMb: 2048, growthMb: 768, minLifeSeconds: 180 },
 };
@@ -71,7 +74,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const count = (outcome: string): number => attempts.filter((attempt) => attempt.outcome === outcome).length;
       log(`${ledger.ackedEvents()} events acknowledged; attempts refused ${count('refused')}, lost ${count('lost')}; ${records.length} queries`);
     }, 15_000);
-    log(`running for ${options.minutes} minute(s): ${options.writers} writers, ${options.queryLoops} query loops, chaos`);
+    log(`running for ${options.minutes} minute(s): ${options.writers} writers, ${options.queryLoops} query loops${options.faults ? ', chaos' : ', no faults'}`);
     const writers = Array.from({ length: options.writers }, (_, i) =>
       runWriter(
         { name: `w${i + 1}`, minEvents: 50, maxEvents: Math.min(400, MAX_BATCH_EVENTS), intervalMs: 300, apis, nodeIds, random: prng(options.seed * 1000 + i), timeBase },
@@ -83,7 +86,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const queryLoops = Array.from({ length: options.queryLoops }, (_, i) =>
       runQueryLoop({ apis, nodeIds, random: prng(options.seed * 2000 + i), pauseMs: 250 }, ledger, records, running),
     );
-    const chaos: ChaosRecord = await runChaos(nodes, { random, pauseMs: [2_000, 6_000], downMs: [2_000, 6_000], recoveryTimeoutMs: RECOVERY_MS, log }, running);
+    const chaosOptions = { random, pauseMs: [2_000, 6_000] as [number, number], downMs: [2_000, 6_000] as [number, number], recoveryTimeoutMs: RECOVERY_MS, log };
+    const chaos: ChaosRecord = await runChaos(nodes, chaosOptions, () => options.faults && running());
     await Promise.all([...writers, ...queryLoops]);
     log('the run is over: every node back, waiting for hints to be replayed');
     const failures = [...chaos.failures];
