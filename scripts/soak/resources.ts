@@ -89,11 +89,11 @@ export function judgeRss(node: string, samples: readonly RssSample[], bounds: Rs
   return failures;
 }
 
-/** The samples as one line: the highest RSS of each `spanSeconds` of the run, in MB. */
+/** The samples as one line: the highest RSS of each `spanSeconds` from the first sample, in MB (`-`: the node was down all along). */
 export function rssSeries(samples: readonly RssSample[], spanSeconds: number): string {
   const perSpan: number[] = [];
   for (const sample of samples) {
-    const span = Math.floor(sample.atSeconds / spanSeconds);
+    const span = Math.floor((sample.atSeconds - samples[0]!.atSeconds) / spanSeconds);
     perSpan[span] = Math.max(perSpan[span] ?? 0, sample.mb);
   }
   return Array.from(perSpan, (mb) => (mb === undefined ? '-' : mb.toFixed(0))).join(' ');
