@@ -61,7 +61,8 @@ export class SoakNode {
   }
 
   sampleCpu(): void {
-    if (this.running) this.lastCpu = processCpuSeconds(this.pid);
+    // A process that ended between the check and the read reads 0: its CPU so far stands.
+    if (this.running) this.lastCpu = Math.max(this.lastCpu, processCpuSeconds(this.pid));
   }
 
   /** kill -9. */

@@ -14,7 +14,7 @@ import { judgeQueries, runQueryLoop, type QueryRecord } from './queries';
 import { judgeRss, ResourceWatch, type RssBounds } from './resources';
 import { summaryTable, type SoakOutcome } from './summary';
 import { judgeStats, judgeThrough, type NodeVerdict } from './verdict';
-import { MAX_BATCH_EVENTS, runWriter } from './writers';
+import { runWriter } from './writers';
 
 export interface SoakOptions {
   minutes: number;
@@ -71,7 +71,7 @@ async function run(nodes: readonly SoakNode[], options: SoakOptions, log: (line:
     log(`running for ${options.minutes} minute(s): ${options.writers} writers, ${options.queryLoops} query loops${options.faults ? ', chaos' : ', no faults'}`);
     const writers = Array.from({ length: options.writers }, (_, i) =>
       runWriter(
-        { name: `w${i + 1}`, minEvents: 50, maxEvents: Math.min(400, MAX_BATCH_EVENTS), intervalMs: 300, apis, nodeIds, random: prng(options.seed * 1000 + i), timeBase },
+        { name: `w${i + 1}`, minEvents: 50, maxEvents: 400, intervalMs: 300, apis, nodeIds, random: prng(options.seed * 1000 + i), timeBase },
         ledger,
         running,
         () => endMs + DRAIN_MS,

@@ -67,6 +67,7 @@ function judge(outcome: Awaited<ReturnType<typeof call>>, size: number, unexpect
  * acknowledged or until `drainDeadline()` (performance.now() ms) passes.
  */
 export async function runWriter(options: WriterOptions, ledger: Ledger, running: () => boolean, drainDeadline: () => number): Promise<void> {
+  if (options.maxEvents > MAX_BATCH_EVENTS) throw new Error(`a batch holds at most ${MAX_BATCH_EVENTS} events (got ${options.maxEvents})`);
   for (let seq = 1; running(); seq++) {
     const started = performance.now();
     const size = options.minEvents + Math.floor(options.random() * (options.maxEvents - options.minEvents + 1));
