@@ -31,6 +31,8 @@ export interface QueryRecord {
   outcome: 'ok' | 'error' | 'lost' | 'unreachable';
   detail: string;
   partial: boolean;
+  /** meta.missing_keys of a partial answer. */
+  missingKeys: number;
   /** count: the total; count by writer: the sum; head: the events returned. */
   counted: number;
   countedByWriter: Map<string, number>;
@@ -59,6 +61,7 @@ async function ask(kind: QueryKind, api: string, node: string, ledger: Ledger): 
     outcome: 'ok',
     detail: '',
     partial: false,
+    missingKeys: 0,
     counted: 0,
     countedByWriter: new Map(),
   };
@@ -67,6 +70,7 @@ async function ask(kind: QueryKind, api: string, node: string, ledger: Ledger): 
   if (answer.kind !== 'answered') return { ...record, outcome: answer.kind, detail: answer.error };
   if (answer.status !== 200) return { ...record, outcome: 'error', detail: `${answer.status} ${answer.body?.error?.code ?? answer.text.slice(0, 100)}` };
   record.partial = answer.body.meta?.partial === true;
+  record.missingKeys = answer.body.meta?.missing_keys ?? 0;
   const data = answer.body.data;
   if (data.type === 'job') return { ...record, outcome: 'error', detail: '202 (still running after the sync window)' };
   if (kind === 'count') record.counted = data.rows[0][0];
@@ -90,7 +94,8 @@ export async function runQueryLoop(options: QueryLoopOptions, ledger: Ledger, re
 
 export interface QueryJudgement {
   answered: number;
-  partial: number;
+  /** Answers that said meta.partial: honest, so no failure, but worth a look when no node was down. */
+  partial: string[];
   errors: Map<string, number>;
   unanswered: number;
   /** Answers without meta.partial that counted fewer than the events acknowledged before they were sent. */
@@ -106,7 +111,7 @@ function explain(record: QueryRecord, originMs: number, what: string): string {
 
 /** Judges every answer against the writers' record (complete once the writers have stopped). */
 export function judgeQueries(records: readonly QueryRecord[], ledger: Ledger, originMs: number): QueryJudgement {
-  const judgement: QueryJudgement = { answered: 0, partial: 0, errors: new Map(), unanswered: 0, silentUndercounts: [], overcounts: [] };
+  const judgement: QueryJudgement = { answered: 0, partial: [], errors: new Map(), unanswered: 0, silentUndercounts: [], overcounts: [] };
   for (const record of records) {
     if (record.outcome === 'lost' || record.outcome === 'unreachable') {
       judgement.unanswered++;
@@ -117,7 +122,7 @@ export function judgeQueries(records: readonly QueryRecord[], ledger: Ledger, or
       continue;
     }
     judgement.answered++;
-    if (record.partial) judgement.partial++;
+    if (record.partial) judgement.partial.push(explain(record, originMs, `meta.partial, ${record.missingKeys} keys missing, ${record.counted} counted of ${record.ackedBefore} acknowledged`));
     if (record.kind === 'head') {
       const least = Math.min(5, record.ackedBefore);
       if (!record.partial && record.counted < least) judgement.silentUndercounts.push(explain(record, originMs, `${record.counted} events, ${least} expected`));

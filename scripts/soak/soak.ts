@@ -39,6 +39,8 @@ export const DEFAULT_SOAK: Omit<SoakOptions, 'minutes' | 'log'> = {
 export interface SoakReport {
   passed: boolean;
   failures: string[];
+  /** The answers that said meta.partial (no failure). */
+  partialAnswers: string[];
   /** The summary table, printable. */
   table: string;
 }
@@ -140,7 +142,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (!recovered) failures.push(`the cluster did not recover within ${RECOVERY_MS / 1000} s after the run`);
     const codes = await Promise.all(nodes.map((node) => node.stop()));
     for (const [i, node] of nodes.entries()) if (codes[i] !== 0) failures.push(`${node.id} exited ${codes[i]} on SIGTERM at the end`);
-    return { passed: failures.length === 0, failures, table: summaryTable(outcome) };
+    return { passed: failures.length === 0, failures, partialAnswers: outcome.queries.partial, table: summaryTable(outcome) };
   } finally {
     resources.stop();
     for (const node of nodes) {

@@ -67,7 +67,7 @@ export function summaryTable(outcome: SoakOutcome): string {
     `| missing acknowledged events, through each node | ${perNode((v) => v.missing)} |`,
     `| copies of batches whose answer was lost (allowed), through each node | ${perNode((v) => v.inDoubtCopies)} |`,
     `| sum of the nodes' /stats total_events (must be) | ${shown(stats.held)} (${stats.least === stats.most ? stats.least : `${stats.least}..${stats.most}`}) |`,
-    `| query answers: 200 / partial / other status / no answer | ${queries.answered} / ${queries.partial} / ${[...queries.errors.values()].reduce((sum, n) => sum + n, 0)} / ${queries.unanswered} |`,
+    `| query answers: 200 / partial / other status / no answer | ${queries.answered} / ${queries.partial.length} / ${[...queries.errors.values()].reduce((sum, n) => sum + n, 0)} / ${queries.unanswered} |`,
     ...(errors === '' ? [] : [`| query answers of another status | ${errors} |`]),
     `| silent undercounts | ${queries.silentUndercounts.length} |`,
     `| overcounts | ${queries.overcounts.length} |`,
