@@ -14,6 +14,7 @@ import { GrpcServer } from './grpc/server';
 import { AppliedHints, HintStore } from './hints';
 import { Membership } from './membership';
 import { MetadataPayload } from './metadata-payload';
+import { PeerHttp } from './peer-http';
 import { cachedStats, engineNodeStats } from './node-stats';
 import { loadClusterState } from './state-store';
 
@@ -40,6 +41,8 @@ export class ClusterNode {
     readonly hints: HintStore,
     readonly appliedHints: AppliedHints,
     readonly metadata: MetadataPayload,
+    /** Calls to the other members' HTTP API. */
+    readonly http: PeerHttp,
   ) {}
 
   /**
@@ -56,6 +59,7 @@ export class ClusterNode {
   ): Promise<ClusterNode> {
     const { cluster } = settings;
     await refuseDataStoredAlone(engine);
+    const http = PeerHttp.fromSettings(settings);
     const self: Member = {
       id: cluster.nodeId,
       http: `${settings.listen.host}:${settings.listen.port}`,
@@ -88,6 +92,7 @@ export class ClusterNode {
       hints,
       await AppliedHints.open(engine.records('applied-hints')),
       payload,
+      http,
     );
     addServices(node);
     try {
@@ -119,5 +124,6 @@ export class ClusterNode {
     await this.membership.close();
     await this.server.close(graceMs);
     this.peers.close();
+    this.http.close();
   }
 }
