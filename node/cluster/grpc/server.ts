@@ -85,13 +85,15 @@ export class GrpcServer {
   listen(address: string): Promise<number> {
     const { host, port } = hostAndPort(address);
     const injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
-    const listener = net.createServer((socket) => this.admit(socket, injector));
+    const listener = net.createServer({ noDelay: true }, (socket) => this.admit(socket, injector));
     return new Promise((resolve, reject) => {
       listener.once('error', (error) => {
         injector.destroy();
         reject(new Error(`cannot listen for gRPC on ${address}: ${error.message}`));
       });
       listener.listen({ host, port }, () => {
+        // An accept that fails (out of file descriptors) loses that connection only; the peer retries.
+        listener.on('error', () => undefined);
         this.listener = listener;
         this.listening = true;
         resolve((listener.address() as net.AddressInfo).port);
