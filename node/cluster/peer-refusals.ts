@@ -29,9 +29,11 @@ export class PeerRefusals {
   refused(method: string, sender: string, refusal: RpcRefusal): void {
     for (const observer of this.observers) observer(method, refusal.reason);
     if (refusal.code === status.UNAVAILABLE) return;
-    const key = `${sender}\u0000${refusal.reason}`;
+    // Cut short: a sender's name is whatever it sent, a megabyte if it likes.
+    const name = quoted(sender);
+    const key = `${name} ${refusal.reason}`;
     if (this.logged.has(key) || this.logged.size >= MAX_LOGGED) return;
     this.logged.add(key);
-    this.logger.warn(`cluster: refused ${method} from ${quoted(sender)} (${refusal.reason}): ${refusal.message}; further ones from it for this reason are only counted`);
+    this.logger.warn(`cluster: refused ${method} from ${name} (${refusal.reason}): ${refusal.message}; further ones from it for this reason are only counted`);
   }
 }
