@@ -4,8 +4,9 @@
  * version (a jump, a state that drops members or saved queries, or one the master does not hold is
  * refused, logged once per sender and reason, and counted); a join cannot take a member's id or
  * addresses, nor re-point a running member; heartbeat and pull inputs are bounded. A node that was
- * down while saved queries changed pulls what it missed from the master. A connection that never
- * finishes the HTTP/2 preface is closed within a few seconds.
+ * down while saved queries changed pulls what it missed from the master, and a member restarted at
+ * a new HTTP address still takes it. A connection that never finishes the HTTP/2 preface is closed
+ * within a few seconds.
  */
 import { strict as assert } from 'assert';
 import net from 'net';
@@ -16,8 +17,8 @@ import { MEMBERSHIP } from '../../node/cluster/grpc/proto';
 import { DEFAULT_PREFACE_TIMEOUT_MS } from '../../node/cluster/grpc/server';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { waitUntil } from '../helpers/api';
-import { freePort, postJson, request } from '../helpers/server';
-import { startClusteredServers, stopClusteredServers, storedEvents, type ClusteredServer } from './helpers/clustered-servers';
+import { freePort, postJson, request, TestServer } from '../helpers/server';
+import { FAST_MEMBERSHIP, startClusteredServers, stopClusteredServers, storedEvents, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
 import { taggedEvents } from './helpers/test-events';
 
@@ -237,6 +238,23 @@ describe('cluster peers checked like clients: hostile calls from a process that 
     const wanted = [...original.savedQueries, 'fifth', 'fourth', 'third'].sort();
     await waitUntil(async () => (await snapshot(node)).savedQueries.join() === wanted.join(), 15_000, 'node3 to have every saved query');
     assert.equal(await storedEvents(node) > 0, true);
+  });
+
+  it('a member restarted at once at a new HTTP address takes it once the master saw it down', async () => {
+    const node = nodes[2]!;
+    await node.server.kill();
+    const httpPort = await freePort();
+    const args = ['--node-id', node.id, '--grpc-listen', node.grpc, '--seeds', nodes.map((each) => each.grpc).join(',')];
+    node.server = await TestServer.start({ port: httpPort, dataDir: node.dataDir, args, set: { ...FAST_MEMBERSHIP, 'cluster.replication_factor': 2 } });
+    await waitUntil(
+      async () => {
+        const status = (await request(`${nodes[0]!.api}/cluster/status`)).body.data;
+        const seen = (status.nodes as { id: string; address: string; state: string }[]).find((each) => each.id === node.id);
+        return status.status === 'healthy' && seen?.address === `127.0.0.1:${httpPort}`;
+      },
+      20_000,
+      'node3 up at its new HTTP address',
+    );
   });
 
   it('connections that send half the HTTP/2 preface, or nothing, are closed within the bound; the cluster works on', async () => {
