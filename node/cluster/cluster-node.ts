@@ -62,7 +62,8 @@ export class ClusterNode {
     const http = PeerHttp.fromSettings(settings);
     const self: Member = {
       id: cluster.nodeId,
-      http: `${settings.listen.host}:${settings.listen.port}`,
+      // An IPv6 host in brackets, so that a peer can put the address in a URL.
+      http: `${settings.listen.host.includes(':') ? `[${settings.listen.host}]` : settings.listen.host}:${settings.listen.port}`,
       grpc: cluster.grpcListen,
       role: 'all',
     };

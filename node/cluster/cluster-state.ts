@@ -3,7 +3,7 @@
  * taken out of placement. Only the master decides a new version (the pure transitions here);
  * every node keeps and persists the newest version it has seen (state-store.ts, membership.ts).
  */
-import { isHostPort, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';
+import { isMemberAddress, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';
 import type { RingEpoch } from './epochs';
 
 export type Role = 'all' | 'coordinator' | 'shard';
@@ -182,7 +182,7 @@ export function parseMember(value: unknown, where: string): Member {
   const idProblem = nodeIdProblem(member.id);
   if (idProblem !== null) throw new Error(`${where}.id: ${idProblem}`);
   for (const key of ['http', 'grpc'] as const) {
-    if (!isString(member[key]) || !isHostPort(member[key])) {
+    if (!isString(member[key]) || !isMemberAddress(member[key])) {
       throw new Error(`${where}.${key} must be HOST:PORT of at most ${MAX_ADDRESS_LENGTH} characters, not ${quoted(member[key])}`);
     }
   }

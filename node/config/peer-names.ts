@@ -21,8 +21,19 @@ export function nodeIdProblem(id: string): string | null {
   return null;
 }
 
+/**
+ * A member's address: a host name or IPv4 address, `[IPv6]`, or a bare IPv6 address (as nodes
+ * announced their HTTP address before brackets), and a port; nothing a URL would read otherwise.
+ */
+const MEMBER_ADDRESS = /^(?:[A-Za-z0-9._-]+|\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:.]+):\d{1,5}$/;
+
 /** Whether `address` is HOST:PORT (port at most 65535) within MAX_ADDRESS_LENGTH. */
 export function isHostPort(address: string): boolean {
   if (address.length > MAX_ADDRESS_LENGTH || !HOST_PORT.test(address)) return false;
   return Number(address.slice(address.lastIndexOf(':') + 1)) <= 65535;
+}
+
+/** Whether `address` can be a member's (from a peer, a stored state, or this node's listen addresses in a cluster). */
+export function isMemberAddress(address: string): boolean {
+  return address.length <= MAX_ADDRESS_LENGTH && MEMBER_ADDRESS.test(address) && Number(address.slice(address.lastIndexOf(':') + 1)) <= 65535;
 }

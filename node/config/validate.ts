@@ -2,7 +2,7 @@
  * Config validation and merging: one path for the file, the environment, flags, SIGHUP reload and
  * `PATCH /config`, so that every source is checked the same way.
  */
-import { isHostPort, nodeIdProblem } from './peer-names';
+import { isHostPort, isMemberAddress, nodeIdProblem } from './peer-names';
 import { CONFIG_SCHEMA, type Config, type ConfigSection, type ConfigValue, type FieldKind } from './schema';
 import { unbuiltMessage, unbuiltSettings } from './unbuilt-features';
 import { parseDurationMs, parseSizeBytes } from './units';
@@ -133,6 +133,9 @@ function checkConsistency(config: Config): void {
     for (const [key, address] of [['listen', config.listen], ['cluster.grpc_listen', cluster.grpc_listen]] as const) {
       if (WILDCARD_HOST.test(address as string)) {
         throw new ConfigError(`${key} = "${String(address)}": in a cluster the peers reach this node at the address it listens on; listen on one they can reach (its host name or IP), not a wildcard`);
+      }
+      if (!isMemberAddress(address as string)) {
+        throw new ConfigError(`${key} = "${String(address)}": in a cluster a host name (letters, digits, ".", "_", "-"), an IPv4 address or [IPv6] and a port`);
       }
     }
   }
