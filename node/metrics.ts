@@ -227,6 +227,7 @@ export class ClusterMetrics {
   readonly hintsStored: client.Counter<'target'>;
   readonly hintsReplayed: client.Counter<'target'>;
   readonly hintBytesReplayed: client.Counter<'target'>;
+  readonly peerRefusals: client.Counter<'method' | 'reason'>;
 
   constructor(registry: client.Registry, hints: PendingHints) {
     const registers = [registry];
@@ -281,6 +282,12 @@ export class ClusterMetrics {
       name: 'trawl_hints_replayed_bytes_total',
       help: 'Bytes of the hints of trawl_hints_replayed_total',
       labelNames: ['target'],
+      registers,
+    });
+    this.peerRefusals = new client.Counter({
+      name: 'trawl_grpc_refusals_total',
+      help: "Peers' membership calls this node refused, by method and reason (proto/README.md lists the reasons)",
+      labelNames: ['method', 'reason'],
       registers,
     });
     // A target whose hints are all replayed reads 0, not absent, so the drain shows on a graph.

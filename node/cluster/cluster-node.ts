@@ -15,6 +15,7 @@ import { AppliedShares } from './applied-shares';
 import { AppliedHints, HintStore } from './hints';
 import { Membership } from './membership';
 import { MetadataPayload } from './metadata-payload';
+import { PeerHttp } from './peer-http';
 import { cachedStats, engineNodeStats } from './node-stats';
 import { loadClusterState } from './state-store';
 
@@ -42,6 +43,8 @@ export class ClusterNode {
     readonly appliedHints: AppliedHints,
     readonly appliedShares: AppliedShares,
     readonly metadata: MetadataPayload,
+    /** Calls to the other members' HTTP API. */
+    readonly http: PeerHttp,
   ) {}
 
   /**
@@ -58,9 +61,11 @@ export class ClusterNode {
   ): Promise<ClusterNode> {
     const { cluster } = settings;
     await refuseDataStoredAlone(engine);
+    const http = PeerHttp.fromSettings(settings);
     const self: Member = {
       id: cluster.nodeId,
-      http: `${settings.listen.host}:${settings.listen.port}`,
+      // An IPv6 host in brackets, so that a peer can put the address in a URL.
+      http: `${settings.listen.host.includes(':') ? `[${settings.listen.host}]` : settings.listen.host}:${settings.listen.port}`,
       grpc: cluster.grpcListen,
       role: 'all',
     };
@@ -91,6 +96,7 @@ export class ClusterNode {
       await AppliedHints.open(engine.records('applied-hints')),
       new AppliedShares(engine.records('applied-shares')),
       payload,
+      http,
     );
     addServices(node);
     try {
@@ -122,5 +128,6 @@ export class ClusterNode {
     await this.membership.close();
     await this.server.close(graceMs);
     this.peers.close();
+    this.http.close();
   }
 }

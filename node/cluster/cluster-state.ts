@@ -3,6 +3,7 @@
  * taken out of placement. Only the master decides a new version (the pure transitions here);
  * every node keeps and persists the newest version it has seen (state-store.ts, membership.ts).
  */
+import { isMemberAddress, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';
 import type { RingEpoch } from './epochs';
 
 export type Role = 'all' | 'coordinator' | 'shard';
@@ -32,6 +33,9 @@ export interface ClusterState {
    */
   forming: string[];
 }
+
+/** The most members a state may hold: more than any cluster runs, few enough that a message cannot blow up a node. */
+export const MAX_MEMBERS = 1024;
 
 /** What a node holds before it has joined any cluster. */
 export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [] }) as ClusterState;
@@ -75,14 +79,22 @@ export function sameMember(a: Member, b: Member): boolean {
 }
 
 /**
- * Why `member` may not join: another node holds its id at another gRPC address. (A removed node
- * stays a member, so its id stays held: it can only come back at its own address, still removed.)
+ * Why `member` may not join: another node holds its id at another gRPC address, or its gRPC or
+ * HTTP address under another id. (A removed node stays a member, so its id and addresses stay
+ * held: it can only come back as itself, still removed.)
  */
-export type JoinConflict = { kind: 'node-id-taken'; holder: Member };
+export type JoinConflict = { kind: 'node-id-taken'; holder: Member } | { kind: 'address-taken'; holder: Member; address: string };
 
 export function joinConflict(state: ClusterState, member: Member): JoinConflict | null {
   const holder = memberById(state, member.id);
-  return holder !== undefined && holder.grpc !== member.grpc ? { kind: 'node-id-taken', holder } : null;
+  if (holder !== undefined && holder.grpc !== member.grpc) return { kind: 'node-id-taken', holder };
+  for (const other of state.members) {
+    if (other.id === member.id) continue;
+    if (other.grpc === member.grpc || other.http === member.http) {
+      return { kind: 'address-taken', holder: other, address: other.grpc === member.grpc ? member.grpc : member.http };
+    }
+  }
+  return null;
 }
 
 /** A new epoch never starts before the one it follows, whatever the clock of the master that decides it. */
@@ -156,14 +168,25 @@ export function withRemoved(state: ClusterState, id: string, epochStartMicros: n
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
+/** A value from a peer, short enough to quote in a message or a log line. */
+export function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
 /** Checks a member received from a peer or read from disk; throws naming the field that is wrong. */
 export function parseMember(value: unknown, where: string): Member {
   const member = value as Partial<Member> | null;
   if (typeof member !== 'object' || member === null) throw new Error(`${where} is not an object`);
-  for (const key of ['id', 'http', 'grpc'] as const) {
-    if (!isString(member[key]) || member[key] === '') throw new Error(`${where}.${key} must be a non-empty string`);
+  if (!isString(member.id)) throw new Error(`${where}.id must be a string`);
+  const idProblem = nodeIdProblem(member.id);
+  if (idProblem !== null) throw new Error(`${where}.id: ${idProblem}`);
+  for (const key of ['http', 'grpc'] as const) {
+    if (!isString(member[key]) || !isMemberAddress(member[key])) {
+      throw new Error(`${where}.${key} must be HOST:PORT of at most ${MAX_ADDRESS_LENGTH} characters, not ${quoted(member[key])}`);
+    }
   }
-  if (!ROLES.includes(member.role as Role)) throw new Error(`${where}.role must be one of ${ROLES.join(', ')}, not ${JSON.stringify(member.role)}`);
+  if (!ROLES.includes(member.role as Role)) throw new Error(`${where}.role must be one of ${ROLES.join(', ')}, not ${quoted(member.role)}`);
   return { id: member.id!, http: member.http!, grpc: member.grpc!, role: member.role! };
 }
 
@@ -186,11 +209,18 @@ export function parseClusterState(value: unknown): ClusterState {
   if (!Array.isArray(state.removed) || !state.removed.every(isString)) throw new Error('state.removed must be a list of node ids');
   const forming = state.forming ?? [];
   if (!Array.isArray(forming) || !forming.every(isString)) throw new Error('state.forming must be a list of gRPC addresses');
-  return {
+  if (state.members.length > MAX_MEMBERS) throw new Error(`state.members holds ${state.members.length} members; a cluster has at most ${MAX_MEMBERS}`);
+  const parsed: ClusterState = {
     version: state.version,
     members: state.members.map((member, i) => parseMember(member, `state.members[${i}]`)),
     epochs: state.epochs.map((epoch, i) => parseEpoch(epoch, `state.epochs[${i}]`)),
     removed: [...state.removed],
     forming: [...forming],
   };
+  const ids = new Set(parsed.members.map((member) => member.id));
+  if (ids.size < parsed.members.length) throw new Error('state.members names a node id twice');
+  const stranger = [...parsed.removed, ...parsed.epochs.flatMap((epoch) => epoch.members)].find((id) => !ids.has(id));
+  if (stranger !== undefined) throw new Error(`state names node ${quoted(stranger)} in a ring epoch or as removed, but not among its members`);
+  if (parsed.forming.length > MAX_MEMBERS) throw new Error(`state.forming holds more than ${MAX_MEMBERS} addresses`);
+  return parsed;
 }

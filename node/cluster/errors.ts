@@ -8,7 +8,7 @@ import type { RemoveProblem } from './cluster-state';
 /** The cluster will not take this node: its id is held elsewhere, it asked a node that is not the master, or their protocols differ. */
 export class JoinRefusedError extends Error {
   constructor(
-    readonly reason: 'node-id-taken' | 'not-master' | 'protocol-version',
+    readonly reason: 'node-id-taken' | 'address-taken' | 'invalid-member' | 'not-master' | 'protocol-version',
     message: string,
   ) {
     super(message);

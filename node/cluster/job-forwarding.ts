@@ -1,15 +1,18 @@
 /**
  * Query jobs live on the node that runs them, and their ids carry that node's id
  * (coordinator/jobs.ts). In a cluster any node answers `GET`/`DELETE /query/jobs/{id}` and
- * `/query/jobs/{id}/stream` by forwarding the request over HTTP to the member the id names, at its
- * HTTP address from the cluster state, and relaying the answer (the SSE stream as it comes). A
+ * `/query/jobs/{id}/stream` by forwarding the request over HTTP (HTTPS with `tls.enabled`,
+ * peer-http.ts) to the member the id names, at its HTTP address from the cluster state, and
+ * relaying the answer (the SSE stream as it comes). A
  * forwarded request is never forwarded again, so two nodes that disagree cannot bounce it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jobNodeTag, nodeTagOfJob } from '../../coordinator/jobs';
 import { ApiError } from '../errors';
 import type { Member } from './cluster-state';
+import type { ClusterNode } from './cluster-node';
 import type { Membership } from './membership';
+import type { PeerHttpResponse } from './peer-http';
 
 /** Marks a request one node forwarded to another. */
 export const FORWARDED_HEADER = 'x-trawl-forwarded-by';
@@ -34,17 +37,16 @@ function unavailable(member: Member, error: unknown): ApiError {
  * node's own (or no member's: the caller answers 404 as for any unknown job).
  */
 export async function forwardJobRequest(
-  membership: Membership | null,
+  cluster: Pick<ClusterNode, 'membership' | 'http'> | null,
   selfId: string,
   id: string,
   request: FastifyRequest,
   reply: FastifyReply,
   stream: boolean,
 ): Promise<boolean> {
-  if (membership === null || request.headers[FORWARDED_HEADER] !== undefined) return false;
-  const member = jobHome(membership, selfId, id);
+  if (cluster === null || request.headers[FORWARDED_HEADER] !== undefined) return false;
+  const member = jobHome(cluster.membership, selfId, id);
   if (member === null) return false;
-  const url = `http://${member.http}${request.url}`;
   const abort = new AbortController();
   const headers: Record<string, string> = { [FORWARDED_HEADER]: selfId };
   if (stream) {
@@ -52,15 +54,17 @@ export async function forwardJobRequest(
     reply.raw.on('close', () => abort.abort());
     headers.accept = 'text/event-stream';
   }
-  let response: Response;
+  let response: PeerHttpResponse;
+  let text: string | null = null;
   try {
-    response = await fetch(url, { method: request.method, headers, signal: stream ? abort.signal : AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    response = await cluster.http.request(member, request.url, { method: request.method, headers, signal: stream ? abort.signal : AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    if (!stream) text = await response.text();
   } catch (error) {
     throw unavailable(member, error);
   }
-  const type = response.headers.get('content-type') ?? 'application/json';
-  if (!stream || !type.startsWith('text/event-stream') || response.body === null) {
-    const text = await response.text();
+  const type = response.contentType ?? 'application/json';
+  if (!stream || !type.startsWith('text/event-stream')) {
+    text ??= await response.text();
     await reply.status(response.status).header('content-type', type).send(text);
     return true;
   }
@@ -94,20 +98,23 @@ export interface ListedJob {
  * The ids of members that did not answer come back apart, so the list can say it is partial.
  */
 export async function clusterJobList(
-  membership: Membership,
+  cluster: Pick<ClusterNode, 'membership' | 'http'>,
   selfId: string,
   own: ListedJob[],
   search: string,
 ): Promise<{ jobs: ListedJob[]; missingNodes: string[] }> {
-  const others = membership.state().members.filter((member) => member.id !== selfId);
+  const others = cluster.membership.state().members.filter((member) => member.id !== selfId);
   const answers = await Promise.all(
     others.map(async (member) => {
       try {
-        const response = await fetch(`http://${member.http}/api/v1/query/jobs${search}`, {
+        const response = await cluster.http.request(member, `/api/v1/query/jobs${search}`, {
           headers: { [FORWARDED_HEADER]: selfId },
           signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
         });
-        if (!response.ok) return null;
+        if (!response.ok) {
+          response.body.resume();
+          return null;
+        }
         const body = (await response.json()) as { data?: { jobs?: ListedJob[] } };
         return Array.isArray(body.data?.jobs) ? body.data.jobs : null;
       } catch {

@@ -5,8 +5,16 @@
  * the master decides a new state version (a join, a remove), persists it and pushes it to every
  * member; every node persists the newest version it sees, so a restarted node, a restarted master or
  * a promoted seed starts from it. Heartbeats go from every node to every other member (liveness is
- * known without the master) and carry the sender's versions: a node that sees a newer one pulls it.
- * An opaque payload (the metadata snapshot) can travel with the state under its own version.
+ * known without the master) and carry the sender's versions: a node that sees a newer one pulls it
+ * from the master. An opaque payload (the metadata snapshot) can travel with the state under its own
+ * version.
+ *
+ * What peers send is checked like a client's input (docs/architecture.md, "Who may change the
+ * state"): a push is taken only as the master's next version, confirmed with the master itself; a
+ * pull goes to the master only (a master that holds only its founding state, having lost its copy,
+ * asks another seed); a state that drops what no operation drops is refused (state-succession.ts);
+ * a join may not take another member's id or addresses. Refusals are counted and logged once per
+ * sender and reason (peer-refusals.ts).
  *
  * The gRPC server and the peer clients are the caller's: membership adds its services to the server,
  * which the caller then makes listen (with its own services) before start().
@@ -16,12 +24,15 @@ import { setTimeout as delay } from 'timers/promises';
 import { status } from '@grpc/grpc-js';
 import type { NodeRecords } from '../../storage/node-records';
 import type { Logger } from '../logger';
+import { nodeIdProblem } from '../config/peer-names';
 import {
   EMPTY_STATE,
   epochsOf,
   foundCluster,
   joinConflict,
+  MAX_MEMBERS,
   memberById,
+  quoted,
   removeProblem,
   sameMember,
   withFormed,
@@ -40,7 +51,9 @@ import { RpcRefusal, unary, type GrpcServer } from './grpc/server';
 import { memberFromWire, memberToWire, protocolVersion, stateFromWire, stateToWire, statsFromWire, statsToWire } from './grpc/wire';
 import { LivenessTracker, type Liveness } from './liveness';
 import type { NodeStats } from './node-stats';
+import { PeerRefusals } from './peer-refusals';
 import { protocolProblem } from './protocol';
+import { successionProblem, sameState } from './state-succession';
 import { loadClusterState, saveClusterState } from './state-store';
 
 /**
@@ -52,8 +65,21 @@ export interface ReplicatedPayload {
   version(): number;
   /** What this node holds, to send; null when it holds none. */
   current(): { version: number; data: Buffer } | null;
+  /** Why a payload `version` - version() versions newer cannot follow this node's (null: it can). */
+  problem(version: number, data: Buffer): string | null;
   /** Installs a payload received from a peer, newer than version(); resolves once durable. */
   install(version: number, data: Buffer): Promise<void>;
+}
+
+/** A state or payload this node will not take, and why (a refusal reason of proto/README.md). */
+export class StateRefusedError extends Error {
+  constructor(
+    readonly reason: 'state-succession' | 'payload-succession' | 'not-this-cluster',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StateRefusedError';
+  }
 }
 
 export interface MembershipOptions {
@@ -120,6 +146,12 @@ export const DEFAULT_FORMATION_TIMEOUT_MS = 60_000;
 /** A new ring epoch starts at least this many heartbeats (and a bucket) after it is decided, so every node has it first. */
 export const EPOCH_LEAD_HEARTBEATS = 5;
 
+/** A node id a peer sent, as a message names it: quoted (and cut short) when it is no node id. */
+const peerName = (id: string | undefined): string => (id === undefined || id === '' ? '(no id)' : nodeIdProblem(id) === null ? id : quoted(id));
+
+/** A version a peer sends: the wire reads 64-bit values as numbers, which must stay exact. */
+const isVersion = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
+
 export class Membership extends EventEmitter<MembershipEvents> {
   /** seeds[0]. */
   readonly masterAddress: string;
@@ -128,6 +160,8 @@ export class Membership extends EventEmitter<MembershipEvents> {
   private readonly liveness: LivenessTracker;
   /** The hint targets each peer named in its last heartbeat. */
   readonly hintReports = new HintReports();
+  /** The refusals of peers' membership calls. */
+  readonly refusals: PeerRefusals;
   private payload: ReplicatedPayload | null = null;
   /** State changes and installs, one at a time. */
   private changes: Promise<unknown> = Promise.resolve();
@@ -135,6 +169,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
   private formationTimer: NodeJS.Timeout | null = null;
   private readonly heartbeatsInFlight = new Set<string>();
   private pulling = false;
+  private lastPullMs = 0;
   private readonly background = new Set<Promise<unknown>>();
   private readonly warned = new Set<string>();
   private started = false;
@@ -152,12 +187,35 @@ export class Membership extends EventEmitter<MembershipEvents> {
     this.joinTimeoutMs = options.joinTimeoutMs ?? DEFAULT_JOIN_TIMEOUT_MS;
     this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.liveness = new LivenessTracker(options.failureTimeoutMs, (id, up) => this.emit(up ? 'member-up' : 'member-down', id));
+    this.refusals = new PeerRefusals(options.logger);
     const failed = (error: Error): void => options.logger.error(`cluster: a membership call failed: ${error.stack ?? error.message}`);
+    const counted =
+      <Request, Reply>(method: string, sender: (request: Request) => string, handler: (request: Request) => Promise<Reply>) =>
+      async (request: Request): Promise<Reply> => {
+        try {
+          return await handler(request);
+        } catch (error) {
+          if (error instanceof RpcRefusal) this.refusals.refused(method, sender(request), error);
+          throw error;
+        }
+      };
     options.server.addService(MEMBERSHIP_SERVICE, {
-      Join: unary((request: wire.JoinRequest) => this.onJoin(request), failed),
-      Heartbeat: unary((request: wire.HeartbeatRequest) => this.onHeartbeat(request), failed),
-      PullState: unary((request: wire.PullStateRequest) => this.onPullState(request), failed),
-      PushState: unary((request: wire.PushStateRequest) => this.onPushState(request), failed),
+      Join: unary(
+        counted('Join', (request: wire.JoinRequest) => request.node?.id ?? '', (request) => this.onJoin(request)),
+        failed,
+      ),
+      Heartbeat: unary(
+        counted('Heartbeat', (request: wire.HeartbeatRequest) => request.from?.id ?? '', (request) => this.onHeartbeat(request)),
+        failed,
+      ),
+      PullState: unary(
+        counted('PullState', (request: wire.PullStateRequest) => request.from, (request) => this.onPullState(request)),
+        failed,
+      ),
+      PushState: unary(
+        counted('PushState', (request: wire.PushStateRequest) => request.from, (request) => this.onPushState(request)),
+        failed,
+      ),
     });
     options.server.addService(NODE_INFO_SERVICE, {
       Stats: unary(async (request: wire.StatsRequest) => {
@@ -284,7 +342,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
         );
         const problem = protocolProblem(reply.protocol_version, `the master at ${this.masterAddress}`);
         if (problem !== null) throw new JoinRefusedError('protocol-version', problem);
-        await this.install(stateFromWire(reply.state), reply.payload);
+        await this.install(stateFromWire(reply.state), reply.payload, this.masterName());
         return;
       } catch (error) {
         if (!(error instanceof PeerCallError)) throw error;
@@ -303,7 +361,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
   private joinRefusal(error: PeerCallError): Error {
     const { self } = this.options;
     if (error.reason === 'node-id-taken') return new NodeIdTakenError(self.id, error.facts['held-at'] ?? 'another address', self.grpc);
-    if (error.reason === 'not-master' || error.reason === 'protocol-version') {
+    if (error.reason === 'not-master' || error.reason === 'protocol-version' || error.reason === 'address-taken' || error.reason === 'invalid-member') {
       return new JoinRefusedError(error.reason, error.details);
     }
     return new Error(`node ${self.id} cannot join the cluster: ${error.message}`);
@@ -322,18 +380,31 @@ export class Membership extends EventEmitter<MembershipEvents> {
   }
 
   /**
-   * Installs a state (and payload) received from a peer when newer than this node's; persists
-   * first. The master too: a newer state than its own means it lost its copy (a new data dir).
+   * Installs a state (and payload) this node asked the master for (a join, a pull) when newer than
+   * this node's and a possible successor of it; persists first. The master too: a newer state than
+   * its own means it lost its copy (a new data dir). Throws StateRefusedError for one it will not take.
    */
-  private async install(state: ClusterState, payload: wire.Payload | null): Promise<void> {
+  private async install(state: ClusterState, payload: wire.Payload | null, source: string): Promise<void> {
     await this.oneAtATime(async () => {
-      if (state.version > this.current.version) {
+      const newState = state.version > this.current.version;
+      const newPayload = payload !== null && this.payload !== null && payload.version > this.payload.version();
+      if (newState) {
+        const { self } = this.options;
+        if (memberById(state, self.id)?.grpc !== self.grpc) {
+          throw new StateRefusedError('not-this-cluster', `the cluster state v${state.version} of ${source} does not hold this node, ${self.id} at ${self.grpc}`);
+        }
+        const problem = successionProblem(this.current, state);
+        if (problem !== null) throw new StateRefusedError('state-succession', `the cluster state of ${source} cannot follow v${this.current.version} here: ${problem}`);
+      }
+      if (newPayload) {
+        const problem = this.payload!.problem(payload.version, payload.data);
+        if (problem !== null) throw new StateRefusedError('payload-succession', `the payload of ${source} cannot follow v${this.payload!.version()} here: ${problem}`);
+      }
+      if (newState) {
         await saveClusterState(this.options.records, state);
         this.adopt(state);
       }
-      if (payload !== null && this.payload !== null && payload.version > this.payload.version()) {
-        await this.payload.install(payload.version, payload.data);
-      }
+      if (newPayload) await this.payload!.install(payload.version, payload.data);
     });
   }
 
@@ -362,21 +433,31 @@ export class Membership extends EventEmitter<MembershipEvents> {
     return outcome;
   }
 
+  /** Takes the state and payload of `address`: the master, or another seed for a master that lost its copy. */
   private async pull(address: string): Promise<void> {
+    this.lastPullMs = Date.now();
     const reply = await this.options.peers.call(address, MEMBERSHIP.PullState, { protocol_version: protocolVersion(), from: this.options.self.id }, this.callTimeoutMs);
-    const problem = protocolProblem(reply.protocol_version, `the node at ${address}`);
+    const source = address === this.masterAddress ? this.masterName() : `the seed at ${address}`;
+    const problem = protocolProblem(reply.protocol_version, source);
     if (problem !== null) throw new Error(problem);
-    await this.install(stateFromWire(reply.state), reply.payload);
+    await this.install(stateFromWire(reply.state), reply.payload, source);
   }
 
-  /** Pulls from `address` when it has a newer state or payload than this node; one pull at a time. */
-  private catchUp(address: string, stateVersion: number, payloadVersion: number): void {
+  /**
+   * Pulls from the master when a peer says there is a newer state or payload than this node's; one
+   * pull at a time, at most one a heartbeat interval, since what a peer says may not be so. A master
+   * asks `seed` (the peer, when it is one of the other seeds) instead, and only while it holds no
+   * more than the state it founded: it lost its copy, and the cluster's is with the other nodes.
+   */
+  private catchUp(stateVersion: number, payloadVersion: number, seed: string | null): void {
     const behind = stateVersion > this.current.version || (this.payload !== null && payloadVersion > this.payload.version());
-    if (!behind || this.pulling || this.closed) return;
+    if (!behind || this.pulling || this.closed || Date.now() - this.lastPullMs < this.options.heartbeatIntervalMs) return;
+    const address = !this.isMaster ? this.masterAddress : this.current.version <= 1 && seed !== null && seed !== this.options.self.grpc && this.options.seeds.includes(seed) ? seed : null;
+    if (address === null) return;
     this.pulling = true;
     this.track(
       this.pull(address)
-        .catch((error: Error) => this.options.logger.warn(`cluster: pulling the cluster state from ${address} failed: ${error.message}`))
+        .catch((error: Error) => this.warnOnce(`pull:${address}:${error.message}`, `cluster: pulling the cluster state from ${address} failed: ${error.message}`))
         .finally(() => (this.pulling = false)),
     );
   }
@@ -424,7 +505,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
     }
     if (this.closed) return;
     this.liveness.heard(member.id, Date.now(), reply.stats === null ? undefined : statsFromWire(reply.stats));
-    this.catchUp(member.grpc, reply.state_version, reply.payload_version);
+    if (isVersion(reply.state_version) && isVersion(reply.payload_version)) this.catchUp(reply.state_version, reply.payload_version, member.grpc);
   }
 
   // ---- what peers ask ---------------------------------------------------------------------
@@ -436,7 +517,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
 
   private async onJoin(request: wire.JoinRequest): Promise<wire.JoinReply> {
     const { self } = this.options;
-    this.refuseUnknownProtocol(request.protocol_version, `node ${request.node?.id ?? '(no id)'}`);
+    this.refuseUnknownProtocol(request.protocol_version, `node ${peerName(request.node?.id)}`);
     if (!this.isMaster) {
       throw new RpcRefusal(
         status.FAILED_PRECONDITION,
@@ -445,17 +526,30 @@ export class Membership extends EventEmitter<MembershipEvents> {
       );
     }
     if (!this.started) throw new RpcRefusal(status.UNAVAILABLE, 'starting', `the master ${self.id} is starting`);
-    let member: Member;
-    try {
-      member = memberFromWire(request.node, 'node');
-    } catch (error) {
-      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-member', (error as Error).message);
-    }
+    const member = this.memberOf(request.node, 'node');
     const state = await this.change((current) => {
       const conflict = joinConflict(current, member);
-      if (conflict !== null) {
+      if (conflict?.kind === 'node-id-taken') {
         const message = new NodeIdTakenError(member.id, conflict.holder.grpc, member.grpc).message;
         throw new RpcRefusal(status.ALREADY_EXISTS, 'node-id-taken', message, { 'held-at': conflict.holder.grpc });
+      }
+      if (conflict?.kind === 'address-taken') {
+        throw new RpcRefusal(
+          status.ALREADY_EXISTS,
+          'address-taken',
+          `node ${member.id} cannot join at ${conflict.address}: node ${conflict.holder.id} of this cluster is there; give each node its own addresses`,
+          { 'held-by': conflict.holder.id },
+        );
+      }
+      const known = memberById(current, member.id);
+      if (known !== undefined && !sameMember(known, member) && this.livenessOf(known.id).up) {
+        // Whoever announces other addresses for a member that answers heartbeats is not that member;
+        // the member itself, restarted, is seen down first (a starting node refuses heartbeats).
+        throw new RpcRefusal(
+          status.UNAVAILABLE,
+          'member-up',
+          `node ${member.id} is up at ${known.grpc} with HTTP ${known.http}; its addresses change only once it is down`,
+        );
       }
       return withJoined(current, member, this.epochStart());
     }, member.id);
@@ -463,18 +557,28 @@ export class Membership extends EventEmitter<MembershipEvents> {
   }
 
   private async onHeartbeat(request: wire.HeartbeatRequest): Promise<wire.HeartbeatReply> {
-    this.refuseUnknownProtocol(request.protocol_version, `node ${request.from?.id ?? '(no id)'}`);
-    const from = request.from;
-    const sender = from === null ? undefined : memberById(this.current, from.id);
+    this.refuseUnknownProtocol(request.protocol_version, `node ${peerName(request.from?.id)}`);
+    if (!this.started) throw new RpcRefusal(status.UNAVAILABLE, 'starting', `node ${this.options.self.id} is starting`);
+    const from = this.memberOf(request.from, 'from');
+    if (!isVersion(request.state_version) || !isVersion(request.payload_version)) {
+      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-heartbeat', 'state_version and payload_version must be integers from 0 to 2^53');
+    }
+    const hintsFor = request.hints_for;
+    const badTarget = hintsFor.find((id) => nodeIdProblem(id) !== null);
+    if (hintsFor.length > MAX_MEMBERS || badTarget !== undefined) {
+      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-heartbeat', `hints_for names at most ${MAX_MEMBERS} node ids${badTarget === undefined ? '' : `, not ${quoted(badTarget)}`}`);
+    }
+    const sender = memberById(this.current, from.id);
+    if (sender !== undefined && sender.grpc !== from.grpc) {
+      throw new RpcRefusal(status.FAILED_PRECONDITION, 'node-id-taken', `node ${from.id} of this cluster is at ${sender.grpc}, not ${from.grpc}`, { 'held-at': sender.grpc });
+    }
     if (sender !== undefined && sender.id !== this.options.self.id && !this.closed) {
       this.liveness.heard(sender.id, Date.now());
-      this.hintReports.report(sender.id, request.hints_for);
-      this.catchUp(sender.grpc, request.state_version, request.payload_version);
-    } else if (sender === undefined && from !== null && from.grpc !== '') {
-      // A node this one does not know: it joined after this node's copy of the state, or this node
-      // (a master with a new data dir) lost its copy. Either way its newer state is the cluster's.
-      this.catchUp(from.grpc, request.state_version, request.payload_version);
+      this.hintReports.report(sender.id, hintsFor);
     }
+    // A node this one does not know joined after this node's copy of the state, or this node (a
+    // master with a new data dir) lost its copy: catchUp asks whom it may.
+    if (sender?.id !== this.options.self.id) this.catchUp(request.state_version, request.payload_version, from.grpc);
     return {
       protocol_version: protocolVersion(),
       node_id: this.options.self.id,
@@ -485,20 +589,103 @@ export class Membership extends EventEmitter<MembershipEvents> {
   }
 
   private async onPullState(request: wire.PullStateRequest): Promise<wire.PullStateReply> {
-    this.refuseUnknownProtocol(request.protocol_version, `node ${request.from}`);
+    this.refuseUnknownProtocol(request.protocol_version, `node ${peerName(request.from)}`);
+    const problem = nodeIdProblem(request.from);
+    if (problem !== null) throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-request', `from: ${problem}`);
     return { protocol_version: protocolVersion(), state: stateToWire(this.current), payload: this.payloadOut() };
   }
 
+  /**
+   * The master's next version. Anyone can name the master in `from`, so a push that could follow
+   * this node's state is confirmed by pulling from the master this node knows: what the master
+   * holds is installed, and a push it does not hold is refused.
+   */
   private async onPushState(request: wire.PushStateRequest): Promise<wire.PushStateReply> {
-    this.refuseUnknownProtocol(request.protocol_version, `node ${request.from}`);
+    const { self } = this.options;
+    this.refuseUnknownProtocol(request.protocol_version, `node ${peerName(request.from)}`);
+    const master = this.master();
+    if (this.isMaster || master.id === null || request.from !== master.id) {
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        'not-from-master',
+        `node ${self.id} takes the cluster state only from its master, ${this.isMaster ? 'itself' : this.masterName()}; not from ${quoted(request.from)}`,
+      );
+    }
     let state: ClusterState;
     try {
       state = stateFromWire(request.state);
     } catch (error) {
       throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-state', `the pushed cluster state is not valid: ${(error as Error).message}`);
     }
-    await this.install(state, request.payload);
-    return { protocol_version: protocolVersion(), state_version: this.current.version, payload_version: this.payload?.version() ?? 0 };
+    const payload = request.payload;
+    if (!isVersion(payload?.version ?? 0)) throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-state', 'the payload version must be an integer from 0 to 2^53');
+    this.refuseUnlikelySuccessor(state, payload);
+    try {
+      await this.pull(this.masterAddress);
+    } catch (error) {
+      if (error instanceof StateRefusedError) throw new RpcRefusal(status.FAILED_PRECONDITION, error.reason, error.message);
+      throw new RpcRefusal(status.UNAVAILABLE, 'master-unavailable', `confirming the push with ${this.masterName()} failed: ${(error as Error).message}`);
+    }
+    const heldPayload = this.payload?.version() ?? 0;
+    const unconfirmed =
+      state.version > this.current.version ||
+      (state.version === this.current.version && !sameState(state, this.current)) ||
+      (payload !== null && this.payload !== null && payload.version > heldPayload);
+    if (unconfirmed) {
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        'not-from-master',
+        `the pushed state v${state.version} (payload v${payload?.version ?? 0}) is not what ${this.masterName()} holds (v${this.current.version}, payload v${heldPayload})`,
+      );
+    }
+    return { protocol_version: protocolVersion(), state_version: this.current.version, payload_version: heldPayload };
+  }
+
+  /**
+   * Refuses a push that is not the master's next version after this node's (an older one, left
+   * behind by a newer push, is let through): one that skips versions (the node pulls the ones it
+   * missed from the master instead) or breaks the succession rules.
+   */
+  private refuseUnlikelySuccessor(state: ClusterState, payload: wire.Payload | null): void {
+    const held = this.current;
+    if (state.version === held.version && !sameState(state, held)) {
+      throw new RpcRefusal(status.FAILED_PRECONDITION, 'state-conflict', `the pushed state v${state.version} differs from this node's v${held.version}`);
+    }
+    if (state.version > held.version + 1) {
+      this.catchUp(state.version, 0, null);
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        'state-gap',
+        `the pushed state v${state.version} does not follow v${held.version} here: a push is taken one version at a time; this node pulls the versions it missed from ${this.masterName()}`,
+      );
+    }
+    if (state.version === held.version + 1) {
+      const problem = successionProblem(held, state);
+      if (problem !== null) throw new RpcRefusal(status.FAILED_PRECONDITION, 'state-succession', `the pushed state cannot follow v${held.version} here: ${problem}`);
+    }
+    if (payload === null || this.payload === null) return;
+    const heldPayload = this.payload.version();
+    if (payload.version > heldPayload + 1) {
+      this.catchUp(0, payload.version, null);
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        'payload-gap',
+        `the pushed payload v${payload.version} does not follow v${heldPayload} here: a push is taken one version at a time; this node pulls the versions it missed from ${this.masterName()}`,
+      );
+    }
+    if (payload.version === heldPayload + 1) {
+      const problem = this.payload.problem(payload.version, payload.data);
+      if (problem !== null) throw new RpcRefusal(status.FAILED_PRECONDITION, 'payload-succession', `the pushed payload cannot follow v${heldPayload} here: ${problem}`);
+    }
+  }
+
+  /** A member a peer named, checked; INVALID_ARGUMENT naming what is wrong. */
+  private memberOf(member: wire.Member | null, where: string): Member {
+    try {
+      return memberFromWire(member, where);
+    } catch (error) {
+      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-member', (error as Error).message);
+    }
   }
 
   // ---- small things -----------------------------------------------------------------------

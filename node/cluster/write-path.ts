@@ -46,6 +46,7 @@ export class ClusterWritePath {
       holdersByTarget,
     });
     node.peers.observe((call) => metrics.call(call.service, call.method, callOutcome(call.code), call.seconds));
+    node.membership.refusals.observe((method, reason) => metrics.peerRefusals.inc({ method, reason }));
     const maxBufferedEvents = (): number => settings().ingest.maxBufferedEvents;
     addShardWriteService(node.server, {
       engine,

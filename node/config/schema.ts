@@ -60,7 +60,7 @@ export const CONFIG_SCHEMA: Schema = {
     max_sessions: 'integer',
     max_session_duration: 'duration',
   },
-  tls: { enabled: 'boolean', cert_file: 'string', key_file: 'string' },
+  tls: { enabled: 'boolean', cert_file: 'string', key_file: 'string', ca_file: 'string' },
   auth: { enabled: 'boolean', root_token: 'string' },
   alerts: {
     min_interval: 'duration',
@@ -133,7 +133,7 @@ export function defaultConfig(): Config {
     },
     http: { request_timeout: '60s', shutdown_timeout: '30s', cors_origins: [] },
     tail: { heartbeat_interval: '15s', max_sessions: 100, max_session_duration: '24h' },
-    tls: { enabled: false, cert_file: null, key_file: null },
+    tls: { enabled: false, cert_file: null, key_file: null, ca_file: null },
     auth: { enabled: false, root_token: null },
     alerts: {
       min_interval: '10s',
@@ -173,6 +173,7 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'tls.enabled',
   'tls.cert_file',
   'tls.key_file',
+  'tls.ca_file',
   'auth.enabled',
   'cluster.node_id',
   'cluster.grpc_listen',

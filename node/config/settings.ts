@@ -39,7 +39,8 @@ export interface Settings {
   /** `maxFutureMs`: events further ahead of the receive time are refused (node/ingest/refusal.ts). */
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean; maxFutureMs: number };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
-  tls: { enabled: boolean; certFile: string | null; keyFile: string | null };
+  /** `caFile`: the CA a node trusts for the other members' HTTPS (node/cluster/peer-http.ts); none: the system's. */
+  tls: { enabled: boolean; certFile: string | null; keyFile: string | null; caFile: string | null };
   cluster: {
     nodeId: string;
     grpcListen: string;
@@ -120,6 +121,7 @@ export function resolveSettings(config: Config): Settings {
       enabled: tls.enabled as boolean,
       certFile: tls.cert_file as string | null,
       keyFile: tls.key_file as string | null,
+      caFile: tls.ca_file as string | null,
     },
     cluster: {
       nodeId: cluster.node_id as string,

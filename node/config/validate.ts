@@ -2,6 +2,7 @@
  * Config validation and merging: one path for the file, the environment, flags, SIGHUP reload and
  * `PATCH /config`, so that every source is checked the same way.
  */
+import { isHostPort, isMemberAddress, nodeIdProblem } from './peer-names';
 import { CONFIG_SCHEMA, type Config, type ConfigSection, type ConfigValue, type FieldKind } from './schema';
 import { unbuiltMessage, unbuiltSettings } from './unbuilt-features';
 import { parseDurationMs, parseSizeBytes } from './units';
@@ -30,10 +31,7 @@ export function coerceValue(key: string, kind: FieldKind, value: unknown): Confi
       if (typeof value === 'string' || typeof value === 'number') return String(value);
       break;
     case 'listen':
-      if (typeof value === 'string' && /^[^\s:]*:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/.test(value)) {
-        const port = Number(value.slice(value.lastIndexOf(':') + 1));
-        if (port <= 65535) return value;
-      }
+      if (typeof value === 'string' && isHostPort(value)) return value;
       throw new ConfigError(`${key}: expected HOST:PORT, got ${JSON.stringify(value)}`);
     case 'log-level':
       if (typeof value === 'string' && LOG_LEVELS.has(value)) return value;
@@ -130,9 +128,14 @@ function checkConsistency(config: Config): void {
   if ((cluster.partitions as number) < 1) throw new ConfigError('cluster.partitions must be at least 1');
   if ((cluster.replication_factor as number) < 1) throw new ConfigError('cluster.replication_factor must be at least 1');
   if ((cluster.seeds as string[]).length > 0) {
+    const idProblem = nodeIdProblem(String(cluster.node_id ?? ''));
+    if (idProblem !== null) throw new ConfigError(`cluster.node_id: ${idProblem}`);
     for (const [key, address] of [['listen', config.listen], ['cluster.grpc_listen', cluster.grpc_listen]] as const) {
       if (WILDCARD_HOST.test(address as string)) {
         throw new ConfigError(`${key} = "${String(address)}": in a cluster the peers reach this node at the address it listens on; listen on one they can reach (its host name or IP), not a wildcard`);
+      }
+      if (!isMemberAddress(address as string)) {
+        throw new ConfigError(`${key} = "${String(address)}": in a cluster a host name (letters, digits, ".", "_", "-"), an IPv4 address or [IPv6] and a port`);
       }
     }
   }

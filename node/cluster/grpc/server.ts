@@ -3,7 +3,12 @@
  * to this one server before it listens. A handler is an async function; what it throws becomes a
  * gRPC status, and an RpcRefusal also names its reason (and facts) in the trailers, so the calling
  * node can tell one refusal from another without parsing the message.
+ *
+ * The server accepts connections on its own socket and hands each to grpc-js only once the peer
+ * sent the HTTP/2 client preface: grpc-js keeps a connection that never sends one open without
+ * limit, so anyone could hold sockets and memory on the port.
  */
+import net from 'net';
 import * as grpc from '@grpc/grpc-js';
 import { GRPC_MAX_REPLY_BYTES, GRPC_MAX_REQUEST_BYTES } from './limits';
 
@@ -48,12 +53,31 @@ export function unary<Request, Reply>(
   };
 }
 
+/** What an HTTP/2 client sends first on a connection (RFC 9113, section 3.4). */
+const CLIENT_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+/** How long a new connection may take to send the whole preface before it is closed. */
+export const DEFAULT_PREFACE_TIMEOUT_MS = 5_000;
+
+/** `host:port` or `[v6]:port` as net.Server.listen takes it. */
+function hostAndPort(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  const host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  const port = Number(address.slice(colon + 1));
+  if (colon < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`cannot listen for gRPC on ${address}: expected HOST:PORT`);
+  return { host, port };
+}
+
 export class GrpcServer {
   private readonly server = new grpc.Server({
     'grpc.max_receive_message_length': GRPC_MAX_REQUEST_BYTES,
     'grpc.max_send_message_length': GRPC_MAX_REPLY_BYTES,
   });
+  private listener: net.Server | null = null;
+  /** Connections that have not sent the whole preface yet. */
+  private readonly awaitingPreface = new Set<net.Socket>();
   private listening = false;
+
+  constructor(private readonly prefaceTimeoutMs = DEFAULT_PREFACE_TIMEOUT_MS) {}
 
   /** Adds a service; all are added before listen(). */
   addService(service: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation): void {
@@ -63,17 +87,66 @@ export class GrpcServer {
 
   /** Binds `address` (host:port, port 0 for any) without TLS; resolves with the bound port. */
   listen(address: string): Promise<number> {
+    const { host, port } = hostAndPort(address);
+    const injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+    const listener = net.createServer({ noDelay: true }, (socket) => this.admit(socket, injector));
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => {
-        if (error !== null) return reject(new Error(`cannot listen for gRPC on ${address}: ${error.message}`));
-        this.listening = true;
-        resolve(port);
+      listener.once('error', (error) => {
+        injector.destroy();
+        reject(new Error(`cannot listen for gRPC on ${address}: ${error.message}`));
       });
+      listener.listen({ host, port }, () => {
+        // An accept that fails (out of file descriptors) loses that connection only; the peer retries.
+        listener.on('error', () => undefined);
+        this.listener = listener;
+        this.listening = true;
+        resolve((listener.address() as net.AddressInfo).port);
+      });
+    });
+  }
+
+  /** Reads the client preface under a timer, then gives grpc-js the connection with the bytes read put back. */
+  private admit(socket: net.Socket, injector: grpc.ConnectionInjector): void {
+    this.awaitingPreface.add(socket);
+    let received = Buffer.alloc(0);
+    const refuse = (): void => {
+      this.awaitingPreface.delete(socket);
+      socket.destroy();
+    };
+    const timer = setTimeout(refuse, this.prefaceTimeoutMs);
+    const onData = (chunk: Buffer): void => {
+      received = Buffer.concat([received, chunk]);
+      const length = Math.min(received.length, CLIENT_PREFACE.length);
+      if (!received.subarray(0, length).equals(CLIENT_PREFACE.subarray(0, length))) {
+        clearTimeout(timer);
+        return refuse();
+      }
+      if (received.length < CLIENT_PREFACE.length) return;
+      clearTimeout(timer);
+      this.awaitingPreface.delete(socket);
+      socket.off('data', onData);
+      socket.off('error', onError);
+      socket.pause();
+      socket.unshift(received);
+      injector.injectConnection(socket);
+    };
+    const onError = (): void => {
+      clearTimeout(timer);
+      refuse();
+    };
+    socket.on('data', onData);
+    socket.on('error', onError);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.awaitingPreface.delete(socket);
     });
   }
 
   /** Lets calls in flight finish for up to `graceMs`, then cuts the rest. */
   close(graceMs: number): Promise<void> {
+    this.listener?.close();
+    for (const socket of this.awaitingPreface) socket.destroy();
+    this.awaitingPreface.clear();
     return new Promise((resolve) => {
       const force = setTimeout(() => this.server.forceShutdown(), graceMs);
       this.server.tryShutdown(() => {

@@ -1,13 +1,14 @@
 /**
  * `POST /api/v1/cluster/nodes/{node_id}/remove`: an operator takes a node out of future placement.
  * The master decides it (a new ring epoch without the node, from a bucket boundary ahead); any
- * other node passes the request on to the master's HTTP address and relays its answer. The node
+ * other node passes the request on to the master's HTTP address (HTTPS with `tls.enabled`) and relays its answer. The node
  * stays a member: its old data stays queryable while it runs. `scripts/trawl cluster remove` calls it.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { App } from '../../app';
 import type { ClusterNode } from '../../cluster/cluster-node';
 import { RemoveRefusedError } from '../../cluster/errors';
+import type { PeerHttpResponse } from '../../cluster/peer-http';
 import { ApiError } from '../../errors';
 
 const PARAMS = { type: 'object', properties: { node_id: { type: 'string', minLength: 1 } }, required: ['node_id'] } as const;
@@ -41,9 +42,9 @@ async function forwardToMaster(cluster: ClusterNode, nodeId: string, reply: Fast
   const unavailable = (why: string): ApiError =>
     new ApiError('MASTER_UNAVAILABLE', `removing a node is decided by the cluster's master, ${name}, which ${why}; retry once it is back`);
   if (member === undefined || !master.up) throw unavailable('is not answering');
-  let answer: Response;
+  let answer: PeerHttpResponse;
   try {
-    answer = await fetch(`http://${member.http}/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/remove`, {
+    answer = await cluster.http.request(member, `/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/remove`, {
       method: 'POST',
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });

@@ -87,7 +87,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
 
   /** In a cluster, a job another node runs is asked of that node (its id names it). */
   const forwarded = (id: string, request: FastifyRequest, reply: FastifyReply, stream: boolean): Promise<boolean> =>
-    forwardJobRequest(app.cluster?.membership ?? null, app.settings.cluster.nodeId, id, request, reply, stream);
+    forwardJobRequest(app.cluster, app.settings.cluster.nodeId, id, request, reply, stream);
 
   /** Jobs a request is waiting for (sync window, hybrid): a shutdown lets them finish. */
   const awaited = new Set<Job>();
@@ -233,11 +233,11 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
         .list()
         .filter((job) => status === null || job.status === status)
         .map((job) => ({ job_id: job.id, query: job.query, status: job.status, created_at: job.createdAt.toISOString() }));
-      const membership = app.cluster?.membership;
-      if (membership === undefined || request.headers[FORWARDED_HEADER] !== undefined) return { data: { jobs } };
+      const cluster = app.cluster;
+      if (cluster === null || request.headers[FORWARDED_HEADER] !== undefined) return { data: { jobs } };
       // In a cluster: every node's jobs; a node that does not answer makes the list partial.
       const search = request.query.status === undefined ? '' : `?status=${encodeURIComponent(request.query.status)}`;
-      const all = await clusterJobList(membership, app.settings.cluster.nodeId, jobs, search);
+      const all = await clusterJobList(cluster, app.settings.cluster.nodeId, jobs, search);
       return all.missingNodes.length === 0 ? { data: { jobs: all.jobs } } : { data: { jobs: all.jobs }, meta: { partial: true, missing_nodes: all.missingNodes } };
     });
 

@@ -57,6 +57,11 @@ class ReplicatedNote implements ReplicatedPayload {
     return this.note.version === 0 ? null : { version: this.note.version, data: Buffer.from(this.note.text) };
   }
 
+  /** Any note may replace another. */
+  problem(): string | null {
+    return null;
+  }
+
   async install(version: number, data: Buffer): Promise<void> {
     await this.set({ version, text: data.toString() });
   }
