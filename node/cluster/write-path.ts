@@ -46,7 +46,17 @@ export class ClusterWritePath {
     });
     node.peers.observe((call) => metrics.call(call.service, call.method, callOutcome(call.code), call.seconds));
     const maxBufferedEvents = (): number => settings().ingest.maxBufferedEvents;
-    addShardWriteService(node.server, { engine, appliedHints: node.appliedHints, maxBufferedEvents, metrics, onFailure: options.onFailure });
+    addShardWriteService(node.server, {
+      self: node.self.id,
+      membership: node.membership,
+      replicationFactor: settings().cluster.replicationFactor,
+      engine,
+      appliedHints: node.appliedHints,
+      maxBufferedEvents,
+      metrics,
+      logger,
+      onFailure: options.onFailure,
+    });
     const router = new WriteRouter({
       self: node.self.id,
       membership: node.membership,

@@ -24,27 +24,38 @@ export class RpcRefusal extends Error {
   }
 }
 
-/** Adapts an async handler; an error that is not a refusal is INTERNAL and goes to `onFailure` (the log). */
+/**
+ * Adapts an async handler; an error that is not a refusal is INTERNAL and goes to `onFailure` (the
+ * log). The caller is told only that the call failed here and the error's first line: a stack, or
+ * anything else past that line, stays in this node's log.
+ */
 export function unary<Request, Reply>(
   handler: (request: Request) => Promise<Reply>,
   onFailure: (error: Error) => void,
 ): grpc.handleUnaryCall<Request, Reply> {
   return (call, callback) => {
-    handler(call.request).then(
+    Promise.resolve(call.request).then(handler).then(
       (reply) => callback(null, reply),
-      (error: Error) => {
+      (error: unknown) => {
         if (error instanceof RpcRefusal) {
           const metadata = new grpc.Metadata();
           metadata.set(REFUSAL_KEY, error.reason);
           for (const [key, value] of Object.entries(error.facts)) metadata.set(FACT_PREFIX + key, value);
           callback({ code: error.code, details: error.message, metadata });
         } else {
-          onFailure(error);
-          callback({ code: grpc.status.INTERNAL, details: error.message });
+          const failure = error instanceof Error ? error : new Error(String(error));
+          onFailure(failure);
+          callback({ code: grpc.status.INTERNAL, details: `the call failed on this node (its log has the details): ${firstLine(failure.message)}` });
         }
       },
     );
   };
+}
+
+/** Of a message that may carry more (a stack, a dump): its first line, at most 200 characters. */
+function firstLine(message: string): string {
+  const line = message.split('\n', 1)[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 
 export class GrpcServer {
