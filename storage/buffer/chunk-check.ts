@@ -5,6 +5,7 @@
  * (ShardWrite) or from disk (replay); one that does not add up would fail every flush and every
  * read of its memtable, so it is refused whole at decode time instead.
  */
+import { isAscii } from 'buffer';
 import { INDEX_COLUMN, isValidIndexName, RAW_COLUMN, TIME_COLUMN } from '../event';
 import type { Placement } from '../partition';
 import type { ChunkField, ChunkFieldType, EventChunk, PackedStrings } from './event-chunk';
@@ -111,9 +112,7 @@ function checkPacked(packed: PackedStrings, what: string): void {
     if (packed.encoding === 'utf16le' && end % 2 !== 0) throw new ChunkRecordError(`${what} string ${i} ends inside a UTF-16 unit`);
     previous = end;
   }
-  if (packed.encoding === 'latin1') {
-    for (let i = 0; i < previous; i++) if (bytes[i] >= 0x80) throw new ChunkRecordError(`${what} is marked ASCII but holds byte ${bytes[i]} at ${i}`);
-  }
+  if (packed.encoding === 'latin1' && !isAscii(bytes.subarray(0, previous))) throw new ChunkRecordError(`${what} is marked ASCII but holds other bytes`);
 }
 
 function checkField(field: ChunkField, count: number, what: string): void {
