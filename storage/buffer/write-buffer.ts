@@ -13,6 +13,7 @@
  * and works and the bytes stay for an operator to look at.
  */
 import type { LogEvent } from '../event';
+import { checkChunk } from './chunk-check';
 import { chunkEventsOf } from './chunk-read';
 import { CHUNK_RECORD_KIND, decodeChunkRecord } from './chunk-record';
 import { chunkEvents, type EventChunk } from './event-chunk';
@@ -24,7 +25,7 @@ import type { Rocks, WriteOp } from '../rocks';
 /** Record kinds: 0 is a JSON array of events (appendEvents); chunk records are CHUNK_RECORD_KIND. */
 export const JSON_EVENTS_KIND = 0;
 
-/** A write-buffer record set aside at replay: its old key, where it is now, and why. */
+/** A write-buffer record set aside at replay: its seq in the buffer, where it is now, and why. */
 export interface QuarantinedRecord {
   seq: number;
   /** The quarantine key, as log lines name it (`q:<ms>/<seq>`). */
@@ -132,7 +133,8 @@ export class WriteBuffer {
    * Re-reads the records left by the previous run into the active generation; a record that does
    * not decode is moved to the quarantine instead (see above).
    */
-  async replay(now = Date.now()): Promise<ReplayResult> {
+  async replay(): Promise<ReplayResult> {
+    const now = Date.now();
     let records = 0;
     let events = 0;
     const quarantined: QuarantinedRecord[] = [];
@@ -165,7 +167,9 @@ export class WriteBuffer {
       return same ? chunks : chunkEvents(chunks.flatMap(chunkEventsOf), this.placement);
     }
     if (value[0] !== JSON_EVENTS_KIND) throw new Error(`no decoder for record kind ${value[0]}`);
-    return chunkEvents(JSON.parse(value.subarray(1).toString('utf8')) as LogEvent[], this.placement);
+    const chunks = chunkEvents(JSON.parse(value.subarray(1).toString('utf8')) as LogEvent[], this.placement);
+    chunks.forEach((chunk, c) => checkChunk(chunk, this.placement, `chunk ${c}`));
+    return chunks;
   }
 
   /**

@@ -102,20 +102,30 @@ describe('storage engine', () => {
     await engine.appendEvents(Array.from({ length: 5 }, (_, i) => event(i, base + i)));
     // Written past the checks, as an older build or a flipped bit would have left it.
     const bad = overClaimingRecord(2_000_000, placement);
-    await engine.rocks.write([{ type: 'put', key: walKey(7), value: bad }]);
+    const jsonRecord = (text: string): Buffer => Buffer.concat([Buffer.of(0), Buffer.from(text)]);
+    await engine.rocks.write([
+      { type: 'put', key: walKey(7), value: bad },
+      { type: 'put', key: walKey(8), value: jsonRecord(JSON.stringify([{ time: base, raw: 'x', index: '../../etc', fields: {} }])) },
+      { type: 'put', key: walKey(9), value: jsonRecord('[{"time": ') },
+    ]);
     await crash(engine);
 
     engine = await StorageEngine.open(options(dir));
     assert.equal(engine.replayed.records, 1);
     assert.equal(engine.replayed.events, 5);
-    assert.equal(engine.replayed.quarantined.length, 1);
-    const [set] = engine.replayed.quarantined;
-    assert.equal(set.seq, 7);
-    assert.match(set.key, /^q:\d+\/7$/);
-    assert.match(set.reason, /claims 2000000 rows but holds 1 times/);
+    assert.deepEqual(
+      engine.replayed.quarantined.map((record) => record.seq),
+      [7, 8, 9],
+    );
+    const [overClaiming, badIndex, notJson] = engine.replayed.quarantined;
+    assert.match(overClaiming.key, /^q:\d+\/7$/);
+    assert.match(overClaiming.reason, /claims 2000000 rows but holds 1 times/);
+    assert.match(badIndex.reason, /index '\.\.\/\.\.\/etc', which is not an index name/);
+    assert.match(notJson.reason, /JSON/);
     const held = [];
     for await (const entry of engine.rocks.scan(QUARANTINE_PREFIX)) held.push(entry.value);
-    assert.deepEqual(held, [bad]);
+    assert.equal(held.length, 3);
+    assert.deepEqual(held[0], bad);
     const wal = [];
     for await (const entry of engine.rocks.scan(WAL_PREFIX)) wal.push(entry.key);
     assert.deepEqual(wal, [walKey(1)]);
