@@ -45,17 +45,17 @@ export function unary<Request, Reply>(
         } else {
           const failure = error instanceof Error ? error : new Error(String(error));
           onFailure(failure);
-          callback({ code: grpc.status.INTERNAL, details: `the call failed on this node (its log has the details): ${firstLine(failure.message)}` });
+          callback({ code: grpc.status.INTERNAL, details: internalDetails(failure) });
         }
       },
     );
   };
 }
 
-/** Of a message that may carry more (a stack, a dump): its first line, at most 200 characters. */
-function firstLine(message: string): string {
-  const line = message.split('\n', 1)[0] ?? '';
-  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
+/** What a peer is told of an unexpected failure: the first line of its message, at most 200 characters (never a stack or a dump). */
+export function internalDetails(error: Error): string {
+  const line = error.message.split('\n', 1)[0] ?? '';
+  return `the call failed on this node (its log has the details): ${line.length > 200 ? `${line.slice(0, 200)}...` : line}`;
 }
 
 export class GrpcServer {
