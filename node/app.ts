@@ -100,8 +100,8 @@ export class App {
     if (engine.replayed.records > 0) {
       logger.info(`replayed ${engine.replayed.events} buffered events from ${engine.replayed.records} write-buffer records`);
     }
-    if (engine.replayed.undecodable > 0) {
-      logger.warn(`${engine.replayed.undecodable} write-buffer records could not be decoded and were kept`);
+    for (const record of engine.replayed.quarantined) {
+      logger.warn(`storage: write-buffer record ${record.seq} does not validate and was set aside in the quarantine as ${record.key}, not replayed: ${record.reason}`);
     }
     const metadata = await MetadataStore.open(engine.records('metadata'));
     engine.start();

@@ -224,6 +224,7 @@ export class ClusterMetrics {
   readonly writeShares: client.Counter<'outcome'>;
   readonly writeShareEvents: client.Counter<'outcome'>;
   readonly receivedEvents: client.Counter<'kind'>;
+  readonly refusedWrites: client.Counter<'method' | 'reason'>;
   readonly hintsStored: client.Counter<'target'>;
   readonly hintsReplayed: client.Counter<'target'>;
   readonly hintBytesReplayed: client.Counter<'target'>;
@@ -264,6 +265,12 @@ export class ClusterMetrics {
       name: 'trawl_shard_write_received_events_total',
       help: 'Events peers sent this node to store, by kind: write (a share of a request) or hint (a replayed hint)',
       labelNames: ['kind'],
+      registers,
+    });
+    this.refusedWrites = new client.Counter({
+      name: 'trawl_shard_write_refused_total',
+      help: "ShardWrite calls this node refused, by method (Write, ReplayHint) and reason (the refusal's trawl-refusal: invalid-record, not-owner, unknown-origin, backpressure, ...)",
+      labelNames: ['method', 'reason'],
       registers,
     });
     this.hintsStored = new client.Counter({

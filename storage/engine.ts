@@ -19,7 +19,7 @@ import { directoryBytes, prefixEnd, Rocks, type WriteOp } from './rocks';
 import { localKeys, planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
 import { SegmentStore } from './lifecycle/segment-store';
 import type { ColumnBatch } from './column';
-import { WriteBuffer } from './buffer/write-buffer';
+import { WriteBuffer, type ReplayResult } from './buffer/write-buffer';
 
 export interface EngineOptions {
   dataDir: string;
@@ -92,8 +92,8 @@ export class StorageEngine extends EventEmitter {
     return engine;
   }
 
-  /** What the write-buffer replay at open found. */
-  replayed: { records: number; events: number; undecodable: number } = { records: 0, events: 0, undecodable: 0 };
+  /** What the write-buffer replay at open found, and the records it set aside. */
+  replayed: ReplayResult = { records: 0, events: 0, quarantined: [] };
 
   /** Starts the periodic flusher and maintenance (compaction + retention). */
   start(): void {

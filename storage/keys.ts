@@ -3,6 +3,7 @@
  * contiguous range:
  *
  *   w:<seq u64 BE>                         write-buffer record (one acknowledged ingest batch)
+ *   q:<set aside ms u64 BE><seq u64 BE>    write-buffer record that failed its checks at replay (quarantine)
  *   h:<segment id>                         segment header (JSON)
  *   b:<segment id>/<block u16 BE><col u16 BE>  one column of one row block (zstd)
  *   f:<segment id>/<block u16 BE>          one row block's bloom filter
@@ -13,6 +14,7 @@
  */
 
 export const WAL_PREFIX = Buffer.from('w:');
+export const QUARANTINE_PREFIX = Buffer.from('q:');
 export const HEADER_PREFIX = Buffer.from('h:');
 export const MANIFEST_PREFIX = Buffer.from('m:');
 export const CATALOG_PREFIX = Buffer.from('c:');
@@ -31,6 +33,20 @@ export function walKey(seq: number): Buffer {
 
 export function walSeqOf(key: Buffer): number {
   return Number(key.readBigUInt64BE(2));
+}
+
+/** Where a write-buffer record that does not validate is set aside: by when, then by its old seq. */
+export function quarantineKey(setAsideMs: number, seq: number): Buffer {
+  const key = Buffer.alloc(2 + 16);
+  QUARANTINE_PREFIX.copy(key, 0);
+  key.writeBigUInt64BE(BigInt(setAsideMs), 2);
+  key.writeBigUInt64BE(BigInt(seq), 10);
+  return key;
+}
+
+/** A key as its prefix and numbers read (`q:1764200000000/17`) for log lines. */
+export function describeQuarantineKey(key: Buffer): string {
+  return `q:${key.readBigUInt64BE(2)}/${key.readBigUInt64BE(10)}`;
 }
 
 export function headerKey(segmentId: string): Buffer {

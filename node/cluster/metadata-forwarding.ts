@@ -9,6 +9,7 @@
 import { status } from '@grpc/grpc-js';
 import { ApiError, isErrorCode } from '../errors';
 import { metadataApiError } from '../metadata/api-error';
+import { isMetadataCollection } from '../metadata/collections';
 import type { MetadataWriter } from '../metadata/writer';
 import type { MetadataApplied, MetadataStore, MetadataWrite } from '../metadata/store';
 import type * as wire from './grpc/messages';
@@ -29,18 +30,35 @@ async function applyOnMaster(store: MetadataStore, membership: Membership, write
   return applied;
 }
 
+const INVALID_WRITE = 'invalid-write';
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A forwarded write as the store takes it; anything else is refused by name, before the store sees it. */
+function metadataWriteOf(json: string): MetadataWrite {
+  let write: unknown;
+  try {
+    write = JSON.parse(json);
+  } catch (error) {
+    throw new RpcRefusal(status.INVALID_ARGUMENT, INVALID_WRITE, `the write is not JSON: ${(error as Error).message}`);
+  }
+  const refuse = (what: string): never => {
+    throw new RpcRefusal(status.INVALID_ARGUMENT, INVALID_WRITE, `the write ${what}`);
+  };
+  if (!isObject(write)) return refuse('is not a JSON object');
+  if (typeof write.collection !== 'string' || !isMetadataCollection(write.collection)) return refuse(`names no metadata collection (${JSON.stringify(write.collection)?.slice(0, 100)})`);
+  if (write.op !== 'create' && write.op !== 'replace' && write.op !== 'delete') return refuse(`has op ${JSON.stringify(write.op)?.slice(0, 100)}, not create, replace or delete`);
+  if (write.op !== 'create' && (typeof write.id !== 'string' || write.id === '')) return refuse(`to ${write.op} names no record id`);
+  if (write.op !== 'delete' && !isObject(write.record)) return refuse(`to ${write.op} holds no record object`);
+  return write as MetadataWrite;
+}
+
 /** The master's Metadata service. */
 export function addMetadataService(server: GrpcServer, membership: Membership, store: MetadataStore, onFailure: (error: Error) => void): void {
   const apply = async (request: wire.ApplyRequest): Promise<wire.ApplyReply> => {
     const problem = protocolProblem(request.protocol_version, 'the caller');
     if (problem !== null) throw new RpcRefusal(status.FAILED_PRECONDITION, 'protocol-version', problem);
     if (!membership.isMaster) throw new RpcRefusal(status.FAILED_PRECONDITION, 'not-master', `this node is not the master; the master is ${membership.masterAddress}`);
-    let write: MetadataWrite;
-    try {
-      write = JSON.parse(request.write_json) as MetadataWrite;
-    } catch (error) {
-      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-write', `the write is not JSON: ${(error as Error).message}`);
-    }
+    const write = metadataWriteOf(request.write_json);
     try {
       const applied = await applyOnMaster(store, membership, write);
       return { protocol_version: protocolVersion(), version: applied.version, record_json: applied.record === null ? '' : JSON.stringify(applied.record) };

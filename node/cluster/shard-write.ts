@@ -5,33 +5,44 @@
  * record is committed with the hint's applied mark in one batch, so a hint is applied once. Each
  * part of a share carries an id committed with it (applied-shares.ts): a part that comes again,
  * as a late Write or as the hint of a Write whose answer was lost, is applied once.
+ * Nothing a peer sends is trusted: the record must add up and the share pass share-checks.ts
+ * before anything is stored.
  */
 import { status } from '@grpc/grpc-js';
 import { decodeChunkRecord } from '../../storage/buffer/chunk-record';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 import type { StorageEngine } from '../../storage/engine';
 import type { Placement } from '../../storage/partition';
+import type { Logger } from '../logger';
 import type { ClusterMetrics } from '../metrics';
 import type * as wire from './grpc/messages';
 import { SHARD_WRITE_SERVICE } from './grpc/proto';
 import { RpcRefusal, unary, type GrpcServer } from './grpc/server';
 import { protocolVersion } from './grpc/wire';
+import type { AppliedHints } from './hints';
 import type { WriteOp } from '../../storage/rocks';
 import type { AppliedShares } from './applied-shares';
-import type { AppliedHints } from './hints';
+import type { Membership } from './membership';
 import { shareIdCreatedMs } from './share-ids';
 import { protocolProblem } from './protocol';
+import { checkChunks, checkHint, checkOrigin, INVALID_RECORD_REFUSAL, quote, refusalRecorder } from './share-checks';
 
 /** Refusal reasons the writing node tells apart. */
 export const BACKPRESSURE_REFUSAL = 'backpressure';
 
 export interface ShardWriteOwner {
+  /** This node's id. */
+  self: string;
+  /** The cluster state this node knows: members (a share's origin) and ring epochs (the keys it owns). */
+  membership: Pick<Membership, 'state'>;
+  replicationFactor: number;
   engine: StorageEngine;
   appliedHints: AppliedHints;
   appliedShares: AppliedShares;
   /** ingest.max_buffered_events as it is now (PATCH /config changes it live). */
   maxBufferedEvents: () => number;
   metrics: ClusterMetrics;
+  logger: Logger;
   onFailure: (error: Error) => void;
 }
 
@@ -57,7 +68,7 @@ function receiveShare(bytes: Buffer, placement: Placement, origin: string): Shar
   try {
     decoded = decodeChunkRecord(record);
   } catch (error) {
-    throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-record', `the record from node ${origin} is not a chunk record: ${(error as Error).message}`);
+    throw new RpcRefusal(status.INVALID_ARGUMENT, INVALID_RECORD_REFUSAL, `the record from node ${quote(origin)} does not add up (${(error as Error).message}): nothing was stored`);
   }
   if (!samePlacement(decoded.placement, placement)) {
     throw new RpcRefusal(
@@ -71,12 +82,11 @@ function receiveShare(bytes: Buffer, placement: Placement, origin: string): Shar
   return { record, chunks: decoded.chunks, events };
 }
 
-/** A share id is empty (a peer before protocol 1.3) or one share-ids.ts made; an origin names its records. */
-function refuseBadShareId(origin: string, shareId: string): void {
+/** A share id is empty (a peer before protocol 1.3) or one share-ids.ts made. */
+function checkShareId(origin: string, shareId: string): void {
   if (shareId !== '' && shareIdCreatedMs(shareId) === null) {
     throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-share-id', `node ${origin} sent share id ${JSON.stringify(shareId.slice(0, 64))}, which is not <13-digit ms>-<16 hex>-<part>`);
   }
-  if (origin === '' || origin.includes('/')) throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-origin', `a write names its origin node id, without '/' (got ${JSON.stringify(origin.slice(0, 64))})`);
 }
 
 function refuseUnknownProtocol(version: wire.ProtocolVersion | null, origin: string): void {
@@ -86,7 +96,15 @@ function refuseUnknownProtocol(version: wire.ProtocolVersion | null, origin: str
 
 /** Adds ShardWrite to the node's gRPC server. */
 export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner): void {
-  const { engine, appliedHints, appliedShares, metrics } = owner;
+  const { engine, appliedHints, appliedShares, metrics, self } = owner;
+  const recordRefusal = refusalRecorder(owner.logger, (method, reason) => metrics.refusedWrites.inc({ method, reason }));
+
+  /** The share of a record from `origin` as this node will keep it, once every check passed. */
+  const checkedShare = (bytes: Buffer, origin: string): Share => {
+    const share = receiveShare(bytes, engine.buffer.currentPlacement, origin);
+    checkChunks(share.chunks, origin, self, owner.membership.state(), owner.replicationFactor);
+    return share;
+  };
 
   /** The backpressure refusal, when `events` more would take the write buffer over its limit. */
   const checkRoom = (events: number, origin: string): void => {
@@ -115,8 +133,9 @@ export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner)
 
   const write = async (request: wire.WriteRequest): Promise<wire.WriteReply> => {
     refuseUnknownProtocol(request.protocol_version, request.origin);
-    refuseBadShareId(request.origin, request.share_id);
-    const share = receiveShare(request.record, engine.buffer.currentPlacement, request.origin);
+    checkOrigin(request.origin, self, owner.membership.state());
+    checkShareId(request.origin, request.share_id);
+    const share = checkedShare(request.record, request.origin);
     checkRoom(share.events, request.origin);
     appliedShares.floor(request.origin, request.share_floor_ms);
     if (await applyPart(request.origin, request.share_id, share, [])) metrics.receivedEvents.inc({ kind: 'write' }, share.events);
@@ -126,7 +145,11 @@ export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner)
   // One replay at a time per hint log: two copies of one hint (a retry after a lost answer) must
   // not both pass the applied check before either commits its mark.
   const replaysByLog = new Map<string, Promise<unknown>>();
-  const replayHint = (request: wire.ReplayHintRequest): Promise<wire.ReplayHintReply> => {
+  const replayHint = async (request: wire.ReplayHintRequest): Promise<wire.ReplayHintReply> => {
+    refuseUnknownProtocol(request.protocol_version, request.origin);
+    checkOrigin(request.origin, self, owner.membership.state());
+    checkHint(request.hint_log, request.seq);
+    checkShareId(request.origin, request.share_id);
     const log = `${request.origin}/${request.hint_log}`;
     const previous = replaysByLog.get(log) ?? Promise.resolve();
     const run = previous.then(() => applyHint(request, log));
@@ -139,13 +162,8 @@ export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner)
   };
 
   const applyHint = async (request: wire.ReplayHintRequest, log: string): Promise<wire.ReplayHintReply> => {
-    refuseUnknownProtocol(request.protocol_version, request.origin);
-    if (request.hint_log === '' || !(request.seq > 0)) {
-      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-hint', `a hint names its log and a seq from 1 (got log "${request.hint_log}", seq ${request.seq})`);
-    }
-    refuseBadShareId(request.origin, request.share_id);
     if (appliedHints.applied(log, request.seq)) return { protocol_version: protocolVersion(), applied: false, events: 0 };
-    const share = receiveShare(request.record, engine.buffer.currentPlacement, request.origin);
+    const share = checkedShare(request.record, request.origin);
     checkRoom(share.events, request.origin);
     appliedShares.floor(request.origin, request.share_floor_ms);
     const applied = await applyPart(request.origin, request.share_id, share, [appliedHints.markOp(log, request.seq)]);
@@ -155,8 +173,17 @@ export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner)
     return { protocol_version: protocolVersion(), applied: true, events: share.events };
   };
 
+  /** The handler, with its refusals counted and logged. */
+  const recorded =
+    <Request extends { origin: string }, Reply>(method: string, handler: (request: Request) => Promise<Reply>) =>
+    (request: Request): Promise<Reply> =>
+      handler(request).catch((error: unknown) => {
+        if (error instanceof RpcRefusal) recordRefusal(method, request.origin, error);
+        throw error;
+      });
+
   server.addService(SHARD_WRITE_SERVICE, {
-    Write: unary(write, owner.onFailure),
-    ReplayHint: unary(replayHint, owner.onFailure),
+    Write: unary(recorded('Write', write), owner.onFailure),
+    ReplayHint: unary(recorded('ReplayHint', replayHint), owner.onFailure),
   });
 }

@@ -49,11 +49,15 @@ export class ClusterWritePath {
     node.membership.refusals.observe((method, reason) => metrics.peerRefusals.inc({ method, reason }));
     const maxBufferedEvents = (): number => settings().ingest.maxBufferedEvents;
     addShardWriteService(node.server, {
+      self: node.self.id,
+      membership: node.membership,
+      replicationFactor: settings().cluster.replicationFactor,
       engine,
       appliedHints: node.appliedHints,
       appliedShares: node.appliedShares,
       maxBufferedEvents,
       metrics,
+      logger,
       onFailure: options.onFailure,
     });
     const floors = new ShareFloors(node.hints);

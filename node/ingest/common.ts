@@ -43,6 +43,14 @@ export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
   '_time', '_raw', 'index', '_timestamp', '_source', '_sourcetype', '__proto__',
 ]);
 
+/**
+ * Whether a field of this name is stored: not empty and not reserved. Every ingest path skips (or
+ * refuses) other names, and a peer's share that holds one is refused (node/cluster/share-checks.ts).
+ */
+export function isStorableFieldName(name: string): boolean {
+  return name !== '' && !RESERVED_FIELD_NAMES.has(name);
+}
+
 /** Label fields that are always strings (placement hashes host and source; discovery groups by source). */
 export const LABEL_FIELDS = ['source', 'sourcetype', 'host', 'level'] as const;
 

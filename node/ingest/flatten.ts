@@ -4,7 +4,7 @@
  * cannot be kept exactly refuses the event (refusal.ts) rather than vanish.
  */
 import type { FieldValue } from '../../storage/event';
-import { hasField, RESERVED_FIELD_NAMES } from './common';
+import { hasField, isStorableFieldName, RESERVED_FIELD_NAMES } from './common';
 import { invalid, nonFiniteNumber, type Refusal } from './refusal';
 
 /** Below this depth a sub-object is stored as JSON text rather than expanded further. */
@@ -95,7 +95,7 @@ function walk(
     const v = obj[key];
     if (v === null || v === undefined) continue;
     const name = prefix === '' ? key : prefix + key;
-    if (key === '' || RESERVED_FIELD_NAMES.has(name)) {
+    if (key === '' || !isStorableFieldName(name)) {
       if (refuseReserved) return reservedName(name);
       continue;
     }

@@ -18,7 +18,7 @@ import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 import { bucketOf, homePartition, keyString, type PartitionKey, type Placement } from '../../storage/partition';
 import { spilledPartition } from '../../storage/partition-spill';
-import { LABEL_FIELDS, receivedAt, RESERVED_FIELD_NAMES, type IngestContext } from './common';
+import { isStorableFieldName, LABEL_FIELDS, receivedAt, type IngestContext } from './common';
 import { MAX_FIELDS_PER_EVENT } from './refusal';
 import {
   CLOSE_BRACE,
@@ -508,7 +508,7 @@ class NativeScanner {
     let slot = state.slots[code];
     if (slot === undefined) {
       const name = src.toString('utf8', start, end);
-      const skip = name === '' || RESERVED_FIELD_NAMES.has(name);
+      const skip = !isStorableFieldName(name);
       slot = { nameBytes: Buffer.from(src.subarray(start, end)), name, skip, label: skip ? 0 : labelOf(name), field: null };
       state.slots[code] = slot;
     }

@@ -5,7 +5,7 @@
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
 import { invalidJson } from '../errors';
-import { coerceLabels, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
+import { coerceLabels, isPlainObject, isStorableFieldName, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext } from './common';
 import { flattenInto } from './flatten';
 import { checkEvent, countRefusal, invalid, isRefusal, type Refusal, type RefusalCounts, type RefusalReason } from './refusal';
 import { secondsToMicros } from './timevalue';
@@ -67,7 +67,7 @@ function alreadyFlat(f: Record<string, unknown>): Record<string, FieldValue> | n
     if (!Object.prototype.hasOwnProperty.call(f, key)) return null;
     const v = f[key];
     if (typeof v !== 'string' && typeof v !== 'boolean' && typeof v !== 'number') return null;
-    if (key === '' || RESERVED_FIELD_NAMES.has(key)) return null;
+    if (!isStorableFieldName(key)) return null;
   }
   return f as Record<string, FieldValue>;
 }

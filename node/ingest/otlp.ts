@@ -17,7 +17,7 @@
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
 import { invalidJson, invalidRequest } from '../errors';
-import { coerceLabels, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
+import { coerceLabels, isPlainObject, isStorableFieldName, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
 import { isValidEventMicros } from './datetime';
 import { MAX_FLATTEN_DEPTH, reservedName, storedJsonText } from './flatten';
 import { levelFromOtlpSeverity, normalizeLevel } from './level';
@@ -95,7 +95,7 @@ interface Sink {
  */
 function putValue(sink: Sink, name: string, v: unknown, depth: number, keepExisting = false): void {
   if (v === undefined || v === null || sink.refusal !== null) return;
-  if (!keepExisting && (name === '' || RESERVED_FIELD_NAMES.has(name))) {
+  if (!keepExisting && !isStorableFieldName(name)) {
     sink.refusal = reservedName(name);
     return;
   }

@@ -22,6 +22,11 @@ export const SAVED_QUERIES: MetadataCollection = { name: 'saved_queries', idPref
 
 const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map([SAVED_QUERIES].map((collection) => [collection.name, collection]));
 
+/** Whether a collection of that name exists (a name from outside is checked before it is used). */
+export function isMetadataCollection(name: string): boolean {
+  return COLLECTIONS.has(name);
+}
+
 /** The collection of that name; an unknown name is a programming error. */
 export function metadataCollection(name: string): MetadataCollection {
   const collection = COLLECTIONS.get(name);

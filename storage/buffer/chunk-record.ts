@@ -13,6 +13,7 @@
 import type { FieldValue } from '../event';
 import type { ChunkField, ChunkFieldType, EventChunk, PackedStrings } from './event-chunk';
 import type { PartitionKey, Placement } from '../partition';
+import { checkChunk, checkHeaderShape, ChunkRecordError } from './chunk-check';
 
 export const CHUNK_RECORD_KIND = 2;
 
@@ -67,7 +68,8 @@ interface RecordHeader {
   chunks: ChunkHeader[];
 }
 
-const align8 = (n: number): number => (n + 7) & ~7;
+/** Arithmetic, not bit operations: a header length read from a record may pass 2^31. */
+const align8 = (n: number): number => Math.ceil(n / 8) * 8;
 
 /** Lays out the sections; `copy` receives each array and its byte offset. */
 function layout(chunks: readonly EventChunk[], start: number, copy: (array: ArrayBufferView, offset: number) => void): { headers: ChunkHeader[]; end: number } {
@@ -120,43 +122,58 @@ export function encodeChunkRecord(chunks: readonly EventChunk[], placement: Plac
  * The chunks of a record, as views into it (no copy), and the placement they were keyed with.
  * Offsets in a record are 8-byte aligned from its start, so `record.byteOffset` must be too
  * (RocksDB values and transferred buffers start at 0; otherwise the record is copied first).
+ * Throws a ChunkRecordError for a record that does not add up (chunk-check.ts).
  */
 export function decodeChunkRecord(value: Uint8Array): { chunks: EventChunk[]; placement: Placement } {
   const record = value.byteOffset % 8 === 0 ? value : new Uint8Array(value);
-  if (record[0] !== CHUNK_RECORD_KIND) throw new Error(`not a chunk record (kind ${record[0]})`);
+  if (record.byteLength < 5 || record[0] !== CHUNK_RECORD_KIND) throw new ChunkRecordError(`not a chunk record (kind ${record[0]}, ${record.byteLength} bytes)`);
   const view = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
   const headerLength = view.readUInt32LE(1);
-  const header = JSON.parse(view.toString('utf8', 5, 5 + headerLength)) as RecordHeader;
-  const base = record.byteOffset + align8(5 + headerLength);
+  if (5 + headerLength > record.byteLength) throw new ChunkRecordError(`a header of ${headerLength} bytes in a record of ${record.byteLength}`);
+  let header: unknown;
+  try {
+    header = JSON.parse(view.toString('utf8', 5, 5 + headerLength));
+  } catch (error) {
+    throw new ChunkRecordError(`the header is not JSON (${(error as Error).message})`);
+  }
+  checkHeaderShape(header);
+  const { placement } = header;
+  const start = align8(5 + headerLength);
+  const sectionBytes = Math.max(0, record.byteLength - start);
+  const base = record.byteOffset + start;
   const memory = record.buffer;
-  if (align8(5 + headerLength) > record.byteLength) throw new Error('chunk record: truncated header');
-  const check = ([offset, length]: Section, bytes: number): void => {
-    if (offset < 0 || offset + length * bytes > record.byteLength - align8(5 + headerLength)) throw new Error('chunk record: section out of range');
+  const check = ([offset, length]: Section, bytes: number, what: string): void => {
+    if (offset % bytes !== 0) throw new ChunkRecordError(`${what} starts at ${offset}, not a multiple of ${bytes}`);
+    if (offset + length * bytes > sectionBytes) throw new ChunkRecordError(`${what} of ${length} x ${bytes} bytes at ${offset} passes the end of the record's ${sectionBytes} bytes of sections`);
   };
-  const u8 = (s: Section): Uint8Array => (check(s, 1), new Uint8Array(memory, base + s[0], s[1]));
-  const u32 = (s: Section): Uint32Array => (check(s, 4), new Uint32Array(memory, base + s[0], s[1]));
-  const f64 = (s: Section): Float64Array => (check(s, 8), new Float64Array(memory, base + s[0], s[1]));
-  const packed = (p: PackedHeader): PackedStrings => ({ bytes: u8(p.bytes), ends: u32(p.ends), encoding: p.encoding });
-  const chunks = header.chunks.map(
-    (chunk): EventChunk => ({
-      key: chunk.key,
+  const u8 = (s: Section, what: string): Uint8Array => (check(s, 1, what), new Uint8Array(memory, base + s[0], s[1]));
+  const u32 = (s: Section, what: string): Uint32Array => (check(s, 4, what), new Uint32Array(memory, base + s[0], s[1]));
+  const f64 = (s: Section, what: string): Float64Array => (check(s, 8, what), new Float64Array(memory, base + s[0], s[1]));
+  const packed = (p: PackedHeader, what: string): PackedStrings => ({ bytes: u8(p.bytes, `${what} bytes`), ends: u32(p.ends, `${what} ends`), encoding: p.encoding });
+  const chunks = (header.chunks as ChunkHeader[]).map((chunk, c): EventChunk => {
+    const what = `chunk ${c}`;
+    const decoded: EventChunk = {
+      key: { index: chunk.key.index, bucket: chunk.key.bucket, partition: chunk.key.partition },
       count: chunk.count,
-      minTime: chunk.minTime,
-      maxTime: chunk.maxTime,
-      times: f64(chunk.times),
-      raws: packed(chunk.raws),
-      fields: chunk.fields.map(
-        (field): ChunkField => ({
+      minTime: chunk.count === 0 ? Number.POSITIVE_INFINITY : chunk.minTime,
+      maxTime: chunk.count === 0 ? Number.NEGATIVE_INFINITY : chunk.maxTime,
+      times: f64(chunk.times, `${what} times`),
+      raws: packed(chunk.raws, `${what} _raw`),
+      fields: chunk.fields.map((field, f): ChunkField => {
+        const at = `${what} field ${f}`;
+        return {
           name: field.name,
           type: field.type,
-          rows: field.rows === null ? null : u32(field.rows),
-          numbers: field.numbers === null ? null : f64(field.numbers),
-          codes: field.codes === null ? null : u32(field.codes),
-          dict: field.dict === null ? null : packed(field.dict),
+          rows: field.rows === null ? null : u32(field.rows, `${at} rows`),
+          numbers: field.numbers === null ? null : f64(field.numbers, `${at} numbers`),
+          codes: field.codes === null ? null : u32(field.codes, `${at} codes`),
+          dict: field.dict === null ? null : packed(field.dict, `${at} dictionary`),
           mixed: field.mixed === null ? null : mixedFromJSON(field.mixed),
-        }),
-      ),
-    }),
-  );
-  return { chunks, placement: header.placement };
+        };
+      }),
+    };
+    checkChunk(decoded, placement, what);
+    return decoded;
+  });
+  return { chunks, placement: { bucketSpanMicros: placement.bucketSpanMicros, partitions: placement.partitions } };
 }

@@ -6,18 +6,38 @@
  *
  * A flush rotates the active generation out, writes its segments and deletes exactly the records
  * of that generation in the same atomic batch: no event is lost or stored twice across a crash.
+ *
+ * A record that does not decode at replay (written by a build with other rules, or a flipped bit)
+ * would fail every flush if it were replayed: it is moved to the quarantine (`q:`, keys.ts) in
+ * one batch with its removal from the buffer, and named in the replay's result, so the node starts
+ * and works and the bytes stay for an operator to look at.
  */
 import type { LogEvent } from '../event';
+import { checkChunk } from './chunk-check';
 import { chunkEventsOf } from './chunk-read';
 import { CHUNK_RECORD_KIND, decodeChunkRecord } from './chunk-record';
 import { chunkEvents, type EventChunk } from './event-chunk';
-import { WAL_PREFIX, walKey, walSeqOf } from '../keys';
+import { describeQuarantineKey, quarantineKey, WAL_PREFIX, walKey, walSeqOf } from '../keys';
 import { MemTable } from './memtable';
 import { keyString, type Placement } from '../partition';
 import type { Rocks, WriteOp } from '../rocks';
 
 /** Record kinds: 0 is a JSON array of events (appendEvents); chunk records are CHUNK_RECORD_KIND. */
 export const JSON_EVENTS_KIND = 0;
+
+/** A write-buffer record set aside at replay: its seq in the buffer, where it is now, and why. */
+export interface QuarantinedRecord {
+  seq: number;
+  /** The quarantine key, as log lines name it (`q:<ms>/<seq>`). */
+  key: string;
+  reason: string;
+}
+
+export interface ReplayResult {
+  records: number;
+  events: number;
+  quarantined: QuarantinedRecord[];
+}
 
 export class Generation {
   readonly tables = new Map<string, MemTable>();
@@ -109,27 +129,34 @@ export class WriteBuffer {
     this.placement = placement;
   }
 
-  /** Re-reads the records left by the previous run into the active generation. Returns the event count. */
-  async replay(): Promise<{ records: number; events: number; undecodable: number }> {
+  /**
+   * Re-reads the records left by the previous run into the active generation; a record that does
+   * not decode is moved to the quarantine instead (see above).
+   */
+  async replay(): Promise<ReplayResult> {
+    const now = Date.now();
     let records = 0;
     let events = 0;
-    let undecodable = 0;
+    const quarantined: QuarantinedRecord[] = [];
+    const setAside: WriteOp[] = [];
     for await (const { key, value } of this.rocks.scan(WAL_PREFIX)) {
       const seq = walSeqOf(key);
       this.seq = Math.max(this.seq, seq);
       let chunks: EventChunk[];
       try {
         chunks = this.decodeRecord(value);
-      } catch {
-        // Keep the record (it is never deleted while undecodable) and say so in the stats.
-        undecodable++;
+      } catch (error) {
+        const target = quarantineKey(now, seq);
+        setAside.push({ type: 'put', key: target, value }, { type: 'del', key });
+        quarantined.push({ seq, key: describeQuarantineKey(target), reason: (error as Error).message });
         continue;
       }
       this.active.add(seq, chunks);
       records++;
       for (const chunk of chunks) events += chunk.count;
     }
-    return { records, events, undecodable };
+    await this.rocks.write(setAside, true);
+    return { records, events, quarantined };
   }
 
   /** A record's chunks, keyed by the current placement. */
@@ -140,7 +167,9 @@ export class WriteBuffer {
       return same ? chunks : chunkEvents(chunks.flatMap(chunkEventsOf), this.placement);
     }
     if (value[0] !== JSON_EVENTS_KIND) throw new Error(`no decoder for record kind ${value[0]}`);
-    return chunkEvents(JSON.parse(value.subarray(1).toString('utf8')) as LogEvent[], this.placement);
+    const chunks = chunkEvents(JSON.parse(value.subarray(1).toString('utf8')) as LogEvent[], this.placement);
+    chunks.forEach((chunk, c) => checkChunk(chunk, this.placement, `chunk ${c}`));
+    return chunks;
   }
 
   /**

@@ -37,13 +37,14 @@ async function refusal(call: Promise<unknown>): Promise<PeerCallError> {
   throw new Error('the call was answered');
 }
 
-describe('ShardWrite on one node', function () {
+describe('ShardWrite on a node of two', function () {
   this.timeout(60_000);
   let nodes: ClusteredServer[] = [];
   const peers = new PeerClients(1000);
 
   before(async () => {
-    nodes = await startClusteredServers(1);
+    // Two nodes at replication 2: node1 owns every key, and node2 is the member the calls come from.
+    nodes = await startClusteredServers(2, { set: { 'cluster.replication_factor': 2 } });
   });
 
   after(async () => {
@@ -52,7 +53,7 @@ describe('ShardWrite on one node', function () {
   });
 
   const replay = (hintLog: string, seq: number, bytes: Buffer) =>
-    peers.call(nodes[0]!.grpc, SHARD_WRITE.ReplayHint, { protocol_version: protocolVersion(), origin: 'node9', hint_log: hintLog, seq, record: bytes, share_id: '', share_floor_ms: 0 }, 10_000);
+    peers.call(nodes[0]!.grpc, SHARD_WRITE.ReplayHint, { protocol_version: protocolVersion(), origin: 'node2', hint_log: hintLog, seq, record: bytes, share_id: '', share_floor_ms: 0 }, 10_000);
 
   it('applies a replayed hint once, however often and however concurrently it is sent, and across a kill', async () => {
     const first = record('first', 50);
@@ -82,12 +83,12 @@ describe('ShardWrite on one node', function () {
     const shareId = `${Date.now()}-00112233aabbccdd-0`;
     const part = record('part', 40);
     const write = () =>
-      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node9', record: part, share_id: shareId, share_floor_ms: 0 }, 10_000);
+      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node2', record: part, share_id: shareId, share_floor_ms: 0 }, 10_000);
     const hint = (seq: number) =>
       peers.call(
         nodes[0]!.grpc,
         SHARD_WRITE.ReplayHint,
-        { protocol_version: protocolVersion(), origin: 'node9', hint_log: 'log-shares', seq, record: part, share_id: shareId, share_floor_ms: 0 },
+        { protocol_version: protocolVersion(), origin: 'node2', hint_log: 'log-shares', seq, record: part, share_id: shareId, share_floor_ms: 0 },
         10_000,
       );
     const [first, second] = await Promise.all([write(), write()]);
@@ -102,7 +103,7 @@ describe('ShardWrite on one node', function () {
     assert.equal(await storedEvents(nodes[0]!), before + 40);
 
     const malformed = await refusal(
-      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node9', record: part, share_id: '../x', share_floor_ms: 0 }, 10_000),
+      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node2', record: part, share_id: '../x', share_floor_ms: 0 }, 10_000),
     );
     assert.equal(malformed.reason, 'invalid-share-id');
   });
@@ -110,10 +111,10 @@ describe('ShardWrite on one node', function () {
   it('refuses a record that is not a chunk record, or one keyed with another placement, storing nothing', async () => {
     const before = await storedEvents(nodes[0]!);
     const write = (bytes: Buffer) =>
-      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node9', record: bytes, share_id: '', share_floor_ms: 0 }, 10_000);
+      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node2', record: bytes, share_id: '', share_floor_ms: 0 }, 10_000);
     const garbage = await refusal(write(Buffer.from('not a chunk record')));
     assert.equal(garbage.reason, 'invalid-record');
-    assert.match(garbage.details, /the record from node node9 is not a chunk record/);
+    assert.match(garbage.details, /the record from node "node2" does not add up \(chunk record: not a chunk record/);
 
     const otherPlacement = await refusal(write(record('keyed apart', 10, { bucketSpanMicros: BUCKET_SPAN_MICROS, partitions: 4 })));
     assert.equal(otherPlacement.reason, 'placement-mismatch');

@@ -30,23 +30,28 @@ export class RpcRefusal extends Error {
   }
 }
 
-/** Adapts an async handler; an error that is not a refusal is INTERNAL and goes to `onFailure` (the log). */
+/**
+ * Adapts an async handler; an error that is not a refusal is INTERNAL and goes to `onFailure` (the
+ * log). The caller is told only that the call failed here and the error's first line: a stack, or
+ * anything else past that line, stays in this node's log.
+ */
 export function unary<Request, Reply>(
   handler: (request: Request) => Promise<Reply>,
   onFailure: (error: Error) => void,
 ): grpc.handleUnaryCall<Request, Reply> {
   return (call, callback) => {
-    handler(call.request).then(
+    Promise.resolve(call.request).then(handler).then(
       (reply) => callback(null, reply),
-      (error: Error) => {
+      (error: unknown) => {
         if (error instanceof RpcRefusal) {
           const metadata = new grpc.Metadata();
           metadata.set(REFUSAL_KEY, error.reason);
           for (const [key, value] of Object.entries(error.facts)) metadata.set(FACT_PREFIX + key, value);
           callback({ code: error.code, details: error.message, metadata });
         } else {
-          onFailure(error);
-          callback({ code: grpc.status.INTERNAL, details: error.message });
+          const failure = error instanceof Error ? error : new Error(String(error));
+          onFailure(failure);
+          callback({ code: grpc.status.INTERNAL, details: internalDetails(failure) });
         }
       },
     );
@@ -65,6 +70,12 @@ function hostAndPort(address: string): { host: string; port: number } {
   const port = Number(address.slice(colon + 1));
   if (colon < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`cannot listen for gRPC on ${address}: expected HOST:PORT`);
   return { host, port };
+}
+
+/** What a peer is told of an unexpected failure: the first line of its message, at most 200 characters (never a stack or a dump). */
+export function internalDetails(error: Error): string {
+  const line = error.message.split('\n', 1)[0] ?? '';
+  return `the call failed on this node (its log has the details): ${line.length > 200 ? `${line.slice(0, 200)}...` : line}`;
 }
 
 export class GrpcServer {

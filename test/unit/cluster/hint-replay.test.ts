@@ -75,11 +75,33 @@ describe('hint replay', function () {
     const metrics = new ClusterMetrics(registry, { pendingByTarget: () => hints.pendingByTarget(), pendingBytes: (t) => hints.pendingBytes(t), holdersByTarget: () => new Map() });
     const server = new GrpcServer();
     const applied = await AppliedHints.open(owner.records('applied-hints'));
-    addShardWriteService(server, { engine: owner, appliedHints: applied, appliedShares: new AppliedShares(owner.records('applied-shares')), maxBufferedEvents: () => 1_000_000, metrics, onFailure: (error) => assert.fail(error) });
+    const log: string[] = [];
+    // The owner's own view: both nodes are members, and a ring of the owner alone places every key.
+    const ownerState: ClusterState = {
+      version: 1,
+      members: [
+        { id: 'holder', http: '127.0.0.1:2', grpc: '127.0.0.1:3', role: 'all' },
+        { id: 'owner', http: '127.0.0.1:1', grpc: '127.0.0.1:4', role: 'all' },
+      ],
+      epochs: [{ epoch: 0, fromMicros: 0, members: ['owner'] }],
+      removed: [],
+      forming: [],
+    };
+    addShardWriteService(server, {
+      self: 'owner',
+      membership: { state: () => ownerState },
+      replicationFactor: 1,
+      engine: owner,
+      appliedHints: applied,
+      appliedShares: new AppliedShares(owner.records('applied-shares')),
+      maxBufferedEvents: () => 1_000_000,
+      metrics,
+      logger: quietLogger(log),
+      onFailure: (error) => assert.fail(error),
+    });
     const port = await server.listen('127.0.0.1:0');
     const peers = new PeerClients(100);
     const view = new OwnerView(`127.0.0.1:${port}`);
-    const log: string[] = [];
 
     const records = Array.from({ length: HINTS }, (_, i) => hintRecord(i + 1));
     for (const record of records) await hints.add('owner', record);
