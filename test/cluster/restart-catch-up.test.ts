@@ -1,0 +1,110 @@
+/**
+ * A restarted owner answers only what it knows it holds. Three real nodes: an owner is killed with
+ * SIGKILL, writes for it pile up as hints on the other two, and it is started again while they
+ * replay slowly (TRAWL_TEST_HINT_REPLAY_BYTES_PER_SECOND). From the moment it listens until the
+ * replay ended, every answer through it and through another node is exact or says meta.partial,
+ * never short without it; once the replay ended, every answer is exact and whole.
+ */
+import { strict as assert } from 'assert';
+import { waitUntil } from '../helpers/api';
+import { postJson } from '../helpers/server';
+import { TEST_REPLAY_RATE_VARIABLE } from '../../node/cluster/hint-replay';
+import { startClusteredServers, stopClusteredServers, storedEvents, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
+import { metricValue } from './helpers/metrics';
+import { placeRequest, type RingLayout } from './helpers/placement';
+import { taggedEvents } from './helpers/test-events';
+
+const IDS = ['node1', 'node2', 'node3'];
+/** Requests ingested while the owner is down: each leaves one hint for it on the node that took it. */
+const REQUESTS = 24;
+const EVENTS_PER_REQUEST = 150;
+/** Slow enough that the hints take seconds to replay: the window the queries look into. */
+const REPLAY_BYTES_PER_SECOND = 16 * 1024;
+const HOUR_MS = 3_600_000;
+
+interface Answer {
+  via: string;
+  count: number;
+  partial: boolean;
+  missingKeys: number;
+  /** Whether the owner still lacked part of its share when the query was sent. */
+  duringReplay: boolean;
+}
+
+function scenario(replicationFactor: number, restarted: string): void {
+  describe(`cluster: a restarted owner at replication ${replicationFactor} (${restarted})`, function () {
+    this.timeout(180_000);
+    const ring: RingLayout = { members: IDS, replicationFactor };
+    let nodes: ClusteredServer[] = [];
+
+    before(async () => {
+      nodes = await startClusteredServers(3, {
+        set: { 'cluster.replication_factor': replicationFactor },
+        env: { [TEST_REPLAY_RATE_VARIABLE]: String(REPLAY_BYTES_PER_SECOND) },
+      });
+    });
+
+    after(async () => {
+      await stopClusteredServers(nodes, true);
+    });
+
+    const count = async (via: ClusteredServer): Promise<{ count: number; partial: boolean; missingKeys: number }> => {
+      const now = Date.now();
+      const body = { q: 'from main | stats count() as n', from: new Date(now - HOUR_MS).toISOString(), to: new Date(now + 24 * HOUR_MS).toISOString() };
+      const answer = await postJson(`${via.api}/query`, body);
+      assert.equal(answer.status, 200, `${via.id}: ${answer.text}`);
+      return { count: answer.body.data.rows[0]?.[0] ?? 0, partial: answer.body.meta?.partial === true, missingKeys: answer.body.meta?.missing_keys ?? 0 };
+    };
+
+    it('answers exactly or says partial while its hints replay, and exactly once they did', async () => {
+      const owner = nodes.find((node) => node.id === restarted)!;
+      const others = nodes.filter((node) => node !== owner);
+      await owner.server.kill();
+      await waitForUp(others, others.map((node) => node.id));
+
+      let total = 0;
+      let ownerShare = 0;
+      for (let i = 0; i < REQUESTS; i++) {
+        const events = taggedEvents(`restart-${replicationFactor}-${i}`, EVENTS_PER_REQUEST, 10);
+        const answer = await postJson(`${others[i % 2]!.api}/ingest`, events);
+        assert.equal(answer.status, 200, answer.text);
+        assert.equal(answer.body.data.accepted, events.length);
+        total += events.length;
+        for (const { owners } of placeRequest(events, ring)) {
+          if (owners.includes(restarted)) ownerShare++;
+        }
+      }
+      assert.ok(ownerShare > 0, `${restarted} owns some of the events`);
+      for (const holder of others) assert.ok((await metricValue(holder, 'trawl_hints_pending', `target="${restarted}"`)) > 0, `${holder.id} holds hints for ${restarted}`);
+
+      await owner.restart();
+      const answers: Answer[] = [];
+      for (;;) {
+        const duringReplay = (await storedEvents(owner)) < ownerShare;
+        const round = await Promise.all([owner, others[0]!].map(async (via) => ({ via: via.id, duringReplay, ...(await count(via)) })));
+        answers.push(...round);
+        if (!duringReplay) break;
+      }
+      assert.ok(answers[0]!.duringReplay, 'the first queries came while the hints were still replaying');
+      for (const answer of answers) {
+        const what = JSON.stringify(answer);
+        if (!answer.partial) assert.equal(answer.count, total, `an answer that is not partial is exact: ${what}`);
+        else assert.ok(answer.count <= total && answer.missingKeys > 0, `a partial answer names its missing keys: ${what}`);
+      }
+
+      assert.equal(await storedEvents(owner), ownerShare, `${restarted} holds its share once`);
+      for (const node of nodes) {
+        await waitUntil(async () => (await metricValue(node, 'trawl_hints_pending_holders', `target="${restarted}"`)) === 0, 10_000, `${node.id} to hear the hints for ${restarted} are replayed`);
+      }
+      await waitForUp(nodes, IDS);
+      for (const via of nodes) {
+        // The last report may still be on its way to the node asked: it says partial until then.
+        await waitUntil(async () => !(await count(via)).partial, 10_000, `${via.id} to answer whole`);
+        assert.deepEqual(await count(via), { count: total, partial: false, missingKeys: 0 }, via.id);
+      }
+    });
+  });
+}
+
+scenario(1, 'node3');
+scenario(2, 'node1');
