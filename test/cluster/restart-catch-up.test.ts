@@ -7,7 +7,7 @@
  */
 import { strict as assert } from 'assert';
 import { waitUntil } from '../helpers/api';
-import { postJson } from '../helpers/server';
+import { postJson, request } from '../helpers/server';
 import { TEST_REPLAY_RATE_VARIABLE } from '../../node/cluster/hint-replay';
 import { startClusteredServers, stopClusteredServers, storedEvents, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
@@ -56,6 +56,15 @@ function scenario(replicationFactor: number, restarted: string): void {
       return { count: answer.body.data.rows[0]?.[0] ?? 0, partial: answer.body.meta?.partial === true, missingKeys: answer.body.meta?.missing_keys ?? 0 };
     };
 
+    /** Whether the owner's /health says degraded, and whether `observer` sees it catching up (/cluster/status). */
+    const catchingUp = async (owner: ClusteredServer, observer: ClusteredServer): Promise<{ degraded: boolean; catchingUp: boolean }> => {
+      const health = (await request(`${owner.server.url}/health`)).body.data;
+      const status = (await request(`${observer.api}/cluster/status`)).body.data;
+      const seen = status.nodes.find((node: { id: string }) => node.id === owner.id);
+      assert.equal(status.status === 'degraded', seen.catching_up || seen.state === 'down', JSON.stringify(status));
+      return { degraded: health.degraded, catchingUp: seen.catching_up };
+    };
+
     it('answers exactly or says partial while its hints replay, and exactly once they did', async () => {
       const owner = nodes.find((node) => node.id === restarted)!;
       const others = nodes.filter((node) => node !== owner);
@@ -79,13 +88,16 @@ function scenario(replicationFactor: number, restarted: string): void {
 
       await owner.restart();
       const answers: Answer[] = [];
+      const caughtUpSeen: { degraded: boolean; catchingUp: boolean }[] = [];
       for (;;) {
         const duringReplay = (await storedEvents(owner)) < ownerShare;
+        if (duringReplay) caughtUpSeen.push(await catchingUp(owner, others[0]!));
         const round = await Promise.all([owner, others[0]!].map(async (via) => ({ via: via.id, duringReplay, ...(await count(via)) })));
         answers.push(...round);
         if (!duringReplay) break;
       }
       assert.ok(answers[0]!.duringReplay, 'the first queries came while the hints were still replaying');
+      assert.ok(caughtUpSeen.some((seen) => seen.degraded && seen.catchingUp), `/health and /cluster/status said it was catching up: ${JSON.stringify(caughtUpSeen)}`);
       for (const answer of answers) {
         const what = JSON.stringify(answer);
         if (!answer.partial) assert.equal(answer.count, total, `an answer that is not partial is exact: ${what}`);
@@ -97,6 +109,7 @@ function scenario(replicationFactor: number, restarted: string): void {
         await waitUntil(async () => (await metricValue(node, 'trawl_hints_pending_holders', `target="${restarted}"`)) === 0, 10_000, `${node.id} to hear the hints for ${restarted} are replayed`);
       }
       await waitForUp(nodes, IDS);
+      for (const via of nodes) assert.deepEqual(await catchingUp(owner, via), { degraded: false, catchingUp: false }, `${via.id} sees ${restarted} caught up`);
       for (const via of nodes) {
         // The last report may still be on its way to the node asked: it says partial until then.
         await waitUntil(async () => !(await count(via)).partial, 10_000, `${via.id} to answer whole`);
