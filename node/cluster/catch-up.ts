@@ -73,11 +73,12 @@ export class CatchUp {
   /**
    * Waits until this node has heard every other member's report since it started, for at most
    * `maxWaitMs` or until `signal` aborts: a query right after a start waits a moment for them
-   * rather than answering partial.
+   * rather than answering partial. Past the failure timeout after the start it does not wait: a
+   * member up that still has not reported would otherwise slow every query.
    */
   async reportsHeard(maxWaitMs: number, signal: AbortSignal): Promise<void> {
-    const { self, membership } = this.options;
-    const until = Date.now() + maxWaitMs;
+    const { self, membership, failureTimeoutMs } = this.options;
+    const until = Math.min(Date.now() + maxWaitMs, (this.startedAtMs ?? Date.now()) + failureTimeoutMs);
     while (!this.reportsHeardFor(self) && !signal.aborted && Date.now() < until) {
       await new Promise<void>((resolve) => {
         const done = (): void => {

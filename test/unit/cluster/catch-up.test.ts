@@ -58,7 +58,7 @@ describe('catch-up: when a node may be asked for its keys', () => {
     assert.equal(upButSilent.catchUp.reportsHeardFor('a', 10_000 + 10 * FAILURE_TIMEOUT_MS), false, 'c is up: its report is on its way');
   });
 
-  it('a query waits for the reports, at most as long as it is told', async () => {
+  it('a query waits for the reports, at most as long as it is told and only within the failure timeout after the start', async () => {
     const { catchUp, hintReports } = cluster();
     catchUp.started();
     const waited = catchUp.reportsHeard(10_000, new AbortController().signal);
@@ -73,5 +73,11 @@ describe('catch-up: when a node may be asked for its keys', () => {
     await silent.catchUp.reportsHeard(50, new AbortController().signal);
     assert.ok(Date.now() - began >= 45, 'it waited');
     assert.notEqual(silent.catchUp.catchingUp(), null);
+
+    const late = cluster();
+    late.catchUp.started(Date.now() - FAILURE_TIMEOUT_MS);
+    const lateBegan = Date.now();
+    await late.catchUp.reportsHeard(10_000, new AbortController().signal);
+    assert.ok(Date.now() - lateBegan < 1000, 'past the failure timeout after the start a query does not wait');
   });
 });
