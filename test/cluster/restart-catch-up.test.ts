@@ -3,12 +3,17 @@
  * SIGKILL, writes for it pile up as hints on the other two, and it is started again while they
  * replay slowly (TRAWL_TEST_HINT_REPLAY_BYTES_PER_SECOND). From the moment it listens until the
  * replay ended, every answer through it and through another node is exact or says meta.partial,
- * never short without it; once the replay ended, every answer is exact and whole.
+ * never short without it, and the owner refuses the fragments of a coordinator that has not heard
+ * yet; /health and /cluster/status say it is catching up. Once the replay ended, every answer is
+ * exact and whole.
  */
 import { strict as assert } from 'assert';
 import { waitUntil } from '../helpers/api';
 import { postJson, request } from '../helpers/server';
+import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
 import { TEST_REPLAY_RATE_VARIABLE } from '../../node/cluster/hint-replay';
+import { RemoteShardTarget } from '../../node/cluster/remote-shard-target';
+import { CATCHING_UP_REFUSAL } from '../../node/cluster/shard-query-service';
 import { startClusteredServers, stopClusteredServers, storedEvents, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
 import { placeRequest, type RingLayout } from './helpers/placement';
@@ -32,6 +37,22 @@ interface Answer {
   missingKeys: number;
   /** Whether the owner still lacked part of its share when the query was sent. */
   duringReplay: boolean;
+}
+
+/** The refusal `node` answers a query fragment from this process (no member) with; null when it answers. */
+async function fragmentRefusal(node: ClusteredServer): Promise<string | null> {
+  const peers = new PeerClients();
+  const nowMicros = Date.now() * 1000;
+  const spec = { text: 'from main | stats count()', variables: {}, fromMicros: nowMicros - HOUR_MS * 1000, toMicros: nowMicros + 24 * HOUR_MS * 1000, nowMicros, limit: 100, offset: 0, profile: false, trace: false, stream: false };
+  try {
+    await new RemoteShardTarget(node.id, node.grpc, peers, Date.now() + 10_000, 10_000).run({ spec, keys: [] }, { signal: new AbortController().signal, onRows: null });
+    return null;
+  } catch (error) {
+    if (error instanceof PeerCallError) return error.reason;
+    throw error;
+  } finally {
+    peers.close();
+  }
 }
 
 function scenario(replicationFactor: number, restarted: string): void {
@@ -92,15 +113,18 @@ function scenario(replicationFactor: number, restarted: string): void {
       await owner.restart();
       const answers: Answer[] = [];
       const caughtUpSeen: { degraded: boolean; catchingUp: boolean }[] = [];
+      const refusals: (string | null)[] = [];
       for (;;) {
         const duringReplay = (await storedEvents(owner)) < ownerShare;
         if (duringReplay) caughtUpSeen.push(await catchingUp(owner, others[0]!));
+        if (duringReplay && refusals.length === 0) refusals.push(await fragmentRefusal(owner));
         const asked = [owner, others[0]!].flatMap((via) => QUERIES.map((q) => ({ via, q })));
         const round = await Promise.all(asked.map(async ({ via, q }) => ({ via: via.id, q, duringReplay, ...(await count(via, q)) })));
         answers.push(...round);
         if (!duringReplay) break;
       }
       assert.ok(answers[0]!.duringReplay, 'the first queries came while the hints were still replaying');
+      assert.deepEqual(refusals, [CATCHING_UP_REFUSAL], 'a fragment sent to it while it caught up is refused: the coordinator asks the other owners');
       assert.ok(caughtUpSeen.some((seen) => seen.degraded && seen.catchingUp), `/health and /cluster/status said it was catching up: ${JSON.stringify(caughtUpSeen)}`);
       for (const answer of answers) {
         const what = JSON.stringify(answer);
@@ -113,6 +137,7 @@ function scenario(replicationFactor: number, restarted: string): void {
         await waitUntil(async () => (await metricValue(node, 'trawl_hints_pending_holders', `target="${restarted}"`)) === 0, 10_000, `${node.id} to hear the hints for ${restarted} are replayed`);
       }
       await waitForUp(nodes, IDS);
+      assert.equal(await fragmentRefusal(owner), null, 'caught up, it answers fragments');
       for (const via of nodes) assert.deepEqual(await catchingUp(owner, via), { degraded: false, catchingUp: false }, `${via.id} sees ${restarted} caught up`);
       for (const via of nodes) {
         // The last report may still be on its way to the node asked: it says partial until then.
