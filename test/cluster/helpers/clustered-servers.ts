@@ -92,6 +92,16 @@ export async function waitForUp(observers: readonly ClusteredServer[], up: reado
   }
 }
 
+/**
+ * Waits until none of `nodes` is catching up (its /health not degraded): each has heard every
+ * member's hint report since its start and none names it, so coordinators ask it for its keys.
+ */
+export async function waitForCaughtUp(nodes: readonly ClusteredServer[], timeoutMs = 30_000): Promise<void> {
+  for (const node of nodes) {
+    await waitUntil(async () => (await request(`${node.server.url}/health`)).body?.data?.degraded === false, timeoutMs, `${node.id} to catch up`);
+  }
+}
+
 /** Stops every node that still runs (SIGTERM), or kills them when `kill`. */
 export async function stopClusteredServers(nodes: readonly ClusteredServer[], kill = false): Promise<void> {
   await Promise.all(nodes.map((node) => (kill ? node.server.kill() : node.server.stop())));
