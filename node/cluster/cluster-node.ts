@@ -8,6 +8,7 @@ import type { Logger } from '../logger';
 import type { Settings } from '../config/settings';
 import type { StorageEngine } from '../../storage/engine';
 import type { MetadataStore } from '../metadata/store';
+import { CatchUp } from './catch-up';
 import type { Member } from './cluster-state';
 import { PeerClients } from './grpc/peers';
 import { GrpcServer } from './grpc/server';
@@ -45,6 +46,8 @@ export class ClusterNode {
     readonly metadata: MetadataPayload,
     /** Calls to the other members' HTTP API. */
     readonly http: PeerHttp,
+    /** Whether a node may be asked for its keys, this one included. */
+    readonly catchUp: CatchUp,
   ) {}
 
   /**
@@ -97,30 +100,19 @@ export class ClusterNode {
       new AppliedShares(engine.records('applied-shares')),
       payload,
       http,
+      new CatchUp({ self: self.id, hints, membership, failureTimeoutMs: cluster.failureTimeoutMs }),
     );
     addServices(node);
     try {
       await server.listen(cluster.grpcListen);
       await membership.start();
+      node.catchUp.started();
     } catch (error) {
       await node.close();
       throw error;
     }
     logger.info(`cluster: node ${self.id} at ${self.grpc}, master ${membership.masterAddress}${membership.isMaster ? ' (this node)' : ''}`);
     return node;
-  }
-
-  /**
-   * Whether hints for `node` are pending: a returning owner is not asked for keys until every
-   * write it missed has been replayed to it. True while this node holds hints for it, or any peer
-   * named it in its last heartbeat (a holder that went down still holds them), unless that holder
-   * is down and was removed: an operator who removes a dead node gives up what it held, so its
-   * hints no longer keep their targets from answering.
-   */
-  hintsPendingFor(node: string): boolean {
-    if (this.hints.pending(node) > 0) return true;
-    const { removed } = this.membership.state();
-    return this.membership.hintReports.holdersOf(node).some((holder) => !removed.includes(holder) || this.membership.livenessOf(holder).up);
   }
 
   /** Stops heartbeats and the server (calls in flight get `graceMs`), and closes the clients. */

@@ -47,7 +47,15 @@ export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void
     addService: (node) =>
       addShardQueryService(
         node.server,
-        { engine: app.engine, source, workers: app.queryWorkers, fragment, maxQueryRuntimeMs: () => app.settings.query.maxQueryRuntimeMs, metrics },
+        {
+          engine: app.engine,
+          source,
+          workers: app.queryWorkers,
+          fragment,
+          maxQueryRuntimeMs: () => app.settings.query.maxQueryRuntimeMs,
+          metrics,
+          catchingUp: () => node.catchUp.catchingUp(),
+        },
         onFailure,
       ),
     distribution: (node) =>
@@ -55,7 +63,8 @@ export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void
         self: node.self.id,
         membership: node.membership,
         peers: node.peers,
-        hintsPendingFor: (id) => node.hintsPendingFor(id),
+        mayAsk: (id) => node.catchUp.mayAsk(id),
+        reportsHeard: (signal) => node.catchUp.reportsHeard(app.settings.cluster.heartbeatIntervalMs, signal),
         localKeys: (range) => app.engine.localKeys({ index: indexMatcher(range.indexPatterns), fromMicros: range.fromMicros, toMicros: range.toMicros }),
         local,
         placement: () => ({

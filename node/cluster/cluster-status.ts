@@ -1,7 +1,8 @@
 /**
  * The body of GET /cluster/status on a node in a cluster, from membership: each member as this
  * node sees it (state, last heartbeat, ring epochs, the counts its last heartbeat reply carried)
- * and the counts summed over the members that are up. A lone node answers as before (routes/ops.ts).
+ * and the counts summed over the members that are up, and which of them are catching up
+ * (catch-up.ts). A lone node answers as before (routes/ops.ts).
  */
 import path from 'path';
 import type { MasterView, Membership, MemberView } from './membership';
@@ -14,6 +15,8 @@ export interface ClusterStatusInput {
   master: MasterView;
   /** This node's data dir. */
   dataDir: string;
+  /** Whether a node is not asked for its keys now (CatchUp.mayAsk); none is when absent. */
+  catchingUp?: (id: string) => boolean;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -31,8 +34,9 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
     bufferedBytes += stats.bufferedBytes;
     bufferedEvents += stats.bufferedEvents;
   }
+  const catchingUp = (view: MemberView): boolean => view.up && (input.catchingUp?.(view.member.id) ?? false);
   // A removed node is on its way out: its being down does not make the cluster degraded.
-  const healthy = input.members.every((view) => view.up || view.removed);
+  const healthy = input.members.every((view) => view.removed || (view.up && !catchingUp(view)));
   return {
     status: healthy ? 'healthy' : 'degraded',
     mode: 'cluster',
@@ -50,6 +54,8 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
         grpc_address: view.member.grpc,
         role: view.member.role,
         state: view.up ? 'up' : 'down',
+        // Up, but not asked for its keys: writes it missed are still to be replayed to it (docs/api.md).
+        catching_up: catchingUp(view),
         last_heartbeat: iso(view.lastHeartbeatMs),
         master: view.member.grpc === input.master.address,
         removed: view.removed,
@@ -70,6 +76,7 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
 }
 
 /** The status as `membership` sees the cluster now (what the route answers when the node is clustered). */
-export function membershipStatus(membership: Membership, dataDir: string): Record<string, unknown> {
-  return clusterStatus({ stateVersion: membership.state().version, forming: membership.state().forming, members: membership.members(), master: membership.master(), dataDir });
+export function membershipStatus(membership: Membership, dataDir: string, catchingUp?: (id: string) => boolean): Record<string, unknown> {
+  const { version, forming } = membership.state();
+  return clusterStatus({ stateVersion: version, forming, members: membership.members(), master: membership.master(), dataDir, catchingUp });
 }

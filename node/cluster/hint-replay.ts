@@ -26,6 +26,11 @@ import { BACKPRESSURE_REFUSAL } from './shard-write';
  * slows replay further.
  */
 export const REPLAY_BYTES_PER_SECOND = 16 * 1024 * 1024;
+/**
+ * Tests slow replay down with this variable to watch a returning owner catch up; nothing else
+ * reads it, and it is no config key.
+ */
+export const TEST_REPLAY_RATE_VARIABLE = 'TRAWL_TEST_HINT_REPLAY_BYTES_PER_SECOND';
 /** Hints read from the store at a time. */
 const REPLAY_BATCH = 16;
 export const REPLAY_TIMEOUT_MS = 10_000;
@@ -33,6 +38,12 @@ export const REPLAY_TIMEOUT_MS = 10_000;
 const BACKPRESSURE_PAUSE_MS = 1_000;
 /** How long replay to an owner waits after any other refusal (logged) before it tries again. */
 const REFUSED_PAUSE_MS = 30_000;
+
+/** The replay rate a test set (TEST_REPLAY_RATE_VARIABLE), undefined when none did. */
+export function testReplayRate(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const rate = Number(env[TEST_REPLAY_RATE_VARIABLE]);
+  return rate > 0 ? rate : undefined;
+}
 
 /**
  * Paces sends to a rate in bytes a second: a send may go once the previous ones' bytes have had

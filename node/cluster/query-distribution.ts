@@ -1,6 +1,9 @@
 /**
  * The cluster as a query sees it (coordinator/distribution.ts's Distribution, from membership):
- * a node is usable while it is up and no hints for it are pending. The keys to ask for:
+ * a node is usable while it is up and may be asked for its keys (catch-up.ts: no hints pending
+ * for it, as far as this node can know); this node too, which is up. A query on a node that has
+ * not yet heard every member's hint report since it started waits up to a heartbeat interval for
+ * them first: without them it could ask no node, and would answer partial. The keys to ask for:
  * - a query that names its indexes (no glob) over a range of at most MAX_PLACED_KEYS keys asks
  *   every key placement gives that range (placedKeys): no round trip before the fragments go
  *   out, and a key nobody holds costs a node nothing;
@@ -67,8 +70,10 @@ export interface QueryDistributionOptions {
   self: string;
   membership: Membership;
   peers: PeerClients;
-  /** Whether writes a node missed are still to be replayed to it (it is not asked meanwhile). */
-  hintsPendingFor: (node: string) => boolean;
+  /** Whether a node may be asked for its keys, as far as hints go (CatchUp.mayAsk). */
+  mayAsk: (node: string) => boolean;
+  /** Resolves once this node heard every member's hint report since it started, or gave up waiting (CatchUp.reportsHeard). */
+  reportsHeard: (signal: AbortSignal) => Promise<void>;
   /** This node's keys in a range (engine.localKeys). */
   localKeys: (range: QueryRange) => Iterable<string>;
   /** This node's own fragments. */
@@ -122,11 +127,13 @@ export class QueryDistribution implements Distribution {
 
   async prepare(range: QueryRange, signal: AbortSignal): Promise<DistributedQuery> {
     const { membership, self } = this.options;
+    await this.options.reportsHeard(signal);
+    checkAlive(signal);
     const placement = this.options.placement();
     const state = membership.state();
     const views = membership.members();
     const members = new Map<string, Member>(state.members.map((member) => [member.id, member]));
-    const usable = views.filter((view) => view.self || (view.up && !this.options.hintsPendingFor(view.member.id))).map((view) => view.member.id);
+    const usable = views.filter((view) => view.up && this.options.mayAsk(view.member.id)).map((view) => view.member.id);
     const placed = placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement);
     const answering = new Set<string>(placed === null ? [] : usable);
     // Placed keys no usable node owns are left to keysWithoutOwners below, which counts them

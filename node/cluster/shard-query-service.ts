@@ -30,6 +30,8 @@ export const ROWS_MESSAGE_BYTES = 1 << 20;
 
 /** The refusal of a fragment that hit a query limit here; its fact `code` is the limit's code. */
 export const QUERY_LIMIT_REFUSAL = 'query-limit';
+/** The refusal of a fragment while this node catches up (catch-up.ts): the caller asks the keys' other owners. */
+export const CATCHING_UP_REFUSAL = 'catching-up';
 
 export interface ShardQueryServiceOptions {
   engine: StorageEngine;
@@ -41,6 +43,11 @@ export interface ShardQueryServiceOptions {
   metrics: ShardQueryMetrics;
   /** The head floors of running fragments (RaiseFloor); one of the service's own when absent. */
   floors?: FragmentFloors;
+  /**
+   * Why this node answers for none of its keys now (CatchUp.catchingUp), null when it does: a
+   * coordinator that has not heard so yet is refused rather than answered short. Always answers when absent.
+   */
+  catchingUp?: () => string | null;
 }
 
 type QueryCall = grpc.ServerWritableStream<wire.ShardQueryRequest, wire.ShardQueryMessage>;
@@ -78,6 +85,8 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     try {
       checkProtocol(call.request.protocol_version);
       fragment = fragmentFromWire(call.request);
+      const catchingUp = options.catchingUp?.() ?? null;
+      if (catchingUp !== null) throw new RpcRefusal(grpc.status.UNAVAILABLE, CATCHING_UP_REFUSAL, `${catchingUp}; ask the keys' other owners`);
     } catch (error) {
       const refusal = error instanceof RpcRefusal ? error : new RpcRefusal(grpc.status.INVALID_ARGUMENT, 'invalid-fragment', (error as Error).message);
       endWith(call, refusal);

@@ -9,7 +9,7 @@ import type { Settings } from '../config/settings';
 import { ClusterMetrics, type Metrics } from '../metrics';
 import type { ClusterNode } from './cluster-node';
 import { callOutcome } from './grpc/call-observer';
-import { HintReplayer } from './hint-replay';
+import { HintReplayer, testReplayRate } from './hint-replay';
 import { addShardWriteService } from './shard-write';
 import { ShareFloors } from './share-floors';
 import { WriteRouter } from './write-router';
@@ -82,6 +82,7 @@ export class ClusterWritePath {
       metrics,
       logger,
       checkIntervalMs: settings().cluster.heartbeatIntervalMs,
+      bytesPerSecond: testReplayRate(),
     });
     replayer.start();
     return new ClusterWritePath(router, replayer);

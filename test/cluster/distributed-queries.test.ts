@@ -8,7 +8,7 @@ import { strict as assert } from 'assert';
 import { waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { readJobStream } from '../helpers/sse';
-import { startClusteredServers, stopClusteredServers, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
+import { startClusteredServers, stopClusteredServers, waitForCaughtUp, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
 import { keysOfRange, placeRequest, type RingLayout } from './helpers/placement';
 import { futureHour, webRequestEvents, type WebRequestEvent } from './helpers/test-events';
@@ -240,6 +240,8 @@ describe('cluster: distributed queries at replication factor 2', function () {
     await countsExactlyThough(() => nodes[2]!.server.kill());
     await nodes[2]!.restart();
     await waitForUp(nodes, ['node1', 'node2', 'node3']);
+    // Until it heard every member's hint report it refuses fragments, and the next test needs it to run one.
+    await waitForCaughtUp([nodes[2]!]);
   });
 
   it('a node that stops answering in the middle of its fragment (SIGSTOP) has its keys read again once it is silent for cluster.failure_timeout', async () => {

@@ -15,7 +15,8 @@ const iso = (micros: number | null): string | null => (micros === null ? null : 
 /** `/health` and `/metrics` at the root, always unauthenticated. */
 export function rootRoutes(app: App): FastifyPluginAsync {
   return async (server) => {
-    server.get('/health', async () => ({ data: { status: 'healthy', degraded: false, version: app.version } }));
+    // A clustered node that is catching up (its missed writes still replaying) is up but degraded.
+    server.get('/health', async () => ({ data: { status: 'healthy', degraded: (app.cluster?.catchUp.catchingUp() ?? null) !== null, version: app.version } }));
     server.get('/metrics', async (_request, reply) => {
       reply.header('content-type', app.metrics.registry.contentType);
       return app.metrics.registry.metrics();
@@ -111,7 +112,8 @@ export function opsRoutes(app: App): FastifyPluginAsync {
     });
 
     server.get('/cluster/status', async () => {
-      if (app.cluster !== null) return { data: membershipStatus(app.cluster.membership, app.settings.dataDir) };
+      const node = app.cluster;
+      if (node !== null) return { data: membershipStatus(node.membership, app.settings.dataDir, (id) => !node.catchUp.mayAsk(id)) };
       const stats = app.engine.stats();
       const { cluster } = app.settings;
       return {

@@ -18,6 +18,7 @@ export class ClusteredServer {
     private readonly args: string[],
     private readonly set: Record<string, string | number | boolean>,
     public server: TestServer,
+    private readonly env: Record<string, string> = {},
   ) {}
 
   get api(): string {
@@ -26,7 +27,7 @@ export class ClusteredServer {
 
   /** Starts the node again (after a kill or stop) on the same ports and data dir. */
   async restart(): Promise<void> {
-    this.server = await TestServer.start({ port: this.httpPort, dataDir: this.dataDir, args: this.args, set: this.set });
+    this.server = await TestServer.start({ port: this.httpPort, dataDir: this.dataDir, args: this.args, set: this.set, env: this.env });
   }
 }
 
@@ -35,6 +36,8 @@ export interface ClusterOptions {
   set?: Record<string, string | number | boolean>;
   /** Overrides for node i (0-based) alone, after `set`. */
   setForNode?: (index: number) => Record<string, string | number | boolean>;
+  /** Environment variables for every node (and its restarts). */
+  env?: Record<string, string>;
 }
 
 /** Starts `count` nodes (ids node1 ... nodeN, every node seeded with all) and waits until each sees all up. */
@@ -48,8 +51,8 @@ export async function startClusteredServers(count: number, options: ClusterOptio
       const set = { ...FAST_MEMBERSHIP, ...options.set, ...options.setForNode?.(i) };
       const args = ['--node-id', id, '--grpc-listen', grpc, '--seeds', seeds.join(',')];
       const dataDir = tempDir('trawl-cluster-');
-      const server = await TestServer.start({ port: httpPorts[i]!, dataDir, args, set });
-      return new ClusteredServer(id, grpc, httpPorts[i]!, dataDir, args, set, server);
+      const server = await TestServer.start({ port: httpPorts[i]!, dataDir, args, set, env: options.env });
+      return new ClusteredServer(id, grpc, httpPorts[i]!, dataDir, args, set, server, options.env);
     }),
   );
   const nodes = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
@@ -86,6 +89,16 @@ export async function waitForUp(observers: readonly ClusteredServer[], up: reado
       timeoutMs,
       `${node.id} to see ${wanted} up`,
     );
+  }
+}
+
+/**
+ * Waits until none of `nodes` is catching up (its /health not degraded): each has heard every
+ * member's hint report since its start and none names it, so coordinators ask it for its keys.
+ */
+export async function waitForCaughtUp(nodes: readonly ClusteredServer[], timeoutMs = 30_000): Promise<void> {
+  for (const node of nodes) {
+    await waitUntil(async () => (await request(`${node.server.url}/health`)).body?.data?.degraded === false, timeoutMs, `${node.id} to catch up`);
   }
 }
 

@@ -47,6 +47,7 @@ describe('cluster status', () => {
       grpc_address: '127.0.0.1:8002',
       role: 'all',
       state: 'up',
+      catching_up: false,
       last_heartbeat: '2026-01-01T12:00:00.000Z',
       master: false,
       removed: false,
@@ -77,6 +78,26 @@ describe('cluster status', () => {
     assert.equal(status.nodes[1].last_heartbeat, null);
     assert.deepEqual([status.nodes[1].events, status.nodes[1].segments, status.nodes[1].buffered_events, status.nodes[1].storage_bytes], [null, null, null, null]);
     assert.deepEqual([status.index_count, status.segment_count, status.buffered_events], [1, 2, 3]);
+  });
+
+  it('degraded while a node up is catching up (not asked for its keys); a node down is not catching up', () => {
+    const status: any = clusterStatus({
+      forming: [],
+      stateVersion: 4,
+      members: [view('n1', true, counts(10, 2, 3, ['web'])), view('n2', true, counts(20, 5, 0, ['web'])), view('n3', false, null)],
+      master,
+      dataDir: '/d',
+      catchingUp: (id) => id !== 'n1',
+    });
+    assert.equal(status.status, 'degraded');
+    assert.deepEqual(
+      status.nodes.map((node: any) => [node.id, node.state, node.catching_up]),
+      [
+        ['n1', 'up', false],
+        ['n2', 'up', true],
+        ['n3', 'down', false],
+      ],
+    );
   });
 
   it('a removed node that is down leaves the cluster healthy', () => {

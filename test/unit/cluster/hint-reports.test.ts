@@ -16,6 +16,22 @@ describe('hint reports', () => {
     assert.deepEqual([...reports.targets()], ['c']);
   });
 
+  it('know who reported since this node started, an empty list too, and tell each first report once', () => {
+    const reports = new HintReports();
+    const firsts: boolean[] = [];
+    const stop = reports.onFirstReport(() => firsts.push(reports.hasReported('a')));
+    assert.equal(reports.hasReported('a'), false);
+    reports.report('a', []);
+    reports.report('a', ['c']);
+    assert.equal(reports.hasReported('a'), true);
+    assert.deepEqual(firsts, [true]);
+    stop();
+    reports.report('b', []);
+    assert.deepEqual(firsts, [true]);
+    reports.retain(new Set(['a']));
+    assert.equal(reports.hasReported('b'), false, 'a member no more is forgotten');
+  });
+
   it('forget holders that are no longer members', () => {
     const reports = new HintReports();
     reports.report('a', ['c']);
