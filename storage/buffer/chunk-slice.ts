@@ -5,6 +5,7 @@
  * dictionary entries its rows use, so no slice carries the whole dictionary of a large chunk.
  */
 import type { FieldValue } from '../event';
+import { lowerBound } from '../sorted';
 import type { ChunkField, EventChunk, PackedStrings } from './event-chunk';
 
 /** Bytes of a packed list's strings `[from, to)`. */
@@ -38,18 +39,6 @@ function pickPacked(packed: PackedStrings, picks: readonly number[]): PackedStri
   return { bytes, ends, encoding: packed.encoding };
 }
 
-/** The first entry index whose row is at or after `row` (rows ascend). */
-function firstEntryAtOrAfter(rows: Uint32Array, row: number): number {
-  let low = 0;
-  let high = rows.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (rows[middle] < row) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 /** Entries `[from, to)` of a string field's codes, with a dictionary of only the codes they use. */
 function sliceCodes(codes: Uint32Array, dict: PackedStrings, from: number, to: number): { codes: Uint32Array; dict: PackedStrings } {
   const remap = new Map<number, number>();
@@ -69,8 +58,8 @@ function sliceCodes(codes: Uint32Array, dict: PackedStrings, from: number, to: n
 
 /** Rows `[start, end)` of a field; null when none of them holds a value. */
 function sliceField(field: ChunkField, start: number, end: number): ChunkField | null {
-  const from = field.rows === null ? start : firstEntryAtOrAfter(field.rows, start);
-  const to = field.rows === null ? end : firstEntryAtOrAfter(field.rows, end);
+  const from = field.rows === null ? start : lowerBound(field.rows, start);
+  const to = field.rows === null ? end : lowerBound(field.rows, end);
   if (to === from) return null;
   let rows: Uint32Array | null = null;
   if (field.rows !== null && to - from !== end - start) {

@@ -12,7 +12,7 @@ import { strict as assert } from 'assert';
 import net from 'net';
 import * as grpc from '@grpc/grpc-js';
 import type * as wire from '../../node/cluster/grpc/messages';
-import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
+import { PeerClients } from '../../node/cluster/grpc/peers';
 import { MEMBERSHIP } from '../../node/cluster/grpc/proto';
 import { DEFAULT_PREFACE_TIMEOUT_MS } from '../../node/cluster/grpc/server';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
@@ -21,18 +21,10 @@ import { freePort, postJson, request, TestServer } from '../helpers/server';
 import { FAST_MEMBERSHIP, startClusteredServers, stopClusteredServers, storedEvents, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
 import { taggedEvents } from './helpers/test-events';
+import { refusal as refused } from './helpers/refusal';
 
 const CALL_MS = 10_000;
 
-async function refused(call: Promise<unknown>): Promise<PeerCallError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof PeerCallError) return error;
-    throw error;
-  }
-  throw new Error('the call was answered');
-}
 
 interface Snapshot {
   stateVersion: number;

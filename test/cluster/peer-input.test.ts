@@ -8,7 +8,7 @@
 import { strict as assert } from 'assert';
 import * as grpc from '@grpc/grpc-js';
 import path from 'path';
-import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
+import { PeerClients } from '../../node/cluster/grpc/peers';
 import { METADATA, SHARD_WRITE } from '../../node/cluster/grpc/proto';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { ownersOf } from '../../node/cluster/ring';
@@ -25,6 +25,7 @@ import { startClusteredServers, stopClusteredServers, storedEvents, type Cluster
 import { metricValue } from './helpers/metrics';
 import { BUCKET_SPAN_MICROS, eventsByOwner, PARTITIONS } from './helpers/placement';
 import { taggedEvents } from './helpers/test-events';
+import { refusal } from './helpers/refusal';
 
 const PLACEMENT: Placement = { bucketSpanMicros: BUCKET_SPAN_MICROS, partitions: PARTITIONS };
 /** The ring the two test nodes form at their start (replication factor 1). */
@@ -51,15 +52,6 @@ function withNaNTime(record: Buffer): Buffer {
   return copy;
 }
 
-async function refusal(call: Promise<unknown>): Promise<PeerCallError> {
-  try {
-    await call;
-  } catch (error) {
-    assert.ok(error instanceof PeerCallError, String(error));
-    return error;
-  }
-  throw new Error('the call was answered');
-}
 
 /** Ingests events through `node` and waits until it holds its share of them, flushed (nothing left buffered). */
 async function ingestAndFlush(node: ClusteredServer, tag: string): Promise<void> {

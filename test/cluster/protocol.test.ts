@@ -9,12 +9,13 @@ import fs from 'fs';
 import path from 'path';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
+import { PeerClients } from '../../node/cluster/grpc/peers';
 import { LOADER_OPTIONS, MEMBERSHIP, NODE_INFO, PROTO_FILE } from '../../node/cluster/grpc/proto';
 import { formatVersion, PROTOCOL_VERSION } from '../../node/cluster/protocol';
 import { waitUntil } from '../helpers/api';
 import { freePort, tempDir } from '../helpers/server';
 import { MemberProcess } from './member-process';
+import { refusal } from './helpers/refusal';
 
 /** trawl.proto as a next release might write it: a field added to a request and to a reply. */
 function nextReleaseProto(): string {
@@ -71,15 +72,7 @@ describe('node-to-node protocol versions', function () {
   });
 
   it('a peer of an unknown major, or of none, is refused with the versions named', async () => {
-    const refused = async (call: Promise<unknown>): Promise<PeerCallError> => {
-      try {
-        await call;
-      } catch (error) {
-        if (error instanceof PeerCallError) return error;
-        throw error;
-      }
-      throw new Error('the call was answered');
-    };
+    const refused = refusal;
     const node = { id: 'n9', http: '127.0.0.1:1', grpc: '127.0.0.1:2', role: 'all' };
     const heartbeat = { from: node, state_version: 0, payload_version: 0, hints_for: [] };
     const major2 = await refused(peers.call(address, MEMBERSHIP.Heartbeat, { ...heartbeat, protocol_version: { major: 2, minor: 0 } }, 5_000));

@@ -4,7 +4,7 @@
  * records that are not this node's to append are refused with their reason.
  */
 import { strict as assert } from 'assert';
-import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
+import { PeerClients } from '../../node/cluster/grpc/peers';
 import { SHARD_WRITE } from '../../node/cluster/grpc/proto';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { encodeChunkRecord } from '../../storage/buffer/chunk-record';
@@ -13,6 +13,7 @@ import type { LogEvent } from '../../storage/event';
 import type { Placement } from '../../storage/partition';
 import { startClusteredServers, stopClusteredServers, storedEvents, type ClusteredServer } from './helpers/clustered-servers';
 import { BUCKET_SPAN_MICROS, PARTITIONS } from './helpers/placement';
+import { refusal } from './helpers/refusal';
 
 const PLACEMENT: Placement = { bucketSpanMicros: BUCKET_SPAN_MICROS, partitions: PARTITIONS };
 
@@ -27,15 +28,6 @@ function record(tag: string, count: number, placement = PLACEMENT): Buffer {
   return encodeChunkRecord(chunkEvents(events, placement), placement);
 }
 
-async function refusal(call: Promise<unknown>): Promise<PeerCallError> {
-  try {
-    await call;
-  } catch (error) {
-    assert.ok(error instanceof PeerCallError, String(error));
-    return error;
-  }
-  throw new Error('the call was answered');
-}
 
 describe('ShardWrite on a node of two', function () {
   this.timeout(60_000);

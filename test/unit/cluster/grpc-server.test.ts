@@ -5,21 +5,13 @@
  */
 import { strict as assert } from 'assert';
 import * as grpc from '@grpc/grpc-js';
-import { PeerCallError, PeerClients } from '../../../node/cluster/grpc/peers';
+import { PeerClients } from '../../../node/cluster/grpc/peers';
 import { METADATA, METADATA_SERVICE } from '../../../node/cluster/grpc/proto';
 import { GrpcServer, RpcRefusal, unary } from '../../../node/cluster/grpc/server';
 import { protocolVersion } from '../../../node/cluster/grpc/wire';
 import type * as wire from '../../../node/cluster/grpc/messages';
+import { refusal } from '../../cluster/helpers/refusal';
 
-async function refusal(call: Promise<unknown>): Promise<PeerCallError> {
-  try {
-    await call;
-  } catch (error) {
-    assert.ok(error instanceof PeerCallError, String(error));
-    return error;
-  }
-  throw new Error('the call was answered');
-}
 
 describe('gRPC handler adapter', () => {
   it('answers a refusal with its status and reason, and an unexpected failure with INTERNAL and one line, never a stack', async () => {
