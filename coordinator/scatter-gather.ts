@@ -6,8 +6,9 @@
  * quietly counting less. A node with no free query slot is busy, not failed: its keys go to
  * another owner, or are asked again after a short wait, and a node busy past the waits fails the
  * query with TOO_MANY_REQUESTS. An export (`POST /query/stream`) merges the nodes' newest-first
- * streams (stream-merge.ts); a node that fails after it sent rows cannot be retried without
- * repeating them, so that ends the export with an error. A query that fails stops its other
+ * streams (stream-merge.ts); a node that fails after some of its rows went out cannot be retried
+ * without repeating them, so that ends the export with an error (a node none of whose rows went out yet
+ * is withdrawn from the merge and retried like any other). A query that fails stops its other
  * fragments and waits for them, so no row is handed on after the failure.
  */
 import { HeadFloor } from '../query/exec/head-floor';
@@ -72,7 +73,7 @@ export interface Gathered {
   missing: number;
 }
 
-/** Thrown when an export loses a node after it sent rows. */
+/** Thrown when an export loses a node after some of its rows went out. */
 export class ShardLostError extends Error {
   readonly code = 'SHARD_FAILED';
 }
@@ -134,12 +135,13 @@ export async function scatterGather(
     const started = performance.now();
     const ended = (outcome: FragmentOutcome): void => observer.ended?.(attempt, node, performance.now() - started, outcome);
     const source = merge?.open() ?? -1;
-    let sent = false;
+    // Rows a target still hands on after its run failed are not this attempt's any more.
+    let over = false;
     const rowsOf =
       merge === null
         ? null
         : async (rows: TimedRow[], bound: number): Promise<void> => {
-            if (rows.length > 0) sent = true;
+            if (over) return;
             emit(merge.add(source, rows, bound));
             await writes;
             // A node ahead of the slowest one would only pile rows up here: it waits (a remote
@@ -151,12 +153,13 @@ export async function scatterGather(
     try {
       result = await view.target(node).run({ spec, keys: nodeKeys }, { signal: fragmentSignal, onRows: rowsOf, onProgress, headFloor: floor });
     } catch (error) {
+      over = true;
       ended(fragmentSignal.aborted ? 'canceled' : 'error');
       // A canceled query, or a limit the query hit (memory, runtime), would fail on any owner alike.
       if (fragmentSignal.aborted || error instanceof QueryLimitError) throw error;
       if (merge !== null) {
-        if (sent) throw new ShardLostError(`node ${node} failed in the middle of the export: ${(error as Error).message}`);
-        emit(merge.close(source));
+        if (merge.sent(source)) throw new ShardLostError(`node ${node} failed in the middle of the export: ${(error as Error).message}`);
+        emit(merge.withdraw(source));
       }
       if (error instanceof ShardBusyError) return runBusy(node, nodeKeys, floor, busyTries, error);
       failed.add(node);
