@@ -36,8 +36,12 @@ const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
 const PLACEMENT = { bucketSpanMicros: HOUR, partitions: 4 };
 const NODES = ['a', 'b', 'c'];
-/** How long a fragment may send nothing before its node counts as failed (cluster.failure_timeout). */
-const SILENCE_MS = 400;
+/**
+ * How long a fragment may send nothing before its node counts as failed (cluster.failure_timeout):
+ * long enough that a loaded machine does not fail a healthy node (a stalled node here still sends
+ * its progress; the query's time limit ends it).
+ */
+const SILENCE_MS = 5000;
 
 /** 8,000 events, one every 3 s: almost seven hours, 28 keys, a segment each. */
 const EVENTS: LogEvent[] = Array.from({ length: 8000 }, (_, i) => ({
@@ -46,7 +50,8 @@ const EVENTS: LogEvent[] = Array.from({ length: 8000 }, (_, i) => ({
   index: 'main',
   fields: { host: `h${i % 5}`, source: 'gen', n: i },
 }));
-const TEXT = 'from main | where n % 2 = 0';
+/** Each match hashed over and over: a node streams for a second or more, so an end comes while the others still scan. */
+const TEXT = `from main | where n % 2 = 0 | extend h0 = _raw, ${Array.from({ length: 60 }, (_, i) => `h${i + 1} = sha256(concat(h${i}, _raw))`).join(', ')} | keep n`;
 /** The whole export from the test's own data: the time of every match (each event's own), newest first. */
 const WANT = EVENTS.filter((event) => (event.fields.n as number) % 2 === 0)
   .map((event) => event.time)
@@ -85,7 +90,8 @@ describe('an export over several nodes ends whole or with one error, whatever fa
   before(async () => {
     pool = new QueryWorkerPool(2);
     for (const node of NODES) {
-      const engine = await openTestEngine({ placement: PLACEMENT });
+      // Small segments: many reads, so a fault after a few of them falls in the middle of the stream.
+      const engine = await openTestEngine({ placement: PLACEMENT, segmentMaxEvents: 50 });
       const record = encodeChunkRecord(
         chunks.filter((chunk) => ownersOf(keyString(chunk.key)).includes(node)),
         PLACEMENT,
@@ -143,7 +149,7 @@ describe('an export over several nodes ends whole or with one error, whatever fa
 
   const nodeFault: fc.Arbitrary<NodeFault> = fc.oneof(
     { weight: 3, arbitrary: fc.constant({ kind: 'none' as const }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('fail' as const, 'gone' as const, 'stall' as const), afterReads: fc.integer({ min: 0, max: 12 }) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('fail' as const, 'gone' as const, 'stall' as const), afterReads: fc.integer({ min: 0, max: 8 }) }) },
   );
   const clientEnd: fc.Arbitrary<ClientEnd> = fc.oneof(
     fc.constant({ kind: 'none' as const }),
@@ -221,7 +227,7 @@ describe('an export over several nodes ends whole or with one error, whatever fa
           for (const node of served.values()) await node.close();
         }
       }),
-      { numRuns: 40, seed: Number(process.env.FC_SEED ?? Date.now() % 1_000_000), endOnFailure: true },
+      { numRuns: 30, seed: Number(process.env.FC_SEED ?? Date.now() % 1_000_000), endOnFailure: true },
     );
   });
 });
