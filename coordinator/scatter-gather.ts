@@ -6,10 +6,10 @@
  * quietly counting less. A node with no free query slot is busy, not failed: its keys go to
  * another owner, or are asked again after a short wait, and a node busy past the waits fails the
  * query with TOO_MANY_REQUESTS. An export (`POST /query/stream`) merges the nodes' newest-first
- * streams (stream-merge.ts); a node that fails after some of its rows went out cannot be retried
- * without repeating them, so that ends the export with an error (a node none of whose rows went out yet
- * is withdrawn from the merge and retried like any other). A query that fails stops its other
- * fragments and waits for them, so no row is handed on after the failure.
+ * streams (stream-merge.ts); a node none of whose rows went out yet is withdrawn from the merge
+ * and retried like any other, but one that fails after some of its rows went out cannot be
+ * retried without repeating them, so that ends the export with an error. A query that fails stops
+ * its other fragments and waits for them, so no row is handed on after the failure.
  */
 import { HeadFloor } from '../query/exec/head-floor';
 import { checkAlive, QueryLimitError } from '../query/exec/limits';
