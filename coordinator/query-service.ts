@@ -18,6 +18,7 @@ import { checkQuery, QueryError, type Query } from '../query/syntax';
 import { indexMatcher } from '../storage/scan';
 import { runDistributed, type Distribution } from './distribution';
 import type { Job, JobAnswer, JobManager } from './jobs';
+import { QuerySlots } from './query-slots';
 import { ResultCache, type ChangedSince } from './result-cache';
 
 export type ProfileLevel = 'basic' | 'full' | 'trace';
@@ -40,6 +41,8 @@ export class TooManyQueriesError extends Error {
 export class QueryService {
   readonly cache: ResultCache<JobAnswer>;
   readonly pool: MemoryPool;
+  /** `query.max_concurrent`, shared with the fragments this node runs for other coordinators. */
+  readonly slots: QuerySlots;
   /** Set while the node is in a cluster: queries then run over every node. */
   distribution: Distribution | null = null;
 
@@ -54,6 +57,7 @@ export class QueryService {
     changedSince: ChangedSince,
   ) {
     this.pool = new MemoryPool(poolBytes);
+    this.slots = new QuerySlots(() => this.limits().maxConcurrent);
     this.cache = new ResultCache<JobAnswer>(cacheBytes, changedSince);
   }
 
@@ -103,8 +107,9 @@ export class QueryService {
         return { job, plan };
       }
     }
-    if (this.jobs.running >= limits.maxConcurrent) {
-      throw new TooManyQueriesError(`${limits.maxConcurrent} queries are already running (query.max_concurrent); retry shortly`);
+    const releaseSlot = this.slots.tryTake();
+    if (releaseSlot === null) {
+      throw new TooManyQueriesError(`${limits.maxConcurrent} queries and fragments are already running (query.max_concurrent); retry shortly`);
     }
     const version = this.dataVersion();
     const deadlineMs = Date.now() + limits.maxQueryRuntimeMs;
@@ -161,6 +166,7 @@ export class QueryService {
         return answer;
       } finally {
         budget.close();
+        releaseSlot();
       }
     });
     return { job, plan };

@@ -3,12 +3,16 @@
  * (key-assignment.ts), every node answers for its keys with one ShardResult, and the coordinator
  * merges them. A node that fails mid-query has its keys asked again of their other owners; a key
  * no owner can answer for is counted missing, so the answer says it is partial instead of
- * quietly counting less. An export (`POST /query/stream`) merges the nodes' newest-first streams
- * (stream-merge.ts); a node that fails after it sent rows cannot be retried without repeating
- * them, so that ends the export with an error.
+ * quietly counting less. A node with no free query slot is busy, not failed: its keys go to
+ * another owner, or are asked again after a short wait, and a node busy past the waits fails the
+ * query with TOO_MANY_REQUESTS. An export (`POST /query/stream`) merges the nodes' newest-first
+ * streams (stream-merge.ts); a node none of whose rows went out yet is withdrawn from the merge
+ * and retried like any other, but one that fails after some of its rows went out cannot be
+ * retried without repeating them, so that ends the export with an error. A query that fails stops
+ * its other fragments and waits for them, so no row is handed on after the failure.
  */
 import { HeadFloor } from '../query/exec/head-floor';
-import { QueryLimitError } from '../query/exec/limits';
+import { checkAlive, QueryLimitError } from '../query/exec/limits';
 import type { SessionSpec } from '../query/exec/query-worker';
 import type { TimedRow } from '../query/exec/rows';
 import type { ShardResult } from '../query/exec/shard-session';
@@ -69,9 +73,29 @@ export interface Gathered {
   missing: number;
 }
 
-/** Thrown when an export loses a node after it sent rows. */
+/** Thrown when an export loses a node after some of its rows went out. */
 export class ShardLostError extends Error {
   readonly code = 'SHARD_FAILED';
+}
+
+/** A node refused a fragment because every query slot of it was taken; as the query's failure, HTTP 429. */
+export class ShardBusyError extends Error {
+  readonly code = 'TOO_MANY_REQUESTS';
+}
+
+/** The waits before a busy node's keys are asked again (ms); past the last, the query fails. */
+export const BUSY_WAITS_MS = [50, 100, 200, 400, 800, 1000, 1000, 1000];
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**
@@ -94,44 +118,50 @@ export async function scatterGather(
   const usable = (node: string, key: string): boolean => !failed.has(node) && view.usable(node, key);
   let missing = 0;
   const merge = onRows === null ? null : new StreamMerge();
+  // The query's own abort as well: a fragment that fails the query stops the others.
+  const stop = new AbortController();
+  const fragmentSignal = AbortSignal.any([signal, stop.signal]);
   let writes: Promise<void> = Promise.resolve();
   const emit = (rows: TimedRow[]): void => {
-    if (rows.length === 0 || onRows === null) return;
+    if (rows.length === 0 || onRows === null || fragmentSignal.aborted) return;
     writes = writes.then(() => onRows(rows));
   };
 
   // One floor for the whole query: a node that fills a head lets the others stop.
   const headFloor = new HeadFloor();
   let attempts = 0;
-  const runNode = async (node: string, nodeKeys: string[], floor: HeadFloor): Promise<void> => {
+  const runNode = async (node: string, nodeKeys: string[], floor: HeadFloor, busyTries = 0): Promise<void> => {
     const attempt = attempts++;
     const started = performance.now();
     const ended = (outcome: FragmentOutcome): void => observer.ended?.(attempt, node, performance.now() - started, outcome);
     const source = merge?.open() ?? -1;
-    let sent = false;
+    // Rows a target still hands on after its run failed are not this attempt's any more.
+    let over = false;
     const rowsOf =
       merge === null
         ? null
         : async (rows: TimedRow[], bound: number): Promise<void> => {
-            if (rows.length > 0) sent = true;
+            if (over) return;
             emit(merge.add(source, rows, bound));
             await writes;
             // A node ahead of the slowest one would only pile rows up here: it waits (a remote
             // node's stream pauses) until the slowest moves.
-            while (merge.waiting > maxWaitingRows && merge.ahead(source) && !signal.aborted) await merge.changed(signal);
+            while (merge.waiting > maxWaitingRows && merge.ahead(source) && !fragmentSignal.aborted) await merge.changed(fragmentSignal);
           };
     const onProgress = (counters: ShardCounters): void => observer.progress?.(attempt, counters);
     let result: ShardResult;
     try {
-      result = await view.target(node).run({ spec, keys: nodeKeys }, { signal, onRows: rowsOf, onProgress, headFloor: floor });
+      result = await view.target(node).run({ spec, keys: nodeKeys }, { signal: fragmentSignal, onRows: rowsOf, onProgress, headFloor: floor });
     } catch (error) {
-      ended(signal.aborted ? 'canceled' : 'error');
+      over = true;
+      ended(fragmentSignal.aborted ? 'canceled' : 'error');
       // A canceled query, or a limit the query hit (memory, runtime), would fail on any owner alike.
-      if (signal.aborted || error instanceof QueryLimitError) throw error;
+      if (fragmentSignal.aborted || error instanceof QueryLimitError) throw error;
       if (merge !== null) {
-        if (sent) throw new ShardLostError(`node ${node} failed in the middle of the export: ${(error as Error).message}`);
-        emit(merge.close(source));
+        if (merge.sent(source)) throw new ShardLostError(`node ${node} failed in the middle of the export: ${(error as Error).message}`);
+        emit(merge.withdraw(source));
       }
+      if (error instanceof ShardBusyError) return runBusy(node, nodeKeys, floor, busyTries, error);
       failed.add(node);
       const again = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
       missing += again.missing.length;
@@ -148,9 +178,34 @@ export async function scatterGather(
     if (merge !== null) emit(merge.close(source));
   };
 
+  /**
+   * A busy node's keys (it ran nothing of them): to another usable owner at once the first time,
+   * after a wait from then on; a key with no other usable owner waits for the same node.
+   */
+  const runBusy = async (node: string, nodeKeys: string[], floor: HeadFloor, tries: number, error: ShardBusyError): Promise<void> => {
+    if (tries >= BUSY_WAITS_MS.length) throw error;
+    const elsewhere = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
+    // A key only the busy node can answer waits for it, and so does a second refusal in a row.
+    const byNode = new Map(elsewhere.byNode);
+    if (elsewhere.missing.length > 0) byNode.set(node, elsewhere.missing);
+    if (tries > 0 || elsewhere.missing.length > 0) await wait(BUSY_WAITS_MS[tries]!, fragmentSignal);
+    checkAlive(fragmentSignal);
+    // The busy node read nothing, so the query's floor holds for its keys.
+    await Promise.all([...byNode].map(([next, list]) => runNode(next, list, floor, tries + 1)));
+  };
+
   const first = assignKeys(keys, (key) => view.owners(key), usable);
   missing += first.missing.length;
-  await Promise.all([...first.byNode].map(([node, list]) => runNode(node, list, headFloor)));
+  const runs = [...first.byNode].map(([node, list]) => runNode(node, list, headFloor));
+  try {
+    await Promise.all(runs);
+  } catch (error) {
+    // The other fragments stop, and nothing more is handed on once this returns.
+    stop.abort(error);
+    await Promise.allSettled(runs);
+    await writes.catch(() => undefined);
+    throw error;
+  }
   await writes;
   return { results, missing };
 }

@@ -8,6 +8,7 @@ import type { Distribution } from '../../coordinator/distribution';
 import type { ShardTarget } from '../../coordinator/scatter-gather';
 import { indexMatcher } from '../../storage/scan';
 import type { StorageEngine } from '../../storage/engine';
+import type { QuerySlots } from '../../coordinator/query-slots';
 import type { MemoryPool } from '../../query/exec/limits';
 import type { QueryWorkerPool } from '../../query/exec/session-pool';
 import type { Settings } from '../config/settings';
@@ -30,7 +31,7 @@ export interface QueryHost {
   readonly settings: Settings;
   readonly metrics: Pick<Metrics, 'registry'>;
   readonly engine: StorageEngine;
-  readonly queries: { readonly pool: MemoryPool };
+  readonly queries: { readonly pool: MemoryPool; readonly slots: QuerySlots };
   readonly queryWorkers: QueryWorkerPool;
 }
 
@@ -52,6 +53,7 @@ export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void
           source,
           workers: app.queryWorkers,
           fragment,
+          slots: app.queries.slots,
           maxQueryRuntimeMs: () => app.settings.query.maxQueryRuntimeMs,
           metrics,
           catchingUp: () => node.catchUp.catchingUp(),

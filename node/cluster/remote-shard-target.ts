@@ -6,7 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'crypto';
-import type { ShardCall, ShardFragment, ShardTarget } from '../../coordinator/scatter-gather';
+import { ShardBusyError, type ShardCall, type ShardFragment, type ShardTarget } from '../../coordinator/scatter-gather';
 import { QueryLimitError, type QueryLimitCode } from '../../query/exec/limits';
 import { decodeRows, decodeShardResult } from '../../query/exec/shard-results';
 import type { ShardResult } from '../../query/exec/shard-session';
@@ -14,7 +14,7 @@ import type * as wire from './grpc/messages';
 import { PeerCallError, type PeerClients } from './grpc/peers';
 import { SHARD_QUERY } from './grpc/proto';
 import { protocolVersion } from './grpc/wire';
-import { QUERY_LIMIT_REFUSAL } from './shard-query-service';
+import { QUERY_LIMIT_REFUSAL, QUERY_SLOTS_REFUSAL } from './shard-query-service';
 import { countersFromWire, fragmentToWire } from './shard-query-wire';
 
 /** The longest a Keys call may take (within the query's own deadline). */
@@ -23,10 +23,14 @@ export const KEYS_TIMEOUT_MS = 5_000;
 
 const LIMIT_CODES: ReadonlySet<string> = new Set<QueryLimitCode>(['QUERY_MEMORY_EXCEEDED', 'QUERY_POOL_EXHAUSTED', 'QUERY_CANCELED', 'QUERY_TIMEOUT']);
 
-/** A failed call as what the coordinator acts on: a query limit ends the query, anything else retries the keys elsewhere. */
+/**
+ * A failed call as what the coordinator acts on: a query limit ends the query, a node without a
+ * free query slot is busy (its keys wait or go elsewhere), anything else retries the keys elsewhere.
+ */
 function callError(address: string, error: grpc.ServiceError): Error {
   const failure = PeerCallError.from(address, error);
   const code = failure.facts.code;
+  if (failure.reason === QUERY_SLOTS_REFUSAL) return new ShardBusyError(`node at ${address} is busy: ${failure.details}`);
   if (failure.reason === QUERY_LIMIT_REFUSAL && code !== undefined && LIMIT_CODES.has(code)) {
     return new QueryLimitError(code as QueryLimitCode, `node at ${address}: ${failure.details}`);
   }

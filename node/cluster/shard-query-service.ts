@@ -6,6 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { runFragment, type LocalShardOptions } from '../../coordinator/local-target';
+import type { QuerySlots } from '../../coordinator/query-slots';
 import { reportProgress } from '../../coordinator/shard-progress';
 import type { ScanSource } from '../../query/exec/execute';
 import { QueryLimitError } from '../../query/exec/limits';
@@ -33,11 +34,16 @@ export const QUERY_LIMIT_REFUSAL = 'query-limit';
 /** The refusal of a fragment while this node catches up (catch-up.ts): the caller asks the keys' other owners. */
 export const CATCHING_UP_REFUSAL = 'catching-up';
 
+/** The refusal of a fragment that found every query slot of this node taken (`query.max_concurrent`). */
+export const QUERY_SLOTS_REFUSAL = 'query-slots';
+
 export interface ShardQueryServiceOptions {
   engine: StorageEngine;
   source: ScanSource;
   workers: QueryWorkerPool;
   fragment: LocalShardOptions;
+  /** The node's query slots, shared with the queries it coordinates: a fragment runs in one or is refused. */
+  slots: QuerySlots;
   /** This node's `query.max_query_runtime`: a fragment never runs longer, whatever the caller's deadline. */
   maxQueryRuntimeMs: () => number;
   metrics: ShardQueryMetrics;
@@ -90,6 +96,13 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     } catch (error) {
       const refusal = error instanceof RpcRefusal ? error : new RpcRefusal(grpc.status.INVALID_ARGUMENT, 'invalid-fragment', (error as Error).message);
       endWith(call, refusal);
+      return;
+    }
+    const releaseSlot = options.slots.tryTake();
+    if (releaseSlot === null) {
+      const { running, limit } = options.slots;
+      const message = `all ${limit} query slots of this node are taken (query.max_concurrent); retry shortly`;
+      endWith(call, new RpcRefusal(grpc.status.RESOURCE_EXHAUSTED, QUERY_SLOTS_REFUSAL, message, { running: String(running), limit: String(limit) }));
       return;
     }
     const controller = new AbortController();
@@ -160,6 +173,7 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
         },
       )
       .finally(() => {
+        releaseSlot();
         clearTimeout(timer);
         call.off('cancelled', onCancelled);
       });

@@ -133,7 +133,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       // A client that leaves while a write waits for 'drain' ends the wait too: the scan must not hang on it.
       const write = (line: unknown): Promise<void> =>
         new Promise((resolve) => {
-          if (raw.destroyed || raw.write(`${JSON.stringify(line)}\n`)) return resolve();
+          if (raw.destroyed || raw.writableEnded || raw.write(`${JSON.stringify(line)}\n`)) return resolve();
           const done = (): void => {
             raw.off('drain', done);
             raw.off('close', done);
@@ -143,10 +143,13 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
           raw.once('close', done);
         });
       let format: (row: Row) => Row = (row) => row;
+      // Once the job has ended, the last line (the meta or the one error) is the stream's last: a
+      // row that arrives later is not written.
+      let ended = false;
       // Events go out as the scan finds them, newest first (query/exec/stream-order.ts).
       const onRows = async (rows: TimedRow[]): Promise<void> => {
         for (const { row } of rows) {
-          if (raw.destroyed) return;
+          if (ended || raw.destroyed) return;
           await write(format(row));
           written++;
         }
@@ -168,6 +171,7 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
       };
       raw.on('close', onClose);
       await job.finished;
+      ended = true;
       try {
         if (job.status !== 'done' || job.answer === null) {
           await write({ __error: job.error ?? { code: 'INTERNAL_ERROR', message: 'the query failed' } });

@@ -9,6 +9,7 @@
 import { strict as assert } from 'assert';
 import client from 'prom-client';
 import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
+import { QuerySlots } from '../../../coordinator/query-slots';
 import { scatterGather, type ClusterView, type ShardCall, type ShardTarget } from '../../../coordinator/scatter-gather';
 import type { ShardCounters } from '../../../coordinator/shard-progress';
 import { FragmentFloors } from '../../../node/cluster/fragment-floors';
@@ -116,6 +117,7 @@ describe('a head over several nodes stops early across them', function () {
         source: gated(localScanSource(engines.get(node)!), gate),
         workers: pool,
         fragment: { maxQueryMemoryBytes: () => 1e9, pool: null },
+        slots: new QuerySlots(() => 10),
         maxQueryRuntimeMs: () => 30_000,
         metrics: new ShardQueryMetrics(new client.Registry()),
         floors,

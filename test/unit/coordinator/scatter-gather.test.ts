@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'assert';
 import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
-import { scatterGather, ShardLostError, type ClusterView, type ShardTarget } from '../../../coordinator/scatter-gather';
+import { BUSY_WAITS_MS, scatterGather, ShardBusyError, ShardLostError, type ClusterView, type ShardTarget } from '../../../coordinator/scatter-gather';
 import { localScanSource } from '../../../node/local-scan-source';
 import { executePlan } from '../../../query/exec/execute';
 import { finishResult } from '../../../query/exec/result';
@@ -142,6 +142,47 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
     const { missing } = await gathered(view(1), 'from main | stats sum(n)');
     assert.equal(missing, keys.filter((key) => ownersOf(key, 1)[0] === 'b').length);
     assert.ok(missing > 0);
+  });
+
+  it('asks a busy node\'s keys of another owner, waits for a node that alone owns them, and fails TOO_MANY_REQUESTS when it stays busy', async () => {
+    /** b refuses its first `refusals` fragments as a node with no free query slot does. */
+    const busyFor = (refusals: number) => {
+      let refused = 0;
+      const asked: string[] = [];
+      const view = (rf: number): ClusterView => ({
+        owners: (key) => ownersOf(key, rf),
+        usable: () => true,
+        target: (node) => ({
+          node,
+          run: (fragment, call) => {
+            asked.push(node);
+            if (node === 'b' && refused < refusals) {
+              refused++;
+              return Promise.reject(new ShardBusyError('node b is busy'));
+            }
+            return target(node).run(fragment, call);
+          },
+        }),
+      });
+      return { view, asked };
+    };
+    const text = 'from main | stats count(), sum(n) by host';
+    // With another owner: b's keys go there at once, and the answer is whole.
+    const elsewhere = busyFor(1);
+    const other = await gathered(elsewhere.view(2), text);
+    assert.deepEqual(other.data, await expected(text));
+    assert.equal(other.missing, 0);
+    assert.equal(elsewhere.asked.filter((node) => node === 'b').length, 1, 'b asked once');
+    // b alone owns its keys: they wait for it, and the answer is whole once it has a slot.
+    const waited = busyFor(3);
+    const started = performance.now();
+    const alone = await gathered(waited.view(1), text);
+    assert.deepEqual(alone.data, await expected(text));
+    assert.equal(alone.missing, 0);
+    assert.equal(waited.asked.filter((node) => node === 'b').length, 4);
+    assert.ok(performance.now() - started >= BUSY_WAITS_MS[0]! + BUSY_WAITS_MS[1]! + BUSY_WAITS_MS[2]!, 'it waited between the asks');
+    // Busy past every wait: the query fails as too many queries, not as a smaller answer.
+    await assert.rejects(gathered(busyFor(Infinity).view(1), text), (error: Error) => error instanceof ShardBusyError && (error as ShardBusyError).code === 'TOO_MANY_REQUESTS');
   });
 
   it('merges the nodes\' exports newest first, and ends an export that lost a node after its rows', async () => {

@@ -49,4 +49,25 @@ describe('the newest-first merge of several shards\' streams', () => {
     assert.deepEqual(merge.add(a, [{ time: 10, row: {} }], 5), []);
     assert.deepEqual(merge.add(b, [], 8).map((row) => row.time), [10]);
   });
+
+  it('withdraws a shard none of whose rows went out: its waiting rows never go out, and the others go on', () => {
+    const merge = new StreamMerge();
+    const a = merge.open();
+    const b = merge.open();
+    const c = merge.open();
+    assert.deepEqual(merge.add(a, [{ time: 10, row: {} }, { time: 9, row: {} }], 9), []);
+    assert.deepEqual(merge.add(b, [{ time: 12, row: {} }, { time: 11, row: {} }], 11), []);
+    assert.equal(merge.waiting, 4);
+    // c has sent nothing: nothing went out, so b can be given up and its keys read again.
+    assert.equal(merge.sent(b), false);
+    assert.deepEqual(merge.withdraw(b), []);
+    assert.equal(merge.waiting, 2);
+    const again = merge.open();
+    assert.deepEqual(merge.add(c, [], 5).map((row) => row.time), []);
+    assert.deepEqual(merge.add(again, [{ time: 12, row: {} }, { time: 11, row: {} }], 8).map((row) => row.time), [12, 11, 10, 9]);
+    assert.equal(merge.sent(a), true);
+    assert.equal(merge.sent(again), true);
+    assert.equal(merge.sent(c), false);
+    assert.equal(merge.waiting, 0);
+  });
 });
