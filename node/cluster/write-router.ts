@@ -6,7 +6,8 @@
  *
  * A request is stored whole or not at all:
  * - it is refused (503) only while nothing of it is stored: before any share goes out (this
- *   node's write buffer is full, an owner is known to be refusing or too far behind), or when
+ *   node's write buffer is full, an owner is known to be refusing, too far behind, or at odds
+ *   with this node's placement or protocol), or when
  *   every owner that answered refused and none may hold its part;
  * - once any part is stored, or may be (an owner that did not answer within
  *   cluster.write_timeout), every part not acknowledged is kept here as a durable hint with its id
@@ -39,6 +40,13 @@ import { shareParts } from './share-parts';
 export const HINT_BACKLOG_BYTES = 256 * 1024 * 1024;
 /** How long requests with a share for an owner are refused after it answered backpressure. */
 const BACKPRESSURE_HOLD_MS = 1_000;
+/**
+ * Refusals a retry cannot change (the nodes disagree on placement or protocol): the part is kept
+ * as a hint all the same when another part of its request was stored, but later requests with a
+ * share for that owner are refused before anything is stored, until it is asked again after this.
+ */
+const INCOMPATIBLE_REASONS: ReadonlySet<string> = new Set(['placement-mismatch', 'protocol-version']);
+const INCOMPATIBLE_HOLD_MS = 30_000;
 
 export interface WriteRouterOptions {
   /** This node's id. */
@@ -84,6 +92,8 @@ type PartOutcome =
 export class WriteRouter {
   /** Owners that answered backpressure, and until when requests with a share for them are refused. */
   private readonly backpressureUntil = new Map<string, number>();
+  /** Owners whose last refusal no retry can change: why, and until when requests for them are refused. */
+  private readonly incompatible = new Map<string, { untilMs: number; why: string }>();
 
   constructor(private readonly options: WriteRouterOptions) {}
 
@@ -159,6 +169,10 @@ export class WriteRouter {
         if (backlog >= HINT_BACKLOG_BYTES) {
           throw new ApiError('BACKPRESSURE', `node ${share.owner} is behind: ${Math.round(backlog / 2 ** 20)} MiB of writes for it wait on node ${self}; nothing was stored; retry shortly`);
         }
+        const incompatible = this.incompatible.get(share.owner);
+        if (incompatible !== undefined && incompatible.untilMs > now) {
+          throw new ApiError('SHARD_UNAVAILABLE', `node ${share.owner} refuses writes from node ${self}: ${incompatible.why}; nothing was stored`);
+        }
         if ((this.backpressureUntil.get(share.owner) ?? 0) > now) {
           throw new ApiError('BACKPRESSURE', `node ${share.owner} refused writes for its full write buffer just now; nothing was stored; retry shortly`);
         }
@@ -205,6 +219,9 @@ export class WriteRouter {
       const backpressure = error instanceof PeerCallError && error.reason === BACKPRESSURE_REFUSAL;
       if (backpressure) this.backpressureUntil.set(part.owner, Date.now() + BACKPRESSURE_HOLD_MS);
       const reason = error instanceof PeerCallError ? error.details : (error as Error).message;
+      if (error instanceof PeerCallError && INCOMPATIBLE_REASONS.has(error.reason ?? '')) {
+        this.incompatible.set(part.owner, { untilMs: Date.now() + INCOMPATIBLE_HOLD_MS, why: reason });
+      }
       return { kind: 'refused', backpressure, message: `node ${part.owner} refused its ${part.events} events: ${reason}` };
     }
   }
