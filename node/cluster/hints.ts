@@ -10,6 +10,7 @@
 import { randomBytes } from 'crypto';
 import type { NodeRecords } from '../../storage/node-records';
 import type { WriteOp } from '../../storage/rocks';
+import { OldestWindow } from './oldest-window';
 import { shareIdCreatedMs } from './share-ids';
 
 const SEQ_DIGITS = 16;
@@ -53,7 +54,7 @@ export class HintStore {
   private readonly counts = new Map<string, number>();
   private readonly bytes = new Map<string, number>();
   /** When the request of each pending hint was taken (0: unknown), by target and seq. */
-  private readonly createdMs = new Map<string, Map<number, number>>();
+  private readonly createdMs = new Map<string, OldestWindow>();
   /** Adds, one at a time: a hint is durable before the next seq is written, so a replay that reads seq n has every seq below it. */
   private adding: Promise<unknown> = Promise.resolve();
 
@@ -133,22 +134,18 @@ export class HintStore {
   async done(target: string, hint: Hint): Promise<void> {
     await this.records.delete(hintKey(target, hint.seq));
     this.count(target, -1, -(hint.shareId === '' ? hint.record.length : 3 + hint.shareId.length + hint.record.length));
-    this.createdMs.get(target)?.delete(hint.seq);
+    this.createdMs.get(target)?.remove(hint.seq);
   }
 
   /** When the oldest request of a hint pending for `target` was taken; 0 when unknown, null with none pending. */
   oldestCreatedMs(target: string): number | null {
-    const created = this.createdMs.get(target);
-    if (created === undefined || created.size === 0) return null;
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const ms of created.values()) if (ms < oldest) oldest = ms;
-    return oldest;
+    return this.createdMs.get(target)?.min() ?? null;
   }
 
   private noteCreated(target: string, seq: number, shareId: string): void {
     let created = this.createdMs.get(target);
-    if (created === undefined) this.createdMs.set(target, (created = new Map()));
-    created.set(seq, shareIdCreatedMs(shareId) ?? 0);
+    if (created === undefined) this.createdMs.set(target, (created = new OldestWindow()));
+    created.add(seq, shareIdCreatedMs(shareId) ?? 0);
   }
 
   private count(target: string, hints: number, bytes: number): void {
