@@ -34,6 +34,16 @@ async function refuseDataStoredAlone(engine: StorageEngine): Promise<void> {
   );
 }
 
+/** One line each time a peer comes back or goes down: membership reports each change once. */
+function logPeerChanges(membership: Membership, logger: Logger): void {
+  const named = (id: string): string => {
+    const member = membership.state().members.find((each) => each.id === id);
+    return member === undefined ? `node ${id}` : `node ${id} at ${member.grpc}`;
+  };
+  membership.on('member-up', (id) => logger.info(`cluster: ${named(id)} is up`));
+  membership.on('member-down', (id) => logger.warn(`cluster: ${named(id)} is down: not heard from within cluster.failure_timeout`));
+}
+
 export class ClusterNode {
   private constructor(
     readonly self: Member,
@@ -88,6 +98,7 @@ export class ClusterNode {
       hintTargets: () => [...hints.pendingByTarget().keys()],
       logger,
     });
+    logPeerChanges(membership, logger);
     const payload = new MetadataPayload(metadata);
     membership.carryPayload(payload);
     const node = new ClusterNode(
@@ -111,7 +122,7 @@ export class ClusterNode {
       await node.close();
       throw error;
     }
-    logger.info(`cluster: node ${self.id} at ${self.grpc}, master ${membership.masterAddress}${membership.isMaster ? ' (this node)' : ''}`);
+    logger.info(`cluster: node ${self.id} at ${self.grpc}; ${membership.isMaster ? 'it is the master' : `the master is at ${membership.masterAddress}`}`);
     return node;
   }
 

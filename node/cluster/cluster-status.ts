@@ -2,21 +2,28 @@
  * The body of GET /cluster/status on a node in a cluster, from membership: each member as this
  * node sees it (state, last heartbeat, ring epochs, the counts its last heartbeat reply carried)
  * and the counts summed over the members that are up, and which of them are catching up
- * (catch-up.ts). A lone node answers as before (routes/ops.ts).
+ * (catch-up.ts); and the degraded part of this node's /health. A lone node answers as before
+ * (routes/ops.ts).
  */
 import path from 'path';
+import type { RingEpoch } from './epochs';
 import type { MasterView, Membership, MemberView } from './membership';
 
 export interface ClusterStatusInput {
   stateVersion: number;
   /** The seeds' gRPC addresses a forming cluster still waits for; empty once formed. */
   forming: readonly string[];
+  epochs: readonly RingEpoch[];
+  /** cluster.replication_factor. */
+  replicationFactor: number;
   members: readonly MemberView[];
   master: MasterView;
   /** This node's data dir. */
   dataDir: string;
   /** Whether a node is not asked for its keys now (CatchUp.mayAsk); none is when absent. */
   catchingUp?: (id: string) => boolean;
+  /** Now (ms since the epoch): epochs that start later are pending. */
+  nowMs?: number;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -37,13 +44,20 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
   const catchingUp = (view: MemberView): boolean => view.up && (input.catchingUp?.(view.member.id) ?? false);
   // A removed node is on its way out: its being down does not make the cluster degraded.
   const healthy = input.members.every((view) => view.removed || (view.up && !catchingUp(view)));
+  const nowMicros = (input.nowMs ?? Date.now()) * 1000;
   return {
-    status: healthy ? 'healthy' : 'degraded',
+    // Forming first: until the seeds joined, ingest is refused whatever the members' state.
+    status: input.forming.length > 0 ? 'forming' : healthy ? 'healthy' : 'degraded',
     mode: 'cluster',
     node_count: input.members.length,
+    replication_factor: input.replicationFactor,
     state_version: input.stateVersion,
     // Ingest is refused (503 CLUSTER_FORMING) until every seed has joined or the master stopped waiting.
     forming: [...input.forming],
+    // Decided but not yet placing data: a join or remove takes effect from `starts_at` (docs/api.md).
+    pending_epochs: input.epochs
+      .filter((epoch) => epoch.fromMicros > nowMicros)
+      .map((epoch) => ({ epoch: epoch.epoch, starts_at: iso(Math.floor(epoch.fromMicros / 1000)), members: [...epoch.members] })),
     master: { id: input.master.id, grpc_address: input.master.address, up: input.master.up },
     nodes: input.members.map((view) => {
       // Counts of a node that is down would be stale: unknown until it answers again.
@@ -76,7 +90,23 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
 }
 
 /** The status as `membership` sees the cluster now (what the route answers when the node is clustered). */
-export function membershipStatus(membership: Membership, dataDir: string, catchingUp?: (id: string) => boolean): Record<string, unknown> {
-  const { version, forming } = membership.state();
-  return clusterStatus({ stateVersion: version, forming, members: membership.members(), master: membership.master(), dataDir, catchingUp });
+export function membershipStatus(
+  membership: Membership,
+  options: Pick<ClusterStatusInput, 'dataDir' | 'replicationFactor' | 'catchingUp'>,
+): Record<string, unknown> {
+  const { version, forming, epochs } = membership.state();
+  return clusterStatus({ ...options, stateVersion: version, forming, epochs, members: membership.members(), master: membership.master() });
+}
+
+/**
+ * The degraded part of a clustered node's /health: degraded while it catches up (`catchingUp`,
+ * CatchUp.catchingUp's reason) or a member not removed is down, with the reasons in words.
+ */
+export function clusterHealth(
+  members: readonly MemberView[],
+  catchingUp: string | null,
+): { degraded: boolean; catching_up: boolean; down_nodes: string[]; reasons: string[] } {
+  const down = members.filter((view) => !view.up && !view.removed).map((view) => view.member.id);
+  const reasons = [...(catchingUp === null ? [] : [catchingUp]), ...down.map((id) => `node ${id} is down (not heard from within cluster.failure_timeout)`)];
+  return { degraded: reasons.length > 0, catching_up: catchingUp !== null, down_nodes: down, reasons };
 }

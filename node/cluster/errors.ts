@@ -44,8 +44,11 @@ export class MasterUnavailableError extends Error {
     what: string,
     cause?: string,
   ) {
-    const name = masterId === null ? master : `${masterId} at ${master}`;
-    super(`${what}: the master (${name}) is not answering${cause === undefined ? '' : ` (${cause})`}`);
+    const name = masterId === null ? `at ${master}` : `${masterId} at ${master}`;
+    super(
+      `${what}: the master ${name} does not answer${cause === undefined ? '' : ` (${cause})`}. ` +
+        'Check that the master runs and listens there, and that every node has the same cluster.seeds, the master first',
+    );
     this.name = 'MasterUnavailableError';
   }
 }

@@ -125,7 +125,7 @@ export async function clusterJobList(
   const jobs = [...own];
   const missingNodes: string[] = [];
   answers.forEach((listed, i) => (listed === null ? missingNodes.push(others[i]!.id) : jobs.push(...listed)));
-  // Oldest first, as one node lists its own.
-  jobs.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.job_id < b.job_id ? -1 : 1));
+  // Newest first, as one node lists its own.
+  jobs.sort((a, b) => (a.created_at > b.created_at ? -1 : a.created_at < b.created_at ? 1 : a.job_id < b.job_id ? -1 : 1));
   return { jobs, missingNodes: missingNodes.sort() };
 }

@@ -242,13 +242,13 @@ export class Membership extends EventEmitter<MembershipEvents> {
       if (this.current.forming.length > 0) this.awaitFormation();
     } else if (held !== undefined && sameMember(held, self)) {
       await this.pull(this.masterAddress).catch((error: Error) =>
-        this.options.logger.warn(`cluster: going on with the stored cluster state v${this.current.version}; ${this.masterName()} did not answer (${error.message})`),
+        this.options.logger.warn(`cluster: going on with the stored cluster state v${this.current.version}; ${this.masterName()} did not answer (${error instanceof PeerCallError ? error.plainDetails : error.message})`),
       );
     } else {
       await this.join();
     }
     this.started = true;
-    this.options.logger.info(`cluster: node ${self.id} is a member (state v${this.current.version}, ${this.current.members.length} members, master ${this.masterName()})`);
+    this.options.logger.info(`cluster: node ${self.id} is a member (state v${this.current.version}, ${this.current.members.length} members; ${this.masterName()})`);
     this.heartbeatTimer = setInterval(() => this.beat(), this.options.heartbeatIntervalMs);
     this.beat();
   }
@@ -348,9 +348,9 @@ export class Membership extends EventEmitter<MembershipEvents> {
         if (!(error instanceof PeerCallError)) throw error;
         if (!error.unreachable) throw this.joinRefusal(error);
         if (this.closed || Date.now() >= deadline) {
-          throw new MasterUnavailableError(this.masterAddress, this.master().id, `node ${self.id} cannot join the cluster`, error.details);
+          throw new MasterUnavailableError(this.masterAddress, this.master().id, `node ${self.id} cannot join the cluster`, error.plainDetails);
         }
-        if (!waitLogged) logger.warn(`cluster: waiting up to ${this.joinTimeoutMs} ms for ${this.masterName()} to answer the join (${error.details})`);
+        if (!waitLogged) logger.warn(`cluster: waiting up to ${this.joinTimeoutMs} ms for ${this.masterName()} to answer the join (${error.plainDetails})`);
         waitLogged = true;
         await delay(Math.min(this.options.heartbeatIntervalMs, 1000), undefined, { signal: this.stopWaiting.signal }).catch(() => undefined);
       }

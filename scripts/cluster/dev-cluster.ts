@@ -3,7 +3,9 @@
  * listens for HTTP on PORT+2(i-1) and for gRPC on the port after it (PORT is 7480, so node1 has the
  * single node's defaults), keeps its data in DIR/node<i>, and every node gets the same seeds, node1's
  * first: node1 is the master. Each output line is prefixed with its node. Ctrl-C (or SIGTERM)
- * stops every node cleanly; a node that exits on its own stops the others and the script exits 1.
+ * stops every node cleanly. The cluster is up once every node lists every node. A node that cannot start stops the others and the script exits 1;
+ * once all are up, a node that exits leaves the others running (to try the failure cases), and
+ * lines on stdin stop, kill or restart one: `stop node2`, `kill node2`, `restart node2`.
  */
 import { spawn, type ChildProcess } from 'child_process';
 import fs from 'fs';
@@ -15,7 +17,10 @@ const USAGE = `usage: scripts/dev-cluster N [--base-port PORT] [--data-dir DIR] 
   N nodes on 127.0.0.1: node i serves HTTP on PORT+2(i-1) and gRPC on the next port
   (PORT 7480), keeps its data in DIR/node<i> (DIR ./data/dev-cluster); node1 is the master.
   Each node runs cores/N worker threads of each pool (server.*_workers, at least 1).
-  SERVER-FLAGS go to every node (e.g. -- --set storage.flush_interval=2s). Ctrl-C stops all.`;
+  SERVER-FLAGS go to every node (e.g. -- --set storage.flush_interval=2s). Ctrl-C stops all.
+  Once all are up, type \`stop nodeI\` (SIGTERM), \`kill nodeI\` (SIGKILL) or \`restart nodeI\`.`;
+
+const COMMANDS = 'stop nodeI, kill nodeI, restart nodeI';
 
 const MAX_NODES = 32;
 /** A node must be listening this soon after it starts (it waits for the master to answer its join). */
@@ -127,6 +132,28 @@ function launch(node: NodePlan, plan: readonly NodePlan[], extra: readonly strin
   return { node, child, ready, exited };
 }
 
+/** How many members a node lists, or null while it does not answer. */
+async function memberCount(node: NodePlan): Promise<number | null> {
+  try {
+    const answer = await fetch(`http://${node.http}/api/v1/cluster/status`, { signal: AbortSignal.timeout(2000) });
+    const body = (await answer.json()) as { data?: { node_count?: number; status?: string } };
+    return body.data?.status === 'forming' ? null : (body.data?.node_count ?? null);
+  } catch {
+    return null;
+  }
+}
+
+/** Waits until every node lists every node (true), or READY_TIMEOUT_MS passed (false). */
+async function allSeeAll(plan: readonly NodePlan[]): Promise<boolean> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const counts = await Promise.all(plan.map(memberCount));
+    if (counts.every((count) => count === plan.length)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
+
 export async function main(): Promise<void> {
   let options: Options;
   try {
@@ -136,15 +163,18 @@ export async function main(): Promise<void> {
     process.exit(2);
   }
   const plan = planCluster(options.count, options.basePort, options.dataDir);
-  const running: Running[] = [];
+  /** Each node's latest process. */
+  const running = new Map<string, Running>();
   let stopping = false;
+  let allUp = false;
 
   const stopAll = async (reason: string, failed: boolean): Promise<never> => {
     stopping = true;
-    console.log(`dev-cluster: ${reason}: stopping ${running.length} node(s)`);
-    for (const each of running) if (each.child.exitCode === null) each.child.kill('SIGTERM');
-    const codes = await Promise.all(running.map((each) => each.exited));
-    const unclean = running.flatMap((each, i) => (codes[i] === 0 ? [] : [`${each.node.id} (${codes[i]})`]));
+    const all = [...running.values()];
+    console.log(`dev-cluster: ${reason}: stopping ${all.length} node(s)`);
+    for (const each of all) if (each.child.exitCode === null) each.child.kill('SIGTERM');
+    const codes = await Promise.all(all.map((each) => each.exited));
+    const unclean = all.flatMap((each, i) => (codes[i] === 0 ? [] : [`${each.node.id} (${codes[i]})`]));
     if (unclean.length > 0 && !failed) console.error(`dev-cluster: not every node exited cleanly: ${unclean.join(', ')}`);
     process.exit(failed || unclean.length > 0 ? 1 : 0);
   };
@@ -152,7 +182,7 @@ export async function main(): Promise<void> {
     if (!stopping) void stopAll(`${signal} received`, false);
     else {
       console.log('dev-cluster: stopping at once');
-      for (const each of running) each.child.kill('SIGKILL');
+      for (const each of running.values()) each.child.kill('SIGKILL');
     }
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
@@ -160,20 +190,61 @@ export async function main(): Promise<void> {
 
   const start = (node: NodePlan): Promise<void> => {
     const launched = launch(node, plan, options.extra);
-    running.push(launched);
+    running.set(node.id, launched);
     void launched.exited.then((code) => {
-      if (!stopping) void stopAll(`${node.id} exited (code ${code})`, true);
+      if (stopping) return;
+      // Until every node is up, one that exits is a cluster that cannot start.
+      if (!allUp) void stopAll(`${node.id} exited (code ${code})`, true);
+      else if (running.get(node.id) === launched) {
+        const how = code === null ? `killed by ${launched.child.signalCode}` : `code ${code}`;
+        console.log(`dev-cluster: ${node.id} exited (${how}); the others keep running (\`restart ${node.id}\` starts it again)`);
+      }
     });
     const late = setTimeout(() => {
-      if (!stopping) void stopAll(`${node.id} was not listening after ${READY_TIMEOUT_MS / 1000} s`, true);
+      if (!stopping && !allUp) void stopAll(`${node.id} was not listening after ${READY_TIMEOUT_MS / 1000} s`, true);
     }, READY_TIMEOUT_MS);
     return launched.ready.finally(() => clearTimeout(late));
+  };
+
+  const command = async (line: string): Promise<void> => {
+    const [verb, id, ...rest] = line.trim().split(/\s+/);
+    if (verb === undefined || verb === '') return;
+    const node = plan.find((each) => each.id === id);
+    if (!['stop', 'kill', 'restart'].includes(verb) || node === undefined || rest.length > 0) {
+      console.log(`dev-cluster: unknown command "${line.trim()}"; commands: ${COMMANDS} (I from 1 to ${plan.length})`);
+      return;
+    }
+    const current = running.get(node.id)!;
+    const alive = current.child.exitCode === null && current.child.signalCode === null;
+    if (verb === 'restart') {
+      if (alive) {
+        current.child.kill('SIGTERM');
+        await current.exited;
+      }
+      if (stopping) return;
+      console.log(`dev-cluster: starting ${node.id}`);
+      const ready = start(node);
+      // A node that cannot start says why in its own lines, and the exit line follows.
+      if (await Promise.race([ready.then(() => true), running.get(node.id)!.exited.then(() => false)])) console.log(`dev-cluster: ${node.id} is listening again`);
+      return;
+    }
+    if (!alive) return console.log(`dev-cluster: ${node.id} is not running (\`restart ${node.id}\` starts it)`);
+    current.child.kill(verb === 'kill' ? 'SIGKILL' : 'SIGTERM');
   };
 
   // The master first, so the others' joins find it.
   const [master, ...others] = plan;
   await start(master!);
   await Promise.all(others.map(start));
+  // Listening is not yet formed: the last joins reach every node with the master's next state.
+  if (!(await allSeeAll(plan))) await stopAll(`the cluster did not form within ${READY_TIMEOUT_MS / 1000} s`, true);
+  allUp = true;
   console.log(`dev-cluster: ${plan.length} node(s) up; node1 is the master. Ctrl-C stops all.`);
   for (const node of plan) console.log(`  ${node.id.padEnd(7)} http://${node.http}  grpc ${node.grpc}  data ${node.dataDir}`);
+  console.log(`dev-cluster: commands on stdin: ${COMMANDS}`);
+  // One command at a time, in the order typed.
+  let commands = Promise.resolve();
+  readline.createInterface({ input: process.stdin }).on('line', (line) => {
+    commands = commands.then(() => command(line));
+  });
 }

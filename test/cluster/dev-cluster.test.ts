@@ -1,6 +1,7 @@
 /**
  * scripts/dev-cluster: N nodes of the real server on loopback, each with a share of the machine's
- * worker threads, one Ctrl-C for all; a node that cannot start stops the others.
+ * worker threads, one Ctrl-C for all; a node that cannot start stops the others; once all are up,
+ * a node that exits leaves the others running, and a line on stdin kills or restarts one.
  */
 import { strict as assert } from 'assert';
 import { spawn, type ChildProcess } from 'child_process';
@@ -19,7 +20,7 @@ interface Run {
 }
 
 function runScript(args: string[]): Run {
-  const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -92,6 +93,35 @@ describe('scripts/dev-cluster', function () {
       run.child.kill('SIGINT');
       assert.equal(await run.exited, 0, run.output());
       for (const node of nodes) assert.ok(await canListen(Number(node.http.split(':')[1])), `${node.id} stopped listening`);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('a node killed once all are up leaves the others running; `restart node2` starts it again on its data', async function () {
+    const base = await freeRun(2);
+    const run = runScript(['2', '--base-port', String(base), '--data-dir', tempDir('trawl-dev-cluster-')]);
+    const node1 = `http://127.0.0.1:${base}`;
+    const node2 = `http://127.0.0.1:${base + 2}`;
+    const since = (mark: number): string => run.output().slice(mark);
+    try {
+      await waitUntil(() => /2 node\(s\) up/.test(run.output()), 45_000, `the cluster up:\n${run.output()}`);
+      await waitUntil(() => /commands on stdin/.test(run.output()), 10_000, `the commands printed:\n${run.output()}`);
+      run.child.stdin!.write('kill node2\n');
+      await waitUntil(() => /dev-cluster: node2 exited \(killed by SIGKILL\); the others keep running/.test(run.output()), 10_000, `node2 killed:\n${run.output()}`);
+      assert.ok(await canListen(base + 2), 'node2 stopped listening');
+      await waitUntil(async () => (await request(`${node1}/health`)).body?.data?.down_nodes?.includes('node2') === true, 10_000, 'node1 up, seeing node2 down');
+      assert.equal(run.child.exitCode, null, 'the script still runs');
+
+      const mark = run.output().length;
+      run.child.stdin!.write('restart node9\n');
+      await waitUntil(() => /unknown command "restart node9"/.test(since(mark)), 10_000, `an unknown node refused:\n${since(mark)}`);
+      run.child.stdin!.write('restart node2\n');
+      await waitUntil(() => /dev-cluster: node2 is listening again/.test(since(mark)), 45_000, `node2 restarted:\n${since(mark)}`);
+      await waitUntil(async () => (await request(`${node1}/health`)).body?.data?.down_nodes?.length === 0, 10_000, 'node1 to see node2 up');
+      assert.equal((await request(`${node2}/api/v1/cluster/status`)).body.data.node_count, 2, 'node2 is back in its cluster');
+      run.child.kill('SIGINT');
+      assert.equal(await run.exited, 0, run.output());
     } finally {
       run.child.kill('SIGKILL');
     }

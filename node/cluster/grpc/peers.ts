@@ -28,6 +28,17 @@ export class PeerCallError extends Error {
     return this.code === grpc.status.UNAVAILABLE || this.code === grpc.status.DEADLINE_EXCEEDED;
   }
 
+  /** What failed, in words an operator reads: a transport failure's details wrap the socket error in gRPC's own notes. */
+  get plainDetails(): string {
+    if (!this.unreachable) return this.details;
+    if (/ECONNREFUSED/.test(this.details)) return 'connection refused: nothing listens at that address';
+    if (/ENOTFOUND|EAI_AGAIN|DNS resolution failed/i.test(this.details)) return 'its host name does not resolve';
+    if (/EHOSTUNREACH|ENETUNREACH/.test(this.details)) return 'its host cannot be reached';
+    if (/ECONNRESET/.test(this.details)) return 'the connection was reset';
+    if (this.code === grpc.status.DEADLINE_EXCEEDED || /ETIMEDOUT/.test(this.details)) return 'no answer in time';
+    return this.details.replace(/\s*Resolution note:\s*\)?\s*$/, '');
+  }
+
   static from(address: string, error: grpc.ServiceError): PeerCallError {
     const trailers = error.metadata?.getMap() ?? {};
     const reason = trailers[REFUSAL_KEY];

@@ -2,7 +2,7 @@
  * Operational endpoints: health, Prometheus and JSON metrics, status, storage stats, compaction
  * history, the single-node cluster summary and the runtime config.
  */
-import { membershipStatus } from '../../cluster/cluster-status';
+import { clusterHealth, membershipStatus } from '../../cluster/cluster-status';
 import type { FastifyPluginAsync } from 'fastify';
 import path from 'path';
 import type { App } from '../../app';
@@ -15,8 +15,12 @@ const iso = (micros: number | null): string | null => (micros === null ? null : 
 /** `/health` and `/metrics` at the root, always unauthenticated. */
 export function rootRoutes(app: App): FastifyPluginAsync {
   return async (server) => {
-    // A clustered node that is catching up (its missed writes still replaying) is up but degraded.
-    server.get('/health', async () => ({ data: { status: 'healthy', degraded: (app.cluster?.catchUp.catchingUp() ?? null) !== null, version: app.version } }));
+    server.get('/health', async () => {
+      const node = app.cluster;
+      if (node === null) return { data: { status: 'healthy', degraded: false, version: app.version } };
+      // A clustered node is up but degraded while it catches up or a member not removed is down.
+      return { data: { status: 'healthy', ...clusterHealth(node.membership.members(), node.catchUp.catchingUp()), version: app.version } };
+    });
     server.get('/metrics', async (_request, reply) => {
       reply.header('content-type', app.metrics.registry.contentType);
       return app.metrics.registry.metrics();
@@ -113,7 +117,10 @@ export function opsRoutes(app: App): FastifyPluginAsync {
 
     server.get('/cluster/status', async () => {
       const node = app.cluster;
-      if (node !== null) return { data: membershipStatus(node.membership, app.settings.dataDir, (id) => !node.catchUp.mayAsk(id)) };
+      if (node !== null) {
+        const { dataDir, cluster } = app.settings;
+        return { data: membershipStatus(node.membership, { dataDir, replicationFactor: cluster.replicationFactor, catchingUp: (id) => !node.catchUp.mayAsk(id) }) };
+      }
       const stats = app.engine.stats();
       const { cluster } = app.settings;
       return {

@@ -129,7 +129,7 @@ async function main(): Promise<void> {
 
   const commands: Record<string, (command: Record<string, any>) => Promise<unknown> | unknown> = {
     view: () => ({ state: membership.state(), members: membership.members(), master: membership.master(), isMaster: membership.isMaster }),
-    status: () => membershipStatus(membership, config.dataDir),
+    status: () => membershipStatus(membership, { dataDir: config.dataDir, replicationFactor: 1 }),
     events: () => events,
     remove: (command) => membership.remove(command.id as string),
     ingest: async (command) => {

@@ -93,12 +93,12 @@ export async function waitForUp(observers: readonly ClusteredServer[], up: reado
 }
 
 /**
- * Waits until none of `nodes` is catching up (its /health not degraded): each has heard every
- * member's hint report since its start and none names it, so coordinators ask it for its keys.
+ * Waits until none of `nodes` is catching up (its /health says `catching_up: false`): each has heard
+ * every member's hint report since its start and none names it, so coordinators ask it for its keys.
  */
 export async function waitForCaughtUp(nodes: readonly ClusteredServer[], timeoutMs = 30_000): Promise<void> {
   for (const node of nodes) {
-    await waitUntil(async () => (await request(`${node.server.url}/health`)).body?.data?.degraded === false, timeoutMs, `${node.id} to catch up`);
+    await waitUntil(async () => (await request(`${node.server.url}/health`)).body?.data?.catching_up === false, timeoutMs, `${node.id} to catch up`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { clusterStatus } from '../../../node/cluster/cluster-status';
+import { clusterHealth, clusterStatus } from '../../../node/cluster/cluster-status';
 import type { MemberView } from '../../../node/cluster/membership';
 import type { NodeStats } from '../../../node/cluster/node-stats';
 
@@ -32,6 +32,8 @@ describe('cluster status', () => {
   it('healthy with every node up: each node with its counts, the counts summed, indexes counted once', () => {
     const status: any = clusterStatus({
       forming: [],
+      epochs: [],
+      replicationFactor: 1,
       stateVersion: 4,
       members: [view('n1', true, counts(10, 2, 3, ['web', 'db'])), view('n2', true, counts(20, 5, 0, ['web']), { epochs: [1, 2] })],
       master,
@@ -68,6 +70,8 @@ describe('cluster status', () => {
   it('degraded with a node down: its counts unknown, the sums over the nodes up', () => {
     const status: any = clusterStatus({
       forming: [],
+      epochs: [],
+      replicationFactor: 1,
       stateVersion: 4,
       members: [view('n1', true, counts(10, 2, 3, ['web'])), view('n2', false, counts(20, 5, 4, ['db']), { lastHeartbeatMs: null })],
       master,
@@ -83,6 +87,8 @@ describe('cluster status', () => {
   it('degraded while a node up is catching up (not asked for its keys); a node down is not catching up', () => {
     const status: any = clusterStatus({
       forming: [],
+      epochs: [],
+      replicationFactor: 1,
       stateVersion: 4,
       members: [view('n1', true, counts(10, 2, 3, ['web'])), view('n2', true, counts(20, 5, 0, ['web'])), view('n3', false, null)],
       master,
@@ -103,6 +109,8 @@ describe('cluster status', () => {
   it('a removed node that is down leaves the cluster healthy', () => {
     const status: any = clusterStatus({
       forming: [],
+      epochs: [],
+      replicationFactor: 1,
       stateVersion: 5,
       members: [view('n1', true, counts(1, 1, 0, [])), view('n2', false, null, { removed: true })],
       master,
@@ -110,5 +118,40 @@ describe('cluster status', () => {
     });
     assert.equal(status.status, 'healthy');
     assert.equal(status.nodes[1].removed, true);
+  });
+
+  it('forming while seeds are awaited; the replication factor, and the epochs that start after now as pending', () => {
+    const nowMs = Date.UTC(2026, 0, 1, 12, 30);
+    const status: any = clusterStatus({
+      forming: ['127.0.0.1:8002'],
+      epochs: [
+        { epoch: 0, fromMicros: 0, members: ['n1'] },
+        { epoch: 1, fromMicros: Date.UTC(2026, 0, 1, 12) * 1000, members: ['n1', 'n2'] },
+        { epoch: 2, fromMicros: Date.UTC(2026, 0, 1, 14) * 1000, members: ['n1', 'n2', 'n3'] },
+      ],
+      replicationFactor: 2,
+      stateVersion: 3,
+      members: [view('n1', true, null)],
+      master,
+      dataDir: '/d',
+      nowMs,
+    });
+    assert.equal(status.status, 'forming');
+    assert.equal(status.replication_factor, 2);
+    assert.deepEqual(status.pending_epochs, [{ epoch: 2, starts_at: '2026-01-01T14:00:00.000Z', members: ['n1', 'n2', 'n3'] }]);
+  });
+
+  it('health: degraded while catching up or a member not removed is down, each reason in words', () => {
+    const members = [view('n1', true, null), view('n2', false, null), view('n3', false, null, { removed: true })];
+    assert.deepEqual(clusterHealth(members, null), {
+      degraded: true,
+      catching_up: false,
+      down_nodes: ['n2'],
+      reasons: ['node n2 is down (not heard from within cluster.failure_timeout)'],
+    });
+    const caughtUp = clusterHealth([view('n1', true, null), view('n3', false, null, { removed: true })], null);
+    assert.deepEqual(caughtUp, { degraded: false, catching_up: false, down_nodes: [], reasons: [] });
+    const catching = clusterHealth([view('n1', true, null)], 'node n1 has not yet heard every member');
+    assert.deepEqual([catching.degraded, catching.catching_up, catching.reasons], [true, true, ['node n1 has not yet heard every member']]);
   });
 });
