@@ -448,7 +448,7 @@ class NativeScanner {
   private newChunkRows(): number {
     const chunks = this.chunks.size;
     if (chunks < this.placement.partitions) return this.rowsHint;
-    return Math.max(16, Math.min(this.rowsHint, Math.ceil((2 * this.rowsPlaced) / chunks)));
+    return Math.max(4, Math.min(this.rowsHint, Math.ceil((2 * this.rowsPlaced) / chunks)));
   }
 
   /**
