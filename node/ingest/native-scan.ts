@@ -126,6 +126,8 @@ const ENTRIES = {
 class NativeScanner {
   private readonly json: JsonByteReader;
   private readonly rowsHint: number;
+  /** Elements placed in a chunk so far (see newChunkRows). */
+  private rowsPlaced = 0;
 
   // The current element's top-level keys.
   private seen = 0;
@@ -423,17 +425,30 @@ class NativeScanner {
   private chunkFor(index: string, time: number): ChunkState {
     const placement = this.placement;
     const partition = this.pairs === null ? 0 : this.nextPartition(this.pairs);
+    this.rowsPlaced++;
     const last = this.last;
     if (last !== null && index === last.builder.key.index && time >= last.builder.key.bucket && time < last.bucketEnd && partition === last.builder.key.partition) return last;
     const key: PartitionKey = { index, bucket: pieceOf(time, placement), partition };
     const name = keyString(key);
     let state = this.chunks.get(name);
     if (state === undefined) {
-      state = { builder: new ByteChunkBuilder(key, this.rowsHint), bucketEnd: pieceEnd(key.bucket, placement), shape: [], names: new ByteDictionary(), slots: [], labels: [] };
+      state = { builder: new ByteChunkBuilder(key, this.newChunkRows()), bucketEnd: pieceEnd(key.bucket, placement), shape: [], names: new ByteDictionary(), slots: [], labels: [] };
       this.chunks.set(name, state);
     }
     this.last = state;
     return state;
+  }
+
+  /**
+   * The rows a new chunk is sized for: the body's share of a partition while the request has no
+   * more chunks than partitions (one bucket), else about what its chunks have held so far. A body
+   * spread over many buckets makes a chunk per key, most of a few rows: sizing each for the body
+   * allocated and zeroed megabytes per key, most of a spread request's parse.
+   */
+  private newChunkRows(): number {
+    const chunks = this.chunks.size;
+    if (chunks < this.placement.partitions) return this.rowsHint;
+    return Math.max(4, Math.min(this.rowsHint, Math.ceil((2 * this.rowsPlaced) / chunks)));
   }
 
   /**

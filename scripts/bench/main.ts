@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
@@ -9,6 +9,7 @@ import { runFlushBench } from './flush';
 import { runIngestBench } from './ingest';
 import { runQueryBench } from './query';
 import { runScanBench } from './scan';
+import { runSpreadBench } from './spread';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -78,8 +79,16 @@ async function main(): Promise<void> {
         partitions: Number(values.partitions ?? 16),
       });
       return;
+    case 'spread':
+      await runSpreadBench({
+        events: Number(values.events ?? 2_000),
+        runs: Number(values.runs ?? 15),
+        nodes: Number(values.nodes ?? 3),
+        baseline: values.baseline ?? null,
+      });
+      return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster)`);
+      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread)`);
   }
 }
 

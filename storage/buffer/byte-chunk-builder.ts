@@ -127,7 +127,8 @@ export class ByteDictionary {
   constructor(entriesHint = 16, bytesHint = 256) {
     this.entries = new ByteStringList(bytesHint, entriesHint);
     this.hashes = new Uint32Array(entriesHint);
-    this.slots = new Int32Array(2 ** Math.max(5, Math.ceil(Math.log2(entriesHint * 2 + 1))));
+    // Small hints stay small: a request spread over many keys makes a dictionary per field and key.
+    this.slots = new Int32Array(2 ** Math.max(3, Math.ceil(Math.log2(entriesHint * 2 + 1))));
   }
 
   get size(): number {
@@ -196,7 +197,7 @@ export class ByteFieldBuilder {
   private kinds: Uint8Array;
   private entries = 0;
   private types = 0;
-  private readonly dict = new ByteDictionary();
+  private readonly dict: ByteDictionary;
 
   /** `entriesHint`: the values expected (growing by doubling costs copies and garbage). */
   constructor(
@@ -204,6 +205,8 @@ export class ByteFieldBuilder {
     entriesHint = 16,
   ) {
     ({ rows: this.rows, values: this.values, kinds: this.kinds } = entryArrays(Math.max(1, entriesHint), null, 0));
+    const distinct = Math.min(16, Math.max(1, entriesHint));
+    this.dict = new ByteDictionary(distinct, distinct * 16);
   }
 
   private add(row: number, value: number, kind: number): void {

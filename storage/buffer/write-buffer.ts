@@ -15,14 +15,14 @@
 import type { LogEvent } from '../event';
 import { checkChunk } from './chunk-check';
 import { chunkEventsOf } from './chunk-read';
-import { CHUNK_RECORD_KIND, decodeChunkRecord } from './chunk-record';
+import { decodeChunkRecord, isChunkRecordKind } from './chunk-record';
 import { chunkEvents, type EventChunk } from './event-chunk';
 import { describeQuarantineKey, quarantineKey, WAL_PREFIX, walKey, walSeqOf } from '../keys';
 import { MemTable } from './memtable';
 import { keyString, type Placement } from '../partition';
 import type { Rocks, WriteOp } from '../rocks';
 
-/** Record kinds: 0 is a JSON array of events (appendEvents); chunk records are CHUNK_RECORD_KIND. */
+/** Record kinds: 0 is a JSON array of events (appendEvents); chunk records are of the kinds chunk-record.ts reads. */
 export const JSON_EVENTS_KIND = 0;
 
 /** A write-buffer record set aside at replay: its seq in the buffer, where it is now, and why. */
@@ -161,7 +161,7 @@ export class WriteBuffer {
 
   /** A record's chunks, keyed by the current placement. */
   private decodeRecord(value: Buffer): EventChunk[] {
-    if (value[0] === CHUNK_RECORD_KIND) {
+    if (isChunkRecordKind(value[0])) {
       const { chunks, placement } = decodeChunkRecord(value);
       const same = placement.bucketSpanMicros === this.placement.bucketSpanMicros && placement.partitions === this.placement.partitions;
       return same ? chunks : chunkEvents(chunks.flatMap(chunkEventsOf), this.placement);
@@ -177,7 +177,7 @@ export class WriteBuffer {
    * record's own (views into it), keyed by the current placement.
    */
   async appendRecord(chunks: readonly EventChunk[], value: Buffer, sync: boolean, alongside: readonly WriteOp[] = []): Promise<void> {
-    if (value[0] !== CHUNK_RECORD_KIND) throw new Error(`not a chunk record (kind ${value[0]})`);
+    if (!isChunkRecordKind(value[0])) throw new Error(`not a chunk record (kind ${value[0]})`);
     if (!chunks.some((chunk) => chunk.count > 0)) {
       if (alongside.length > 0) await this.rocks.write([...alongside], sync);
       return;

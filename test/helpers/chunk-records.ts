@@ -1,9 +1,9 @@
 /**
  * Chunk records as a faulty peer or a flipped bit would make them: a record given another header
  * (its sections kept as they are), and a small record whose header claims far more rows than it
- * holds.
+ * holds. Both write the JSON header of kind 2 (chunk-record-json.ts), whose fields a test can name.
  */
-import { encodeChunkRecord } from '../../storage/buffer/chunk-record';
+import { encodeJsonChunkRecord } from '../../storage/buffer/chunk-record-json';
 import { chunkEvents } from '../../storage/buffer/event-chunk';
 import type { Placement } from '../../storage/partition';
 
@@ -25,7 +25,7 @@ export function withHeader(record: Buffer, header: unknown): Buffer {
 /** A record of one event now (in `index`) whose chunk header claims `rows` rows. */
 export function overClaimingRecord(rows: number, placement: Placement = { bucketSpanMicros: 3_600_000_000, partitions: 16 }, index = 'main'): Buffer {
   const event = { time: Date.now() * 1000, raw: 'one event', index, fields: { host: 'h1', source: 'claims' } };
-  const record = encodeChunkRecord(chunkEvents([event], placement), placement);
+  const record = encodeJsonChunkRecord(chunkEvents([event], placement), placement);
   const header = JSON.parse(record.toString('utf8', 5, 5 + record.readUInt32LE(1))) as { chunks: { count: number }[] };
   header.chunks[0].count = rows;
   return withHeader(record, header);

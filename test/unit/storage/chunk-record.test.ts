@@ -7,7 +7,8 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { chunkBatch, chunkEventsOf } from '../../../storage/buffer/chunk-read';
 import { ChunkRecordError } from '../../../storage/buffer/chunk-check';
-import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
+import { CHUNK_RECORD_KIND, decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
+import { encodeJsonChunkRecord, JSON_CHUNK_RECORD_KIND } from '../../../storage/buffer/chunk-record-json';
 import { chunkEvents, unpackStrings, type EventChunk } from '../../../storage/buffer/event-chunk';
 import { Generation } from '../../../storage/buffer/write-buffer';
 import type { LogEvent } from '../../../storage/event';
@@ -34,10 +35,14 @@ const eventArb = fc.record({
   fields: fc.dictionary(fc.constantFrom('host', 'source', 'status', 'msg', 'ok', 'n'), fieldValue, { maxKeys: 5 }),
 });
 
-const recordArb = fc.record({ events: fc.array(eventArb, { minLength: 1, maxLength: 30 }), partitions: fc.constantFrom(1, 3) }).map(({ events, partitions }) => {
-  const placement: Placement = { bucketSpanMicros: HOUR, partitions };
-  return { events, placement, record: encodeChunkRecord(chunkEvents(events, placement), placement) };
-});
+/** Records of the kind written now and of the JSON kind written before, which are still read. */
+const recordArb = fc
+  .record({ events: fc.array(eventArb, { minLength: 1, maxLength: 30 }), partitions: fc.constantFrom(1, 3), json: fc.boolean() })
+  .map(({ events, partitions, json }) => {
+    const placement: Placement = { bucketSpanMicros: HOUR, partitions };
+    const encode = json ? encodeJsonChunkRecord : encodeChunkRecord;
+    return { events, placement, record: encode(chunkEvents(events, placement), placement) };
+  });
 
 const pool = new CodecPool(0);
 
@@ -111,7 +116,7 @@ describe('chunk records from outside', () => {
       { time: 20, raw: 'b', index: 'main', fields: { host: 'h2' } },
     ];
     const placement: Placement = { bucketSpanMicros: HOUR, partitions: 1 };
-    const record = encodeChunkRecord(chunkEvents(events, placement), placement);
+    const record = encodeJsonChunkRecord(chunkEvents(events, placement), placement);
     type Header = { chunks: { times: number[]; count: number; key: { index: string; bucket: number }; fields: { name: string; codes: number[] | null }[] }[] };
     const refusal = (edit: (header: Header) => void, pattern: RegExp): void => {
       const header = headerOf(record) as unknown as Header;
@@ -134,6 +139,59 @@ describe('chunk records from outside', () => {
     assert.throws(() => decodeChunkRecord(notJson), /the header is not JSON/);
   });
 
+  it('refuses a binary header that does not add up, by name: cut short, longer than its chunks, a count past its rows, a string it does not hold', () => {
+    const events: LogEvent[] = [
+      { time: 10, raw: 'a', index: 'main', fields: { host: 'h1', n: 1 } },
+      { time: 20, raw: 'b', index: 'main', fields: { host: 'h2' } },
+    ];
+    const placement: Placement = { bucketSpanMicros: HOUR, partitions: 1 };
+    const record = encodeChunkRecord(chunkEvents(events, placement), placement);
+    assert.equal(record[0], CHUNK_RECORD_KIND);
+    const headerLength = record.readUInt32LE(1);
+    // The first chunk's fields: after the placement, the string table and the chunk count.
+    let at = 5 + 16;
+    const strings = record.readUInt32LE(at);
+    at += 4;
+    for (let i = 0; i < strings; i++) at += 4 + record.readUInt32LE(at);
+    assert.equal(record.readUInt32LE(at), 1, 'one chunk');
+    const index = at + 4;
+    const count = index + 4 + 8 + 4;
+    const refusal = (edit: (bytes: Buffer) => Buffer, pattern: RegExp): void => {
+      const bytes = edit(Buffer.from(record));
+      assert.throws(() => decodeChunkRecord(bytes), (error: Error) => error instanceof ChunkRecordError && pattern.test(error.message), pattern.source);
+    };
+    refusal((bytes) => (bytes.writeUInt32LE(headerLength - 3, 1), bytes), /the header ends inside chunk 0/);
+    refusal((bytes) => (bytes.writeUInt32LE(count - 5, 1), bytes), /the header ends inside/);
+    // Eight more header bytes, the sections moved by eight as well.
+    const padded = (bytes: Buffer): Buffer => {
+      const out = Buffer.alloc(bytes.length + 8);
+      bytes.copy(out, 0, 0, 5 + headerLength);
+      out.writeUInt32LE(headerLength + 8, 1);
+      bytes.copy(out, Math.ceil((5 + headerLength) / 8) * 8 + 8, Math.ceil((5 + headerLength) / 8) * 8);
+      return out;
+    };
+    refusal(padded, /holds 8 bytes past its last chunk/);
+    refusal((bytes) => (bytes.writeUInt32LE(2_000_000, count), bytes), /chunk 0 claims 2000000 rows but holds 2 times/);
+    refusal((bytes) => (bytes.writeUInt32LE(strings, index), bytes), new RegExp(`chunk 0's index names string ${strings} of ${strings}`));
+    refusal((bytes) => (bytes.writeUInt32LE(2 ** 31, 5 + 16), bytes), /claims 2147483648 strings/);
+    refusal((bytes) => (bytes.writeDoubleLE(0, 5), bytes), /no positive bucket span/);
+  });
+
+  it('reads records of the JSON kind written before (write-buffer records and hints kept across an upgrade)', () => {
+    const events: LogEvent[] = [
+      { time: 10, raw: 'a', index: 'main', fields: { host: 'h1', n: 1, mixed: -0 } },
+      { time: 20, raw: 'é', index: 'main', fields: { host: 'h2', mixed: 'x', ok: true } },
+    ];
+    const placement: Placement = { bucketSpanMicros: HOUR, partitions: 3 };
+    const chunks = chunkEvents(events, placement);
+    const old = encodeJsonChunkRecord(chunks, placement);
+    assert.equal(old[0], JSON_CHUNK_RECORD_KIND);
+    const now = encodeChunkRecord(chunks, placement);
+    const asEvents = (record: Buffer): unknown => decodeChunkRecord(record).chunks.flatMap(chunkEventsOf);
+    assert.deepEqual(asEvents(old), asEvents(now));
+    assert.deepEqual(decodeChunkRecord(old).placement, placement);
+  });
+
   it('a record with a flipped byte, a number changed in its header or cut short is refused or read whole (property)', async () => {
     const mutation = fc.oneof(
       fc.record({ kind: fc.constant('byte' as const), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
@@ -152,6 +210,12 @@ describe('chunk records from outside', () => {
             if (bytes.length > 0) bytes[change.at % bytes.length] = change.value;
           } else if (change.kind === 'truncate') {
             bytes = bytes.subarray(0, change.at % (bytes.length + 1));
+          } else if (bytes.length > 9 && bytes[0] === CHUNK_RECORD_KIND) {
+            // The binary header: a 32-bit word of it (a count, an offset, a string id, half a number) replaced.
+            const headerEnd = Math.min(bytes.length, 5 + bytes.readUInt32LE(1));
+            if (headerEnd - 5 < 4) continue;
+            bytes = Buffer.from(bytes);
+            bytes.writeUInt32LE(change.value >>> 0, 5 + (change.at % (headerEnd - 8)));
           } else {
             let header: Record<string, unknown>;
             try {
