@@ -24,7 +24,7 @@ export function successionProblem(held: ClusterState, next: ClusterState): strin
     const kept = next.epochs.find((each) => each.epoch === epoch.epoch);
     if (kept === undefined) return `v${next.version} drops ring epoch ${epoch.epoch}`;
     const sameRing = held.forming.length > 0 || kept.members.join(',') === epoch.members.join(',');
-    if (kept.fromMicros !== epoch.fromMicros || !sameRing) return `v${next.version} rewrites ring epoch ${epoch.epoch}`;
+    if (kept.fromMicros !== epoch.fromMicros || kept.layout !== epoch.layout || !sameRing) return `v${next.version} rewrites ring epoch ${epoch.epoch}`;
   }
   const newlyAwaited = next.forming.find((seed) => !held.forming.includes(seed));
   if (newlyAwaited !== undefined) return `v${next.version} waits for the seed ${quoted(newlyAwaited)}, which v${held.version} did not`;
@@ -45,7 +45,7 @@ export function sameState(a: ClusterState, b: ClusterState): boolean {
     JSON.stringify([
       state.version,
       state.members.map((member) => [member.id, member.http, member.grpc, member.role]),
-      state.epochs.map((epoch) => [epoch.epoch, epoch.fromMicros, epoch.members]),
+      state.epochs.map((epoch) => [epoch.epoch, epoch.fromMicros, epoch.members, epoch.layout ?? null]),
       state.removed,
       state.forming,
     ]);
