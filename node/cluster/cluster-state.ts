@@ -5,7 +5,7 @@
  */
 import { isValidIndexName } from '../../storage/event';
 import { isMemberAddress, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';
-import type { RingEpoch } from './epochs';
+import { CURRENT_LAYOUT, EPOCH_LAYOUTS, type EpochLayout, type RingEpoch } from './epochs';
 
 export type Role = 'all' | 'coordinator' | 'shard';
 export const ROLES: readonly Role[] = ['all', 'coordinator', 'shard'];
@@ -69,7 +69,7 @@ export function foundCluster(master: Member, seeds: readonly string[] = [], stor
   return {
     version: 1,
     members: [master],
-    epochs: [{ epoch: 0, fromMicros: 0, members: [master.id] }],
+    epochs: [{ epoch: 0, fromMicros: 0, members: [master.id], layout: CURRENT_LAYOUT }],
     removed: [],
     forming,
     storedAlone: storedAlone === null ? [] : [storedAlone],
@@ -137,6 +137,7 @@ function appendEpoch(state: ClusterState, members: string[], fromMicros: number)
     epoch: last === undefined ? 0 : last.epoch + 1,
     fromMicros: last === undefined ? 0 : Math.max(fromMicros, last.fromMicros),
     members: [...members].sort(),
+    layout: CURRENT_LAYOUT,
   };
   return [...state.epochs, epoch];
 }
@@ -252,7 +253,11 @@ function parseEpoch(value: unknown, where: string): RingEpoch {
   if (!isCount(epoch.epoch)) throw new Error(`${where}.epoch must be a non-negative integer`);
   if (!isCount(epoch.fromMicros)) throw new Error(`${where}.fromMicros must be a non-negative integer`);
   if (!Array.isArray(epoch.members) || !epoch.members.every(isString)) throw new Error(`${where}.members must be a list of node ids`);
-  return { epoch: epoch.epoch, fromMicros: epoch.fromMicros, members: [...epoch.members] };
+  const parsed: RingEpoch = { epoch: epoch.epoch, fromMicros: epoch.fromMicros, members: [...epoch.members] };
+  if (epoch.layout === undefined) return parsed;
+  // A layout this node does not know would make it place keys unlike its peers: refuse the state.
+  if (!EPOCH_LAYOUTS.includes(epoch.layout as EpochLayout)) throw new Error(`${where}.layout must be one of ${EPOCH_LAYOUTS.join(', ')} or absent, not ${quoted(epoch.layout)}`);
+  return { ...parsed, layout: epoch.layout };
 }
 
 /** Checks a state read from disk or received from a peer; throws naming the first field that is wrong. */

@@ -14,7 +14,19 @@ export interface RingEpoch {
   fromMicros: number;
   /** Node ids in the ring, sorted. */
   members: string[];
+  /**
+   * How the epoch places keys (ring.ts): `dealt` deals each bucket's partitions over the members
+   * in turn. Absent on epochs decided before layouts existed: those keep the consistent-hash ring,
+   * so data they placed stays where it is.
+   */
+  layout?: EpochLayout;
 }
+
+/** The placement layouts an epoch may record. */
+export const EPOCH_LAYOUTS = ['dealt'] as const;
+export type EpochLayout = (typeof EPOCH_LAYOUTS)[number];
+/** The layout of every epoch decided from now on. */
+export const CURRENT_LAYOUT: EpochLayout = 'dealt';
 
 /** Epoch starts fall on whole seconds: easier to read in a status, and a split that is one. */
 const START_GRANULARITY_MICROS = 1_000_000;

@@ -1,11 +1,21 @@
 /**
- * The placement ring: which nodes own a partition key. A key is placed by the ring epoch in force
- * at its bucket's start (epochs.ts), on a consistent-hash ring (`hashring`) of that epoch's
- * members; its owners are the first `replicationFactor` distinct members clockwise from the key's
- * position. The position is a hash of `(index, bucket, partition)` alone and the ring a function
- * of the member ids alone, so every node computes the same owners without asking anyone, and a
- * new epoch changes the owners of no bucket before its start.
+ * Placement: which nodes own a partition key. A key is placed by the ring epoch in force at its
+ * bucket's start (epochs.ts), in the layout that epoch records:
+ * - `dealt`: the epoch's members are put in an order of their own for each (index, bucket), by
+ *   rendezvous hashing (each member ranked by a hash of the index, the bucket and its id), and the
+ *   bucket's partitions are dealt over that order in turn: partition p's primary is member
+ *   `p mod n` of the order, its replicas the next ones. Every member owns the same number of a
+ *   bucket's partitions, give or take one, and which members take the extra ones changes from
+ *   bucket to bucket.
+ * - none (epochs decided before layouts): a consistent-hash ring (`hashring`) of the members, the
+ *   owners the first `replicationFactor` distinct members clockwise from a hash of the key. With
+ *   a few nodes and 16 partitions a bucket, its shares strayed far from even (one of 3 nodes held
+ *   half as much as another).
+ * Either is a function of the key and the epoch's member ids alone, so every node computes the
+ * same owners without asking anyone, and a new epoch changes the owners of no bucket before its
+ * start.
  */
+import { createHash } from 'crypto';
 import HashRing from 'hashring';
 import { keyString, type PartitionKey } from '../../storage/partition';
 import { epochAt, type RingEpoch } from './epochs';
@@ -82,6 +92,45 @@ function ringOf(epoch: RingEpoch): Ring {
   return ring;
 }
 
+/** Dealing orders remembered per epoch, by `index|bucket`: a write or a query asks for a bucket's partitions one after another. */
+const dealingOrders = new WeakMap<RingEpoch, Map<string, readonly string[]>>();
+const MAX_CACHED_ORDERS = 65_536;
+
+/** A member's rank for one (index, bucket): 48 bits of an MD5, which spreads ids that differ in a character as well as any. */
+function rendezvousRank(bucketText: string, member: string): number {
+  return createHash('md5').update(`${bucketText}|${member}`).digest().readUIntBE(0, 6);
+}
+
+/** The order in which an index's bucket deals its partitions over an epoch's members. */
+function dealingOrder(epoch: RingEpoch, index: string, bucket: number): readonly string[] {
+  let orders = dealingOrders.get(epoch);
+  if (orders === undefined) {
+    orders = new Map();
+    dealingOrders.set(epoch, orders);
+  }
+  const bucketText = `${index}|${bucket}`;
+  let order = orders.get(bucketText);
+  if (order === undefined) {
+    const ranked = [...new Set(epoch.members)].map((member) => ({ member, rank: rendezvousRank(bucketText, member) }));
+    // Ties (one in 2^48) fall to the id, so the order never depends on the order members were given in.
+    ranked.sort((a, b) => a.rank - b.rank || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0));
+    order = Object.freeze(ranked.map((each) => each.member));
+    if (orders.size >= MAX_CACHED_ORDERS) orders.clear();
+    orders.set(bucketText, order);
+  }
+  return order;
+}
+
+/** Owners in the dealt layout: the partition's turn in the bucket's order, then the members after it. */
+function dealtOwners(epoch: RingEpoch, key: PartitionKey, replicationFactor: number): string[] {
+  const order = dealingOrder(epoch, key.index, key.bucket);
+  const count = Math.min(replicationFactor, order.length);
+  const first = ((key.partition % order.length) + order.length) % order.length;
+  const owners: string[] = [];
+  for (let i = 0; i < count; i++) owners.push(order[(first + i) % order.length]!);
+  return owners;
+}
+
 /**
  * The nodes that own a key: `replicationFactor` distinct members of the epoch in force at the
  * key's bucket (all of them when the epoch has fewer), the first one the key's primary. Throws
@@ -91,5 +140,6 @@ export function ownersOf(key: PartitionKey, epochs: readonly RingEpoch[], replic
   if (!Number.isInteger(replicationFactor) || replicationFactor < 1) throw new Error(`a replication factor is a whole number from 1: ${replicationFactor}`);
   const epoch = epochAt(epochs, key.bucket);
   if (epoch.members.length === 0) return [];
+  if (epoch.layout === 'dealt') return dealtOwners(epoch, key, replicationFactor);
   return [...ringOf(epoch).ownersOf(keyString(key), replicationFactor)];
 }

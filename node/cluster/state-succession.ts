@@ -24,7 +24,7 @@ export function successionProblem(held: ClusterState, next: ClusterState): strin
     const kept = next.epochs.find((each) => each.epoch === epoch.epoch);
     if (kept === undefined) return `v${next.version} drops ring epoch ${epoch.epoch}`;
     const sameRing = held.forming.length > 0 || kept.members.join(',') === epoch.members.join(',');
-    if (kept.fromMicros !== epoch.fromMicros || !sameRing) return `v${next.version} rewrites ring epoch ${epoch.epoch}`;
+    if (kept.fromMicros !== epoch.fromMicros || kept.layout !== epoch.layout || !sameRing) return `v${next.version} rewrites ring epoch ${epoch.epoch}`;
   }
   for (const alone of held.storedAlone) {
     const kept = next.storedAlone.find((each) => each.node === alone.node);
@@ -50,7 +50,7 @@ export function sameState(a: ClusterState, b: ClusterState): boolean {
     JSON.stringify([
       state.version,
       state.members.map((member) => [member.id, member.http, member.grpc, member.role]),
-      state.epochs.map((epoch) => [epoch.epoch, epoch.fromMicros, epoch.members]),
+      state.epochs.map((epoch) => [epoch.epoch, epoch.fromMicros, epoch.members, epoch.layout ?? null]),
       state.removed,
       state.forming,
       state.storedAlone,

@@ -5,8 +5,8 @@
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
  * - ingest events/s, the requests spread over every node as a load balancer would, and the CPU
  *   per event summed over every node's process;
- * - the query bench's queries through the first node (median of `runs`), and whether each answer
- *   equals the single node's. Every setup stays up until all have ingested, and each run asks
+ * - the query bench's queries through the first node (median of `runs`), the CPU every node spent
+ *   on them (per query, from /proc), and whether each answer equals the single node's. Every setup stays up until all have ingested, and each run asks
  *   every setup in turn, so that the machine's slow and fast spells fall on all of them alike;
  * - each node's events and storage bytes, against an even share.
  * Every node of a cluster gets a share of the machine's worker threads (server.*_workers), since
@@ -50,6 +50,8 @@ interface Outcome {
   /** Requests answered 503 and sent again. */
   retries: number;
   queryMs: Map<string, number>;
+  /** CPU per query, every node, ms. */
+  queryCpuMs: Map<string, number>;
   answers: Map<string, string>;
   eventsPerNode: number[];
   storageBytes: number;
@@ -184,27 +186,46 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+/** A setup's CPU seconds so far, summed over every node's process (/proc). */
+function setupCpuSeconds(servers: readonly TestServer[]): number {
+  return servers.reduce((sum, server) => sum + processCpuSeconds(server.process.pid), 0);
+}
+
+interface QueryTimes {
+  /** Median latency, ms. */
+  ms: Map<string, number>;
+  /** CPU of every node over the timed runs, per query, ms (/proc counts in 10 ms ticks: a mean, not a median). */
+  cpuMs: Map<string, number>;
+}
+
 /**
  * Times every query on every setup: one unmeasured run each first (the JIT, the block caches),
- * then `runs` rounds, each asking every setup once in turn. Medians, ms.
+ * then `runs` rounds, each asking every setup once in turn. Medians, ms; and the CPU every node
+ * of the setup spent during its timed runs, per query.
  */
-async function timeInTurn(ingested: Ingested[], range: Range, runs: number): Promise<Map<string, number>[]> {
+async function timeInTurn(ingested: Ingested[], range: Range, runs: number): Promise<QueryTimes[]> {
   const times = ingested.map(() => new Map<string, number[]>());
+  const cpu = ingested.map(() => new Map<string, number>());
   for (const query of QUERIES) {
     for (const each of ingested) await timeNativeOnce(each.servers[0]!, query, { ...range });
     for (let run = 0; run < runs; run++) {
       for (const [i, each] of ingested.entries()) {
+        const cpuBefore = setupCpuSeconds(each.servers);
         const { ms } = await timeNativeOnce(each.servers[0]!, query, { ...range });
+        cpu[i]!.set(query.name, (cpu[i]!.get(query.name) ?? 0) + setupCpuSeconds(each.servers) - cpuBefore);
         const list = times[i]!.get(query.name) ?? [];
         list.push(ms);
         times[i]!.set(query.name, list);
       }
     }
   }
-  return times.map((byQuery) => new Map([...byQuery].map(([name, list]) => [name, median(list)])));
+  return times.map((byQuery, i) => ({
+    ms: new Map([...byQuery].map(([name, list]) => [name, median(list)])),
+    cpuMs: new Map([...cpu[i]!].map(([name, seconds]) => [name, (seconds * 1000) / runs])),
+  }));
 }
 
-async function outcomeOf(each: Ingested, queryMs: Map<string, number>, range: Range, options: ClusterBenchOptions): Promise<Outcome> {
+async function outcomeOf(each: Ingested, queryTimes: QueryTimes, range: Range, options: ClusterBenchOptions): Promise<Outcome> {
   const answers = new Map<string, string>();
   for (const query of QUERIES) answers.set(query.name, await answerOf(each.servers[0]!, query.native, range));
   const stats = await Promise.all(each.servers.map(async (server) => (await request(`${server.api}/stats`)).body.data));
@@ -215,7 +236,8 @@ async function outcomeOf(each: Ingested, queryMs: Map<string, number>, range: Ra
     settledEventsPerSecond: options.events / each.settledSeconds,
     settledCpuMicrosPerEvent: (each.settledCpuSeconds * 1e6) / options.events,
     retries: each.retries,
-    queryMs,
+    queryMs: queryTimes.ms,
+    queryCpuMs: queryTimes.cpuMs,
     answers,
     eventsPerNode: stats.map((stat) => stat.total_events as number),
     storageBytes: stats.reduce((sum, stat) => sum + (stat.storage_bytes as number), 0),
@@ -264,6 +286,11 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
       return `${ms.toFixed(1)} (${(ms / base).toFixed(2)}x)${same}`;
     });
     console.log(`| ${query.name} | ${cells.join(' | ')} |`);
+  }
+  for (const query of QUERIES) {
+    const base = single.queryCpuMs.get(query.name)!;
+    const cells = outcomes.map((o) => `${o.queryCpuMs.get(query.name)!.toFixed(1)} (${(o.queryCpuMs.get(query.name)! / base).toFixed(2)}x)`);
+    console.log(`| CPU per query, all nodes (ms): ${query.name} | ${cells.join(' | ')} |`);
   }
   console.log(`| storage bytes, all nodes | ${outcomes.map((o) => `${(o.storageBytes / 1e6).toFixed(1)} MB (${(o.storageBytes / single.storageBytes).toFixed(2)}x)`).join(' | ')} |`);
   console.log(

@@ -202,14 +202,15 @@ describe('cluster operations', function () {
 
     it('keeps its target from answering until an operator removes it; then the target answers what it holds', async () => {
       const [first, second, third] = nodes as [ClusteredServer, ClusteredServer, ClusteredServer];
-      const everyoneUp = taggedEvents('all-up', 3000, 60);
+      // Events of now: the epoch the removal decides starts a bucket ahead, so they stay placed by epoch 0.
+      const everyoneUp = eventsNow('all-up', 3000, 60);
       await ingest(first, everyoneUp);
       const held = eventsByOwner(everyoneUp, RING);
       assert.ok(held.get('node3')! > 0, 'node3 holds some of the first events');
 
       await third.server.kill();
       await waitForUp([first, second], ['node1', 'node2']);
-      const whileDown = taggedEvents('while-down', 3000, 60);
+      const whileDown = eventsNow('while-down', 3000, 60);
       await ingest(second, whileDown);
       const hinted = eventsByOwner(whileDown, RING);
       assert.ok(hinted.get('node3')! > 0, 'node2 keeps hints for node3');

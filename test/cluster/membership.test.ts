@@ -132,7 +132,7 @@ describe('cluster membership: member processes on loopback', function () {
     assert.deepEqual(state.removed, []);
     assert.deepEqual(state.forming, []);
     assert.equal(state.epochs.length, 2);
-    assert.deepEqual(state.epochs[0], { epoch: 0, fromMicros: 0, members: ['n1', 'n2'] });
+    assert.deepEqual(state.epochs[0], { epoch: 0, fromMicros: 0, members: ['n1', 'n2'], layout: 'dealt' });
     assert.deepEqual(state.epochs.slice(1).map((epoch) => [epoch.epoch, epoch.members]), [[1, ['n1', 'n2', 'n3']]]);
     for (const epoch of state.epochs.slice(1)) assertEpochStart(epoch.fromMicros, startedMs);
     for (const seen of views) {

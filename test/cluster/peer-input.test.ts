@@ -11,6 +11,7 @@ import path from 'path';
 import { PeerClients } from '../../node/cluster/grpc/peers';
 import { METADATA, SHARD_WRITE } from '../../node/cluster/grpc/proto';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
+import { CURRENT_LAYOUT, type RingEpoch } from '../../node/cluster/epochs';
 import { ownersOf } from '../../node/cluster/ring';
 import { encodeChunkRecord } from '../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../storage/buffer/event-chunk';
@@ -29,7 +30,7 @@ import { refusal } from './helpers/refusal';
 
 const PLACEMENT: Placement = { bucketSpanMicros: BUCKET_SPAN_MICROS, partitions: PARTITIONS };
 /** The ring the two test nodes form at their start (replication factor 1). */
-const EPOCHS = [{ epoch: 0, fromMicros: 0, members: ['node1', 'node2'] }];
+const EPOCHS: RingEpoch[] = [{ epoch: 0, fromMicros: 0, members: ['node1', 'node2'], layout: CURRENT_LAYOUT }];
 
 /** A record of events now whose keys `owner` alone owns (or, with `owned` false, does not own). */
 function recordOwnedBy(owner: string, tag: string, owned = true, index = 'main'): { record: Buffer; events: number } {

@@ -20,6 +20,8 @@ export interface RingEpoch {
   epoch: number;
   from_micros: number;
   members: string[];
+  /** '' (or absent, from an older sender): the consistent-hash ring. */
+  layout?: string;
 }
 
 export interface ClusterState {

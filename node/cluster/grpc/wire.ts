@@ -17,7 +17,7 @@ export function stateToWire(state: ClusterState): wire.ClusterState {
   return {
     version: state.version,
     members: state.members.map(memberToWire),
-    epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, from_micros: epoch.fromMicros, members: epoch.members })),
+    epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, from_micros: epoch.fromMicros, members: epoch.members, layout: epoch.layout ?? '' })),
     removed: state.removed,
     forming: state.forming,
     stored_alone: state.storedAlone.map(storedAloneToWire),
@@ -39,7 +39,8 @@ export function stateFromWire(state: wire.ClusterState | null): ClusterState {
   return parseClusterState({
     version: state.version,
     members: state.members,
-    epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, fromMicros: epoch.from_micros, members: epoch.members })),
+    // An empty layout is an epoch without one (decided by, or sent from, a release before layouts).
+    epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, fromMicros: epoch.from_micros, members: epoch.members, ...(epoch.layout ? { layout: epoch.layout } : {}) })),
     removed: state.removed,
     forming: state.forming ?? [],
     storedAlone: (state.stored_alone ?? []).map(storedAloneFromWire),

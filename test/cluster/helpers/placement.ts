@@ -4,6 +4,7 @@
  * spill within its request, storage/partition-spill.ts) and the nodes that own the key on a ring of
  * one epoch. Tests time their events where that epoch is in force (test-events.ts).
  */
+import { CURRENT_LAYOUT } from '../../../node/cluster/epochs';
 import { ownersOf } from '../../../node/cluster/ring';
 import { DEFAULT_INDEX } from '../../../storage/event';
 import { bucketOf, homePartition, keyString, type PartitionKey } from '../../../storage/partition';
@@ -28,7 +29,8 @@ export interface PlacedEvent {
 }
 
 function ownersOfKey(key: PartitionKey, layout: RingLayout): string[] {
-  return ownersOf(key, [{ epoch: 0, fromMicros: 0, members: [...layout.members] }], layout.replicationFactor);
+  // A test cluster decides its epoch 0 in the layout of this release.
+  return ownersOf(key, [{ epoch: 0, fromMicros: 0, members: [...layout.members], layout: CURRENT_LAYOUT }], layout.replicationFactor);
 }
 
 /**

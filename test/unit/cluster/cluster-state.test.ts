@@ -21,11 +21,11 @@ const member = (id: string, port = 7000 + Number(id.replace(/\D/g, '') || 0)): M
 });
 
 describe('cluster state', () => {
-  it('a new cluster is its master alone, in ring epoch 0 from the beginning of time', () => {
+  it('a new cluster is its master alone, in ring epoch 0 from the beginning of time, dealt', () => {
     assert.deepEqual(foundCluster(member('a1')), {
       version: 1,
       members: [member('a1')],
-      epochs: [{ epoch: 0, fromMicros: 0, members: ['a1'] }],
+      epochs: [{ epoch: 0, fromMicros: 0, members: ['a1'], layout: 'dealt' }],
       removed: [],
       forming: [],
       storedAlone: [],
@@ -39,8 +39,8 @@ describe('cluster state', () => {
       version: 2,
       members: [member('n1'), member('n2')],
       epochs: [
-        { epoch: 0, fromMicros: 0, members: ['n2'] },
-        { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2'] },
+        { epoch: 0, fromMicros: 0, members: ['n2'], layout: 'dealt' },
+        { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2'], layout: 'dealt' },
       ],
       removed: [],
       forming: [],
@@ -54,13 +54,13 @@ describe('cluster state', () => {
     const founded = foundCluster(member('n1'), seeds);
     assert.deepEqual(founded.forming, [member('n2').grpc, member('n3').grpc]);
     const second = withJoined(founded, member('n3'), 10 * HOUR);
-    assert.deepEqual(second.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1', 'n3'] }], 'no new epoch while forming');
+    assert.deepEqual(second.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1', 'n3'], layout: 'dealt' }], 'no new epoch while forming');
     assert.deepEqual(second.forming, [member('n2').grpc]);
     const formed = withJoined(second, member('n2'), 10 * HOUR);
-    assert.deepEqual(formed.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1', 'n2', 'n3'] }]);
+    assert.deepEqual(formed.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1', 'n2', 'n3'], layout: 'dealt' }]);
     assert.deepEqual(formed.forming, []);
     const later = withJoined(formed, member('n4'), 10 * HOUR);
-    assert.deepEqual(later.epochs[1], { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2', 'n3', 'n4'] }, 'once formed, a join starts an epoch ahead');
+    assert.deepEqual(later.epochs[1], { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2', 'n3', 'n4'], layout: 'dealt' }, 'once formed, a join starts an epoch ahead');
   });
 
   it('a cluster formed without a seed that did not join in time places that seed in a later epoch', () => {
@@ -106,7 +106,7 @@ describe('cluster state', () => {
     assert.equal(removeProblem(state, 'n9'), 'unknown-node');
     assert.equal(removeProblem(state, 'n2'), null);
     state = withRemoved(state, 'n2', 12 * HOUR);
-    assert.deepEqual(state.epochs[2], { epoch: 2, fromMicros: 12 * HOUR, members: ['n1'] });
+    assert.deepEqual(state.epochs[2], { epoch: 2, fromMicros: 12 * HOUR, members: ['n1'], layout: 'dealt' });
     assert.deepEqual(state.removed, ['n2']);
     assert.deepEqual(
       state.members.map((each) => each.id),
@@ -166,5 +166,20 @@ describe('cluster state', () => {
     assert.throws(() => parseClusterState(broken((s) => (s.members[0].grpc = ''))), /state\.members\[0\]\.grpc/);
     assert.throws(() => parseClusterState(broken((s) => (s.epochs[0].fromMicros = 1.5))), /state\.epochs\[0\]\.fromMicros/);
     assert.throws(() => parseClusterState(broken((s) => delete s.removed)), /state\.removed/);
+    assert.throws(() => parseClusterState(broken((s) => (s.epochs[0].layout = 'striped'))), /state\.epochs\[0\]\.layout must be one of dealt or absent, not "striped"/);
+  });
+
+  it('an epoch stored without a layout (decided before layouts) reads back without one; a join keeps it so', () => {
+    const stored = JSON.parse(JSON.stringify(foundCluster(member('n1'))));
+    delete stored.epochs[0].layout;
+    const parsed = parseClusterState(stored);
+    assert.deepEqual(parsed.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1'] }]);
+    assert.ok(!('layout' in parsed.epochs[0]!), 'no layout key: the epoch keeps the ring');
+    const joined = withJoined(parsed, member('n2'), 10 * HOUR);
+    assert.deepEqual(joined.epochs, [
+      { epoch: 0, fromMicros: 0, members: ['n1'] },
+      { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2'], layout: 'dealt' },
+    ]);
+    assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(joined))), joined, 'the layout survives a round trip through disk');
   });
 });

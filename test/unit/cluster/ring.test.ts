@@ -10,7 +10,7 @@ import path from 'path';
 import fc from 'fast-check';
 import type { RingEpoch } from '../../../node/cluster/epochs';
 import { ownersOf } from '../../../node/cluster/ring';
-import type { PartitionKey } from '../../../storage/partition';
+import { keyString, type PartitionKey } from '../../../storage/partition';
 
 const HOUR = 3_600_000_000;
 const DAY = 24 * HOUR;
@@ -212,5 +212,92 @@ describe('placement ring', () => {
       }),
       { numRuns: 15 },
     );
+  });
+});
+
+describe('dealt layout', () => {
+  const PARTITIONS = 16;
+  const dealt = (members: string[], epoch = 0, fromMicros = 0): RingEpoch => ({ epoch, fromMicros, members, layout: 'dealt' });
+  /** Every key of `buckets` hourly buckets from START, in `indexes`, with PARTITIONS partitions each. */
+  const bucketKeys = (buckets: number, indexes: readonly string[] = ['main']): PartitionKey[][] =>
+    indexes.flatMap((index) => Array.from({ length: buckets }, (_, b) => Array.from({ length: PARTITIONS }, (_, partition) => ({ index, bucket: START + b * HOUR, partition }))));
+
+  it('gives every member of a bucket the same number of its partitions, give or take one a copy', () => {
+    fc.assert(
+      fc.property(idsArb(1, 40), fc.integer({ min: 1, max: 3 }), (ids, rf) => {
+        const epochs = [dealt(ids)];
+        const copies = Math.min(rf, ids.length);
+        for (const keys of bucketKeys(24, ['main', 'web'])) {
+          const counts = loads(keys, epochs, rf);
+          const low = copies * Math.floor(PARTITIONS / ids.length);
+          const high = copies * Math.ceil(PARTITIONS / ids.length);
+          for (const id of ids) {
+            const count = counts.get(id) ?? 0;
+            assert.ok(count >= low && count <= high, `${id} owns ${count} of ${keys[0].index} ${keys[0].bucket}'s ${PARTITIONS} partitions at RF${rf} (${ids.length} nodes): not in [${low}, ${high}]`);
+          }
+          for (const key of keys) {
+            const owners = ownersOf(key, epochs, rf);
+            assert.equal(owners.length, copies);
+            assert.equal(new Set(owners).size, copies, 'owners are distinct');
+          }
+        }
+      }),
+      { numRuns: 60, seed: 23 },
+    );
+  });
+
+  it('spreads the partitions left over by a bucket over every member: within 10% of even over many buckets', () => {
+    fc.assert(
+      fc.property(idsArb(3, 12), fc.integer({ min: 1, max: 2 }), (ids, rf) => {
+        const keys = bucketKeys(200, ['main', 'web', 'audit']).flat();
+        assertEven(loads(keys, [dealt(ids)], rf), ids, keys.length * rf, 0.1);
+      }),
+      { numRuns: 20, seed: 5 },
+    );
+  });
+
+  it('every node computes the same owners: members given in another order, a fresh copy, another process', () => {
+    const ids = ['n1', 'n2', 'n3', 'trawl-b.example.internal', '10.0.0.7:7481'];
+    const keys = bucketKeys(30, ['main', 'web']).flat();
+    const here = keys.map((key) => ownersOf(key, [dealt([...ids].sort())], 2));
+    assert.deepEqual(keys.map((key) => ownersOf(key, [dealt(shuffled(ids, 3))], 2)), here);
+    const script = `const { ownersOf } = require(${JSON.stringify(path.join(__dirname, '../../../node/cluster/ring.js'))});
+      const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+      process.stdout.write(JSON.stringify(input.keys.map((key) => ownersOf(key, input.epochs, 2))));`;
+    const elsewhere = JSON.parse(execFileSync(process.execPath, ['-e', script], { input: JSON.stringify({ keys, epochs: [dealt(shuffled(ids, 9))] }) }).toString()) as string[][];
+    assert.deepEqual(elsewhere, here);
+  });
+
+  it('changes from bucket to bucket which members take a partition, and its primary is not the ring\'s', () => {
+    const ids = ['n1', 'n2', 'n3'];
+    const primaries = new Set<string>();
+    let unlikeRing = 0;
+    for (const keys of bucketKeys(12)) {
+      primaries.add(ownersOf(keys[0], [dealt(ids)], 1)[0]);
+      for (const key of keys) if (ownersOf(key, [dealt(ids)], 1)[0] !== ownersOf(key, [{ epoch: 0, fromMicros: 0, members: ids }], 1)[0]) unlikeRing++;
+    }
+    assert.equal(primaries.size, 3, 'partition 0 of 12 buckets has each member as its primary in some bucket');
+    assert.ok(unlikeRing > 0, 'the dealt layout is not the ring under another name');
+  });
+
+  it('an epoch without a layout keeps the ring placement, before and after a dealt epoch', () => {
+    const members = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'];
+    // Owners the ring gave these keys before layouts existed (pinned: they hold stored data).
+    const pinned: [string, number, number, string][] = [
+      ['main', 0, 0, 'node-3,node-2,node-5'],
+      ['main', 1, 5, 'node-1,node-4,node-3'],
+      ['web', 7, 15, 'node-5,node-1,node-4'],
+      ['audit', 30, 3, 'node-4,node-5,node-3'],
+      ['main', 100, 9, 'node-5,node-4,node-1'],
+    ];
+    const old: RingEpoch = { epoch: 0, fromMicros: 0, members };
+    const epochs = [old, dealt(['node-1', 'node-2', 'node-3', 'node-4', 'node-5', 'node-6'], 1, START + 1000 * HOUR)];
+    for (const [index, hour, partition, owners] of pinned) {
+      const key = { index, bucket: START + hour * HOUR, partition };
+      assert.equal(ownersOf(key, [old], 3).join(','), owners, `${keyString(key)} alone`);
+      assert.equal(ownersOf(key, epochs, 3).join(','), owners, `${keyString(key)} with a dealt epoch after it`);
+    }
+    const later = { index: 'main', bucket: START + 1000 * HOUR, partition: 0 };
+    assert.deepEqual(ownersOf(later, epochs, 1), ownersOf(later, [dealt(epochs[1].members)], 1), 'the dealt epoch places its own buckets');
   });
 });

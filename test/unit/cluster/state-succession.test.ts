@@ -49,6 +49,7 @@ describe('cluster state succession', () => {
       [next({ removed: [] }), /takes back the removal of n3/],
       [next({ epochs: held.epochs.slice(1) }), /drops ring epoch 0/],
       [next({ epochs: held.epochs.map((epoch) => ({ ...epoch, members: ['n2'] })) }), /rewrites ring epoch 0/],
+      [next({ epochs: held.epochs.map(({ layout: _dropped, ...epoch }) => epoch) }), /rewrites ring epoch 0/],
       [next({ forming: ['127.0.0.1:9'] }), /waits for the seed/],
       [next({ members: [...held.members, member('n4'), member('n5')] }), /adds 2 members/],
     ];
