@@ -18,7 +18,7 @@ import type { DistributedQuery, Distribution, DistributionObserver, QueryRange }
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
 import { checkAlive } from '../../query/exec/limits';
 import { isGlob } from '../../storage/glob';
-import { keyString, type PartitionKey } from '../../storage/partition';
+import { keyString, parseKeyString } from '../../storage/partition';
 import { indexMatcher } from '../../storage/scan';
 import type { Member } from './cluster-state';
 import { epochAt, type RingEpoch } from './epochs';
@@ -84,12 +84,7 @@ export interface QueryDistributionOptions {
   failureTimeoutMs: () => number;
 }
 
-/** A key as keyString wrote it: `index|bucket|partition` (index names cannot hold `|`). */
-export function parseKeyString(text: string): PartitionKey {
-  const last = text.lastIndexOf('|');
-  const middle = text.lastIndexOf('|', last - 1);
-  return { index: text.slice(0, middle), bucket: Number(text.slice(middle + 1, last)), partition: Number(text.slice(last + 1)) };
-}
+export { parseKeyString };
 
 /**
  * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering`. A
@@ -166,7 +161,7 @@ export class QueryDistribution implements Distribution {
         return new RemoteShardTarget(node, member.grpc, this.options.peers, range.deadlineMs, this.options.failureTimeoutMs());
       },
     };
-    return { view, keys: [...keys] };
+    return { view, keys: [...keys], bucketSpanMicros: placement.bucketSpanMicros };
   }
 
   /** The index names the query may read: those any node reported (even one down now), and those it names. */
