@@ -608,7 +608,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
       throw new RpcRefusal(
         status.FAILED_PRECONDITION,
         'not-from-master',
-        `node ${self.id} takes the cluster state only from its master, ${this.isMaster ? 'itself' : this.masterName()}; not from ${quoted(request.from)}`,
+        `node ${self.id} takes the cluster state only from ${this.isMaster ? 'itself, the master' : this.masterName()}; not from ${quoted(request.from)}`,
       );
     }
     let state: ClusterState;
