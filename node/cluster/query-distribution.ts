@@ -11,7 +11,7 @@
  *   their union; a node whose Keys call fails is unusable for that query.
  * Either way the keys in range whose owners are all unusable are added: no node can answer for
  * them, so they come back missing. Those cover the index names the nodes reported in their
- * heartbeats (NodeStats.indexes) and the names the query spells out, over the query's range
+ * heartbeats (NodeStats.indexes; a name no node reported holds nothing), over the query's range
  * clamped to where events can be (retention's cutoff to ingest.max_future ahead).
  */
 import type { DistributedQuery, Distribution, DistributionObserver, QueryRange } from '../../coordinator/distribution';
@@ -164,11 +164,14 @@ export class QueryDistribution implements Distribution {
     return { view, keys: [...keys], bucketSpanMicros: placement.bucketSpanMicros };
   }
 
-  /** The index names the query may read: those any node reported (even one down now), and those it names. */
+  /**
+   * The index names the query may read: those some node reported in its last heartbeat (even one
+   * down now). A name the query spells out that no node reported holds no events anywhere, so its
+   * keys are not counted missing: `from nosuchindex` is whole, not partial, while a node is down.
+   */
   private indexNames(range: QueryRange, views: ReturnType<Membership['members']>): string[] {
     const names = new Set<string>();
     for (const view of views) for (const name of view.stats?.indexes ?? []) names.add(name);
-    for (const pattern of range.indexPatterns) if (!isGlob(pattern) && pattern !== '*') names.add(pattern);
     const matches = indexMatcher(range.indexPatterns);
     return [...names].filter(matches).sort();
   }
