@@ -29,6 +29,13 @@ export interface ClusterState {
   removed: string[];
   /** Empty (or, from an older sender, absent) once the cluster has formed. */
   forming: string[];
+  /** Absent from a sender before protocol 1.4: none. */
+  forgotten: ForgottenNode[];
+}
+
+export interface ForgottenNode {
+  id: string;
+  through_epoch: number;
 }
 
 export interface Payload {

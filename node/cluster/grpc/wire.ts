@@ -20,6 +20,7 @@ export function stateToWire(state: ClusterState): wire.ClusterState {
     epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, from_micros: epoch.fromMicros, members: epoch.members })),
     removed: state.removed,
     forming: state.forming,
+    forgotten: state.forgotten.map((each) => ({ id: each.id, through_epoch: each.throughEpoch })),
   };
 }
 
@@ -32,6 +33,7 @@ export function stateFromWire(state: wire.ClusterState | null): ClusterState {
     epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, fromMicros: epoch.from_micros, members: epoch.members })),
     removed: state.removed,
     forming: state.forming ?? [],
+    forgotten: (state.forgotten ?? []).map((each) => ({ id: each.id, throughEpoch: each.through_epoch })),
   });
 }
 

@@ -1,10 +1,13 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import {
+  forgetProblem,
   foundCluster,
+  isForgottenIn,
   joinConflict,
   parseClusterState,
   removeProblem,
+  withForgotten,
   withFormed,
   withJoined,
   withRemoved,
@@ -28,6 +31,7 @@ describe('cluster state', () => {
       epochs: [{ epoch: 0, fromMicros: 0, members: ['a1'] }],
       removed: [],
       forming: [],
+      forgotten: [],
     });
   });
 
@@ -43,6 +47,7 @@ describe('cluster state', () => {
       ],
       removed: [],
       forming: [],
+      forgotten: [],
     });
     assert.equal(withJoined(joined, member('n1'), 20 * HOUR), joined);
   });
@@ -115,6 +120,34 @@ describe('cluster state', () => {
     assert.equal(removeProblem(state, 'n1'), 'last-member');
     // A removed node that announces itself again stays out of the ring.
     assert.equal(withJoined(state, member('n2'), 20 * HOUR), state);
+  });
+
+  it('forget: a removed node whose removal is in force leaves the members, recorded with the epochs that still list it; its id may join again as a new node', () => {
+    let state = withJoined(withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR), member('n3'), 11 * HOUR);
+    assert.equal(forgetProblem(state, 'n9', 0), 'unknown-node');
+    assert.equal(forgetProblem(state, 'n3', 0), 'not-removed');
+    state = withRemoved(state, 'n3', 12 * HOUR);
+    assert.equal(forgetProblem(state, 'n3', 12 * HOUR - 1), 'removal-pending');
+    // A later join's epoch ahead does not hold it back: the removal's epoch is in force.
+    const joinedLater = withJoined(state, member('n4'), 20 * HOUR);
+    assert.equal(forgetProblem(joinedLater, 'n3', 13 * HOUR), null);
+    assert.equal(forgetProblem(state, 'n3', 12 * HOUR), null);
+    const forgotten = withForgotten(state, 'n3');
+    assert.equal(forgotten.version, state.version + 1);
+    assert.deepEqual(forgotten.members.map((each) => each.id), ['n1', 'n2']);
+    assert.deepEqual(forgotten.removed, []);
+    assert.deepEqual(forgotten.forgotten, [{ id: 'n3', throughEpoch: 3 }]);
+    assert.deepEqual(forgotten.epochs, state.epochs, 'placement of old buckets never changes');
+    assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(forgotten))), forgotten, 'epochs may list a forgotten id');
+    // Back as a new node: a new epoch with it; the old epochs' n3 is still the forgotten one.
+    const back = withJoined(forgotten, member('n3'), 30 * HOUR);
+    assert.deepEqual(back.epochs.at(-1), { epoch: 4, fromMicros: 30 * HOUR, members: ['n1', 'n2', 'n3'] });
+    assert.equal(isForgottenIn(back, 'n3', 2), true);
+    assert.equal(isForgottenIn(back, 'n3', 4), false);
+    assert.equal(isForgottenIn(back, 'n2', 2), false);
+    assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(back))), back);
+    // Without the record, an epoch naming a node that is no member does not parse.
+    assert.throws(() => parseClusterState({ ...JSON.parse(JSON.stringify(forgotten)), forgotten: [] }), /node "n3" in ring epoch 2, but neither among its members nor as forgotten/);
   });
 
   it('any sequence of joins and removes keeps versions, epochs and the ring consistent, and survives a round trip', () => {

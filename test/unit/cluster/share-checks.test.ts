@@ -24,6 +24,7 @@ const STATE: ClusterState = {
   ],
   removed: [],
   forming: [],
+  forgotten: [],
 };
 
 function refused(check: () => void, code: grpc.status, reason: string, message: RegExp): void {
