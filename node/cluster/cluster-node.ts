@@ -9,7 +9,7 @@ import type { Settings } from '../config/settings';
 import type { StorageEngine } from '../../storage/engine';
 import type { MetadataStore } from '../metadata/store';
 import { CatchUp } from './catch-up';
-import type { Member } from './cluster-state';
+import { memberById, type ClusterState, type Member } from './cluster-state';
 import { PeerClients } from './grpc/peers';
 import { GrpcServer } from './grpc/server';
 import { AppliedShares } from './applied-shares';
@@ -42,6 +42,27 @@ function logPeerChanges(membership: Membership, logger: Logger): void {
   };
   membership.on('member-up', (id) => logger.info(`cluster: ${named(id)} is up`));
   membership.on('member-down', (id) => logger.warn(`cluster: ${named(id)} is down: not heard from within cluster.failure_timeout`));
+}
+
+/**
+ * Hints held for a forgotten node are given up: nothing will take them (a new node under its id
+ * owns none of the keys they hold), and they would keep such a node catching up.
+ */
+function dropHintsOfForgotten(membership: Membership, hints: HintStore, logger: Logger): void {
+  let dropping = Promise.resolve();
+  const drop = (state: ClusterState): void => {
+    for (const { id } of state.forgotten) {
+      if (memberById(state, id) !== undefined || hints.pending(id) === 0) continue;
+      dropping = dropping
+        .then(() => hints.dropAll(id))
+        .then((count) => {
+          if (count > 0) logger.info(`cluster: gave up ${count} hints for node ${id}, which was forgotten`);
+        })
+        .catch((error: Error) => logger.error(`cluster: giving up the hints for the forgotten node ${id} failed: ${error.message}`));
+    }
+  };
+  membership.on('state', drop);
+  drop(membership.state());
 }
 
 export class ClusterNode {
@@ -118,6 +139,7 @@ export class ClusterNode {
       await server.listen(cluster.grpcListen);
       await membership.start();
       node.catchUp.started();
+      dropHintsOfForgotten(membership, hints, logger);
     } catch (error) {
       await node.close();
       throw error;

@@ -28,13 +28,16 @@ import { nodeIdProblem } from '../config/peer-names';
 import {
   EMPTY_STATE,
   epochsOf,
+  forgetProblem,
   foundCluster,
   joinConflict,
   MAX_MEMBERS,
   memberById,
   quoted,
+  removalEpoch,
   removeProblem,
   sameMember,
+  withForgotten,
   withFormed,
   withJoined,
   withRemoved,
@@ -42,7 +45,7 @@ import {
   type Member,
 } from './cluster-state';
 import { nextEpochStart } from './epochs';
-import { JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
+import { ForgetRefusedError, JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
 import { HintReports } from './hint-reports';
 import type * as wire from './grpc/messages';
 import { PeerCallError, type PeerClients } from './grpc/peers';
@@ -287,6 +290,23 @@ export class Membership extends EventEmitter<MembershipEvents> {
       const problem = removeProblem(state, id);
       if (problem !== null) throw new RemoveRefusedError(problem, id);
       return withRemoved(state, id, this.epochStart());
+    });
+  }
+
+  /**
+   * On the master: forgets a removed node that is down, giving up its data (withForgotten): it is
+   * no member any more, and its id may join again as a new node.
+   */
+  forget(id: string): Promise<ClusterState> {
+    if (!this.isMaster) return Promise.reject(new NotMasterError(this.masterAddress, `forgetting node ${id}`));
+    return this.change((state) => {
+      const problem = forgetProblem(state, id, Date.now() * 1000) ?? (this.livenessOf(id).up ? 'up' : null);
+      if (problem === 'removal-pending') {
+        const removal = removalEpoch(state, id);
+        throw new ForgetRefusedError(problem, id, removal === undefined ? undefined : new Date(Math.floor(removal.fromMicros / 1000)).toISOString());
+      }
+      if (problem !== null) throw new ForgetRefusedError(problem, id);
+      return withForgotten(state, id);
     });
   }
 

@@ -20,7 +20,7 @@ import { checkAlive } from '../../query/exec/limits';
 import { isGlob } from '../../storage/glob';
 import { keyString, parseKeyString } from '../../storage/partition';
 import { indexMatcher } from '../../storage/scan';
-import type { Member } from './cluster-state';
+import { isForgottenIn, type ClusterState, type Member } from './cluster-state';
 import { epochAt, type RingEpoch } from './epochs';
 import type { PeerClients } from './grpc/peers';
 import { bucketsInRange, keysInRange } from './key-range';
@@ -87,9 +87,10 @@ export interface QueryDistributionOptions {
 export { parseKeyString };
 
 /**
- * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering`. A
- * bucket whose epoch has only answering members has none: when every node answers, nothing is
- * enumerated.
+ * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering`, or
+ * only forgotten nodes in their epoch (whose ids may have joined again as new nodes). A bucket
+ * whose epoch has only answering members, none of them forgotten, has none: when every node
+ * answers, nothing is enumerated.
  */
 export function keysWithoutOwners(
   indexes: readonly string[],
@@ -98,15 +99,18 @@ export function keysWithoutOwners(
   epochs: readonly RingEpoch[],
   placement: Placement,
   answering: ReadonlySet<string>,
+  forgotten: Pick<ClusterState, 'forgotten'> = { forgotten: [] },
 ): string[] {
   const keys: string[] = [];
   if (indexes.length === 0) return keys;
   for (const bucket of bucketsInRange(fromMicros, toMicros, placement.bucketSpanMicros)) {
-    if (epochAt(epochs, bucket).members.every((member) => answering.has(member))) continue;
+    const epoch = epochAt(epochs, bucket);
+    const reads = (owner: string): boolean => answering.has(owner) && !isForgottenIn(forgotten, owner, epoch.epoch);
+    if (epoch.members.every(reads)) continue;
     for (const index of indexes) {
       for (let partition = 0; partition < placement.partitions; partition++) {
         const key = { index, bucket, partition };
-        if (!ownersOf(key, epochs, placement.replicationFactor).some((owner) => answering.has(owner))) keys.push(keyString(key));
+        if (!ownersOf(key, epochs, placement.replicationFactor).some(reads)) keys.push(keyString(key));
       }
     }
   }
@@ -131,9 +135,13 @@ export class QueryDistribution implements Distribution {
     const usable = views.filter((view) => view.up && this.options.mayAsk(view.member.id)).map((view) => view.member.id);
     const placed = placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement);
     const answering = new Set<string>(placed === null ? [] : usable);
+    // A forgotten node's id in the epochs it was forgotten through reads nothing, even when the
+    // id joined again as a new node: the data it stood for was given up.
+    const reads = (owner: string, key: string): boolean =>
+      answering.has(owner) && (state.forgotten.length === 0 || !isForgottenIn(state, owner, epochAt(state.epochs, parseKeyString(key).bucket).epoch));
     // Placed keys no usable node owns are left to keysWithoutOwners below, which counts them
     // missing only where events can be, as it does for keys the nodes report.
-    const keys = new Set<string>((placed ?? []).filter((key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor).some((owner) => answering.has(owner))));
+    const keys = new Set<string>((placed ?? []).filter((key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor).some((owner) => reads(owner, key))));
     await Promise.all(
       (placed === null ? usable : []).map(async (node) => {
         try {
@@ -149,11 +157,11 @@ export class QueryDistribution implements Distribution {
     const now = Date.now();
     const from = Math.max(range.fromMicros, (now - placement.retentionMs) * 1000);
     const to = Math.min(range.toMicros, (now + placement.maxFutureMs) * 1000);
-    for (const key of keysWithoutOwners(this.indexNames(range, views), from, to, state.epochs, placement, answering)) keys.add(key);
+    for (const key of keysWithoutOwners(this.indexNames(range, views), from, to, state.epochs, placement, answering, state)) keys.add(key);
 
     const view: ClusterView = {
       owners: (key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor),
-      usable: (node) => answering.has(node),
+      usable: (node, key) => reads(node, key),
       target: (node) => {
         if (node === self) return this.options.local;
         const member = members.get(node);
