@@ -27,7 +27,9 @@ import {
   waitForUp,
   type ClusteredServer,
 } from './helpers/clustered-servers';
-import { BUCKET_SPAN_MICROS, keysOfRange, type RingLayout } from './helpers/placement';
+import { ownersOf } from '../../node/cluster/ring';
+import { bucketOf, homePartition } from '../../storage/partition';
+import { BUCKET_SPAN_MICROS, keysOfRange, PARTITIONS, type RingLayout } from './helpers/placement';
 import { futureHour, webRequestEvents } from './helpers/test-events';
 
 const HOUR_MS = 3_600_000;
@@ -195,6 +197,21 @@ describe('cluster: forgetting a removed node', function () {
     // From its removal on: whole.
     const later = await count(nodes[1]!, effectiveMs, Date.now());
     assert.equal(later.meta.partial, undefined, JSON.stringify(later.meta));
+    // A late event of its old buckets: refused where it was the only owner, stored elsewhere.
+    const at = (dataFromMs + 1_000) / 1000;
+    const ownerOf = (host: string): string => {
+      const key = { index: 'main', bucket: bucketOf(at * 1_000_000, 5_000_000), partition: homePartition(`${host}\u0000app`, PARTITIONS) };
+      return ownersOf(key, [{ epoch: 0, fromMicros: 0, members: ['node1', 'node2', 'node3'] }], 1)[0]!;
+    };
+    const hosts = Array.from({ length: 50 }, (_, i) => `late-${i}`);
+    const lateEvent = (host: string) => [{ event: `late from ${host}`, time: at, host, source: 'app' }];
+    const refused = await postJson(`${nodes[0]!.api}/ingest`, lateEvent(hosts.find((host) => ownerOf(host) === 'node3')!));
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.body.error.code, 'SHARD_UNAVAILABLE');
+    assert.match(refused.body.error.message, /its owners there were forgotten/);
+    const stored = await postJson(`${nodes[0]!.api}/ingest`, lateEvent(hosts.find((host) => ownerOf(host) === 'node2')!));
+    assert.equal(stored.status, 200, stored.text);
+    total += 1;
     // Forgotten twice: it is no member any more.
     assert.equal((await forget(nodes[0]!, 'node3')).status, 404);
   });

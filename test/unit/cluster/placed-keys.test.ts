@@ -6,7 +6,8 @@
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { MAX_PLACED_KEYS, placedKeys } from '../../../node/cluster/query-distribution';
+import { keysWithoutOwners, MAX_PLACED_KEYS, placedKeys } from '../../../node/cluster/query-distribution';
+import { ownersOf } from '../../../node/cluster/ring';
 import { keyString } from '../../../storage/partition';
 
 const HOUR = 3_600_000_000;
@@ -52,5 +53,27 @@ describe('placed keys of a query range', () => {
     assert.equal(placedKeys(['main'], T0, T0 + hours * HOUR, PLACEMENT)!.length, MAX_PLACED_KEYS);
     assert.equal(placedKeys(['main'], T0, T0 + hours * HOUR + 1, PLACEMENT), null);
     assert.equal(placedKeys(['main', 'web'], T0, T0 + hours * HOUR, PLACEMENT), null);
+  });
+});
+
+describe('keys without an owner that can answer', () => {
+  const placement = { replicationFactor: 1, bucketSpanMicros: HOUR, partitions: 4, retentionMs: 0, maxFutureMs: 0 };
+  // n3 in epoch 0 only; forgotten through epoch 1; joined again as a new node in epoch 2.
+  const epochs = [
+    { epoch: 0, fromMicros: 0, members: ['n1', 'n2', 'n3'] },
+    { epoch: 1, fromMicros: T0 + 2 * HOUR, members: ['n1', 'n2'] },
+    { epoch: 2, fromMicros: T0 + 4 * HOUR, members: ['n1', 'n2', 'n3'] },
+  ];
+  const state = { forgotten: [{ id: 'n3', throughEpoch: 1 }] };
+  const ownedBy = (id: string, bucket: number): string[] =>
+    [0, 1, 2, 3].map((partition) => ({ index: 'main', bucket, partition })).filter((key) => ownersOf(key, epochs, 1)[0] === id).map(keyString);
+
+  it('counts a forgotten node\'s keys of its epochs missing even when its id answers again, and its new keys not', () => {
+    const answering = new Set(['n1', 'n2', 'n3']);
+    const old = keysWithoutOwners(['main'], T0, T0 + 2 * HOUR, epochs, placement, answering, state);
+    assert.deepEqual(old, [...ownedBy('n3', T0), ...ownedBy('n3', T0 + HOUR)]);
+    assert.ok(old.length > 0, 'n3 owned keys in epoch 0');
+    assert.deepEqual(keysWithoutOwners(['main'], T0 + 4 * HOUR, T0 + 6 * HOUR, epochs, placement, answering, state), [], 'the new n3 answers for its own epoch');
+    assert.deepEqual(keysWithoutOwners(['main'], T0, T0 + 2 * HOUR, epochs, placement, answering), [], 'without the record its id would answer');
   });
 });
