@@ -96,7 +96,7 @@ export class ForgetRefusedError extends Error {
           ? `node "${nodeId}" is not removed: remove it first (trawl cluster remove ${nodeId}), then forget it once it is down`
           : reason === 'removal-pending'
             ? `node "${nodeId}" is removed, but new data goes to it until its removal takes effect at ${effectiveFrom ?? 'the next ring epoch'}; forget it after that`
-            : `node "${nodeId}" is up: only a node that is down can be forgotten; stop it first`,
+            : `node "${nodeId}" is up (or not yet seen down, within cluster.failure_timeout): only a node that is down can be forgotten; stop it first`,
     );
     this.name = 'ForgetRefusedError';
   }

@@ -176,6 +176,8 @@ export class Membership extends EventEmitter<MembershipEvents> {
   private readonly background = new Set<Promise<unknown>>();
   private readonly warned = new Set<string>();
   private started = false;
+  /** When start() ended (ms since the epoch): a member not heard from since counts as down only a failure timeout later. */
+  private startedAtMs: number | null = null;
   private closed = false;
   private readonly stopWaiting = new AbortController();
   private readonly joinTimeoutMs: number;
@@ -251,6 +253,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
       await this.join();
     }
     this.started = true;
+    this.startedAtMs = Date.now();
     this.options.logger.info(`cluster: node ${self.id} is a member (state v${this.current.version}, ${this.current.members.length} members; ${this.masterName()})`);
     this.heartbeatTimer = setInterval(() => this.beat(), this.options.heartbeatIntervalMs);
     this.beat();
@@ -300,7 +303,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
   forget(id: string): Promise<ClusterState> {
     if (!this.isMaster) return Promise.reject(new NotMasterError(this.masterAddress, `forgetting node ${id}`));
     return this.change((state) => {
-      const problem = forgetProblem(state, id, Date.now() * 1000) ?? (this.livenessOf(id).up ? 'up' : null);
+      const problem = forgetProblem(state, id, Date.now() * 1000) ?? (this.seenDown(id) ? null : 'up');
       if (problem === 'removal-pending') {
         const removal = removalEpoch(state, id);
         throw new ForgetRefusedError(problem, id, removal === undefined ? undefined : new Date(Math.floor(removal.fromMicros / 1000)).toISOString());
@@ -709,6 +712,16 @@ export class Membership extends EventEmitter<MembershipEvents> {
   }
 
   // ---- small things -----------------------------------------------------------------------
+
+  /**
+   * Whether `id` is known to be down: silent for the failure timeout, whether heard from since this
+   * node started or not (a node just started has heard no one yet, which does not make them down).
+   */
+  private seenDown(id: string, now = Date.now()): boolean {
+    const liveness = this.livenessOf(id, now);
+    if (liveness.up) return false;
+    return liveness.lastHeartbeatMs !== null || (this.startedAtMs !== null && now - this.startedAtMs > this.options.failureTimeoutMs);
+  }
 
   private placementOf(id: string): { self: boolean; removed: boolean; epochs: number[] } {
     return { self: id === this.options.self.id, removed: this.current.removed.includes(id), epochs: epochsOf(this.current, id) };
