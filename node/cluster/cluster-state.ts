@@ -3,6 +3,7 @@
  * taken out of placement. Only the master decides a new version (the pure transitions here);
  * every node keeps and persists the newest version it has seen (state-store.ts, membership.ts).
  */
+import { isValidIndexName } from '../../storage/event';
 import { isMemberAddress, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';
 import type { RingEpoch } from './epochs';
 
@@ -19,6 +20,23 @@ export interface Member {
 }
 
 /**
+ * Events a node stored alone before it became a member: they keep keys of their own, with a
+ * negative partition no placement gives (stored-alone.ts), and that node alone owns them.
+ */
+export interface StoredAlone {
+  node: string;
+  /** The partition of every key of these events: negative, one per node. */
+  partition: number;
+  indexes: string[];
+  /** The events' time range, microseconds, inclusive. */
+  fromMicros: number;
+  toMicros: number;
+}
+
+/** The most index names a node's stored-alone events may have: a state with more is refused. */
+export const MAX_STORED_ALONE_INDEXES = 10_000;
+
+/**
  * A node an operator forgot: removed, down, its data given up. It is no member any more, but the
  * ring epochs up to `throughEpoch` still list it (placement of their buckets never changes): there
  * its id stands for the forgotten node, which holds nothing anyone can read. The id may join again
@@ -28,6 +46,8 @@ export interface ForgottenNode {
   id: string;
   /** The newest ring epoch when it was forgotten. */
   throughEpoch: number;
+  /** Whether the state's stored-alone entry of its id is its own: those events are given up with it. */
+  storedAlone: boolean;
 }
 
 export interface ClusterState {
@@ -44,6 +64,8 @@ export interface ClusterState {
    * over all its seeds instead of placing it on the master alone until the next epoch.
    */
   forming: string[];
+  /** What members stored alone before they joined, one entry per such member; never changes once added. */
+  storedAlone: StoredAlone[];
   /** Nodes forgotten by an operator, oldest first; never shortened. */
   forgotten: ForgottenNode[];
 }
@@ -55,15 +77,35 @@ export const MAX_MEMBERS = 1024;
 export const MAX_FORGOTTEN = 4096;
 
 /** What a node holds before it has joined any cluster. */
-export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [], forgotten: [] }) as ClusterState;
+export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [], storedAlone: [], forgotten: [] }) as ClusterState;
 
 /**
- * The first state of a new cluster: the master, ring epoch 0 from the beginning of time, and the
- * other seeds' addresses as awaited while it forms.
+ * The first state of a new cluster: the master, ring epoch 0 from the beginning of time, the
+ * other seeds' addresses as awaited while it forms, and what the master stored alone before.
  */
-export function foundCluster(master: Member, seeds: readonly string[] = []): ClusterState {
+export function foundCluster(master: Member, seeds: readonly string[] = [], storedAlone: StoredAlone | null = null): ClusterState {
   const forming = [...new Set(seeds)].filter((seed) => seed !== master.grpc).sort();
-  return { version: 1, members: [master], epochs: [{ epoch: 0, fromMicros: 0, members: [master.id] }], removed: [], forming, forgotten: [] };
+  return {
+    version: 1,
+    members: [master],
+    epochs: [{ epoch: 0, fromMicros: 0, members: [master.id] }],
+    removed: [],
+    forming,
+    storedAlone: storedAlone === null ? [] : [storedAlone],
+    forgotten: [],
+  };
+}
+
+/**
+ * Why a node's stored-alone events cannot be taken in: another member's share its partition, or a
+ * forgotten node of its id had stored-alone events, whose entry keeps its partition (null: they can).
+ */
+export function storedAloneConflict(state: ClusterState, storedAlone: StoredAlone): string | null {
+  if (state.forgotten.some((each) => each.id === storedAlone.node && each.storedAlone)) {
+    return `node ${storedAlone.node} was forgotten with events it stored alone, which keep the stored-alone partition of its id; a node joining under its id must hold no events (an empty data dir)`;
+  }
+  const holder = state.storedAlone.find((each) => each.partition === storedAlone.partition && each.node !== storedAlone.node);
+  return holder === undefined ? null : `the events node ${storedAlone.node} stored alone would share partition ${storedAlone.partition} with those of node ${holder.node}`;
 }
 
 /** The state once the cluster stops waiting for seeds (all joined, or the master's wait ran out). */
@@ -130,9 +172,11 @@ function appendEpoch(state: ClusterState, members: string[], fromMicros: number)
  * a new version with its new HTTP address or role when only those differ; for a node new to the
  * ring also a ring epoch from `epochStartMicros` with it added. The caller checks joinConflict first.
  */
-export function withJoined(state: ClusterState, member: Member, epochStartMicros: number): ClusterState {
+export function withJoined(state: ClusterState, member: Member, epochStartMicros: number, storedAlone: StoredAlone | null = null): ClusterState {
   const known = memberById(state, member.id);
-  if (known !== undefined && sameMember(known, member)) return state;
+  // Taken in once, at the node's first join: later joins of the node bring the same or nothing.
+  const newAlone = storedAlone !== null && !state.storedAlone.some((each) => each.node === member.id) ? [storedAlone] : [];
+  if (known !== undefined && sameMember(known, member) && newAlone.length === 0) return state;
   const members = known === undefined ? [...state.members, member] : state.members.map((each) => (each.id === member.id ? member : each));
   const ring = ringMembers(state);
   const inRing = ring.includes(member.id) || state.removed.includes(member.id);
@@ -149,6 +193,7 @@ export function withJoined(state: ClusterState, member: Member, epochStartMicros
     epochs,
     removed: state.removed,
     forming,
+    storedAlone: [...state.storedAlone, ...newAlone],
     forgotten: state.forgotten,
   };
 }
@@ -180,6 +225,7 @@ export function withRemoved(state: ClusterState, id: string, epochStartMicros: n
     ),
     removed: [...state.removed, id].sort(),
     forming: state.forming,
+    storedAlone: state.storedAlone,
     forgotten: state.forgotten,
   };
 }
@@ -207,8 +253,9 @@ export function removalEpoch(state: ClusterState, id: string): RingEpoch | undef
 
 /**
  * The state once `id` is forgotten: no member, no removed id, and recorded in `forgotten` with
- * the newest epoch, so the epochs that still list it are known to mean the forgotten node. The
- * caller checks forgetProblem first.
+ * the newest epoch (the epochs that still list it mean the forgotten node) and whether the
+ * stored-alone entry of its id is its own (kept: entries never change, and they mean it too).
+ * The caller checks forgetProblem first.
  */
 export function withForgotten(state: ClusterState, id: string): ClusterState {
   return {
@@ -217,7 +264,8 @@ export function withForgotten(state: ClusterState, id: string): ClusterState {
     epochs: state.epochs,
     removed: state.removed.filter((each) => each !== id),
     forming: state.forming,
-    forgotten: [...state.forgotten, { id, throughEpoch: lastEpoch(state)?.epoch ?? 0 }],
+    storedAlone: state.storedAlone,
+    forgotten: [...state.forgotten, { id, throughEpoch: lastEpoch(state)?.epoch ?? 0, storedAlone: state.storedAlone.some((each) => each.node === id) }],
   };
 }
 
@@ -227,6 +275,11 @@ export function withForgotten(state: ClusterState, id: string): ClusterState {
  */
 export function isForgottenIn(state: Pick<ClusterState, 'forgotten'>, id: string, epoch: number): boolean {
   return state.forgotten.some((each) => each.id === id && epoch <= each.throughEpoch);
+}
+
+/** Whether the stored-alone events of `id` were a forgotten node's (given up with it). */
+export function isStoredAloneForgotten(state: Pick<ClusterState, 'forgotten'>, id: string): boolean {
+  return state.forgotten.some((each) => each.id === id && each.storedAlone);
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -254,12 +307,31 @@ export function parseMember(value: unknown, where: string): Member {
   return { id: member.id!, http: member.http!, grpc: member.grpc!, role: member.role! };
 }
 
+function parseStoredAlone(value: unknown, where: string): StoredAlone {
+  const alone = value as Partial<StoredAlone> | null;
+  if (typeof alone !== 'object' || alone === null) throw new Error(`${where} is not an object`);
+  if (!isString(alone.node) || nodeIdProblem(alone.node) !== null) throw new Error(`${where}.node must be a node id`);
+  if (!(Number.isSafeInteger(alone.partition) && (alone.partition as number) < 0)) throw new Error(`${where}.partition must be a negative integer, not ${quoted(alone.partition)}`);
+  if (!Array.isArray(alone.indexes) || alone.indexes.length > MAX_STORED_ALONE_INDEXES || !alone.indexes.every((name) => isString(name) && isValidIndexName(name))) {
+    throw new Error(`${where}.indexes must be a list of at most ${MAX_STORED_ALONE_INDEXES} index names`);
+  }
+  if (!isCount(alone.fromMicros) || !isCount(alone.toMicros) || alone.fromMicros > alone.toMicros) throw new Error(`${where} needs a time range fromMicros <= toMicros`);
+  return { node: alone.node, partition: alone.partition!, indexes: [...alone.indexes], fromMicros: alone.fromMicros, toMicros: alone.toMicros };
+}
+
+/** Checks stored-alone events a joining node announces; throws naming the field that is wrong. */
+export function parseJoinStoredAlone(value: unknown, node: string): StoredAlone {
+  const parsed = parseStoredAlone(value, 'stored_alone');
+  if (parsed.node !== node) throw new Error(`stored_alone names node ${quoted(parsed.node)}, not the joining node ${node}`);
+  return parsed;
+}
+
 function parseForgotten(value: unknown, where: string): ForgottenNode {
   const forgotten = value as Partial<ForgottenNode> | null;
   if (typeof forgotten !== 'object' || forgotten === null) throw new Error(`${where} is not an object`);
   if (!isString(forgotten.id) || nodeIdProblem(forgotten.id) !== null) throw new Error(`${where}.id must be a node id, not ${quoted(forgotten.id)}`);
   if (!isCount(forgotten.throughEpoch)) throw new Error(`${where}.throughEpoch must be a non-negative integer`);
-  return { id: forgotten.id, throughEpoch: forgotten.throughEpoch };
+  return { id: forgotten.id, throughEpoch: forgotten.throughEpoch, storedAlone: forgotten.storedAlone === true };
 }
 
 function parseEpoch(value: unknown, where: string): RingEpoch {
@@ -291,6 +363,7 @@ export function parseClusterState(value: unknown): ClusterState {
     epochs: state.epochs.map((epoch, i) => parseEpoch(epoch, `state.epochs[${i}]`)),
     removed: [...state.removed],
     forming: [...forming],
+    storedAlone: (Array.isArray(state.storedAlone) ? state.storedAlone : []).map((each, i) => parseStoredAlone(each, `state.storedAlone[${i}]`)),
     forgotten: forgotten.map((each, i) => parseForgotten(each, `state.forgotten[${i}]`)),
   };
   const ids = new Set(parsed.members.map((member) => member.id));
@@ -303,5 +376,10 @@ export function parseClusterState(value: unknown): ClusterState {
     if (stranger !== undefined) throw new Error(`state names node ${quoted(stranger)} in ring epoch ${epoch.epoch}, but neither among its members nor as forgotten`);
   }
   if (parsed.forming.length > MAX_MEMBERS) throw new Error(`state.forming holds more than ${MAX_MEMBERS} addresses`);
+  if (state.storedAlone !== undefined && !Array.isArray(state.storedAlone)) throw new Error('state.storedAlone must be a list');
+  const aloneStranger = parsed.storedAlone.find((each) => !ids.has(each.node) && !isStoredAloneForgotten(parsed, each.node));
+  if (aloneStranger !== undefined) throw new Error(`state.storedAlone names node ${quoted(aloneStranger.node)}, which is neither a member nor forgotten with it`);
+  if (new Set(parsed.storedAlone.map((each) => each.node)).size < parsed.storedAlone.length) throw new Error('state.storedAlone names a node twice');
+  if (new Set(parsed.storedAlone.map((each) => each.partition)).size < parsed.storedAlone.length) throw new Error('state.storedAlone gives two nodes one partition');
   return parsed;
 }

@@ -12,21 +12,23 @@
  * Either way the keys in range whose owners are all unusable are added: no node can answer for
  * them, so they come back missing. Those cover the index names the nodes reported in their
  * heartbeats (NodeStats.indexes; a name no node reported holds nothing), over the query's range
- * clamped to where events can be (retention's cutoff to ingest.max_future ahead).
+ * clamped to where events can be (retention's cutoff to ingest.max_future ahead). A forgotten
+ * node answers for none of the keys it stood for, even once its id joined again as a new node.
  */
 import type { DistributedQuery, Distribution, DistributionObserver, QueryRange } from '../../coordinator/distribution';
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
 import { checkAlive } from '../../query/exec/limits';
 import { isGlob } from '../../storage/glob';
-import { keyString, parseKeyString } from '../../storage/partition';
+import { keyString, parseKeyString, pieceEnd, piecesOfBucket, splitsOf } from '../../storage/partition';
 import { indexMatcher } from '../../storage/scan';
-import { isForgottenIn, type ClusterState, type Member } from './cluster-state';
-import { epochAt, type RingEpoch } from './epochs';
+import { isForgottenIn, isStoredAloneForgotten, type ClusterState, type Member } from './cluster-state';
+import { epochAt } from './epochs';
 import type { PeerClients } from './grpc/peers';
 import { bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
 import { ownersOf } from './ring';
+import { ownersOfKey, storedAloneKeys } from './stored-alone';
 
 /**
  * The most keys a query enumerates from placement instead of asking the nodes: 16 partitions of
@@ -47,6 +49,7 @@ export function placedKeys(
   toMicros: number,
   placement: Pick<Placement, 'bucketSpanMicros' | 'partitions'>,
   maxKeys = MAX_PLACED_KEYS,
+  splits: readonly number[] = [],
 ): string[] | null {
   if (indexPatterns.some((pattern) => pattern === '*' || isGlob(pattern))) return null;
   if (!(fromMicros < toMicros)) return [];
@@ -55,7 +58,7 @@ export function placedKeys(
   const span = placement.bucketSpanMicros;
   const buckets = Math.ceil((toMicros - Math.floor(fromMicros / span) * span) / span);
   if (buckets * placement.partitions * new Set(indexPatterns).size > maxKeys) return null;
-  return keysInRange(indexPatterns, fromMicros, toMicros, span, placement.partitions).map(keyString);
+  return keysInRange(indexPatterns, fromMicros, toMicros, span, placement.partitions, splits).map(keyString);
 }
 
 export interface Placement {
@@ -87,33 +90,55 @@ export interface QueryDistributionOptions {
 export { parseKeyString };
 
 /**
- * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering`, or
- * only forgotten nodes in their epoch (whose ids may have joined again as new nodes). A bucket
- * whose epoch has only answering members, none of them forgotten, has none: when every node
- * answers, nothing is enumerated.
+ * Whether `owner` can answer for `key` when it answers at all: not where its id stands for a
+ * forgotten node (the ring epochs it was forgotten through, its stored-alone entry).
+ */
+export function readsForgotten(state: Pick<ClusterState, 'epochs' | 'forgotten'>, owner: string, key: { bucket: number; partition: number }): boolean {
+  if (state.forgotten.length === 0) return true;
+  if (key.partition < 0) return !isStoredAloneForgotten(state, owner);
+  return !isForgottenIn(state, owner, epochAt(state.epochs, key.bucket).epoch);
+}
+
+/**
+ * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering` (or
+ * only ids that stand there for forgotten nodes): the ring's keys of every piece of each bucket in
+ * range (an epoch whose members all answer, none of them forgotten, has none), and the stored-alone
+ * keys of members that do not answer or were forgotten. When every node answers, nothing is
+ * enumerated.
  */
 export function keysWithoutOwners(
   indexes: readonly string[],
   fromMicros: number,
   toMicros: number,
-  epochs: readonly RingEpoch[],
+  state: Pick<ClusterState, 'epochs' | 'storedAlone' | 'forgotten'>,
   placement: Placement,
   answering: ReadonlySet<string>,
-  forgotten: Pick<ClusterState, 'forgotten'> = { forgotten: [] },
 ): string[] {
   const keys: string[] = [];
   if (indexes.length === 0) return keys;
+  const { epochs } = state;
+  const pieces: Pick<Placement, 'bucketSpanMicros'> & { splits: number[]; partitions: number } = {
+    bucketSpanMicros: placement.bucketSpanMicros,
+    partitions: placement.partitions,
+    splits: splitsOf(epochs.map((epoch) => epoch.fromMicros), placement.bucketSpanMicros),
+  };
   for (const bucket of bucketsInRange(fromMicros, toMicros, placement.bucketSpanMicros)) {
-    const epoch = epochAt(epochs, bucket);
-    const reads = (owner: string): boolean => answering.has(owner) && !isForgottenIn(forgotten, owner, epoch.epoch);
-    if (epoch.members.every(reads)) continue;
-    for (const index of indexes) {
-      for (let partition = 0; partition < placement.partitions; partition++) {
-        const key = { index, bucket, partition };
-        if (!ownersOf(key, epochs, placement.replicationFactor).some(reads)) keys.push(keyString(key));
+    for (const piece of piecesOfBucket(bucket, pieces)) {
+      // A piece of the range's first or last bucket may lie wholly outside it (a query from a split on).
+      if (pieceEnd(piece, pieces) <= fromMicros || piece >= toMicros) continue;
+      const epoch = epochAt(epochs, piece);
+      const reads = (owner: string): boolean => answering.has(owner) && !isForgottenIn(state, owner, epoch.epoch);
+      if (epoch.members.every(reads)) continue;
+      for (const index of indexes) {
+        for (let partition = 0; partition < placement.partitions; partition++) {
+          const key = { index, bucket: piece, partition };
+          if (!ownersOf(key, epochs, placement.replicationFactor).some(reads)) keys.push(keyString(key));
+        }
       }
     }
   }
+  const silent = { ...state, storedAlone: state.storedAlone.filter((alone) => !answering.has(alone.node) || isStoredAloneForgotten(state, alone.node)) };
+  keys.push(...storedAloneKeys(silent as ClusterState, indexes, fromMicros, toMicros, placement.bucketSpanMicros));
   return keys;
 }
 
@@ -133,15 +158,18 @@ export class QueryDistribution implements Distribution {
     const views = membership.members();
     const members = new Map<string, Member>(state.members.map((member) => [member.id, member]));
     const usable = views.filter((view) => view.up && this.options.mayAsk(view.member.id)).map((view) => view.member.id);
-    const placed = placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement);
+    // Events stored alone keep the buckets of the node that stored them, which only it can list.
+    const aloneInRange = state.storedAlone.some((alone) => alone.fromMicros < range.toMicros && alone.toMicros >= range.fromMicros);
+    const splits = splitsOf(state.epochs.map((epoch) => epoch.fromMicros), placement.bucketSpanMicros);
+    const placed = aloneInRange ? null : placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
     const answering = new Set<string>(placed === null ? [] : usable);
-    // A forgotten node's id in the epochs it was forgotten through reads nothing, even when the
-    // id joined again as a new node: the data it stood for was given up.
-    const reads = (owner: string, key: string): boolean =>
-      answering.has(owner) && (state.forgotten.length === 0 || !isForgottenIn(state, owner, epochAt(state.epochs, parseKeyString(key).bucket).epoch));
+    const owners = (key: string): string[] => ownersOfKey(parseKeyString(key), state, placement.replicationFactor);
+    // An id that stands for a forgotten node reads nothing there, even once it joined again as a
+    // new node: the data it stood for was given up.
+    const reads = (owner: string, key: string): boolean => answering.has(owner) && readsForgotten(state, owner, parseKeyString(key));
     // Placed keys no usable node owns are left to keysWithoutOwners below, which counts them
     // missing only where events can be, as it does for keys the nodes report.
-    const keys = new Set<string>((placed ?? []).filter((key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor).some((owner) => reads(owner, key))));
+    const keys = new Set<string>((placed ?? []).filter((key) => owners(key).some((owner) => reads(owner, key))));
     await Promise.all(
       (placed === null ? usable : []).map(async (node) => {
         try {
@@ -157,10 +185,10 @@ export class QueryDistribution implements Distribution {
     const now = Date.now();
     const from = Math.max(range.fromMicros, (now - placement.retentionMs) * 1000);
     const to = Math.min(range.toMicros, (now + placement.maxFutureMs) * 1000);
-    for (const key of keysWithoutOwners(this.indexNames(range, views), from, to, state.epochs, placement, answering, state)) keys.add(key);
+    for (const key of keysWithoutOwners(this.indexNames(range, views, state), from, to, state, placement, answering)) keys.add(key);
 
     const view: ClusterView = {
-      owners: (key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor),
+      owners,
       usable: (node, key) => reads(node, key),
       target: (node) => {
         if (node === self) return this.options.local;
@@ -174,12 +202,14 @@ export class QueryDistribution implements Distribution {
 
   /**
    * The index names the query may read: those some node reported in its last heartbeat (even one
-   * down now). A name the query spells out that no node reported holds no events anywhere, so its
-   * keys are not counted missing: `from nosuchindex` is whole, not partial, while a node is down.
+   * down now), and those of the stored-alone entries. A name the query spells out that none of
+   * them has holds no events anywhere, so its keys are not counted missing: `from nosuchindex` is
+   * whole, not partial, while a node is down.
    */
-  private indexNames(range: QueryRange, views: ReturnType<Membership['members']>): string[] {
+  private indexNames(range: QueryRange, views: ReturnType<Membership['members']>, state: ClusterState): string[] {
     const names = new Set<string>();
     for (const view of views) for (const name of view.stats?.indexes ?? []) names.add(name);
+    for (const alone of state.storedAlone) for (const name of alone.indexes) names.add(name);
     const matches = indexMatcher(range.indexPatterns);
     return [...names].filter(matches).sort();
   }

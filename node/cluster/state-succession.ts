@@ -3,9 +3,10 @@
  * operation each (a join, a remove, a forget, the end of forming), and only a forget takes a member
  * (and its removed id) away, recording it in `forgotten`, which never shrinks. So a state `k`
  * versions newer holds every member of the older one at the same gRPC address unless it records
- * it newly forgotten, every removed id but those, every forgotten record and every ring epoch
- * unchanged (an epoch's nodes change only while the cluster forms), waits for no seed the older one
- * did not, and adds at most `k` members, removed ids, forgotten records and epochs. A state that breaks this was not decided by the master from this one.
+ * it newly forgotten, every removed id but those, every forgotten record, every ring epoch and
+ * every stored-alone entry unchanged (an epoch's nodes change only while the cluster forms), waits
+ * for no seed the older one did not, and adds at most `k` members, removed ids, forgotten records,
+ * epochs and stored-alone entries. A state that breaks this was not decided by the master from this one.
  * The rules of who may send a state are in membership.ts and docs/architecture.md.
  */
 import { memberById, quoted, type ClusterState } from './cluster-state';
@@ -14,7 +15,7 @@ import { memberById, quoted, type ClusterState } from './cluster-state';
 export function successionProblem(held: ClusterState, next: ClusterState): string | null {
   const steps = next.version - held.version;
   if (held.version === 0) return null;
-  const keptForgotten = held.forgotten.every((each, i) => next.forgotten[i]?.id === each.id && next.forgotten[i]?.throughEpoch === each.throughEpoch);
+  const keptForgotten = held.forgotten.every((each, i) => JSON.stringify(next.forgotten[i]) === JSON.stringify(each));
   if (!keptForgotten) return `v${next.version} rewrites the record of forgotten nodes`;
   const newlyForgotten = new Set(next.forgotten.slice(held.forgotten.length).map((each) => each.id));
   for (const member of held.members) {
@@ -34,12 +35,17 @@ export function successionProblem(held: ClusterState, next: ClusterState): strin
     const sameRing = held.forming.length > 0 || kept.members.join(',') === epoch.members.join(',');
     if (kept.fromMicros !== epoch.fromMicros || !sameRing) return `v${next.version} rewrites ring epoch ${epoch.epoch}`;
   }
+  for (const alone of held.storedAlone) {
+    const kept = next.storedAlone.find((each) => each.node === alone.node);
+    if (kept === undefined || JSON.stringify(kept) !== JSON.stringify(alone)) return `v${next.version} drops or rewrites what node ${alone.node} stored alone`;
+  }
   const newlyAwaited = next.forming.find((seed) => !held.forming.includes(seed));
   if (newlyAwaited !== undefined) return `v${next.version} waits for the seed ${quoted(newlyAwaited)}, which v${held.version} did not`;
   const added = {
     members: next.members.length - held.members.length,
     'removed ids': next.removed.length - held.removed.length,
     'ring epochs': next.epochs.length - held.epochs.length,
+    'stored-alone entries': next.storedAlone.length - held.storedAlone.length,
     'forgotten nodes': next.forgotten.length - held.forgotten.length,
   };
   for (const [what, count] of Object.entries(added)) {
@@ -57,7 +63,8 @@ export function sameState(a: ClusterState, b: ClusterState): boolean {
       state.epochs.map((epoch) => [epoch.epoch, epoch.fromMicros, epoch.members]),
       state.removed,
       state.forming,
-      state.forgotten.map((each) => [each.id, each.throughEpoch]),
+      state.storedAlone,
+      state.forgotten.map((each) => [each.id, each.throughEpoch, each.storedAlone]),
     ]);
   return canonical(a) === canonical(b);
 }

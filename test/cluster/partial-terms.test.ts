@@ -5,8 +5,8 @@
  * read and which time ranges of which index may lack events (computed here from placement), and
  * a query of an index no node holds is not partial at all.
  *
- * Forgetting: node3 removed and killed in a cluster of 5 s buckets (so its removal takes effect
- * within seconds) is refused while up or not removed, then forgotten through a node that is not
+ * Forgetting: node3, removed and killed in a cluster of 5 s buckets, is refused while up or not
+ * removed, then forgotten through a node that is not
  * the master: /cluster/status no longer lists it, a query over its old data says partial naming
  * it while a query after its removal is whole, and the id joins again as a new node that is not
  * asked for the old node's keys.
@@ -129,7 +129,7 @@ describe('cluster: a partial answer in the user\'s terms', function () {
 
 describe('cluster: forgetting a removed node', function () {
   this.timeout(120_000);
-  // Buckets of 5 s: a removal takes effect within about 11 s (a bucket and five heartbeats ahead).
+  // Buckets of 5 s: the old data spans a dozen, and the removal's epoch splits one.
   const set = { 'cluster.replication_factor': 1, 'cluster.bucket_span': '5s' };
   const launcher = path.join(REPO_ROOT, 'scripts', 'trawl');
   let nodes: ClusteredServer[] = [];

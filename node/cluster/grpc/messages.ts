@@ -29,13 +29,24 @@ export interface ClusterState {
   removed: string[];
   /** Empty (or, from an older sender, absent) once the cluster has formed. */
   forming: string[];
-  /** Absent from a sender before protocol 1.4: none. */
-  forgotten: ForgottenNode[];
+  /** Since 1.4; absent from an older sender. */
+  stored_alone?: StoredAlone[];
+  /** Since 1.5; absent from an older sender. */
+  forgotten?: ForgottenNode[];
 }
 
 export interface ForgottenNode {
   id: string;
   through_epoch: number;
+  stored_alone: boolean;
+}
+
+export interface StoredAlone {
+  node: string;
+  partition: number;
+  indexes: string[];
+  from_micros: number;
+  to_micros: number;
 }
 
 export interface Payload {
@@ -56,6 +67,8 @@ export interface NodeStats {
 export interface JoinRequest {
   protocol_version: ProtocolVersion | null;
   node: Member | null;
+  /** Since 1.4: what the joining node stored alone before; null when nothing. */
+  stored_alone?: StoredAlone | null;
 }
 
 export interface JoinReply {

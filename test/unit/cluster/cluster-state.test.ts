@@ -7,6 +7,7 @@ import {
   joinConflict,
   parseClusterState,
   removeProblem,
+  storedAloneConflict,
   withForgotten,
   withFormed,
   withJoined,
@@ -31,6 +32,7 @@ describe('cluster state', () => {
       epochs: [{ epoch: 0, fromMicros: 0, members: ['a1'] }],
       removed: [],
       forming: [],
+      storedAlone: [],
       forgotten: [],
     });
   });
@@ -47,6 +49,7 @@ describe('cluster state', () => {
       ],
       removed: [],
       forming: [],
+      storedAlone: [],
       forgotten: [],
     });
     assert.equal(withJoined(joined, member('n1'), 20 * HOUR), joined);
@@ -136,7 +139,7 @@ describe('cluster state', () => {
     assert.equal(forgotten.version, state.version + 1);
     assert.deepEqual(forgotten.members.map((each) => each.id), ['n1', 'n2']);
     assert.deepEqual(forgotten.removed, []);
-    assert.deepEqual(forgotten.forgotten, [{ id: 'n3', throughEpoch: 3 }]);
+    assert.deepEqual(forgotten.forgotten, [{ id: 'n3', throughEpoch: 3, storedAlone: false }]);
     assert.deepEqual(forgotten.epochs, state.epochs, 'placement of old buckets never changes');
     assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(forgotten))), forgotten, 'epochs may list a forgotten id');
     // Back as a new node: a new epoch with it; the old epochs' n3 is still the forgotten one.
@@ -148,6 +151,18 @@ describe('cluster state', () => {
     assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(back))), back);
     // Without the record, an epoch naming a node that is no member does not parse.
     assert.throws(() => parseClusterState({ ...JSON.parse(JSON.stringify(forgotten)), forgotten: [] }), /node "n3" in ring epoch 2, but neither among its members nor as forgotten/);
+  });
+
+  it('forget: the stored-alone entry of a forgotten node stays, given up with it; its id may join again only without events of its own', () => {
+    const alone = { node: 'n3', partition: -7, indexes: ['main'], fromMicros: 0, toMicros: HOUR };
+    let state = withJoined(withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR), member('n3'), 11 * HOUR, alone);
+    state = withForgotten(withRemoved(state, 'n3', 12 * HOUR), 'n3');
+    assert.deepEqual(state.storedAlone, [alone]);
+    assert.deepEqual(state.forgotten, [{ id: 'n3', throughEpoch: 3, storedAlone: true }]);
+    assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(state))), state);
+    assert.throws(() => parseClusterState({ ...JSON.parse(JSON.stringify(state)), forgotten: [{ id: 'n3', throughEpoch: 3, storedAlone: false }] }), /state\.storedAlone names node "n3", which is neither a member nor forgotten with it/);
+    assert.match(storedAloneConflict(state, { ...alone, fromMicros: 5 * HOUR, toMicros: 6 * HOUR }) ?? 'none', /node n3 was forgotten with events it stored alone/);
+    assert.equal(storedAloneConflict(state, { ...alone, node: 'n4', partition: -8 }), null);
   });
 
   it('any sequence of joins and removes keeps versions, epochs and the ring consistent, and survives a round trip', () => {

@@ -53,7 +53,7 @@ describe('cluster state succession', () => {
       [next({ epochs: held.epochs.map((epoch) => ({ ...epoch, members: ['n2'] })) }), /rewrites ring epoch 0/],
       [next({ forming: ['127.0.0.1:9'] }), /waits for the seed/],
       [next({ members: [...held.members, member('n4'), member('n5')] }), /adds 2 members/],
-      [next({ members: held.members.filter((each) => each.id !== 'n2'), forgotten: [{ id: 'n2', throughEpoch: 3 }] }), /forgets n2, which was not removed/],
+      [next({ members: held.members.filter((each) => each.id !== 'n2'), forgotten: [{ id: 'n2', throughEpoch: 3, storedAlone: false }] }), /forgets n2, which was not removed/],
       [next({ members: held.members.filter((each) => each.id !== 'n3'), removed: [] }), /drops member n3 without recording it forgotten/],
     ];
     for (const [state, problem] of cases) assert.match(successionProblem(held, state) ?? 'none', problem);
