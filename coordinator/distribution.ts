@@ -14,6 +14,7 @@ import type { TimedRow } from '../query/exec/rows';
 import { ShardMerge } from '../query/exec/shard-results';
 import type { QueryPlan } from '../query/plan/plan';
 import type { QueryProgress } from '../query/exec/progress';
+import { describeMissing, type MissingDetail } from './missing-ranges';
 import { scatterGather, type ClusterView, type ScatterObserver } from './scatter-gather';
 import { ProgressSum } from './shard-progress';
 
@@ -29,6 +30,8 @@ export interface QueryRange {
 export interface DistributedQuery {
   view: ClusterView;
   keys: string[];
+  /** cluster.bucket_span: how much time a key covers, to say which ranges a partial answer lacks. */
+  bucketSpanMicros: number;
 }
 
 /** What distributed queries tell the node's metrics. */
@@ -48,6 +51,8 @@ export interface DistributedAnswer {
   opStats: OpStats[];
   /** Keys no owner could answer for. */
   missing: number;
+  /** What those keys stand for (null when none is missing). */
+  missingDetail: MissingDetail | null;
   memoryBytes: number;
 }
 
@@ -63,7 +68,7 @@ export async function runDistributed(
   const { signal } = job;
   const sum = new ProgressSum(job.progress, spec.trace);
   job.progress.phase = 'planning';
-  const { view, keys } = await distribution.prepare(
+  const { view, keys, bucketSpanMicros } = await distribution.prepare(
     { indexPatterns: plan.indexPatterns, fromMicros: spec.fromMicros, toMicros: spec.toMicros, deadlineMs: job.deadlineMs },
     signal,
   );
@@ -90,6 +95,8 @@ export async function runDistributed(
     data: finishResult(plan, output, page),
     opStats: output.opStats,
     missing: gathered.missing,
+    missingDetail:
+      gathered.missing === 0 ? null : describeMissing(gathered.missingKeys, (key) => view.owners(key), bucketSpanMicros, spec.fromMicros, spec.toMicros),
     memoryBytes: gathered.results.reduce((total, result) => total + result.memoryBytes, 0),
   };
 }

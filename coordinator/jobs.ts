@@ -8,6 +8,7 @@ import { EventEmitter } from 'events';
 import { QueryLimitError } from '../query/exec/limits';
 import { QueryProgress } from '../query/exec/progress';
 import type { QueryResultData } from '../query/exec/result';
+import type { MissingDetail } from './missing-ranges';
 import type { Row } from '../query/exec/rows';
 
 export type JobStatus = 'running' | 'done' | 'error' | 'canceled';
@@ -19,9 +20,13 @@ export interface AnswerMeta {
   language: 'native';
   profile?: Record<string, unknown>;
   cached?: boolean;
-  /** In a cluster: some partition keys had no node to answer for them (`missing_keys` of them). */
+  /**
+   * In a cluster: some partition keys had no node to answer for them (`missing_keys` of them);
+   * `missing` names their owners and the time ranges of the indexes they leave out.
+   */
   partial?: true;
   missing_keys?: number;
+  missing?: MissingDetail;
 }
 
 export interface JobAnswer {

@@ -18,6 +18,7 @@ import { checkQuery, QueryError, type Query } from '../query/syntax';
 import { indexMatcher } from '../storage/scan';
 import { runDistributed, type Distribution } from './distribution';
 import type { Job, JobAnswer, JobManager } from './jobs';
+import type { MissingDetail } from './missing-ranges';
 import { QuerySlots } from './query-slots';
 import { ResultCache, type ChangedSince } from './result-cache';
 
@@ -130,7 +131,7 @@ export class QueryService {
           trace: request.profile === 'trace',
           stream: options.onRows !== undefined,
         };
-        let answered: { data: QueryResultData; opStats: OpStats[]; missing: number; memoryBytes: number };
+        let answered: { data: QueryResultData; opStats: OpStats[]; missing: number; missingDetail: MissingDetail | null; memoryBytes: number };
         if (distribution === null) {
           const { data, opStats } = await executePlan(this.source, plan, {
             limit,
@@ -145,7 +146,7 @@ export class QueryService {
               if (rows.length > 0) self.setPreview(rows.map((timed) => timed.row));
             },
           });
-          answered = { data, opStats, missing: 0, memoryBytes: budget.bytes };
+          answered = { data, opStats, missing: 0, missingDetail: null, memoryBytes: budget.bytes };
         } else {
           const job = { progress: self.progress, signal: self.controller.signal, deadlineMs };
           answered = await runDistributed(distribution, plan, spec, { limit, offset: request.offset }, job, options.onRows ?? null);
@@ -156,8 +157,9 @@ export class QueryService {
           data,
           meta: { took_ms: Math.round(performance.now() - started), scanned, query_id: self.id, language: 'native' },
         };
-        // Keys no node could answer for: the answer says so rather than counting less in silence.
-        if (answered.missing > 0) Object.assign(answer.meta, { partial: true, missing_keys: answered.missing });
+        // Keys no node could answer for: the answer says so rather than counting less in silence,
+        // and says which nodes and which stretches of which indexes that leaves out.
+        if (answered.missing > 0) Object.assign(answer.meta, { partial: true, missing_keys: answered.missing, missing: answered.missingDetail });
         if (request.profile !== null) answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
         if (cacheable) {
           const indexes = indexMatcher(plan.indexPatterns);

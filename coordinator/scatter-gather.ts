@@ -69,8 +69,10 @@ export interface ClusterView {
 
 export interface Gathered {
   results: ShardResult[];
-  /** Keys no owner could answer for. */
+  /** How many keys no owner could answer for. */
   missing: number;
+  /** Those keys. */
+  missingKeys: string[];
 }
 
 /** Thrown when an export loses a node after some of its rows went out. */
@@ -116,7 +118,7 @@ export async function scatterGather(
   const results: ShardResult[] = [];
   const failed = new Set<string>();
   const usable = (node: string, key: string): boolean => !failed.has(node) && view.usable(node, key);
-  let missing = 0;
+  const missingKeys: string[] = [];
   const merge = onRows === null ? null : new StreamMerge();
   // The query's own abort as well: a fragment that fails the query stops the others.
   const stop = new AbortController();
@@ -164,7 +166,7 @@ export async function scatterGather(
       if (error instanceof ShardBusyError) return runBusy(node, nodeKeys, floor, busyTries, error);
       failed.add(node);
       const again = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
-      missing += again.missing.length;
+      missingKeys.push(...again.missing);
       if (again.byNode.size > 0) observer.retried?.(node, again.byNode.size);
       // The failed node's rises may have come from rows no result will hold: its keys are read
       // again with a floor of their own, so the rows they hold at its floor are found again.
@@ -195,7 +197,7 @@ export async function scatterGather(
   };
 
   const first = assignKeys(keys, (key) => view.owners(key), usable);
-  missing += first.missing.length;
+  missingKeys.push(...first.missing);
   const runs = [...first.byNode].map(([node, list]) => runNode(node, list, headFloor));
   try {
     await Promise.all(runs);
@@ -207,5 +209,5 @@ export async function scatterGather(
     throw error;
   }
   await writes;
-  return { results, missing };
+  return { results, missing: missingKeys.length, missingKeys };
 }

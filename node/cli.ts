@@ -1,5 +1,5 @@
 /**
- * The command line: `trawl cluster remove <node_id>` (cluster-command.ts) and `trawl server [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
+ * The command line: `trawl cluster remove|forget <node_id>` (cluster-command.ts) and `trawl server [--config FILE] [--listen HOST:PORT] [--data-dir DIR]
  * [--grpc-listen HOST:PORT] [--node-id ID] [--seeds HOST:PORT,...] [--set section.key=value ...]`.
  */
 import { parseArgs } from 'util';

@@ -127,3 +127,10 @@ export function keyOf(event: LogEvent, placement: Placement): PartitionKey {
 export function keyString(key: PartitionKey): string {
   return `${key.index}|${key.bucket}|${key.partition}`;
 }
+
+/** A key as keyString wrote it: `index|bucket|partition` (index names cannot hold `|`). */
+export function parseKeyString(text: string): PartitionKey {
+  const last = text.lastIndexOf('|');
+  const middle = text.lastIndexOf('|', last - 1);
+  return { index: text.slice(0, middle), bucket: Number(text.slice(middle + 1, last)), partition: Number(text.slice(last + 1)) };
+}

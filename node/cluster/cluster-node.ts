@@ -10,7 +10,7 @@ import { splitsOf } from '../../storage/partition';
 import type { StorageEngine } from '../../storage/engine';
 import type { MetadataStore } from '../metadata/store';
 import { CatchUp } from './catch-up';
-import type { ClusterState, Member, StoredAlone } from './cluster-state';
+import { memberById, type ClusterState, type Member, type StoredAlone } from './cluster-state';
 import { setApartStoredAlone } from './stored-alone';
 import { PeerClients } from './grpc/peers';
 import { GrpcServer } from './grpc/server';
@@ -49,6 +49,27 @@ function logPeerChanges(membership: Membership, logger: Logger): void {
   };
   membership.on('member-up', (id) => logger.info(`cluster: ${named(id)} is up`));
   membership.on('member-down', (id) => logger.warn(`cluster: ${named(id)} is down: not heard from within cluster.failure_timeout`));
+}
+
+/**
+ * Hints held for a forgotten node are given up: nothing will take them (a new node under its id
+ * owns none of the keys they hold), and they would keep such a node catching up.
+ */
+function dropHintsOfForgotten(membership: Membership, hints: HintStore, logger: Logger): void {
+  let dropping = Promise.resolve();
+  const drop = (state: ClusterState): void => {
+    for (const { id } of state.forgotten) {
+      if (memberById(state, id) !== undefined || hints.pending(id) === 0) continue;
+      dropping = dropping
+        .then(() => hints.dropAll(id))
+        .then((count) => {
+          if (count > 0) logger.info(`cluster: gave up ${count} hints for node ${id}, which was forgotten`);
+        })
+        .catch((error: Error) => logger.error(`cluster: giving up the hints for the forgotten node ${id} failed: ${error.message}`));
+    }
+  };
+  membership.on('state', drop);
+  drop(membership.state());
 }
 
 export class ClusterNode {
@@ -131,6 +152,7 @@ export class ClusterNode {
       // A state kept from before the start is installed without an event.
       applySplits(membership.state());
       node.catchUp.started();
+      dropHintsOfForgotten(membership, hints, logger);
     } catch (error) {
       await node.close();
       throw error;

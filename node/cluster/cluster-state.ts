@@ -36,6 +36,20 @@ export interface StoredAlone {
 /** The most index names a node's stored-alone events may have: a state with more is refused. */
 export const MAX_STORED_ALONE_INDEXES = 10_000;
 
+/**
+ * A node an operator forgot: removed, down, its data given up. It is no member any more, but the
+ * ring epochs up to `throughEpoch` still list it (placement of their buckets never changes): there
+ * its id stands for the forgotten node, which holds nothing anyone can read. The id may join again
+ * later as a new node, in an epoch after `throughEpoch`.
+ */
+export interface ForgottenNode {
+  id: string;
+  /** The newest ring epoch when it was forgotten. */
+  throughEpoch: number;
+  /** Whether the state's stored-alone entry of its id is its own: those events are given up with it. */
+  storedAlone: boolean;
+}
+
 export interface ClusterState {
   /** Bumped by the master for every change it decides. */
   version: number;
@@ -52,13 +66,18 @@ export interface ClusterState {
   forming: string[];
   /** What members stored alone before they joined, one entry per such member; never changes once added. */
   storedAlone: StoredAlone[];
+  /** Nodes forgotten by an operator, oldest first; never shortened. */
+  forgotten: ForgottenNode[];
 }
 
 /** The most members a state may hold: more than any cluster runs, few enough that a message cannot blow up a node. */
 export const MAX_MEMBERS = 1024;
 
+/** The most forgotten nodes a state records: an operator forgets a node now and then, not thousands. */
+export const MAX_FORGOTTEN = 4096;
+
 /** What a node holds before it has joined any cluster. */
-export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [], storedAlone: [] }) as ClusterState;
+export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [], storedAlone: [], forgotten: [] }) as ClusterState;
 
 /**
  * The first state of a new cluster: the master, ring epoch 0 from the beginning of time, the
@@ -73,11 +92,18 @@ export function foundCluster(master: Member, seeds: readonly string[] = [], stor
     removed: [],
     forming,
     storedAlone: storedAlone === null ? [] : [storedAlone],
+    forgotten: [],
   };
 }
 
-/** Why a node's stored-alone events cannot be taken in: another member's share its partition (null: they can). */
+/**
+ * Why a node's stored-alone events cannot be taken in: another member's share its partition, or a
+ * forgotten node of its id had stored-alone events, whose entry keeps its partition (null: they can).
+ */
 export function storedAloneConflict(state: ClusterState, storedAlone: StoredAlone): string | null {
+  if (state.forgotten.some((each) => each.id === storedAlone.node && each.storedAlone)) {
+    return `node ${storedAlone.node} was forgotten with events it stored alone, which keep the stored-alone partition of its id; a node joining under its id must hold no events (an empty data dir)`;
+  }
   const holder = state.storedAlone.find((each) => each.partition === storedAlone.partition && each.node !== storedAlone.node);
   return holder === undefined ? null : `the events node ${storedAlone.node} stored alone would share partition ${storedAlone.partition} with those of node ${holder.node}`;
 }
@@ -169,6 +195,7 @@ export function withJoined(state: ClusterState, member: Member, epochStartMicros
     removed: state.removed,
     forming,
     storedAlone: [...state.storedAlone, ...newAlone],
+    forgotten: state.forgotten,
   };
 }
 
@@ -200,7 +227,60 @@ export function withRemoved(state: ClusterState, id: string, epochStartMicros: n
     removed: [...state.removed, id].sort(),
     forming: state.forming,
     storedAlone: state.storedAlone,
+    forgotten: state.forgotten,
   };
+}
+
+/** Why an operator's forget cannot be done (whether the node is up is membership's to say). */
+export type ForgetProblem = 'unknown-node' | 'not-removed' | 'removal-pending';
+
+/**
+ * A node may be forgotten once removed and once the epoch without it places data: before that,
+ * new data would still go to it.
+ */
+export function forgetProblem(state: ClusterState, id: string, nowMicros: number): ForgetProblem | null {
+  if (memberById(state, id) === undefined) return 'unknown-node';
+  if (!state.removed.includes(id)) return 'not-removed';
+  const removal = removalEpoch(state, id);
+  if (removal !== undefined && removal.fromMicros > nowMicros) return 'removal-pending';
+  return null;
+}
+
+/** The ring epoch a removal of `id` started: the first after the last one that places data on it. */
+export function removalEpoch(state: ClusterState, id: string): RingEpoch | undefined {
+  const lastWith = Math.max(-1, ...epochsOf(state, id));
+  return state.epochs.filter((epoch) => epoch.epoch > lastWith).sort((a, b) => a.epoch - b.epoch)[0];
+}
+
+/**
+ * The state once `id` is forgotten: no member, no removed id, and recorded in `forgotten` with
+ * the newest epoch (the epochs that still list it mean the forgotten node) and whether the
+ * stored-alone entry of its id is its own (kept: entries never change, and they mean it too).
+ * The caller checks forgetProblem first.
+ */
+export function withForgotten(state: ClusterState, id: string): ClusterState {
+  return {
+    version: state.version + 1,
+    members: state.members.filter((member) => member.id !== id),
+    epochs: state.epochs,
+    removed: state.removed.filter((each) => each !== id),
+    forming: state.forming,
+    storedAlone: state.storedAlone,
+    forgotten: [...state.forgotten, { id, throughEpoch: lastEpoch(state)?.epoch ?? 0, storedAlone: state.storedAlone.some((each) => each.node === id) }],
+  };
+}
+
+/**
+ * Whether `id` in ring epoch `epoch` stands for a forgotten node (its data given up): no copy it
+ * held can be read, so it answers for none of that epoch's keys even if its id joined again.
+ */
+export function isForgottenIn(state: Pick<ClusterState, 'forgotten'>, id: string, epoch: number): boolean {
+  return state.forgotten.some((each) => each.id === id && epoch <= each.throughEpoch);
+}
+
+/** Whether the stored-alone events of `id` were a forgotten node's (given up with it). */
+export function isStoredAloneForgotten(state: Pick<ClusterState, 'forgotten'>, id: string): boolean {
+  return state.forgotten.some((each) => each.id === id && each.storedAlone);
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -247,6 +327,14 @@ export function parseJoinStoredAlone(value: unknown, node: string): StoredAlone 
   return parsed;
 }
 
+function parseForgotten(value: unknown, where: string): ForgottenNode {
+  const forgotten = value as Partial<ForgottenNode> | null;
+  if (typeof forgotten !== 'object' || forgotten === null) throw new Error(`${where} is not an object`);
+  if (!isString(forgotten.id) || nodeIdProblem(forgotten.id) !== null) throw new Error(`${where}.id must be a node id, not ${quoted(forgotten.id)}`);
+  if (!isCount(forgotten.throughEpoch)) throw new Error(`${where}.throughEpoch must be a non-negative integer`);
+  return { id: forgotten.id, throughEpoch: forgotten.throughEpoch, storedAlone: forgotten.storedAlone === true };
+}
+
 function parseEpoch(value: unknown, where: string): RingEpoch {
   const epoch = value as Partial<RingEpoch> | null;
   if (typeof epoch !== 'object' || epoch === null) throw new Error(`${where} is not an object`);
@@ -270,6 +358,9 @@ export function parseClusterState(value: unknown): ClusterState {
   if (!Array.isArray(state.removed) || !state.removed.every(isString)) throw new Error('state.removed must be a list of node ids');
   const forming = state.forming ?? [];
   if (!Array.isArray(forming) || !forming.every(isString)) throw new Error('state.forming must be a list of gRPC addresses');
+  const forgotten = state.forgotten ?? [];
+  if (!Array.isArray(forgotten)) throw new Error('state.forgotten must be a list');
+  if (forgotten.length > MAX_FORGOTTEN) throw new Error(`state.forgotten holds ${forgotten.length} nodes; a state holds at most ${MAX_FORGOTTEN}`);
   if (state.members.length > MAX_MEMBERS) throw new Error(`state.members holds ${state.members.length} members; a cluster has at most ${MAX_MEMBERS}`);
   const parsed: ClusterState = {
     version: state.version,
@@ -278,15 +369,21 @@ export function parseClusterState(value: unknown): ClusterState {
     removed: [...state.removed],
     forming: [...forming],
     storedAlone: (Array.isArray(state.storedAlone) ? state.storedAlone : []).map((each, i) => parseStoredAlone(each, `state.storedAlone[${i}]`)),
+    forgotten: forgotten.map((each, i) => parseForgotten(each, `state.forgotten[${i}]`)),
   };
   const ids = new Set(parsed.members.map((member) => member.id));
   if (ids.size < parsed.members.length) throw new Error('state.members names a node id twice');
-  const stranger = [...parsed.removed, ...parsed.epochs.flatMap((epoch) => epoch.members)].find((id) => !ids.has(id));
-  if (stranger !== undefined) throw new Error(`state names node ${quoted(stranger)} in a ring epoch or as removed, but not among its members`);
+  const strangerRemoved = parsed.removed.find((id) => !ids.has(id));
+  if (strangerRemoved !== undefined) throw new Error(`state names node ${quoted(strangerRemoved)} as removed, but not among its members`);
+  // An epoch may list a forgotten node, up to the epoch it was forgotten in.
+  for (const epoch of parsed.epochs) {
+    const stranger = epoch.members.find((id) => !ids.has(id) && !isForgottenIn(parsed, id, epoch.epoch));
+    if (stranger !== undefined) throw new Error(`state names node ${quoted(stranger)} in ring epoch ${epoch.epoch}, but neither among its members nor as forgotten`);
+  }
   if (parsed.forming.length > MAX_MEMBERS) throw new Error(`state.forming holds more than ${MAX_MEMBERS} addresses`);
   if (state.storedAlone !== undefined && !Array.isArray(state.storedAlone)) throw new Error('state.storedAlone must be a list');
-  const aloneStranger = parsed.storedAlone.find((each) => !ids.has(each.node));
-  if (aloneStranger !== undefined) throw new Error(`state.storedAlone names node ${quoted(aloneStranger.node)}, which is not a member`);
+  const aloneStranger = parsed.storedAlone.find((each) => !ids.has(each.node) && !isStoredAloneForgotten(parsed, each.node));
+  if (aloneStranger !== undefined) throw new Error(`state.storedAlone names node ${quoted(aloneStranger.node)}, which is neither a member nor forgotten with it`);
   if (new Set(parsed.storedAlone.map((each) => each.node)).size < parsed.storedAlone.length) throw new Error('state.storedAlone names a node twice');
   if (new Set(parsed.storedAlone.map((each) => each.partition)).size < parsed.storedAlone.length) throw new Error('state.storedAlone gives two nodes one partition');
   return parsed;

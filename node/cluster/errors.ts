@@ -3,7 +3,7 @@
  * process exits 1 with the message), a master that does not answer is not (joins and metadata
  * writes answer 503 naming it until it is back).
  */
-import type { RemoveProblem } from './cluster-state';
+import type { ForgetProblem, RemoveProblem } from './cluster-state';
 
 /** The cluster will not take this node: its id is held elsewhere, it asked a node that is not the master, or their protocols differ. */
 export class JoinRefusedError extends Error {
@@ -78,5 +78,26 @@ export class RemoveRefusedError extends Error {
           : `node "${nodeId}" is the last node in the ring; a cluster needs one to place data on`,
     );
     this.name = 'RemoveRefusedError';
+  }
+}
+
+/** An operator's forget that cannot be done: the node is unknown, not removed, its removal not yet in force, or it is up. */
+export class ForgetRefusedError extends Error {
+  constructor(
+    readonly reason: ForgetProblem | 'up',
+    readonly nodeId: string,
+    /** For `removal-pending`: when the ring epoch without it starts. */
+    effectiveFrom?: string,
+  ) {
+    super(
+      reason === 'unknown-node'
+        ? `node "${nodeId}" is not a member of this cluster`
+        : reason === 'not-removed'
+          ? `node "${nodeId}" is not removed: remove it first (trawl cluster remove ${nodeId}), then forget it once it is down`
+          : reason === 'removal-pending'
+            ? `node "${nodeId}" is removed, but new data goes to it until its removal takes effect at ${effectiveFrom ?? 'the next ring epoch'}; forget it after that`
+            : `node "${nodeId}" is up (or not yet seen down, within cluster.failure_timeout): only a node that is down can be forgotten; stop it first`,
+    );
+    this.name = 'ForgetRefusedError';
   }
 }

@@ -137,6 +137,17 @@ export class HintStore {
     this.createdMs.get(target)?.remove(hint.seq);
   }
 
+  /** Drops every hint held for `target` (a node that was forgotten); resolves with how many. */
+  async dropAll(target: string): Promise<number> {
+    let dropped = 0;
+    for (;;) {
+      const batch = await this.oldest(target, 1000);
+      if (batch.length === 0) return dropped;
+      for (const hint of batch) await this.done(target, hint);
+      dropped += batch.length;
+    }
+  }
+
   /** When the oldest request of a hint pending for `target` was taken; 0 when unknown, null with none pending. */
   oldestCreatedMs(target: string): number | null {
     return this.createdMs.get(target)?.min() ?? null;

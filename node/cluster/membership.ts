@@ -28,15 +28,18 @@ import { nodeIdProblem } from '../config/peer-names';
 import {
   EMPTY_STATE,
   epochsOf,
+  forgetProblem,
   foundCluster,
   joinConflict,
   MAX_MEMBERS,
   memberById,
   parseJoinStoredAlone,
   quoted,
+  removalEpoch,
   removeProblem,
   sameMember,
   storedAloneConflict,
+  withForgotten,
   withFormed,
   withJoined,
   withRemoved,
@@ -45,7 +48,7 @@ import {
   type StoredAlone,
 } from './cluster-state';
 import { nextEpochStart } from './epochs';
-import { JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
+import { ForgetRefusedError, JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
 import { HintReports } from './hint-reports';
 import type * as wire from './grpc/messages';
 import { PeerCallError, type PeerClients } from './grpc/peers';
@@ -177,6 +180,8 @@ export class Membership extends EventEmitter<MembershipEvents> {
   private readonly background = new Set<Promise<unknown>>();
   private readonly warned = new Set<string>();
   private started = false;
+  /** When start() ended (ms since the epoch): a member not heard from since counts as down only a failure timeout later. */
+  private startedAtMs: number | null = null;
   private closed = false;
   private readonly stopWaiting = new AbortController();
   private readonly joinTimeoutMs: number;
@@ -253,6 +258,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
       await this.join();
     }
     this.started = true;
+    this.startedAtMs = Date.now();
     this.options.logger.info(`cluster: node ${self.id} is a member (state v${this.current.version}, ${this.current.members.length} members; ${this.masterName()})`);
     this.heartbeatTimer = setInterval(() => this.beat(), this.options.heartbeatIntervalMs);
     this.beat();
@@ -292,6 +298,23 @@ export class Membership extends EventEmitter<MembershipEvents> {
       const problem = removeProblem(state, id);
       if (problem !== null) throw new RemoveRefusedError(problem, id);
       return withRemoved(state, id, this.epochStart());
+    });
+  }
+
+  /**
+   * On the master: forgets a removed node that is down, giving up its data (withForgotten): it is
+   * no member any more, and its id may join again as a new node.
+   */
+  forget(id: string): Promise<ClusterState> {
+    if (!this.isMaster) return Promise.reject(new NotMasterError(this.masterAddress, `forgetting node ${id}`));
+    return this.change((state) => {
+      const problem = forgetProblem(state, id, Date.now() * 1000) ?? (this.seenDown(id) ? null : 'up');
+      if (problem === 'removal-pending') {
+        const removal = removalEpoch(state, id);
+        throw new ForgetRefusedError(problem, id, removal === undefined ? undefined : new Date(Math.floor(removal.fromMicros / 1000)).toISOString());
+      }
+      if (problem !== null) throw new ForgetRefusedError(problem, id);
+      return withForgotten(state, id);
     });
   }
 
@@ -632,7 +655,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
       throw new RpcRefusal(
         status.FAILED_PRECONDITION,
         'not-from-master',
-        `node ${self.id} takes the cluster state only from its master, ${this.isMaster ? 'itself' : this.masterName()}; not from ${quoted(request.from)}`,
+        `node ${self.id} takes the cluster state only from ${this.isMaster ? 'itself, the master' : this.masterName()}; not from ${quoted(request.from)}`,
       );
     }
     let state: ClusterState;
@@ -713,6 +736,16 @@ export class Membership extends EventEmitter<MembershipEvents> {
   }
 
   // ---- small things -----------------------------------------------------------------------
+
+  /**
+   * Whether `id` is known to be down: silent for the failure timeout, whether heard from since this
+   * node started or not (a node just started has heard no one yet, which does not make them down).
+   */
+  private seenDown(id: string, now = Date.now()): boolean {
+    const liveness = this.livenessOf(id, now);
+    if (liveness.up) return false;
+    return liveness.lastHeartbeatMs !== null || (this.startedAtMs !== null && now - this.startedAtMs > this.options.failureTimeoutMs);
+  }
 
   private placementOf(id: string): { self: boolean; removed: boolean; epochs: number[] } {
     return { self: id === this.options.self.id, removed: this.current.removed.includes(id), epochs: epochsOf(this.current, id) };

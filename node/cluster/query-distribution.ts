@@ -11,16 +11,17 @@
  *   their union; a node whose Keys call fails is unusable for that query.
  * Either way the keys in range whose owners are all unusable are added: no node can answer for
  * them, so they come back missing. Those cover the index names the nodes reported in their
- * heartbeats (NodeStats.indexes) and the names the query spells out, over the query's range
- * clamped to where events can be (retention's cutoff to ingest.max_future ahead).
+ * heartbeats (NodeStats.indexes; a name no node reported holds nothing), over the query's range
+ * clamped to where events can be (retention's cutoff to ingest.max_future ahead). A forgotten
+ * node answers for none of the keys it stood for, even once its id joined again as a new node.
  */
 import type { DistributedQuery, Distribution, DistributionObserver, QueryRange } from '../../coordinator/distribution';
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
 import { checkAlive } from '../../query/exec/limits';
 import { isGlob } from '../../storage/glob';
-import { keyString, piecesOfBucket, splitsOf, type PartitionKey } from '../../storage/partition';
+import { keyString, parseKeyString, pieceEnd, piecesOfBucket, splitsOf } from '../../storage/partition';
 import { indexMatcher } from '../../storage/scan';
-import type { ClusterState, Member } from './cluster-state';
+import { isForgottenIn, isStoredAloneForgotten, type ClusterState, type Member } from './cluster-state';
 import { epochAt } from './epochs';
 import type { PeerClients } from './grpc/peers';
 import { bucketsInRange, keysInRange } from './key-range';
@@ -86,24 +87,30 @@ export interface QueryDistributionOptions {
   failureTimeoutMs: () => number;
 }
 
-/** A key as keyString wrote it: `index|bucket|partition` (index names cannot hold `|`). */
-export function parseKeyString(text: string): PartitionKey {
-  const last = text.lastIndexOf('|');
-  const middle = text.lastIndexOf('|', last - 1);
-  return { index: text.slice(0, middle), bucket: Number(text.slice(middle + 1, last)), partition: Number(text.slice(last + 1)) };
+export { parseKeyString };
+
+/**
+ * Whether `owner` can answer for `key` when it answers at all: not where its id stands for a
+ * forgotten node (the ring epochs it was forgotten through, its stored-alone entry).
+ */
+export function readsForgotten(state: Pick<ClusterState, 'epochs' | 'forgotten'>, owner: string, key: { bucket: number; partition: number }): boolean {
+  if (state.forgotten.length === 0) return true;
+  if (key.partition < 0) return !isStoredAloneForgotten(state, owner);
+  return !isForgottenIn(state, owner, epochAt(state.epochs, key.bucket).epoch);
 }
 
 /**
- * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering`: the
- * ring's keys of every piece of each bucket in range (an epoch whose members all answer has none),
- * and the stored-alone keys of members that do not answer. When every node answers, nothing is
+ * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering` (or
+ * only ids that stand there for forgotten nodes): the ring's keys of every piece of each bucket in
+ * range (an epoch whose members all answer, none of them forgotten, has none), and the stored-alone
+ * keys of members that do not answer or were forgotten. When every node answers, nothing is
  * enumerated.
  */
 export function keysWithoutOwners(
   indexes: readonly string[],
   fromMicros: number,
   toMicros: number,
-  state: Pick<ClusterState, 'epochs' | 'storedAlone'>,
+  state: Pick<ClusterState, 'epochs' | 'storedAlone' | 'forgotten'>,
   placement: Placement,
   answering: ReadonlySet<string>,
 ): string[] {
@@ -117,16 +124,20 @@ export function keysWithoutOwners(
   };
   for (const bucket of bucketsInRange(fromMicros, toMicros, placement.bucketSpanMicros)) {
     for (const piece of piecesOfBucket(bucket, pieces)) {
-      if (epochAt(epochs, piece).members.every((member) => answering.has(member))) continue;
+      // A piece of the range's first or last bucket may lie wholly outside it (a query from a split on).
+      if (pieceEnd(piece, pieces) <= fromMicros || piece >= toMicros) continue;
+      const epoch = epochAt(epochs, piece);
+      const reads = (owner: string): boolean => answering.has(owner) && !isForgottenIn(state, owner, epoch.epoch);
+      if (epoch.members.every(reads)) continue;
       for (const index of indexes) {
         for (let partition = 0; partition < placement.partitions; partition++) {
           const key = { index, bucket: piece, partition };
-          if (!ownersOf(key, epochs, placement.replicationFactor).some((owner) => answering.has(owner))) keys.push(keyString(key));
+          if (!ownersOf(key, epochs, placement.replicationFactor).some(reads)) keys.push(keyString(key));
         }
       }
     }
   }
-  const silent = { ...state, storedAlone: state.storedAlone.filter((alone) => !answering.has(alone.node)) };
+  const silent = { ...state, storedAlone: state.storedAlone.filter((alone) => !answering.has(alone.node) || isStoredAloneForgotten(state, alone.node)) };
   keys.push(...storedAloneKeys(silent as ClusterState, indexes, fromMicros, toMicros, placement.bucketSpanMicros));
   return keys;
 }
@@ -153,9 +164,12 @@ export class QueryDistribution implements Distribution {
     const placed = aloneInRange ? null : placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
     const answering = new Set<string>(placed === null ? [] : usable);
     const owners = (key: string): string[] => ownersOfKey(parseKeyString(key), state, placement.replicationFactor);
+    // An id that stands for a forgotten node reads nothing there, even once it joined again as a
+    // new node: the data it stood for was given up.
+    const reads = (owner: string, key: string): boolean => answering.has(owner) && readsForgotten(state, owner, parseKeyString(key));
     // Placed keys no usable node owns are left to keysWithoutOwners below, which counts them
     // missing only where events can be, as it does for keys the nodes report.
-    const keys = new Set<string>((placed ?? []).filter((key) => owners(key).some((owner) => answering.has(owner))));
+    const keys = new Set<string>((placed ?? []).filter((key) => owners(key).some((owner) => reads(owner, key))));
     await Promise.all(
       (placed === null ? usable : []).map(async (node) => {
         try {
@@ -171,11 +185,11 @@ export class QueryDistribution implements Distribution {
     const now = Date.now();
     const from = Math.max(range.fromMicros, (now - placement.retentionMs) * 1000);
     const to = Math.min(range.toMicros, (now + placement.maxFutureMs) * 1000);
-    for (const key of keysWithoutOwners(this.indexNames(range, views), from, to, state, placement, answering)) keys.add(key);
+    for (const key of keysWithoutOwners(this.indexNames(range, views, state), from, to, state, placement, answering)) keys.add(key);
 
     const view: ClusterView = {
       owners,
-      usable: (node) => answering.has(node),
+      usable: (node, key) => reads(node, key),
       target: (node) => {
         if (node === self) return this.options.local;
         const member = members.get(node);
@@ -183,14 +197,19 @@ export class QueryDistribution implements Distribution {
         return new RemoteShardTarget(node, member.grpc, this.options.peers, range.deadlineMs, this.options.failureTimeoutMs());
       },
     };
-    return { view, keys: [...keys] };
+    return { view, keys: [...keys], bucketSpanMicros: placement.bucketSpanMicros };
   }
 
-  /** The index names the query may read: those any node reported (even one down now), and those it names. */
-  private indexNames(range: QueryRange, views: ReturnType<Membership['members']>): string[] {
+  /**
+   * The index names the query may read: those some node reported in its last heartbeat (even one
+   * down now), and those of the stored-alone entries. A name the query spells out that none of
+   * them has holds no events anywhere, so its keys are not counted missing: `from nosuchindex` is
+   * whole, not partial, while a node is down.
+   */
+  private indexNames(range: QueryRange, views: ReturnType<Membership['members']>, state: ClusterState): string[] {
     const names = new Set<string>();
     for (const view of views) for (const name of view.stats?.indexes ?? []) names.add(name);
-    for (const pattern of range.indexPatterns) if (!isGlob(pattern) && pattern !== '*') names.add(pattern);
+    for (const alone of state.storedAlone) for (const name of alone.indexes) names.add(name);
     const matches = indexMatcher(range.indexPatterns);
     return [...names].filter(matches).sort();
   }

@@ -25,6 +25,8 @@ import { PeerCallError, type PeerClients } from './grpc/peers';
 import { SHARD_WRITE } from './grpc/proto';
 import { protocolVersion } from './grpc/wire';
 import type { HintStore } from './hints';
+import { isForgottenIn } from './cluster-state';
+import { epochAt } from './epochs';
 import { keysByOwner } from './key-owners';
 import type { Membership } from './membership';
 import { BACKPRESSURE_REFUSAL } from './shard-write';
@@ -135,11 +137,14 @@ export class WriteRouter {
       if (list === undefined) chunksOfKey.set(chunk.key, [chunk]);
       else list.push(chunk);
     }
-    const { epochs } = this.options.membership.state();
-    const byOwner = keysByOwner([...chunksOfKey.keys()], epochs, this.options.replicationFactor);
+    const state = this.options.membership.state();
+    const byOwner = keysByOwner([...chunksOfKey.keys()], state.epochs, this.options.replicationFactor);
     const owned = new Set<PartitionKey>();
     const shares: Share[] = [];
-    for (const [owner, keys] of byOwner) {
+    for (const [owner, all] of byOwner) {
+      // A forgotten node takes nothing: its copies of the keys of its epochs were given up.
+      const keys = state.forgotten.length === 0 ? all : all.filter((key) => !isForgottenIn(state, owner, epochAt(state.epochs, key.bucket).epoch));
+      if (keys.length === 0) continue;
       const ownerChunks = keys.flatMap((key) => chunksOfKey.get(key)!);
       for (const key of keys) owned.add(key);
       const events = ownerChunks.reduce((sum, chunk) => sum + chunk.count, 0);
@@ -147,7 +152,10 @@ export class WriteRouter {
     }
     const orphan = [...chunksOfKey.keys()].find((key) => !owned.has(key));
     if (orphan !== undefined) {
-      throw new ApiError('SHARD_UNAVAILABLE', `no node of the cluster's ring owns index ${orphan.index} at ${new Date(orphan.bucket / 1000).toISOString()}; nothing was stored`);
+      throw new ApiError(
+        'SHARD_UNAVAILABLE',
+        `no node of the cluster's ring can take index ${orphan.index} at ${new Date(orphan.bucket / 1000).toISOString()} (its owners there were forgotten, or the ring is empty); nothing was stored`,
+      );
     }
     return shares;
   }

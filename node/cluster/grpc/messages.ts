@@ -33,6 +33,14 @@ export interface ClusterState {
   forming: string[];
   /** Since 1.4; absent from an older sender. */
   stored_alone?: StoredAlone[];
+  /** Since 1.5; absent from an older sender. */
+  forgotten?: ForgottenNode[];
+}
+
+export interface ForgottenNode {
+  id: string;
+  through_epoch: number;
+  stored_alone: boolean;
 }
 
 export interface StoredAlone {

@@ -21,6 +21,7 @@ export function stateToWire(state: ClusterState): wire.ClusterState {
     removed: state.removed,
     forming: state.forming,
     stored_alone: state.storedAlone.map(storedAloneToWire),
+    forgotten: state.forgotten.map((each) => ({ id: each.id, through_epoch: each.throughEpoch, stored_alone: each.storedAlone })),
   };
 }
 
@@ -44,6 +45,7 @@ export function stateFromWire(state: wire.ClusterState | null): ClusterState {
     removed: state.removed,
     forming: state.forming ?? [],
     storedAlone: (state.stored_alone ?? []).map(storedAloneFromWire),
+    forgotten: (state.forgotten ?? []).map((each) => ({ id: each.id, throughEpoch: each.through_epoch, storedAlone: each.stored_alone })),
   });
 }
 

@@ -3,11 +3,15 @@
  * The master decides it (a new ring epoch without the node, from an instant a few heartbeats ahead); any
  * other node passes the request on to the master's HTTP address (HTTPS with `tls.enabled`) and relays its answer. The node
  * stays a member: its old data stays queryable while it runs. `scripts/trawl cluster remove` calls it.
+ *
+ * `POST /api/v1/cluster/nodes/{node_id}/forget`: an operator forgets a removed node that is down,
+ * giving up the data only it held; it leaves the member list, and its id may join again as a new
+ * node. Decided by the master the same way; `scripts/trawl cluster forget` calls it.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { App } from '../../app';
 import type { ClusterNode } from '../../cluster/cluster-node';
-import { RemoveRefusedError } from '../../cluster/errors';
+import { ForgetRefusedError, RemoveRefusedError } from '../../cluster/errors';
 import type { PeerHttpResponse } from '../../cluster/peer-http';
 import { ApiError } from '../../errors';
 
@@ -30,21 +34,30 @@ function removedAnswer(cluster: ClusterNode, nodeId: string): Record<string, unk
   };
 }
 
-function refusal(error: RemoveRefusedError): ApiError {
+/** The answer to a forget: the node, and the newest ring epoch that still lists it. */
+function forgottenAnswer(cluster: ClusterNode, nodeId: string): Record<string, unknown> {
+  const state = cluster.membership.state();
+  const record = state.forgotten.filter((each) => each.id === nodeId).at(-1);
+  return { node_id: nodeId, forgotten: true, through_epoch: record?.throughEpoch ?? null, state_version: state.version };
+}
+
+function refusal(error: RemoveRefusedError | ForgetRefusedError): ApiError {
   return error.reason === 'unknown-node' ? new ApiError('NOT_FOUND', error.message) : new ApiError('VALIDATION_ERROR', error.message);
 }
 
+type Action = 'remove' | 'forget';
+
 /** Passes the request to the master and relays its status and body; 503 naming it when it does not answer. */
-async function forwardToMaster(cluster: ClusterNode, nodeId: string, reply: FastifyReply): Promise<unknown> {
+async function forwardToMaster(cluster: ClusterNode, nodeId: string, action: Action, reply: FastifyReply): Promise<unknown> {
   const master = cluster.membership.master();
   const member = cluster.membership.state().members.find((candidate) => candidate.id === master.id);
   const name = master.id === null ? master.address : `${master.id} at ${master.address}`;
   const unavailable = (why: string): ApiError =>
-    new ApiError('MASTER_UNAVAILABLE', `removing a node is decided by the cluster's master, ${name}, which ${why}; retry once it is back`);
+    new ApiError('MASTER_UNAVAILABLE', `${action === 'remove' ? 'removing' : 'forgetting'} a node is decided by the cluster's master, ${name}, which ${why}; retry once it is back`);
   if (member === undefined || !master.up) throw unavailable('is not answering');
   let answer: PeerHttpResponse;
   try {
-    answer = await cluster.http.request(member, `/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/remove`, {
+    answer = await cluster.http.request(member, `/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/${action}`, {
       method: 'POST',
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });
@@ -64,7 +77,7 @@ export function clusterAdminRoutes(app: App): FastifyPluginAsync {
       if (cluster === null) {
         throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to take a node out of');
       }
-      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, reply);
+      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'remove', reply);
       try {
         await cluster.membership.remove(nodeId);
       } catch (error) {
@@ -72,6 +85,22 @@ export function clusterAdminRoutes(app: App): FastifyPluginAsync {
         throw error;
       }
       return { data: removedAnswer(cluster, nodeId) };
+    });
+
+    server.post<{ Params: { node_id: string } }>('/cluster/nodes/:node_id/forget', { schema: { params: PARAMS } }, async (request, reply) => {
+      const cluster = app.cluster;
+      const nodeId = request.params.node_id;
+      if (cluster === null) {
+        throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to forget a node of');
+      }
+      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'forget', reply);
+      try {
+        await cluster.membership.forget(nodeId);
+      } catch (error) {
+        if (error instanceof ForgetRefusedError) throw refusal(error);
+        throw error;
+      }
+      return { data: forgottenAnswer(cluster, nodeId) };
     });
   };
 }

@@ -189,9 +189,9 @@ export function queryRoutes(app: App, service: QueryService): FastifyPluginAsync
               written++;
             }
           }
-          const { scanned, partial, missing_keys } = job.answer.meta;
+          const { scanned, partial, missing_keys, missing } = job.answer.meta;
           const meta: Record<string, unknown> = { total: written, scanned, took_ms: Math.round(performance.now() - started) };
-          if (partial === true) Object.assign(meta, { partial, missing_keys });
+          if (partial === true) Object.assign(meta, { partial, missing_keys, missing });
           await write({ __meta: meta });
         }
       } finally {
@@ -319,7 +319,7 @@ function jobView(job: Job): { data: Record<string, unknown>; meta?: Record<strin
           took_ms: answer?.meta.took_ms ?? 0,
           scanned: answer?.meta.scanned ?? 0,
           query_id: job.id,
-          ...(answer?.meta.partial === true ? { partial: true, missing_keys: answer.meta.missing_keys } : {}),
+          ...(answer?.meta.partial === true ? { partial: true, missing_keys: answer.meta.missing_keys, missing: answer.meta.missing } : {}),
         },
       };
     }

@@ -1,10 +1,14 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import {
+  forgetProblem,
   foundCluster,
+  isForgottenIn,
   joinConflict,
   parseClusterState,
   removeProblem,
+  storedAloneConflict,
+  withForgotten,
   withFormed,
   withJoined,
   withRemoved,
@@ -29,6 +33,7 @@ describe('cluster state', () => {
       removed: [],
       forming: [],
       storedAlone: [],
+      forgotten: [],
     });
   });
 
@@ -45,6 +50,7 @@ describe('cluster state', () => {
       removed: [],
       forming: [],
       storedAlone: [],
+      forgotten: [],
     });
     assert.equal(withJoined(joined, member('n1'), 20 * HOUR), joined);
   });
@@ -117,6 +123,46 @@ describe('cluster state', () => {
     assert.equal(removeProblem(state, 'n1'), 'last-member');
     // A removed node that announces itself again stays out of the ring.
     assert.equal(withJoined(state, member('n2'), 20 * HOUR), state);
+  });
+
+  it('forget: a removed node whose removal is in force leaves the members, recorded with the epochs that still list it; its id may join again as a new node', () => {
+    let state = withJoined(withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR), member('n3'), 11 * HOUR);
+    assert.equal(forgetProblem(state, 'n9', 0), 'unknown-node');
+    assert.equal(forgetProblem(state, 'n3', 0), 'not-removed');
+    state = withRemoved(state, 'n3', 12 * HOUR);
+    assert.equal(forgetProblem(state, 'n3', 12 * HOUR - 1), 'removal-pending');
+    // A later join's epoch ahead does not hold it back: the removal's epoch is in force.
+    const joinedLater = withJoined(state, member('n4'), 20 * HOUR);
+    assert.equal(forgetProblem(joinedLater, 'n3', 13 * HOUR), null);
+    assert.equal(forgetProblem(state, 'n3', 12 * HOUR), null);
+    const forgotten = withForgotten(state, 'n3');
+    assert.equal(forgotten.version, state.version + 1);
+    assert.deepEqual(forgotten.members.map((each) => each.id), ['n1', 'n2']);
+    assert.deepEqual(forgotten.removed, []);
+    assert.deepEqual(forgotten.forgotten, [{ id: 'n3', throughEpoch: 3, storedAlone: false }]);
+    assert.deepEqual(forgotten.epochs, state.epochs, 'placement of old buckets never changes');
+    assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(forgotten))), forgotten, 'epochs may list a forgotten id');
+    // Back as a new node: a new epoch with it; the old epochs' n3 is still the forgotten one.
+    const back = withJoined(forgotten, member('n3'), 30 * HOUR);
+    assert.deepEqual(back.epochs.at(-1), { epoch: 4, fromMicros: 30 * HOUR, members: ['n1', 'n2', 'n3'] });
+    assert.equal(isForgottenIn(back, 'n3', 2), true);
+    assert.equal(isForgottenIn(back, 'n3', 4), false);
+    assert.equal(isForgottenIn(back, 'n2', 2), false);
+    assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(back))), back);
+    // Without the record, an epoch naming a node that is no member does not parse.
+    assert.throws(() => parseClusterState({ ...JSON.parse(JSON.stringify(forgotten)), forgotten: [] }), /node "n3" in ring epoch 2, but neither among its members nor as forgotten/);
+  });
+
+  it('forget: the stored-alone entry of a forgotten node stays, given up with it; its id may join again only without events of its own', () => {
+    const alone = { node: 'n3', partition: -7, indexes: ['main'], fromMicros: 0, toMicros: HOUR };
+    let state = withJoined(withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR), member('n3'), 11 * HOUR, alone);
+    state = withForgotten(withRemoved(state, 'n3', 12 * HOUR), 'n3');
+    assert.deepEqual(state.storedAlone, [alone]);
+    assert.deepEqual(state.forgotten, [{ id: 'n3', throughEpoch: 3, storedAlone: true }]);
+    assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(state))), state);
+    assert.throws(() => parseClusterState({ ...JSON.parse(JSON.stringify(state)), forgotten: [{ id: 'n3', throughEpoch: 3, storedAlone: false }] }), /state\.storedAlone names node "n3", which is neither a member nor forgotten with it/);
+    assert.match(storedAloneConflict(state, { ...alone, fromMicros: 5 * HOUR, toMicros: 6 * HOUR }) ?? 'none', /node n3 was forgotten with events it stored alone/);
+    assert.equal(storedAloneConflict(state, { ...alone, node: 'n4', partition: -8 }), null);
   });
 
   it('any sequence of joins and removes keeps versions, epochs and the ring consistent, and survives a round trip', () => {

@@ -51,7 +51,7 @@ class OwnerView extends EventEmitter<MembershipEvents> {
   }
 
   state(): ClusterState {
-    return { version: 1, members: [{ id: 'owner', http: '127.0.0.1:1', grpc: this.address, role: 'all' }], epochs: [], removed: [], forming: [], storedAlone: [] };
+    return { version: 1, members: [{ id: 'owner', http: '127.0.0.1:1', grpc: this.address, role: 'all' }], epochs: [], removed: [], forming: [], storedAlone: [], forgotten: [] };
   }
 
   livenessOf(): { up: boolean; lastHeartbeatMs: number | null; stats: null } {
@@ -87,6 +87,7 @@ describe('hint replay', function () {
       removed: [],
       forming: [],
       storedAlone: [],
+      forgotten: [],
     };
     addShardWriteService(server, {
       self: 'owner',

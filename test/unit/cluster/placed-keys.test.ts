@@ -6,7 +6,8 @@
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { MAX_PLACED_KEYS, placedKeys } from '../../../node/cluster/query-distribution';
+import { keysWithoutOwners, MAX_PLACED_KEYS, placedKeys } from '../../../node/cluster/query-distribution';
+import { ownersOf } from '../../../node/cluster/ring';
 import { keyString } from '../../../storage/partition';
 
 const HOUR = 3_600_000_000;
@@ -52,5 +53,42 @@ describe('placed keys of a query range', () => {
     assert.equal(placedKeys(['main'], T0, T0 + hours * HOUR, PLACEMENT)!.length, MAX_PLACED_KEYS);
     assert.equal(placedKeys(['main'], T0, T0 + hours * HOUR + 1, PLACEMENT), null);
     assert.equal(placedKeys(['main', 'web'], T0, T0 + hours * HOUR, PLACEMENT), null);
+  });
+});
+
+describe('keys without an owner that can answer', () => {
+  const placement = { replicationFactor: 1, bucketSpanMicros: HOUR, partitions: 4, retentionMs: 0, maxFutureMs: 0 };
+  // n3 in epoch 0 only; forgotten through epoch 1; joined again as a new node in epoch 2.
+  const epochs = [
+    { epoch: 0, fromMicros: 0, members: ['n1', 'n2', 'n3'] },
+    { epoch: 1, fromMicros: T0 + 2 * HOUR, members: ['n1', 'n2'] },
+    { epoch: 2, fromMicros: T0 + 4 * HOUR, members: ['n1', 'n2', 'n3'] },
+  ];
+  // It had stored events alone before it first joined: given up with it too.
+  const alone = { node: 'n3', partition: -5, indexes: ['main'], fromMicros: T0, toMicros: T0 + HOUR - 1 };
+  const state = { epochs, storedAlone: [alone], forgotten: [{ id: 'n3', throughEpoch: 1, storedAlone: true }] };
+  const ownedBy = (id: string, bucket: number): string[] =>
+    [0, 1, 2, 3].map((partition) => ({ index: 'main', bucket, partition })).filter((key) => ownersOf(key, epochs, 1)[0] === id).map(keyString);
+
+  it('counts a forgotten node\'s keys of its epochs missing even when its id answers again, and its new keys not', () => {
+    const answering = new Set(['n1', 'n2', 'n3']);
+    const old = keysWithoutOwners(['main'], T0, T0 + 2 * HOUR, state, placement, answering);
+    assert.deepEqual(old, [...ownedBy('n3', T0), ...ownedBy('n3', T0 + HOUR), keyString({ index: 'main', bucket: T0, partition: -5 })]);
+    assert.ok(old.length > 1, 'n3 owned keys in epoch 0');
+    assert.deepEqual(keysWithoutOwners(['main'], T0 + 4 * HOUR, T0 + 6 * HOUR, state, placement, answering), [], 'the new n3 answers for its own epoch');
+    assert.deepEqual(keysWithoutOwners(['main'], T0, T0 + 2 * HOUR, { ...state, forgotten: [] }, placement, answering), [], 'without the record its id would answer');
+  });
+});
+
+describe('keys without an owner, in a bucket split by an epoch', () => {
+  it('leaves out a piece of the range\'s bucket that lies wholly before the range', () => {
+    const placement = { replicationFactor: 1, bucketSpanMicros: HOUR, partitions: 4, retentionMs: 0, maxFutureMs: 0 };
+    // n2 leaves the ring at a quarter past T0: the bucket splits there.
+    const split = T0 + HOUR / 4;
+    const state = { epochs: [{ epoch: 0, fromMicros: 0, members: ['n1', 'n2'] }, { epoch: 1, fromMicros: split, members: ['n1'] }], storedAlone: [], forgotten: [] };
+    const answering = new Set(['n1']);
+    assert.deepEqual(keysWithoutOwners(['main'], split, T0 + HOUR, state, placement, answering), [], 'from the split on only n1 places data');
+    const before = keysWithoutOwners(['main'], T0, T0 + HOUR, state, placement, answering);
+    assert.ok(before.length > 0 && before.every((key) => key.startsWith(`main|${T0}|`)), `n2's keys of the first piece: ${before.join(' ')}`);
   });
 });

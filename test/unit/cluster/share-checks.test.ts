@@ -25,6 +25,7 @@ const STATE: ClusterState = {
   removed: [],
   forming: [],
   storedAlone: [],
+  forgotten: [],
 };
 
 function refused(check: () => void, code: grpc.status, reason: string, message: RegExp): void {
