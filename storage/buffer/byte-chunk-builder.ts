@@ -217,7 +217,9 @@ export class ByteFieldBuilder {
   private kinds: Uint8Array;
   private entries = 0;
   private types = 0;
-  private readonly dict: ByteDictionary;
+  /** Made on the first string: a field of numbers needs none. */
+  private dict: ByteDictionary | null = null;
+  private readonly entriesHint: number;
 
   /** `entriesHint`: the values expected (growing by doubling costs copies and garbage). */
   constructor(
@@ -225,8 +227,7 @@ export class ByteFieldBuilder {
     entriesHint = 16,
   ) {
     ({ rows: this.rows, values: this.values, kinds: this.kinds } = entryArrays(Math.max(1, entriesHint), null, 0));
-    const distinct = Math.min(16, Math.max(1, entriesHint));
-    this.dict = new ByteDictionary(distinct, distinct * 16);
+    this.entriesHint = entriesHint;
   }
 
   private add(row: number, value: number, kind: number): void {
@@ -245,6 +246,10 @@ export class ByteFieldBuilder {
 
   /** A string value as bytes, with their hash (see ByteDictionary). */
   addString(row: number, source: Buffer, start: number, end: number, ascii: boolean, hash: number): void {
+    if (this.dict === null) {
+      const distinct = Math.min(16, Math.max(1, this.entriesHint));
+      this.dict = new ByteDictionary(distinct, distinct * 16);
+    }
     this.add(row, this.dict.codeOf(source, start, end, ascii, hash), STRING);
   }
 
@@ -273,12 +278,13 @@ export class ByteFieldBuilder {
       const codes = new Uint32Array(n);
       for (let i = 0; i < n; i++) codes[i] = this.values[i];
       field.codes = codes;
-      field.dict = this.dict.entries.build();
+      field.dict = this.dict!.entries.build();
     } else if (this.types === NUMBER || this.types === BOOLEAN) {
       field.type = this.types === NUMBER ? 'number' : 'boolean';
       field.numbers = head(this.values, n);
     } else {
-      const strings = Array.from({ length: this.dict.size }, (_, code) => this.dict.entries.text(code));
+      const dict = this.dict;
+      const strings = dict === null ? [] : Array.from({ length: dict.size }, (_, code) => dict.entries.text(code));
       const mixed: FieldValue[] = new Array<FieldValue>(n);
       for (let i = 0; i < n; i++) {
         const kind = this.kinds[i];
