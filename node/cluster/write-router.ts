@@ -16,7 +16,7 @@
  * So an acknowledged event is stored exactly once on each owner, and a refused request stored nothing.
  */
 import type { EventChunk } from '../../storage/buffer/event-chunk';
-import { encodeChunkRecord, decodeChunkRecord } from '../../storage/buffer/chunk-record';
+import { encodeChunkRecord, encodeChunkRecordViews } from '../../storage/buffer/chunk-record';
 import type { StorageEngine } from '../../storage/engine';
 import type { PartitionKey, Placement } from '../../storage/partition';
 import { ApiError } from '../errors';
@@ -118,7 +118,7 @@ export class WriteRouter {
     for (const part of parts) floors.begin(part.owner, ids.createdMs);
     try {
       const [storedHere, outcomes] = await Promise.all([
-        local === undefined ? Promise.resolve(false) : this.storeHere(local, local.whole ? record : encodeChunkRecord(local.chunks, placement)),
+        local === undefined ? Promise.resolve(false) : this.storeHere(local, record, placement),
         Promise.all(parts.map((part) => this.send(part))),
       ]);
       await this.settle(parts, outcomes, storedHere);
@@ -197,11 +197,12 @@ export class WriteRouter {
     }));
   }
 
-  /** This node's own share; true once durable. */
-  private async storeHere(share: Share, record: Buffer): Promise<true> {
-    // A share re-encoded from part of the request is kept as views into its own record, so the
+  /** This node's own share (`record`: the request's); true once durable. */
+  private async storeHere(share: Share, record: Buffer, placement: Placement): Promise<true> {
+    // A share of part of the request is re-encoded and kept as views into its own record, so the
     // memtable does not hold the other owners' chunks too.
-    await this.options.engine.appendRecord(share.whole ? share.chunks : decodeChunkRecord(record).chunks, record);
+    const own = share.whole ? { record, chunks: share.chunks } : encodeChunkRecordViews(share.chunks, placement);
+    await this.options.engine.appendRecord(own.chunks, own.record);
     this.options.metrics.share('local', share.events);
     return true;
   }

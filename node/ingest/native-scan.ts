@@ -98,8 +98,13 @@ function labelOf(name: string): number {
   return label < 0 ? 0 : label;
 }
 
-/** Room an event's text is first read into at the end of a chunk's `_raw` list (longer ones are read again). */
+/**
+ * Room an event's text is first read into at the end of a chunk's `_raw` list (longer ones are
+ * read again): twice the longest text so far, within these bounds. Reserving the most for every
+ * chunk grew each key's list of a request spread over many keys to 64 KiB.
+ */
 const RAW_RESERVE = 64 * 1024;
+const RAW_RESERVE_MIN = 1024;
 
 /** Per thread: an event's unescaped text when no chunk list takes it (grown for longer texts), and other unescaped values. */
 let eventText = Buffer.allocUnsafe(RAW_RESERVE);
@@ -132,6 +137,8 @@ class NativeScanner {
   // The current element's top-level keys.
   private seen = 0;
   private eventLength = -1;
+  /** The longest event text read so far (see RAW_RESERVE). */
+  private longestText = 0;
   private eventAscii = true;
   /** The chunk whose `_raw` list holds the event text past its end, or null: `eventText` holds it. */
   private eventIn: ChunkState | null = null;
@@ -220,8 +227,10 @@ class NativeScanner {
     if (state !== null) {
       const raws = state.builder.raws;
       const at = raws.writeOffset;
-      const target = raws.reserve(Math.min(json.end - start, RAW_RESERVE));
+      const room = Math.min(RAW_RESERVE, Math.max(RAW_RESERVE_MIN, 2 * this.longestText));
+      const target = raws.reserve(Math.min(json.end - start, room));
       const length = json.copiedString(target, at);
+      if (length > this.longestText) this.longestText = length;
       if (at + length <= target.length) {
         this.eventIn = state;
         return length;
@@ -230,6 +239,7 @@ class NativeScanner {
     }
     this.eventIn = null;
     const length = json.copiedString(eventText, 0);
+    if (length > this.longestText) this.longestText = length;
     if (length <= eventText.length) return length;
     eventText = Buffer.allocUnsafe(json.end - start);
     json.pos = start;

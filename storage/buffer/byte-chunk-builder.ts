@@ -20,6 +20,18 @@ function copyBytes(target: Buffer, at: number, source: Buffer, start: number, en
   }
 }
 
+/**
+ * V8 keeps a typed array of at most 64 bytes inside the JS heap; taking a view of one (subarray)
+ * moves it out, which costs as much as a buffer of its own. Small arrays are copied instead.
+ */
+const ON_HEAP_BYTES = 64;
+
+/** The first `n` elements of `array`: itself, a copy when small, else a view. */
+function head<T extends Float64Array | Uint32Array>(array: T, n: number): T {
+  if (n === array.length) return array;
+  return (array.byteLength <= ON_HEAP_BYTES ? array.slice(0, n) : array.subarray(0, n)) as T;
+}
+
 function grownFloat64(array: Float64Array, need: number): Float64Array<ArrayBuffer> {
   const next = new Float64Array(Math.max(need, array.length * 2));
   next.set(array);
@@ -105,7 +117,7 @@ export class ByteStringList {
   build(): PackedStrings {
     return {
       bytes: this.bytes.subarray(0, this.used),
-      ends: this.ends.subarray(0, this.entries),
+      ends: head(this.ends, this.entries),
       encoding: this.high === 0 ? 'latin1' : 'utf8',
     };
   }
@@ -178,12 +190,20 @@ interface EntryArrays {
 
 /** Entry arrays of `capacity`, holding the first `count` entries of `from` when given. */
 function entryArrays(capacity: number, from: EntryArrays | null, count: number): EntryArrays {
-  const buffer = new ArrayBuffer(capacity * 13);
-  const arrays = { values: new Float64Array(buffer, 0, capacity), rows: new Uint32Array(buffer, capacity * 8, capacity), kinds: new Uint8Array(buffer, capacity * 12, capacity) };
+  let arrays: EntryArrays;
+  if (capacity * 8 <= ON_HEAP_BYTES) {
+    // Arrays in the JS heap: a buffer of their own would cost more than these few entries.
+    arrays = { values: new Float64Array(capacity), rows: new Uint32Array(capacity), kinds: new Uint8Array(capacity) };
+  } else {
+    const buffer = new ArrayBuffer(capacity * 13);
+    arrays = { values: new Float64Array(buffer, 0, capacity), rows: new Uint32Array(buffer, capacity * 8, capacity), kinds: new Uint8Array(buffer, capacity * 12, capacity) };
+  }
   if (from !== null) {
-    arrays.values.set(from.values.subarray(0, count));
-    arrays.rows.set(from.rows.subarray(0, count));
-    arrays.kinds.set(from.kinds.subarray(0, count));
+    for (let i = 0; i < count; i++) {
+      arrays.values[i] = from.values[i];
+      arrays.rows[i] = from.rows[i];
+      arrays.kinds[i] = from.kinds[i];
+    }
   }
   return arrays;
 }
@@ -197,7 +217,9 @@ export class ByteFieldBuilder {
   private kinds: Uint8Array;
   private entries = 0;
   private types = 0;
-  private readonly dict: ByteDictionary;
+  /** Made on the first string: a field of numbers needs none. */
+  private dict: ByteDictionary | null = null;
+  private readonly entriesHint: number;
 
   /** `entriesHint`: the values expected (growing by doubling costs copies and garbage). */
   constructor(
@@ -205,8 +227,7 @@ export class ByteFieldBuilder {
     entriesHint = 16,
   ) {
     ({ rows: this.rows, values: this.values, kinds: this.kinds } = entryArrays(Math.max(1, entriesHint), null, 0));
-    const distinct = Math.min(16, Math.max(1, entriesHint));
-    this.dict = new ByteDictionary(distinct, distinct * 16);
+    this.entriesHint = entriesHint;
   }
 
   private add(row: number, value: number, kind: number): void {
@@ -225,6 +246,10 @@ export class ByteFieldBuilder {
 
   /** A string value as bytes, with their hash (see ByteDictionary). */
   addString(row: number, source: Buffer, start: number, end: number, ascii: boolean, hash: number): void {
+    if (this.dict === null) {
+      const distinct = Math.min(16, Math.max(1, this.entriesHint));
+      this.dict = new ByteDictionary(distinct, distinct * 16);
+    }
     this.add(row, this.dict.codeOf(source, start, end, ascii, hash), STRING);
   }
 
@@ -241,7 +266,7 @@ export class ByteFieldBuilder {
     const n = this.entries;
     const field: ChunkField = {
       name: this.name,
-      rows: n === count ? null : this.rows.subarray(0, n),
+      rows: n === count ? null : head(this.rows, n),
       type: 'mixed',
       numbers: null,
       codes: null,
@@ -250,13 +275,16 @@ export class ByteFieldBuilder {
     };
     if (this.types === STRING) {
       field.type = 'string';
-      field.codes = Uint32Array.from(this.values.subarray(0, n));
-      field.dict = this.dict.entries.build();
+      const codes = new Uint32Array(n);
+      for (let i = 0; i < n; i++) codes[i] = this.values[i];
+      field.codes = codes;
+      field.dict = this.dict!.entries.build();
     } else if (this.types === NUMBER || this.types === BOOLEAN) {
       field.type = this.types === NUMBER ? 'number' : 'boolean';
-      field.numbers = this.values.subarray(0, n);
+      field.numbers = head(this.values, n);
     } else {
-      const strings = Array.from({ length: this.dict.size }, (_, code) => this.dict.entries.text(code));
+      const dict = this.dict;
+      const strings = dict === null ? [] : Array.from({ length: dict.size }, (_, code) => dict.entries.text(code));
       const mixed: FieldValue[] = new Array<FieldValue>(n);
       for (let i = 0; i < n; i++) {
         const kind = this.kinds[i];
@@ -328,7 +356,7 @@ export class ByteChunkBuilder {
       count,
       minTime: this.minTime,
       maxTime: this.maxTime,
-      times: this.times.subarray(0, count),
+      times: head(this.times, count),
       raws: this.raws.build(),
       fields: [...this.fields.values()].map((builder) => builder.build(count)),
     };

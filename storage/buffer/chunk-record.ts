@@ -67,6 +67,47 @@ class StringTable {
 
 /** The record of a request's chunks. */
 export function encodeChunkRecord(chunks: readonly EventChunk[], placement: Placement): Buffer {
+  return encodeWithLayout(chunks, placement).record;
+}
+
+/**
+ * The record of chunks this node holds already (decoded and checked), and the same chunks as
+ * views into it, as decodeChunkRecord would give them without reading the record again.
+ */
+export function encodeChunkRecordViews(chunks: readonly EventChunk[], placement: Placement): { record: Buffer; chunks: EventChunk[] } {
+  const { record, layout, base } = encodeWithLayout(chunks, placement);
+  const memory = record.buffer;
+  let next = 0;
+  const view = <T extends Float64Array | Uint32Array | Uint8Array>(array: T): T => {
+    const at = record.byteOffset + base + layout.offsets[next++];
+    const Type = array.constructor as new (buffer: ArrayBufferLike, offset: number, length: number) => T;
+    return new Type(memory, at, array.length);
+  };
+  const packed = (list: PackedStrings): PackedStrings => ({ bytes: view(list.bytes), ends: view(list.ends), encoding: list.encoding });
+  // The same order as encodeWithLayout places the arrays.
+  const views = chunks.map(
+    (chunk): EventChunk => ({
+      key: chunk.key,
+      count: chunk.count,
+      minTime: chunk.minTime,
+      maxTime: chunk.maxTime,
+      times: view(chunk.times),
+      raws: packed(chunk.raws),
+      fields: chunk.fields.map((field) => ({
+        name: field.name,
+        type: field.type,
+        rows: field.rows === null ? null : view(field.rows),
+        numbers: field.numbers === null ? null : view(field.numbers),
+        codes: field.codes === null ? null : view(field.codes),
+        dict: field.dict === null ? null : packed(field.dict),
+        mixed: field.mixed,
+      })),
+    }),
+  );
+  return { record, chunks: views };
+}
+
+function encodeWithLayout(chunks: readonly EventChunk[], placement: Placement): { record: Buffer; layout: SectionLayout; base: number } {
   const layout = new SectionLayout();
   const strings = new StringTable();
   const body = new HeaderWriter();
@@ -116,7 +157,7 @@ export function encodeChunkRecord(chunks: readonly EventChunk[], placement: Plac
   prefix.copy(record, 5);
   rest.copy(record, 5 + prefix.length);
   layout.copyInto(record, base);
-  return record;
+  return { record, layout, base };
 }
 
 /**

@@ -13,7 +13,7 @@ import { METADATA, SHARD_WRITE } from '../../node/cluster/grpc/proto';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { CURRENT_LAYOUT, type RingEpoch } from '../../node/cluster/epochs';
 import { ownersOf } from '../../node/cluster/ring';
-import { encodeChunkRecord } from '../../storage/buffer/chunk-record';
+import { encodeJsonChunkRecord } from '../../storage/buffer/chunk-record-json';
 import { chunkEvents } from '../../storage/buffer/event-chunk';
 import type { LogEvent } from '../../storage/event';
 import { walKey } from '../../storage/keys';
@@ -32,13 +32,13 @@ const PLACEMENT: Placement = { bucketSpanMicros: BUCKET_SPAN_MICROS, partitions:
 /** The ring the two test nodes form at their start (replication factor 1). */
 const EPOCHS: RingEpoch[] = [{ epoch: 0, fromMicros: 0, members: ['node1', 'node2'], layout: CURRENT_LAYOUT }];
 
-/** A record of events now whose keys `owner` alone owns (or, with `owned` false, does not own). */
+/** A record of events now whose keys `owner` alone owns (or, with `owned` false, does not own), with the JSON header of kind 2 (still taken from peers), whose fields the tests below edit by name. */
 function recordOwnedBy(owner: string, tag: string, owned = true, index = 'main'): { record: Buffer; events: number } {
   const now = Date.now() * 1000;
   const events: LogEvent[] = Array.from({ length: 64 }, (_, i) => ({ time: now - i * 1000, raw: `${tag} ${i}`, index, fields: { host: `h${i}`, source: tag } }));
   const chunks = chunkEvents(events, PLACEMENT).filter((chunk) => ownersOf(chunk.key, EPOCHS, 1).includes(owner) === owned);
   assert.ok(chunks.length > 0, `some key is ${owned ? '' : 'not '}owned by ${owner}`);
-  return { record: encodeChunkRecord(chunks, PLACEMENT), events: chunks.reduce((sum, chunk) => sum + chunk.count, 0) };
+  return { record: encodeJsonChunkRecord(chunks, PLACEMENT), events: chunks.reduce((sum, chunk) => sum + chunk.count, 0) };
 }
 
 function headerOf(record: Buffer): { chunks: { key: { partition: number }; times: [number, number] }[] } {

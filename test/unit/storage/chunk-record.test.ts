@@ -7,7 +7,7 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { chunkBatch, chunkEventsOf } from '../../../storage/buffer/chunk-read';
 import { ChunkRecordError } from '../../../storage/buffer/chunk-check';
-import { CHUNK_RECORD_KIND, decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
+import { CHUNK_RECORD_KIND, decodeChunkRecord, encodeChunkRecord, encodeChunkRecordViews } from '../../../storage/buffer/chunk-record';
 import { encodeJsonChunkRecord, JSON_CHUNK_RECORD_KIND } from '../../../storage/buffer/chunk-record-json';
 import { chunkEvents, unpackStrings, type EventChunk } from '../../../storage/buffer/event-chunk';
 import { Generation } from '../../../storage/buffer/write-buffer';
@@ -99,6 +99,23 @@ describe('chunk records from outside', () => {
         const raws = decoded.chunks.flatMap((chunk) => unpackStrings(chunk.raws)).sort();
         assert.deepEqual(raws, events.map((event) => event.raw).sort());
         assert.equal(await readWhole(decoded.chunks), events.length);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('a record encoded with its views gives the chunks its decode gives, in its own memory (property)', () => {
+    fc.assert(
+      fc.property(recordArb, ({ placement, record }) => {
+        const chunks = decodeChunkRecord(record).chunks;
+        const own = encodeChunkRecordViews(chunks, placement);
+        const decoded = decodeChunkRecord(own.record).chunks;
+        assert.deepEqual(own.chunks, decoded);
+        assert.deepEqual(own.chunks.flatMap(chunkEventsOf), chunks.flatMap(chunkEventsOf));
+        for (const chunk of own.chunks) {
+          assert.equal(chunk.times.buffer, own.record.buffer);
+          for (const field of chunk.fields) for (const array of [field.rows, field.numbers, field.codes, field.dict?.bytes]) if (array) assert.equal(array.buffer, own.record.buffer);
+        }
       }),
       { numRuns: 100 },
     );
