@@ -129,7 +129,7 @@ describe('growing a cluster', function () {
         for (let round = 0; writing; round++) {
           // Timed now: the bucket the new ring epoch splits.
           const now = Math.floor(Date.now() / 1000);
-          const batch = Array.from({ length: 50 }, (_, i) => ({ event: `load ${round} ${i}`, time: now, host: `h${i % 7}`, source: 'app' }));
+          const batch = Array.from({ length: 50 }, (_, i) => ({ event: `load ${round} ${i}`, time: now, host: `h${i}`, source: 'app' }));
           await ingest(nodes[round % nodes.length]!.api, batch);
           sent += batch.length;
         }

@@ -28,6 +28,7 @@ import {
   type ClusteredServer,
 } from './helpers/clustered-servers';
 import { ownersOf } from '../../node/cluster/ring';
+import { CURRENT_LAYOUT } from '../../node/cluster/epochs';
 import { bucketOf, homePartition } from '../../storage/partition';
 import { BUCKET_SPAN_MICROS, keysOfRange, PARTITIONS, type RingLayout } from './helpers/placement';
 import { futureHour, webRequestEvents } from './helpers/test-events';
@@ -205,7 +206,7 @@ describe('cluster: forgetting a removed node', function () {
     const at = (dataFromMs + 1_000) / 1000;
     const ownerOf = (host: string): string => {
       const key = { index: 'main', bucket: bucketOf(at * 1_000_000, 5_000_000), partition: homePartition(`${host}\u0000app`, PARTITIONS) };
-      return ownersOf(key, [{ epoch: 0, fromMicros: 0, members: ['node1', 'node2', 'node3'] }], 1)[0]!;
+      return ownersOf(key, [{ epoch: 0, fromMicros: 0, members: ['node1', 'node2', 'node3'], layout: CURRENT_LAYOUT }], 1)[0]!;
     };
     const hosts = Array.from({ length: 50 }, (_, i) => `late-${i}`);
     const lateEvent = (host: string) => [{ event: `late from ${host}`, time: at, host, source: 'app' }];
