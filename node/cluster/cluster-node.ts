@@ -121,6 +121,7 @@ export class ClusterNode {
       peers,
       heartbeatIntervalMs: cluster.heartbeatIntervalMs,
       failureTimeoutMs: cluster.failureTimeoutMs,
+      bucketSpanMicros: cluster.bucketSpanMs * 1000,
       storedAlone,
       stats: cachedStats(() => engineNodeStats(engine), cluster.heartbeatIntervalMs / 2),
       hintTargets: () => [...hints.pendingByTarget().keys()],

@@ -99,6 +99,8 @@ export interface MembershipOptions {
   peers: PeerClients;
   heartbeatIntervalMs: number;
   failureTimeoutMs: number;
+  /** cluster.bucket_span: an epoch never starts before the bucket of the newest event stored. */
+  bucketSpanMicros: number;
   /** What this node stored alone before it became a member (stored-alone.ts); taken into the state at its first join. */
   storedAlone?: StoredAlone | null;
   /** This node's storage counts (cachedStats(engineNodeStats(engine), ...)). */
@@ -503,8 +505,28 @@ export class Membership extends EventEmitter<MembershipEvents> {
     return this.payload?.current() ?? null;
   }
 
+  /**
+   * Where a ring epoch decided now starts: a few heartbeats ahead, or, when some node holds events
+   * timed in that bucket's start or later (a shipper's clock ahead), one second into the newest such
+   * event's bucket. Those events were placed by the epochs before, under their bucket's own key:
+   * an epoch starting at or before their bucket's start would place that key anew, and queries
+   * would ask the new owners for it; one starting inside it splits it, and the key of its start
+   * keeps its owners.
+   */
   private epochStart(): number {
-    return nextEpochStart(Date.now() * 1000, EPOCH_LEAD_HEARTBEATS * this.options.heartbeatIntervalMs * 1000);
+    const soonest = nextEpochStart(Date.now() * 1000, EPOCH_LEAD_HEARTBEATS * this.options.heartbeatIntervalMs * 1000);
+    const span = this.options.bucketSpanMicros;
+    let newest = this.options.stats().newestEventMicros ?? 0;
+    // Every member's last known counts, whether it is up now or not.
+    for (const member of this.current.members) newest = Math.max(newest, this.liveness.of(member.id, Date.now()).stats?.newestEventMicros ?? 0);
+    const newestBucket = Math.floor(newest / span) * span;
+    if (soonest > newestBucket) return soonest;
+    const start = newestBucket + 1_000_000;
+    this.options.logger.warn(
+      `cluster: the new ring epoch starts at ${new Date(start / 1000).toISOString()}, not within seconds: ` +
+        `events timed up to ${new Date(newest / 1000).toISOString()} are stored already, and their buckets keep their owners`,
+    );
+    return start;
   }
 
   // ---- heartbeats -------------------------------------------------------------------------

@@ -14,6 +14,8 @@ export interface NodeStats {
   storageBytes: number;
   /** Names of the indexes it holds events of, sorted. */
   indexes: string[];
+  /** The newest event time it holds (microseconds); null when it holds none. */
+  newestEventMicros: number | null;
 }
 
 export function engineNodeStats(engine: StorageEngine): NodeStats {
@@ -25,6 +27,7 @@ export function engineNodeStats(engine: StorageEngine): NodeStats {
     bufferedBytes: stats.bufferedBytes,
     storageBytes: engine.diskBytes(),
     indexes: stats.indexes,
+    newestEventMicros: stats.newestEvent,
   };
 }
 

@@ -150,4 +150,31 @@ describe('growing a cluster', function () {
       }
     });
   });
+
+  describe('a node that joins while events timed in a later bucket are stored', () => {
+    let nodes: ClusteredServer[] = [];
+    after(async () => {
+      await stopClusteredServers(nodes, true);
+    });
+
+    it('starts its ring epoch at the newest such bucket, and those events stay answered exactly', async () => {
+      const set = { 'cluster.bucket_span': '1m' };
+      nodes = await startClusteredServers(2, { set });
+      // A shipper's clock five minutes ahead.
+      const ahead = Math.floor(Date.now() / 1000) + 300;
+      const events = Array.from({ length: 300 }, (_, i) => ({ event: `ahead ${i}`, time: ahead + (i % 40), host: `ahead-${i}`, source: 'app' }));
+      await ingest(nodes[0]!.api, events);
+      const newestMs = (ahead + 39) * 1000;
+      nodes.push(await joinClusteredServer(nodes, 'node3', { set }));
+      const status = (await request(`${nodes[0]!.api}/cluster/status`)).body.data;
+      assert.equal(status.pending_epochs.length, 1, JSON.stringify(status.pending_epochs));
+      assert.equal(Date.parse(status.pending_epochs[0].starts_at), Math.floor(newestMs / 60_000) * 60_000 + 1000, 'a second into the newest event\'s bucket');
+      await waitForCaughtUp(nodes);
+      for (const node of nodes) {
+        const { counts, partial } = await countsThrough(node.api);
+        assert.equal(partial, false, node.id);
+        assert.equal(counts.main, events.length, `every event once through ${node.id}`);
+      }
+    });
+  });
 });

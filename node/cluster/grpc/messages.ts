@@ -64,6 +64,8 @@ export interface NodeStats {
   buffered_bytes: number;
   storage_bytes: number;
   indexes: string[];
+  /** Since 1.5; 0 when none. */
+  newest_event_micros?: number;
 }
 
 export interface JoinRequest {

@@ -58,6 +58,7 @@ export function statsToWire(nodeId: string, stats: NodeStats): wire.NodeStats {
     buffered_bytes: stats.bufferedBytes,
     storage_bytes: stats.storageBytes,
     indexes: stats.indexes,
+    newest_event_micros: stats.newestEventMicros ?? 0,
   };
 }
 
@@ -69,5 +70,6 @@ export function statsFromWire(stats: wire.NodeStats): NodeStats {
     bufferedBytes: stats.buffered_bytes,
     storageBytes: stats.storage_bytes,
     indexes: [...stats.indexes].sort(),
+    newestEventMicros: stats.newest_event_micros === undefined || stats.newest_event_micros <= 0 ? null : stats.newest_event_micros,
   };
 }

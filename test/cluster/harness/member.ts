@@ -102,6 +102,7 @@ async function main(): Promise<void> {
     records: engine.records('cluster'),
     server,
     peers,
+    bucketSpanMicros: config.bucketSpanMs * 1000,
     heartbeatIntervalMs: config.heartbeatMs,
     failureTimeoutMs: config.failureMs,
     stats: cachedStats(() => engineNodeStats(engine), config.heartbeatMs / 2),

@@ -10,6 +10,7 @@ const counts = (events: number, segments: number, bufferedEvents: number, indexe
   bufferedBytes: bufferedEvents * 10,
   storageBytes: 1000 + events,
   indexes,
+  newestEventMicros: null,
 });
 
 function view(id: string, up: boolean, stats: NodeStats | null, extra: Partial<MemberView> = {}): MemberView {
