@@ -520,10 +520,14 @@ export class Membership extends EventEmitter<MembershipEvents> {
   /**
    * The layout of a ring epoch decided now: this release's, once every other member (and
    * `joining`) has been heard speaking a protocol that reads layouts; the ring until then (a
-   * member of an older release would place a laid-out epoch on the ring, unlike the others).
+   * member of an older release would place a laid-out epoch on the ring, unlike the others). A
+   * removed node not heard since this node started is left out: taken out for good, it would
+   * otherwise keep every later epoch on the ring.
    */
   private layoutNow(state: ClusterState, joining?: string): EpochLayout | null {
-    const others = state.members.map((member) => member.id).filter((id) => id !== this.options.self.id && id !== joining);
+    const others = state.members
+      .map((member) => member.id)
+      .filter((id) => id !== this.options.self.id && id !== joining && !(state.removed.includes(id) && !this.peerMinors.has(id)));
     if (joining !== undefined) others.push(joining);
     return this.peerMinors.allAtLeast(others, LAYOUT_MINOR) ? CURRENT_LAYOUT : null;
   }

@@ -14,6 +14,11 @@ export class PeerMinors {
     this.minors.set(id, version.major > 1 ? Number.POSITIVE_INFINITY : version.minor);
   }
 
+  /** Whether `id` has spoken to this node since it started. */
+  has(id: string): boolean {
+    return this.minors.has(id);
+  }
+
   /** Whether every one of `ids` was heard speaking major 1 at `minor` or later; one never heard is not. */
   allAtLeast(ids: Iterable<string>, minor: number): boolean {
     for (const id of ids) if (!((this.minors.get(id) ?? -1) >= minor)) return false;
