@@ -123,6 +123,7 @@ function dealingOrder(epoch: RingEpoch, index: string, bucket: number): readonly
 
 /** Owners in the dealt layout: the partition's turn in the bucket's order, then the members after it. */
 function dealtOwners(epoch: RingEpoch, key: PartitionKey, replicationFactor: number): string[] {
+  if (!Number.isSafeInteger(key.partition)) throw new Error(`a partition is a whole number: ${key.partition}`);
   const order = dealingOrder(epoch, key.index, key.bucket);
   const count = Math.min(replicationFactor, order.length);
   const first = ((key.partition % order.length) + order.length) % order.length;
