@@ -156,24 +156,40 @@ export function joinConflict(state: ClusterState, member: Member): JoinConflict 
   return null;
 }
 
-/** A new epoch never starts before the one it follows, whatever the clock of the master that decides it. */
-function appendEpoch(state: ClusterState, members: string[], fromMicros: number): RingEpoch[] {
+/**
+ * A new epoch never starts before the one it follows, whatever the clock of the master that
+ * decides it. `layout` null: the ring, for a cluster with a member that predates layouts.
+ */
+function appendEpoch(state: ClusterState, members: string[], fromMicros: number, layout: EpochLayout | null): RingEpoch[] {
   const last = lastEpoch(state);
   const epoch: RingEpoch = {
     epoch: last === undefined ? 0 : last.epoch + 1,
     fromMicros: last === undefined ? 0 : Math.max(fromMicros, last.fromMicros),
     members: [...members].sort(),
-    layout: CURRENT_LAYOUT,
+    ...(layout === null ? {} : { layout }),
   };
   return [...state.epochs, epoch];
+}
+
+/** An epoch as the ring places it: without a layout. */
+function withoutLayout({ layout: _layout, ...epoch }: RingEpoch): RingEpoch {
+  return epoch;
 }
 
 /**
  * The state once `member` joins, or announces itself again: the same object when nothing changes;
  * a new version with its new HTTP address or role when only those differ; for a node new to the
- * ring also a ring epoch from `epochStartMicros` with it added. The caller checks joinConflict first.
+ * ring also a ring epoch from `epochStartMicros` with it added, in `layout` (null: the ring, when
+ * a member may not read layouts; while the cluster forms, epoch 0 then drops its layout too). The
+ * caller checks joinConflict first.
  */
-export function withJoined(state: ClusterState, member: Member, epochStartMicros: number, storedAlone: StoredAlone | null = null): ClusterState {
+export function withJoined(
+  state: ClusterState,
+  member: Member,
+  epochStartMicros: number,
+  layout: EpochLayout | null = CURRENT_LAYOUT,
+  storedAlone: StoredAlone | null = null,
+): ClusterState {
   const known = memberById(state, member.id);
   // Taken in once, at the node's first join: later joins of the node bring the same or nothing.
   const newAlone = storedAlone !== null && !state.storedAlone.some((each) => each.node === member.id) ? [storedAlone] : [];
@@ -186,8 +202,11 @@ export function withJoined(state: ClusterState, member: Member, epochStartMicros
   const epochs = inRing
     ? state.epochs
     : state.forming.length > 0
-      ? state.epochs.map((epoch) => ({ ...epoch, members: [...epoch.members, member.id].sort() }))
-      : appendEpoch(state, [...ring, member.id], epochStartMicros);
+      ? state.epochs.map((epoch) => {
+          const joined = { ...epoch, members: [...epoch.members, member.id].sort() };
+          return layout === null ? withoutLayout(joined) : joined;
+        })
+      : appendEpoch(state, [...ring, member.id], epochStartMicros, layout);
   return {
     version: state.version + 1,
     members: members.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
@@ -212,10 +231,10 @@ export function removeProblem(state: ClusterState, id: string): RemoveProblem | 
 
 /**
  * The state once `id` is taken out of future placement: a ring epoch without it from
- * `epochStartMicros`, and its id in `removed`. It stays a member, so its old data stays reachable
- * while it runs. The caller checks removeProblem first.
+ * `epochStartMicros` in `layout` (null: the ring), and its id in `removed`. It stays a member, so
+ * its old data stays reachable while it runs. The caller checks removeProblem first.
  */
-export function withRemoved(state: ClusterState, id: string, epochStartMicros: number): ClusterState {
+export function withRemoved(state: ClusterState, id: string, epochStartMicros: number, layout: EpochLayout | null = CURRENT_LAYOUT): ClusterState {
   return {
     version: state.version + 1,
     members: state.members,
@@ -223,6 +242,7 @@ export function withRemoved(state: ClusterState, id: string, epochStartMicros: n
       state,
       ringMembers(state).filter((member) => member !== id),
       epochStartMicros,
+      layout,
     ),
     removed: [...state.removed, id].sort(),
     forming: state.forming,

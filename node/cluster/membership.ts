@@ -47,7 +47,7 @@ import {
   type Member,
   type StoredAlone,
 } from './cluster-state';
-import { nextEpochStart } from './epochs';
+import { CURRENT_LAYOUT, nextEpochStart, type EpochLayout } from './epochs';
 import { ForgetRefusedError, JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
 import { HintReports } from './hint-reports';
 import type * as wire from './grpc/messages';
@@ -58,7 +58,8 @@ import { memberFromWire, memberToWire, protocolVersion, stateFromWire, stateToWi
 import { LivenessTracker, type Liveness } from './liveness';
 import type { NodeStats } from './node-stats';
 import { PeerRefusals } from './peer-refusals';
-import { formatVersion, protocolProblem } from './protocol';
+import { PeerMinors } from './peer-minors';
+import { formatVersion, LAYOUT_MINOR, protocolProblem } from './protocol';
 import { successionProblem, sameState } from './state-succession';
 import { loadClusterState, saveClusterState } from './state-store';
 
@@ -161,12 +162,19 @@ const peerName = (id: string | undefined): string => (id === undefined || id ===
 /** A version a peer sends: the wire reads 64-bit values as numbers, which must stay exact. */
 const isVersion = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
 
+/** Whether a peer that sent `version` reads ring epoch layouts (protocol 1.4 or a later major). */
+function readsLayouts(version: wire.ProtocolVersion | null): boolean {
+  return version !== null && (version.major > 1 || version.minor >= LAYOUT_MINOR);
+}
+
 export class Membership extends EventEmitter<MembershipEvents> {
   /** seeds[0]. */
   readonly masterAddress: string;
   readonly isMaster: boolean;
   private current: ClusterState = EMPTY_STATE;
   private readonly liveness: LivenessTracker;
+  /** What each peer speaks: a new epoch records a layout only once every member reads layouts. */
+  private readonly peerMinors = new PeerMinors();
   /** The hint targets each peer named in its last heartbeat. */
   readonly hintReports = new HintReports();
   /** The refusals of peers' membership calls. */
@@ -250,7 +258,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
     if (held !== undefined && held.grpc !== self.grpc) throw new NodeIdTakenError(self.id, held.grpc, self.grpc);
     if (this.isMaster) {
       const alone = this.options.storedAlone ?? null;
-      await this.change((state) => (state.version === 0 ? foundCluster(self, this.options.seeds, alone) : withJoined(state, self, this.epochStart(), alone)));
+      await this.change((state) => (state.version === 0 ? foundCluster(self, this.options.seeds, alone) : withJoined(state, self, this.epochStart(), this.layoutNow(state), alone)));
       if (this.current.forming.length > 0) this.awaitFormation();
     } else if (held !== undefined && sameMember(held, self)) {
       await this.pull(this.masterAddress).catch((error: Error) =>
@@ -299,7 +307,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
     return this.change((state) => {
       const problem = removeProblem(state, id);
       if (problem !== null) throw new RemoveRefusedError(problem, id);
-      return withRemoved(state, id, this.epochStart());
+      return withRemoved(state, id, this.epochStart(), this.layoutNow(state));
     });
   }
 
@@ -563,8 +571,24 @@ export class Membership extends EventEmitter<MembershipEvents> {
       return this.warnOnce(`identity:${member.id}`, `cluster: ${member.grpc} answers as node ${reply.node_id}, not ${member.id}`);
     }
     if (this.closed) return;
+    this.peerMinors.heard(member.id, reply.protocol_version);
     this.liveness.heard(member.id, Date.now(), reply.stats === null ? undefined : statsFromWire(reply.stats));
     if (isVersion(reply.state_version) && isVersion(reply.payload_version)) this.catchUp(reply.state_version, reply.payload_version, member.grpc);
+  }
+
+  /**
+   * The layout of a ring epoch decided now: this release's, once every other member (and
+   * `joining`) has been heard speaking a protocol that reads layouts; the ring until then (a
+   * member of an older release would place a laid-out epoch on the ring, unlike the others). A
+   * removed node not heard since this node started is left out: taken out for good, it would
+   * otherwise keep every later epoch on the ring.
+   */
+  private layoutNow(state: ClusterState, joining?: string): EpochLayout | null {
+    const others = state.members
+      .map((member) => member.id)
+      .filter((id) => id !== this.options.self.id && id !== joining && !(state.removed.includes(id) && !this.peerMinors.has(id)));
+    if (joining !== undefined) others.push(joining);
+    return this.peerMinors.allAtLeast(others, LAYOUT_MINOR) ? CURRENT_LAYOUT : null;
   }
 
   // ---- what peers ask ---------------------------------------------------------------------
@@ -620,7 +644,15 @@ export class Membership extends EventEmitter<MembershipEvents> {
           `node ${member.id} is up at ${known.grpc} with HTTP ${known.http}; its addresses change only once it is down`,
         );
       }
-      return withJoined(current, member, this.epochStart(), alone);
+      if (!readsLayouts(request.protocol_version) && current.forming.length === 0 && current.epochs.some((epoch) => epoch.layout !== undefined)) {
+        throw new RpcRefusal(
+          status.FAILED_PRECONDITION,
+          'protocol-version',
+          `node ${member.id} speaks protocol ${request.protocol_version!.major}.${request.protocol_version!.minor}, which places every ring epoch on the consistent-hash ring; this cluster places data by epochs with a layout (protocol 1.${LAYOUT_MINOR}): run this release on node ${member.id}`,
+        );
+      }
+      this.peerMinors.heard(member.id, request.protocol_version);
+      return withJoined(current, member, this.epochStart(), this.layoutNow(current, member.id), alone);
     }, member.id);
     return { protocol_version: protocolVersion(), state: stateToWire(state), payload: this.payloadOut() };
   }
@@ -642,6 +674,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
       throw new RpcRefusal(status.FAILED_PRECONDITION, 'node-id-taken', `node ${from.id} of this cluster is at ${sender.grpc}, not ${from.grpc}`, { 'held-at': sender.grpc });
     }
     if (sender !== undefined && sender.id !== this.options.self.id && !this.closed) {
+      this.peerMinors.heard(sender.id, request.protocol_version);
       this.liveness.heard(sender.id, Date.now());
       this.hintReports.report(sender.id, hintsFor);
     }

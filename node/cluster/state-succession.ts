@@ -32,8 +32,9 @@ export function successionProblem(held: ClusterState, next: ClusterState): strin
   for (const epoch of held.epochs) {
     const kept = next.epochs.find((each) => each.epoch === epoch.epoch);
     if (kept === undefined) return `v${next.version} drops ring epoch ${epoch.epoch}`;
-    const sameRing = held.forming.length > 0 || kept.members.join(',') === epoch.members.join(',');
-    if (kept.fromMicros !== epoch.fromMicros || kept.layout !== epoch.layout || !sameRing) return `v${next.version} rewrites ring epoch ${epoch.epoch}`;
+    // While the cluster forms nothing is placed yet: a seed that joins enters epoch 0, and one of a release before layouts takes its layout away.
+    const sameRing = held.forming.length > 0 || (kept.members.join(',') === epoch.members.join(',') && kept.layout === epoch.layout);
+    if (kept.fromMicros !== epoch.fromMicros || !sameRing) return `v${next.version} rewrites ring epoch ${epoch.epoch}`;
   }
   for (const alone of held.storedAlone) {
     const kept = next.storedAlone.find((each) => each.node === alone.node);

@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
@@ -7,6 +7,7 @@ import { runClusterBench } from './cluster';
 import { runCompactBench } from './compact';
 import { runFlushBench } from './flush';
 import { runIngestBench } from './ingest';
+import { runPlacementBench } from './placement';
 import { runQueryBench } from './query';
 import { runScanBench } from './scan';
 import { runSpreadBench } from './spread';
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
       inputs: { type: 'string' },
       partitions: { type: 'string' },
       nodes: { type: 'string' },
+      spans: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -87,8 +89,16 @@ async function main(): Promise<void> {
         baseline: values.baseline ?? null,
       });
       return;
+    case 'placement':
+      runPlacementBench({
+        events: Number(values.events ?? 1_000_000),
+        nodes: Number(values.nodes ?? 3),
+        spans: Number(values.spans ?? 40),
+        partitions: Number(values.partitions ?? 16),
+      });
+      return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread)`);
+      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread, placement)`);
   }
 }
 

@@ -9,6 +9,7 @@ import fs from 'fs';
 import path from 'path';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import type * as wire from '../../node/cluster/grpc/messages';
 import { PeerClients } from '../../node/cluster/grpc/peers';
 import { LOADER_OPTIONS, MEMBERSHIP, NODE_INFO, PROTO_FILE } from '../../node/cluster/grpc/proto';
 import { formatVersion, PROTOCOL_VERSION } from '../../node/cluster/protocol';
@@ -87,6 +88,53 @@ describe('node-to-node protocol versions', function () {
     const join = await refused(peers.call(address, MEMBERSHIP.Join, { protocol_version: { major: 2, minor: 1 }, node }, 5_000));
     assert.equal(join.reason, 'protocol-version');
     assert.equal((await member.ask('view')).state.version, 1, 'the refused join changed nothing');
+  });
+
+  it('a node of a release before epoch layouts (1.3) is refused a join once the epochs have a layout', async () => {
+    const old = { id: 'before-layouts', http: '127.0.0.1:1', grpc: '127.0.0.1:2', role: 'all' };
+    const before = (await member.ask('view')).state;
+    assert.equal(before.epochs[0].layout, 'dealt', 'a new cluster deals its partitions');
+    const refused = await refusal(peers.call(address, MEMBERSHIP.Join, { protocol_version: { major: 1, minor: 3 }, node: old }, 5_000));
+    assert.equal(refused.code, grpc.status.FAILED_PRECONDITION);
+    assert.equal(refused.reason, 'protocol-version');
+    assert.match(refused.details, /node before-layouts speaks protocol 1\.3, which places every ring epoch on the consistent-hash ring; this cluster places data by epochs with a layout \(protocol 1\.4\)/);
+    assert.equal((await member.ask('view')).state.version, before.version, 'the refused join changed nothing');
+  });
+
+  it('while a cluster forms, a seed of a release before layouts joins and every epoch places on the ring, later ones too', async () => {
+    const [masterAddress, oldAddress] = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`];
+    const master = await MemberProcess.start({
+      id: 'master',
+      http: '127.0.0.1:7481',
+      grpc: masterAddress,
+      seeds: [masterAddress, oldAddress],
+      dataDir: tempDir('trawl-member-'),
+      heartbeatMs: 100,
+      failureMs: 600,
+      joinTimeoutMs: 5_000,
+      bucketSpanMs: 3_600_000,
+    });
+    try {
+      const join = (node: wire.Member, minor: number) => peers.call(masterAddress, MEMBERSHIP.Join, { protocol_version: { major: 1, minor }, node }, 5_000);
+      const joined = await join({ id: 'old-seed', http: '127.0.0.1:3', grpc: oldAddress, role: 'all' }, 3);
+      assert.deepEqual(joined.state?.forming, [], 'the last seed joined');
+      assert.deepEqual(
+        joined.state?.epochs.map((epoch) => [epoch.members, epoch.layout]),
+        [[['master', 'old-seed'], '']],
+        'epoch 0 places on the ring: the old seed would read it so',
+      );
+      const later = await join({ id: 'new-node', http: '127.0.0.1:5', grpc: `127.0.0.1:${await freePort()}`, role: 'all' }, 4);
+      assert.deepEqual(
+        later.state?.epochs.map((epoch) => [epoch.members, epoch.layout]),
+        [
+          [['master', 'old-seed'], ''],
+          [['master', 'new-node', 'old-seed'], ''],
+        ],
+        'a member of a release before layouts keeps new epochs on the ring',
+      );
+    } finally {
+      await master.kill();
+    }
   });
 
   it('NodeInfo.Stats answers the node counts', async () => {

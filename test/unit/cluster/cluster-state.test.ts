@@ -15,6 +15,7 @@ import {
   type ClusterState,
   type Member,
 } from '../../../node/cluster/cluster-state';
+import { successionProblem } from '../../../node/cluster/state-succession';
 
 const HOUR = 3_600_000_000;
 const member = (id: string, port = 7000 + Number(id.replace(/\D/g, '') || 0)): Member => ({
@@ -155,7 +156,7 @@ describe('cluster state', () => {
 
   it('forget: the stored-alone entry of a forgotten node stays, given up with it; its id may join again only without events of its own', () => {
     const alone = { node: 'n3', partition: -7, indexes: ['main'], fromMicros: 0, toMicros: HOUR };
-    let state = withJoined(withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR), member('n3'), 11 * HOUR, alone);
+    let state = withJoined(withJoined(foundCluster(member('n1')), member('n2'), 10 * HOUR), member('n3'), 11 * HOUR, undefined, alone);
     state = withForgotten(withRemoved(state, 'n3', 12 * HOUR), 'n3');
     assert.deepEqual(state.storedAlone, [alone]);
     assert.deepEqual(state.forgotten, [{ id: 'n3', throughEpoch: 3, storedAlone: true }]);
@@ -213,6 +214,18 @@ describe('cluster state', () => {
     assert.throws(() => parseClusterState(broken((s) => (s.epochs[0].fromMicros = 1.5))), /state\.epochs\[0\]\.fromMicros/);
     assert.throws(() => parseClusterState(broken((s) => delete s.removed)), /state\.removed/);
     assert.throws(() => parseClusterState(broken((s) => (s.epochs[0].layout = 'striped'))), /state\.epochs\[0\]\.layout must be one of dealt or absent, not "striped"/);
+  });
+
+  it('a cluster with a member that reads no layouts decides its epochs on the ring; while forming, epoch 0 drops its layout', () => {
+    const seeds = [member('n1').grpc, member('n2').grpc];
+    const formed = withJoined(foundCluster(member('n1'), seeds), member('n2'), 10 * HOUR, null);
+    assert.deepEqual(formed.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1', 'n2'] }]);
+    assert.equal(successionProblem(foundCluster(member('n1'), seeds), formed), null, 'nothing was placed while forming: the layout may go');
+    const joined = withJoined(formed, member('n3'), 10 * HOUR, null);
+    assert.deepEqual(joined.epochs[1], { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2', 'n3'] });
+    const removed = withRemoved(joined, 'n2', 20 * HOUR, null);
+    assert.deepEqual(removed.epochs[2], { epoch: 2, fromMicros: 20 * HOUR, members: ['n1', 'n3'] });
+    assert.equal(withRemoved(joined, 'n2', 20 * HOUR).epochs[2]!.layout, 'dealt', 'once every member reads layouts');
   });
 
   it('an epoch stored without a layout (decided before layouts) reads back without one; a join keeps it so', () => {

@@ -280,6 +280,12 @@ describe('dealt layout', () => {
     assert.ok(unlikeRing > 0, 'the dealt layout is not the ring under another name');
   });
 
+  it('refuses a partition that is not a whole number', () => {
+    for (const partition of [Number.NaN, 1.5, Infinity]) {
+      assert.throws(() => ownersOf({ index: 'main', bucket: START, partition }, [dealt(['a', 'b'])], 1), /a partition is a whole number/);
+    }
+  });
+
   it('an epoch without a layout keeps the ring placement, before and after a dealt epoch', () => {
     const members = ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'];
     // Owners the ring gave these keys before layouts existed (pinned: they hold stored data).
