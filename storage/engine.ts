@@ -107,8 +107,19 @@ export class StorageEngine extends EventEmitter {
 
   updateOptions(options: EngineOptions): void {
     this.options = options;
-    this.buffer.setPlacement(options.placement);
+    this.buffer.setPlacement({ ...options.placement, splits: this.splits });
     if (this.flushTimer !== null) this.scheduleTimers();
+  }
+
+  private splits: readonly number[] = [];
+
+  /**
+   * The instants new events' keys split buckets at (partition.ts pieceOf): a cluster's ring
+   * epochs that start inside a bucket. Keys already buffered keep their pieces.
+   */
+  setSplits(splits: readonly number[]): void {
+    this.splits = [...splits];
+    this.buffer.setPlacement({ ...this.options.placement, splits: this.splits });
   }
 
   private scheduleTimers(): void {
@@ -168,6 +179,43 @@ export class StorageEngine extends EventEmitter {
     });
     this.flushChain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Sets every event stored so far apart under `partition` (negative: no placement gives it):
+   * flushes the write buffer, then moves every segment's key there in one batch, between
+   * maintenance passes so that no merge mixes the two. What a node stored alone keeps its own
+   * keys this way when the node becomes a member of a cluster (node/cluster/stored-alone.ts).
+   * Run it before the node takes writes; a second run moves nothing.
+   */
+  setApart(partition: number): Promise<void> {
+    if (!(Number.isSafeInteger(partition) && partition < 0)) return Promise.reject(new Error(`events are set apart under a negative partition, not ${partition}`));
+    const run = this.maintenanceChain.then(async () => {
+      await this.flush();
+      if (this.buffer.bufferedEvents > 0) throw new Error(`${this.buffer.bufferedEvents} events are still buffered after a flush`);
+      const { headers, ops } = this.store.relabelOps(partition);
+      if (ops.length === 0) return;
+      await this.rocks.write(ops, true);
+      this.store.apply(headers, []);
+    });
+    this.maintenanceChain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** What is stored under `partition`: its events, indexes and time range (microseconds, inclusive); null when nothing is. */
+  heldUnder(partition: number): { events: number; indexes: string[]; fromMicros: number; toMicros: number } | null {
+    const indexes = new Set<string>();
+    let events = 0;
+    let fromMicros = Infinity;
+    let toMicros = -Infinity;
+    for (const header of this.store.all()) {
+      if (header.partition !== partition) continue;
+      indexes.add(header.index);
+      events += header.rowCount;
+      fromMicros = Math.min(fromMicros, header.minTime);
+      toMicros = Math.max(toMicros, header.maxTime);
+    }
+    return events === 0 ? null : { events, indexes: [...indexes].sort(), fromMicros, toMicros };
   }
 
   /** One compaction pass over every key, then retention. Serialized with other passes. */

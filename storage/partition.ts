@@ -1,14 +1,17 @@
 /**
- * Placement keys. ARCHITECTURE.md: an event's key is `(index, floor(_time / bucket_span), partition)`
- * with the partition from a hash of `host` and `source` modulo `cluster.partitions` (the pair's
- * home; a pair that sends many events in one request spills past it, partition-spill.ts). The
- * key is decided once, where a request's events are grouped into chunks, and travels with them.
+ * Placement keys. An event's key is `(index, piece, partition)`: the piece is the start of its time
+ * bucket (`floor(_time / bucket_span)`), or, in a bucket that a cluster's ring epoch starts
+ * inside, the last such start at or before the event (a split: segments never cross it, and the
+ * pieces on either side are placed by their own epochs). The partition comes from a hash of
+ * `host` and `source` modulo `cluster.partitions` (the pair's home; a pair that sends many events
+ * in one request spills past it, partition-spill.ts). The key is decided once, where a request's
+ * events are grouped into chunks, and travels with them.
  */
 import type { LogEvent } from './event';
 
 export interface PartitionKey {
   index: string;
-  /** Bucket start in microseconds. */
+  /** The start of the key's piece of a bucket in microseconds: the bucket's start, or a split inside it. */
   bucket: number;
   partition: number;
 }
@@ -16,6 +19,11 @@ export interface PartitionKey {
 export interface Placement {
   bucketSpanMicros: number;
   partitions: number;
+  /**
+   * Instants (microseconds, ascending) at which a bucket is split: where a cluster's ring epochs
+   * start inside a bucket. Absent or empty on a node alone.
+   */
+  splits?: readonly number[];
 }
 
 /** FNV-1a over UTF-16 code units: stable across nodes and versions (it decides data placement). */
@@ -53,11 +61,64 @@ export function bucketOf(timeMicros: number, bucketSpanMicros: number): number {
   return Math.floor(timeMicros / bucketSpanMicros) * bucketSpanMicros;
 }
 
+/** The end of the bucket a piece starting at `pieceStart` lies in. */
+export function bucketEndOf(pieceStart: number, bucketSpanMicros: number): number {
+  return bucketOf(pieceStart, bucketSpanMicros) + bucketSpanMicros;
+}
+
+/** Index of the last split at or before `time` (-1 when none): splits are few, a binary search all the same. */
+function lastSplitAtOrBefore(splits: readonly number[], time: number): number {
+  let low = 0;
+  let high = splits.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (splits[middle]! <= time) {
+      found = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found;
+}
+
+/** The start of the piece of its bucket that `timeMicros` falls in. */
+export function pieceOf(timeMicros: number, placement: Placement): number {
+  const bucket = bucketOf(timeMicros, placement.bucketSpanMicros);
+  const splits = placement.splits;
+  if (splits === undefined || splits.length === 0) return bucket;
+  const at = lastSplitAtOrBefore(splits, timeMicros);
+  return at >= 0 && splits[at]! > bucket ? splits[at]! : bucket;
+}
+
+/** Where the piece starting at `pieceStart` ends: the next split inside its bucket, or the bucket's end. */
+export function pieceEnd(pieceStart: number, placement: Placement): number {
+  const end = bucketEndOf(pieceStart, placement.bucketSpanMicros);
+  const splits = placement.splits;
+  if (splits === undefined || splits.length === 0) return end;
+  const next = splits[lastSplitAtOrBefore(splits, pieceStart) + 1];
+  return next !== undefined && next < end ? next : end;
+}
+
+/** The starts of every piece of the bucket starting at `bucket`, ascending: the bucket's start, then its splits. */
+export function piecesOfBucket(bucket: number, placement: Placement): number[] {
+  const pieces = [bucket];
+  const end = bucket + placement.bucketSpanMicros;
+  for (const split of placement.splits ?? []) if (split > bucket && split < end) pieces.push(split);
+  return pieces;
+}
+
+/** The splits that epochs starting at `starts` make (those not on a bucket boundary), ascending and distinct. */
+export function splitsOf(starts: Iterable<number>, bucketSpanMicros: number): number[] {
+  const splits = new Set<number>();
+  for (const start of starts) if (start % bucketSpanMicros !== 0) splits.add(start);
+  return [...splits].sort((a, b) => a - b);
+}
+
 /** An event's key in its home partition. */
 export function keyOf(event: LogEvent, placement: Placement): PartitionKey {
   return {
     index: event.index,
-    bucket: bucketOf(event.time, placement.bucketSpanMicros),
+    bucket: pieceOf(event.time, placement),
     partition: partitionOf(event, placement.partitions),
   };
 }

@@ -6,10 +6,12 @@
  */
 import type { Logger } from '../logger';
 import type { Settings } from '../config/settings';
+import { splitsOf } from '../../storage/partition';
 import type { StorageEngine } from '../../storage/engine';
 import type { MetadataStore } from '../metadata/store';
 import { CatchUp } from './catch-up';
-import type { Member } from './cluster-state';
+import type { ClusterState, Member, StoredAlone } from './cluster-state';
+import { setApartStoredAlone } from './stored-alone';
 import { PeerClients } from './grpc/peers';
 import { GrpcServer } from './grpc/server';
 import { AppliedShares } from './applied-shares';
@@ -21,17 +23,22 @@ import { cachedStats, engineNodeStats } from './node-stats';
 import { loadClusterState } from './state-store';
 
 /**
- * A data dir that holds events but no cluster state was written by a node alone, with one
- * partition and no ring: the cluster would ask the ring's owners for those keys, not this node,
- * and the events would be missed without a word. Such a node does not join.
+ * Before a node's first join, what it stored alone is set apart under keys of its own
+ * (stored-alone.ts), to be recorded in the cluster state with the join; null when it holds none
+ * or has been a member already.
  */
-async function refuseDataStoredAlone(engine: StorageEngine): Promise<void> {
-  const stored = engine.stats().totalEvents;
-  if (stored === 0 || (await loadClusterState(engine.records('cluster'))).version > 0) return;
-  throw new Error(
-    `the data dir holds ${stored} events stored by this node alone, outside any cluster; a cluster would not find them. ` +
-      'Start a cluster node with an empty data_dir (keep this one for a node alone, or export its events and ingest them into the cluster)',
-  );
+async function storedAloneBeforeFirstJoin(engine: StorageEngine, nodeId: string, logger: Logger): Promise<StoredAlone | null> {
+  if ((await loadClusterState(engine.records('cluster'))).version > 0) return null;
+  const alone = await setApartStoredAlone(engine, nodeId);
+  if (alone !== null) {
+    const held = engine.heldUnder(alone.partition)!;
+    logger.info(
+      `cluster: node ${nodeId} keeps the ${held.events} events it stored alone (${alone.indexes.length} index(es), ` +
+        `${new Date(alone.fromMicros / 1000).toISOString()} to ${new Date(alone.toMicros / 1000).toISOString()}) as its own: ` +
+        'every node answers for them through it; new events are placed over the cluster',
+    );
+  }
+  return alone;
 }
 
 /** One line each time a peer comes back or goes down: membership reports each change once. */
@@ -73,7 +80,7 @@ export class ClusterNode {
     addServices: (node: ClusterNode) => void = () => undefined,
   ): Promise<ClusterNode> {
     const { cluster } = settings;
-    await refuseDataStoredAlone(engine);
+    const storedAlone = await storedAloneBeforeFirstJoin(engine, cluster.nodeId, logger);
     const http = PeerHttp.fromSettings(settings);
     const self: Member = {
       id: cluster.nodeId,
@@ -93,12 +100,16 @@ export class ClusterNode {
       peers,
       heartbeatIntervalMs: cluster.heartbeatIntervalMs,
       failureTimeoutMs: cluster.failureTimeoutMs,
-      bucketSpanMicros: cluster.bucketSpanMs * 1000,
+      storedAlone,
       stats: cachedStats(() => engineNodeStats(engine), cluster.heartbeatIntervalMs / 2),
       hintTargets: () => [...hints.pendingByTarget().keys()],
       logger,
     });
     logPeerChanges(membership, logger);
+    // New events' keys split a bucket wherever a ring epoch starts inside it.
+    const bucketSpanMicros = cluster.bucketSpanMs * 1000;
+    const applySplits = (state: ClusterState): void => engine.setSplits(splitsOf(state.epochs.map((epoch) => epoch.fromMicros), bucketSpanMicros));
+    membership.on('state', applySplits);
     const payload = new MetadataPayload(metadata);
     membership.carryPayload(payload);
     const node = new ClusterNode(
@@ -117,6 +128,8 @@ export class ClusterNode {
     try {
       await server.listen(cluster.grpcListen);
       await membership.start();
+      // A state kept from before the start is installed without an event.
+      applySplits(membership.state());
       node.catchUp.started();
     } catch (error) {
       await node.close();

@@ -3,6 +3,7 @@
  * taken out of placement. Only the master decides a new version (the pure transitions here);
  * every node keeps and persists the newest version it has seen (state-store.ts, membership.ts).
  */
+import { isValidIndexName } from '../../storage/event';
 import { isMemberAddress, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';
 import type { RingEpoch } from './epochs';
 
@@ -18,6 +19,23 @@ export interface Member {
   role: Role;
 }
 
+/**
+ * Events a node stored alone before it became a member: they keep keys of their own, with a
+ * negative partition no placement gives (stored-alone.ts), and that node alone owns them.
+ */
+export interface StoredAlone {
+  node: string;
+  /** The partition of every key of these events: negative, one per node. */
+  partition: number;
+  indexes: string[];
+  /** The events' time range, microseconds, inclusive. */
+  fromMicros: number;
+  toMicros: number;
+}
+
+/** The most index names a node's stored-alone events may have: a state with more is refused. */
+export const MAX_STORED_ALONE_INDEXES = 10_000;
+
 export interface ClusterState {
   /** Bumped by the master for every change it decides. */
   version: number;
@@ -32,21 +50,36 @@ export interface ClusterState {
    * over all its seeds instead of placing it on the master alone until the next epoch.
    */
   forming: string[];
+  /** What members stored alone before they joined, one entry per such member; never changes once added. */
+  storedAlone: StoredAlone[];
 }
 
 /** The most members a state may hold: more than any cluster runs, few enough that a message cannot blow up a node. */
 export const MAX_MEMBERS = 1024;
 
 /** What a node holds before it has joined any cluster. */
-export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [] }) as ClusterState;
+export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [], storedAlone: [] }) as ClusterState;
 
 /**
- * The first state of a new cluster: the master, ring epoch 0 from the beginning of time, and the
- * other seeds' addresses as awaited while it forms.
+ * The first state of a new cluster: the master, ring epoch 0 from the beginning of time, the
+ * other seeds' addresses as awaited while it forms, and what the master stored alone before.
  */
-export function foundCluster(master: Member, seeds: readonly string[] = []): ClusterState {
+export function foundCluster(master: Member, seeds: readonly string[] = [], storedAlone: StoredAlone | null = null): ClusterState {
   const forming = [...new Set(seeds)].filter((seed) => seed !== master.grpc).sort();
-  return { version: 1, members: [master], epochs: [{ epoch: 0, fromMicros: 0, members: [master.id] }], removed: [], forming };
+  return {
+    version: 1,
+    members: [master],
+    epochs: [{ epoch: 0, fromMicros: 0, members: [master.id] }],
+    removed: [],
+    forming,
+    storedAlone: storedAlone === null ? [] : [storedAlone],
+  };
+}
+
+/** Why a node's stored-alone events cannot be taken in: another member's share its partition (null: they can). */
+export function storedAloneConflict(state: ClusterState, storedAlone: StoredAlone): string | null {
+  const holder = state.storedAlone.find((each) => each.partition === storedAlone.partition && each.node !== storedAlone.node);
+  return holder === undefined ? null : `the events node ${storedAlone.node} stored alone would share partition ${storedAlone.partition} with those of node ${holder.node}`;
 }
 
 /** The state once the cluster stops waiting for seeds (all joined, or the master's wait ran out). */
@@ -113,9 +146,11 @@ function appendEpoch(state: ClusterState, members: string[], fromMicros: number)
  * a new version with its new HTTP address or role when only those differ; for a node new to the
  * ring also a ring epoch from `epochStartMicros` with it added. The caller checks joinConflict first.
  */
-export function withJoined(state: ClusterState, member: Member, epochStartMicros: number): ClusterState {
+export function withJoined(state: ClusterState, member: Member, epochStartMicros: number, storedAlone: StoredAlone | null = null): ClusterState {
   const known = memberById(state, member.id);
-  if (known !== undefined && sameMember(known, member)) return state;
+  // Taken in once, at the node's first join: later joins of the node bring the same or nothing.
+  const newAlone = storedAlone !== null && !state.storedAlone.some((each) => each.node === member.id) ? [storedAlone] : [];
+  if (known !== undefined && sameMember(known, member) && newAlone.length === 0) return state;
   const members = known === undefined ? [...state.members, member] : state.members.map((each) => (each.id === member.id ? member : each));
   const ring = ringMembers(state);
   const inRing = ring.includes(member.id) || state.removed.includes(member.id);
@@ -132,6 +167,7 @@ export function withJoined(state: ClusterState, member: Member, epochStartMicros
     epochs,
     removed: state.removed,
     forming,
+    storedAlone: [...state.storedAlone, ...newAlone],
   };
 }
 
@@ -162,6 +198,7 @@ export function withRemoved(state: ClusterState, id: string, epochStartMicros: n
     ),
     removed: [...state.removed, id].sort(),
     forming: state.forming,
+    storedAlone: state.storedAlone,
   };
 }
 
@@ -190,6 +227,25 @@ export function parseMember(value: unknown, where: string): Member {
   return { id: member.id!, http: member.http!, grpc: member.grpc!, role: member.role! };
 }
 
+function parseStoredAlone(value: unknown, where: string): StoredAlone {
+  const alone = value as Partial<StoredAlone> | null;
+  if (typeof alone !== 'object' || alone === null) throw new Error(`${where} is not an object`);
+  if (!isString(alone.node) || nodeIdProblem(alone.node) !== null) throw new Error(`${where}.node must be a node id`);
+  if (!(Number.isSafeInteger(alone.partition) && (alone.partition as number) < 0)) throw new Error(`${where}.partition must be a negative integer, not ${quoted(alone.partition)}`);
+  if (!Array.isArray(alone.indexes) || alone.indexes.length > MAX_STORED_ALONE_INDEXES || !alone.indexes.every((name) => isString(name) && isValidIndexName(name))) {
+    throw new Error(`${where}.indexes must be a list of at most ${MAX_STORED_ALONE_INDEXES} index names`);
+  }
+  if (!isCount(alone.fromMicros) || !isCount(alone.toMicros) || alone.fromMicros > alone.toMicros) throw new Error(`${where} needs a time range fromMicros <= toMicros`);
+  return { node: alone.node, partition: alone.partition!, indexes: [...alone.indexes], fromMicros: alone.fromMicros, toMicros: alone.toMicros };
+}
+
+/** Checks stored-alone events a joining node announces; throws naming the field that is wrong. */
+export function parseJoinStoredAlone(value: unknown, node: string): StoredAlone {
+  const parsed = parseStoredAlone(value, 'stored_alone');
+  if (parsed.node !== node) throw new Error(`stored_alone names node ${quoted(parsed.node)}, not the joining node ${node}`);
+  return parsed;
+}
+
 function parseEpoch(value: unknown, where: string): RingEpoch {
   const epoch = value as Partial<RingEpoch> | null;
   if (typeof epoch !== 'object' || epoch === null) throw new Error(`${where} is not an object`);
@@ -216,11 +272,17 @@ export function parseClusterState(value: unknown): ClusterState {
     epochs: state.epochs.map((epoch, i) => parseEpoch(epoch, `state.epochs[${i}]`)),
     removed: [...state.removed],
     forming: [...forming],
+    storedAlone: (Array.isArray(state.storedAlone) ? state.storedAlone : []).map((each, i) => parseStoredAlone(each, `state.storedAlone[${i}]`)),
   };
   const ids = new Set(parsed.members.map((member) => member.id));
   if (ids.size < parsed.members.length) throw new Error('state.members names a node id twice');
   const stranger = [...parsed.removed, ...parsed.epochs.flatMap((epoch) => epoch.members)].find((id) => !ids.has(id));
   if (stranger !== undefined) throw new Error(`state names node ${quoted(stranger)} in a ring epoch or as removed, but not among its members`);
   if (parsed.forming.length > MAX_MEMBERS) throw new Error(`state.forming holds more than ${MAX_MEMBERS} addresses`);
+  if (state.storedAlone !== undefined && !Array.isArray(state.storedAlone)) throw new Error('state.storedAlone must be a list');
+  const aloneStranger = parsed.storedAlone.find((each) => !ids.has(each.node));
+  if (aloneStranger !== undefined) throw new Error(`state.storedAlone names node ${quoted(aloneStranger.node)}, which is not a member`);
+  if (new Set(parsed.storedAlone.map((each) => each.node)).size < parsed.storedAlone.length) throw new Error('state.storedAlone names a node twice');
+  if (new Set(parsed.storedAlone.map((each) => each.partition)).size < parsed.storedAlone.length) throw new Error('state.storedAlone gives two nodes one partition');
   return parsed;
 }

@@ -6,6 +6,7 @@
  * (routes/ops.ts).
  */
 import path from 'path';
+import type { StoredAlone } from './cluster-state';
 import type { RingEpoch } from './epochs';
 import type { MasterView, Membership, MemberView } from './membership';
 
@@ -14,6 +15,8 @@ export interface ClusterStatusInput {
   /** The seeds' gRPC addresses a forming cluster still waits for; empty once formed. */
   forming: readonly string[];
   epochs: readonly RingEpoch[];
+  /** What members stored alone before they joined (stored-alone.ts); none when absent. */
+  storedAlone?: readonly StoredAlone[];
   /** cluster.replication_factor. */
   replicationFactor: number;
   members: readonly MemberView[];
@@ -45,6 +48,11 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
   // A removed node is on its way out: its being down does not make the cluster degraded.
   const healthy = input.members.every((view) => view.removed || (view.up && !catchingUp(view)));
   const nowMicros = (input.nowMs ?? Date.now()) * 1000;
+  // Its events from before it joined, which it alone answers for: their indexes and time range.
+  const storedAloneOf = (id: string): Record<string, unknown> | null => {
+    const alone = input.storedAlone?.find((each) => each.node === id);
+    return alone === undefined ? null : { indexes: [...alone.indexes], from: iso(Math.floor(alone.fromMicros / 1000)), to: iso(Math.floor(alone.toMicros / 1000)) };
+  };
   return {
     // Forming first: until the seeds joined, ingest is refused whatever the members' state.
     status: input.forming.length > 0 ? 'forming' : healthy ? 'healthy' : 'degraded',
@@ -74,6 +82,7 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
         master: view.member.grpc === input.master.address,
         removed: view.removed,
         epochs: view.epochs,
+        stored_alone: storedAloneOf(view.member.id),
         events: stats?.events ?? null,
         segments: stats?.segments ?? null,
         buffered_events: stats?.bufferedEvents ?? null,
@@ -94,8 +103,8 @@ export function membershipStatus(
   membership: Membership,
   options: Pick<ClusterStatusInput, 'dataDir' | 'replicationFactor' | 'catchingUp'>,
 ): Record<string, unknown> {
-  const { version, forming, epochs } = membership.state();
-  return clusterStatus({ ...options, stateVersion: version, forming, epochs, members: membership.members(), master: membership.master() });
+  const { version, forming, epochs, storedAlone } = membership.state();
+  return clusterStatus({ ...options, stateVersion: version, forming, epochs, storedAlone, members: membership.members(), master: membership.master() });
 }
 
 /**

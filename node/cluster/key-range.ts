@@ -3,8 +3,7 @@
  * partitions (storage/partition-spill.ts), a query cannot tell which partitions hold an index's
  * events: it asks every key in range.
  */
-import type { PartitionKey } from '../../storage/partition';
-import type { RingEpoch } from './epochs';
+import { piecesOfBucket, type PartitionKey } from '../../storage/partition';
 
 function checkPlacement(bucketSpanMicros: number, partitions?: number): void {
   if (!(bucketSpanMicros > 0) || !Number.isInteger(bucketSpanMicros)) throw new Error(`a bucket span is a whole number of microseconds from 1: ${bucketSpanMicros}`);
@@ -33,48 +32,31 @@ export function bucketsInRange(fromMicros: number, toMicros: number, bucketSpanM
 
 /**
  * Every key of the indexes whose bucket overlaps `[fromMicros, toMicros)`: by bucket ascending
- * (so the keys of one ring epoch come together), then index in the order given, then partition.
- * There are indexes x buckets x partitions of them,
+ * (so the keys of one ring epoch come together), every piece of each bucket (its start and the
+ * `splits` inside it: an event placed before a split was decided may lie past it), then index in
+ * the order given, then partition. There are indexes x pieces x partitions of them,
  * so clamp the range to where data can be first (retention's cutoff, the newest time accepted);
  * more than MAX_RANGE_KEYS throws a RangeError.
  */
-export function keysInRange(indexes: readonly string[], fromMicros: number, toMicros: number, bucketSpanMicros: number, partitions: number): PartitionKey[] {
+export function keysInRange(
+  indexes: readonly string[],
+  fromMicros: number,
+  toMicros: number,
+  bucketSpanMicros: number,
+  partitions: number,
+  splits: readonly number[] = [],
+): PartitionKey[] {
   checkPlacement(bucketSpanMicros, partitions);
   const buckets = bucketsInRange(fromMicros, toMicros, bucketSpanMicros);
   const distinct = new Set(indexes);
   checkCount(distinct.size * buckets.length * partitions, 'partition keys');
   const keys: PartitionKey[] = [];
   for (const bucket of buckets) {
-    for (const index of distinct) {
-      for (let partition = 0; partition < partitions; partition++) keys.push({ index, bucket, partition });
+    for (const piece of piecesOfBucket(bucket, { bucketSpanMicros, partitions, splits })) {
+      for (const index of distinct) {
+        for (let partition = 0; partition < partitions; partition++) keys.push({ index, bucket: piece, partition });
+      }
     }
   }
   return keys;
-}
-
-/**
- * The epochs that place some bucket overlapping `[fromMicros, toMicros)`, oldest first: the one
- * in force at the range's first bucket and every later one starting before the range ends.
- * Buckets before the first epoch are placed by none.
- */
-export function epochsInRange(epochs: readonly RingEpoch[], fromMicros: number, toMicros: number, bucketSpanMicros: number): RingEpoch[] {
-  checkPlacement(bucketSpanMicros);
-  if (!(fromMicros < toMicros)) return [];
-  const firstBucket = Math.floor(fromMicros / bucketSpanMicros) * bucketSpanMicros;
-  const inRange: RingEpoch[] = [];
-  for (const epoch of epochs) {
-    // As epochAt decides: an epoch places the buckets from its start until a later epoch starts.
-    let end = Number.POSITIVE_INFINITY;
-    for (const other of epochs) if (other.epoch > epoch.epoch) end = Math.min(end, other.fromMicros);
-    const firstPlaced = Math.ceil(Math.max(epoch.fromMicros, firstBucket) / bucketSpanMicros) * bucketSpanMicros;
-    if (firstPlaced < end && firstPlaced < toMicros) inRange.push(epoch);
-  }
-  return inRange.sort((a, b) => a.epoch - b.epoch);
-}
-
-/** The nodes that may own data of `[fromMicros, toMicros)`: the members of the epochs placing it, sorted. */
-export function membersInRange(epochs: readonly RingEpoch[], fromMicros: number, toMicros: number, bucketSpanMicros: number): string[] {
-  const members = new Set<string>();
-  for (const epoch of epochsInRange(epochs, fromMicros, toMicros, bucketSpanMicros)) for (const member of epoch.members) members.add(member);
-  return [...members].sort();
 }

@@ -32,14 +32,17 @@ import {
   joinConflict,
   MAX_MEMBERS,
   memberById,
+  parseJoinStoredAlone,
   quoted,
   removeProblem,
   sameMember,
+  storedAloneConflict,
   withFormed,
   withJoined,
   withRemoved,
   type ClusterState,
   type Member,
+  type StoredAlone,
 } from './cluster-state';
 import { nextEpochStart } from './epochs';
 import { JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
@@ -48,11 +51,11 @@ import type * as wire from './grpc/messages';
 import { PeerCallError, type PeerClients } from './grpc/peers';
 import { MEMBERSHIP, MEMBERSHIP_SERVICE, NODE_INFO_SERVICE } from './grpc/proto';
 import { RpcRefusal, unary, type GrpcServer } from './grpc/server';
-import { memberFromWire, memberToWire, protocolVersion, stateFromWire, stateToWire, statsFromWire, statsToWire } from './grpc/wire';
+import { memberFromWire, memberToWire, protocolVersion, stateFromWire, stateToWire, statsFromWire, statsToWire, storedAloneFromWire, storedAloneToWire } from './grpc/wire';
 import { LivenessTracker, type Liveness } from './liveness';
 import type { NodeStats } from './node-stats';
 import { PeerRefusals } from './peer-refusals';
-import { protocolProblem } from './protocol';
+import { formatVersion, protocolProblem } from './protocol';
 import { successionProblem, sameState } from './state-succession';
 import { loadClusterState, saveClusterState } from './state-store';
 
@@ -93,7 +96,8 @@ export interface MembershipOptions {
   peers: PeerClients;
   heartbeatIntervalMs: number;
   failureTimeoutMs: number;
-  bucketSpanMicros: number;
+  /** What this node stored alone before it became a member (stored-alone.ts); taken into the state at its first join. */
+  storedAlone?: StoredAlone | null;
   /** This node's storage counts (cachedStats(engineNodeStats(engine), ...)). */
   stats: () => NodeStats;
   logger: Logger;
@@ -143,7 +147,7 @@ export const DEFAULT_JOIN_TIMEOUT_MS = 30_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
 /** Seeds start together in practice; one that has not joined by then joins later, in a future ring epoch. */
 export const DEFAULT_FORMATION_TIMEOUT_MS = 60_000;
-/** A new ring epoch starts at least this many heartbeats (and a bucket) after it is decided, so every node has it first. */
+/** A new ring epoch starts at least this many heartbeats after it is decided, so every node has it first. */
 export const EPOCH_LEAD_HEARTBEATS = 5;
 
 /** A node id a peer sent, as a message names it: quoted (and cut short) when it is no node id. */
@@ -238,7 +242,8 @@ export class Membership extends EventEmitter<MembershipEvents> {
     const held = memberById(this.current, self.id);
     if (held !== undefined && held.grpc !== self.grpc) throw new NodeIdTakenError(self.id, held.grpc, self.grpc);
     if (this.isMaster) {
-      await this.change((state) => (state.version === 0 ? foundCluster(self, this.options.seeds) : withJoined(state, self, this.epochStart())));
+      const alone = this.options.storedAlone ?? null;
+      await this.change((state) => (state.version === 0 ? foundCluster(self, this.options.seeds, alone) : withJoined(state, self, this.epochStart(), alone)));
       if (this.current.forming.length > 0) this.awaitFormation();
     } else if (held !== undefined && sameMember(held, self)) {
       await this.pull(this.masterAddress).catch((error: Error) =>
@@ -330,6 +335,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
 
   private async join(): Promise<void> {
     const { self, logger } = this.options;
+    const alone = this.options.storedAlone ?? null;
     const deadline = Date.now() + this.joinTimeoutMs;
     let waitLogged = false;
     for (;;) {
@@ -337,12 +343,20 @@ export class Membership extends EventEmitter<MembershipEvents> {
         const reply = await this.options.peers.call(
           this.masterAddress,
           MEMBERSHIP.Join,
-          { protocol_version: protocolVersion(), node: memberToWire(self) },
+          { protocol_version: protocolVersion(), node: memberToWire(self), stored_alone: alone === null ? null : storedAloneToWire(alone) },
           this.callTimeoutMs,
         );
         const problem = protocolProblem(reply.protocol_version, `the master at ${this.masterAddress}`);
         if (problem !== null) throw new JoinRefusedError('protocol-version', problem);
-        await this.install(stateFromWire(reply.state), reply.payload, this.masterName());
+        const state = stateFromWire(reply.state);
+        // A master of a release before 1.4 drops what this node stored alone: queries would never find it.
+        if (alone !== null && !state.storedAlone.some((each) => each.node === self.id)) {
+          throw new JoinRefusedError(
+            'protocol-version',
+            `the master at ${this.masterAddress} did not take in the ${alone.indexes.length} index(es) this node stored alone (protocol ${formatVersion(reply.protocol_version!)}; 1.4 or later keeps them): upgrade the master first`,
+          );
+        }
+        await this.install(state, reply.payload, this.masterName());
         return;
       } catch (error) {
         if (!(error instanceof PeerCallError)) throw error;
@@ -467,7 +481,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
   }
 
   private epochStart(): number {
-    return nextEpochStart(Date.now() * 1000, this.options.bucketSpanMicros, EPOCH_LEAD_HEARTBEATS * this.options.heartbeatIntervalMs * 1000);
+    return nextEpochStart(Date.now() * 1000, EPOCH_LEAD_HEARTBEATS * this.options.heartbeatIntervalMs * 1000);
   }
 
   // ---- heartbeats -------------------------------------------------------------------------
@@ -527,7 +541,17 @@ export class Membership extends EventEmitter<MembershipEvents> {
     }
     if (!this.started) throw new RpcRefusal(status.UNAVAILABLE, 'starting', `the master ${self.id} is starting`);
     const member = this.memberOf(request.node, 'node');
+    let alone: StoredAlone | null = null;
+    if (request.stored_alone !== undefined && request.stored_alone !== null) {
+      try {
+        alone = parseJoinStoredAlone(storedAloneFromWire(request.stored_alone), member.id);
+      } catch (error) {
+        throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-join', `node ${member.id}'s join: ${(error as Error).message}`);
+      }
+    }
     const state = await this.change((current) => {
+      const aloneProblem = alone === null ? null : storedAloneConflict(current, alone);
+      if (aloneProblem !== null) throw new RpcRefusal(status.ALREADY_EXISTS, 'stored-alone-conflict', `${aloneProblem}: start node ${member.id} under another cluster.node_id`);
       const conflict = joinConflict(current, member);
       if (conflict?.kind === 'node-id-taken') {
         const message = new NodeIdTakenError(member.id, conflict.holder.grpc, member.grpc).message;
@@ -551,7 +575,7 @@ export class Membership extends EventEmitter<MembershipEvents> {
           `node ${member.id} is up at ${known.grpc} with HTTP ${known.http}; its addresses change only once it is down`,
         );
       }
-      return withJoined(current, member, this.epochStart());
+      return withJoined(current, member, this.epochStart(), alone);
     }, member.id);
     return { protocol_version: protocolVersion(), state: stateToWire(state), payload: this.payloadOut() };
   }

@@ -9,7 +9,7 @@ export interface ProtocolVersion {
   minor: number;
 }
 
-export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 3 });
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 4 });
 
 /** The majors this release speaks. A release that starts a new major keeps the previous one here for rolling upgrades. */
 export const KNOWN_MAJORS: ReadonlySet<number> = new Set([1]);

@@ -18,15 +18,16 @@ import type { DistributedQuery, Distribution, DistributionObserver, QueryRange }
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
 import { checkAlive } from '../../query/exec/limits';
 import { isGlob } from '../../storage/glob';
-import { keyString, type PartitionKey } from '../../storage/partition';
+import { keyString, piecesOfBucket, splitsOf, type PartitionKey } from '../../storage/partition';
 import { indexMatcher } from '../../storage/scan';
-import type { Member } from './cluster-state';
-import { epochAt, type RingEpoch } from './epochs';
+import type { ClusterState, Member } from './cluster-state';
+import { epochAt } from './epochs';
 import type { PeerClients } from './grpc/peers';
 import { bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
 import { ownersOf } from './ring';
+import { ownersOfKey, storedAloneKeys } from './stored-alone';
 
 /**
  * The most keys a query enumerates from placement instead of asking the nodes: 16 partitions of
@@ -47,6 +48,7 @@ export function placedKeys(
   toMicros: number,
   placement: Pick<Placement, 'bucketSpanMicros' | 'partitions'>,
   maxKeys = MAX_PLACED_KEYS,
+  splits: readonly number[] = [],
 ): string[] | null {
   if (indexPatterns.some((pattern) => pattern === '*' || isGlob(pattern))) return null;
   if (!(fromMicros < toMicros)) return [];
@@ -55,7 +57,7 @@ export function placedKeys(
   const span = placement.bucketSpanMicros;
   const buckets = Math.ceil((toMicros - Math.floor(fromMicros / span) * span) / span);
   if (buckets * placement.partitions * new Set(indexPatterns).size > maxKeys) return null;
-  return keysInRange(indexPatterns, fromMicros, toMicros, span, placement.partitions).map(keyString);
+  return keysInRange(indexPatterns, fromMicros, toMicros, span, placement.partitions, splits).map(keyString);
 }
 
 export interface Placement {
@@ -92,29 +94,40 @@ export function parseKeyString(text: string): PartitionKey {
 }
 
 /**
- * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering`. A
- * bucket whose epoch has only answering members has none: when every node answers, nothing is
+ * The keys in `[fromMicros, toMicros)` of the indexes whose owners are none of `answering`: the
+ * ring's keys of every piece of each bucket in range (an epoch whose members all answer has none),
+ * and the stored-alone keys of members that do not answer. When every node answers, nothing is
  * enumerated.
  */
 export function keysWithoutOwners(
   indexes: readonly string[],
   fromMicros: number,
   toMicros: number,
-  epochs: readonly RingEpoch[],
+  state: Pick<ClusterState, 'epochs' | 'storedAlone'>,
   placement: Placement,
   answering: ReadonlySet<string>,
 ): string[] {
   const keys: string[] = [];
   if (indexes.length === 0) return keys;
+  const { epochs } = state;
+  const pieces: Pick<Placement, 'bucketSpanMicros'> & { splits: number[]; partitions: number } = {
+    bucketSpanMicros: placement.bucketSpanMicros,
+    partitions: placement.partitions,
+    splits: splitsOf(epochs.map((epoch) => epoch.fromMicros), placement.bucketSpanMicros),
+  };
   for (const bucket of bucketsInRange(fromMicros, toMicros, placement.bucketSpanMicros)) {
-    if (epochAt(epochs, bucket).members.every((member) => answering.has(member))) continue;
-    for (const index of indexes) {
-      for (let partition = 0; partition < placement.partitions; partition++) {
-        const key = { index, bucket, partition };
-        if (!ownersOf(key, epochs, placement.replicationFactor).some((owner) => answering.has(owner))) keys.push(keyString(key));
+    for (const piece of piecesOfBucket(bucket, pieces)) {
+      if (epochAt(epochs, piece).members.every((member) => answering.has(member))) continue;
+      for (const index of indexes) {
+        for (let partition = 0; partition < placement.partitions; partition++) {
+          const key = { index, bucket: piece, partition };
+          if (!ownersOf(key, epochs, placement.replicationFactor).some((owner) => answering.has(owner))) keys.push(keyString(key));
+        }
       }
     }
   }
+  const silent = { ...state, storedAlone: state.storedAlone.filter((alone) => !answering.has(alone.node)) };
+  keys.push(...storedAloneKeys(silent as ClusterState, indexes, fromMicros, toMicros, placement.bucketSpanMicros));
   return keys;
 }
 
@@ -134,11 +147,15 @@ export class QueryDistribution implements Distribution {
     const views = membership.members();
     const members = new Map<string, Member>(state.members.map((member) => [member.id, member]));
     const usable = views.filter((view) => view.up && this.options.mayAsk(view.member.id)).map((view) => view.member.id);
-    const placed = placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement);
+    // Events stored alone keep the buckets of the node that stored them, which only it can list.
+    const aloneInRange = state.storedAlone.some((alone) => alone.fromMicros < range.toMicros && alone.toMicros >= range.fromMicros);
+    const splits = splitsOf(state.epochs.map((epoch) => epoch.fromMicros), placement.bucketSpanMicros);
+    const placed = aloneInRange ? null : placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
     const answering = new Set<string>(placed === null ? [] : usable);
+    const owners = (key: string): string[] => ownersOfKey(parseKeyString(key), state, placement.replicationFactor);
     // Placed keys no usable node owns are left to keysWithoutOwners below, which counts them
     // missing only where events can be, as it does for keys the nodes report.
-    const keys = new Set<string>((placed ?? []).filter((key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor).some((owner) => answering.has(owner))));
+    const keys = new Set<string>((placed ?? []).filter((key) => owners(key).some((owner) => answering.has(owner))));
     await Promise.all(
       (placed === null ? usable : []).map(async (node) => {
         try {
@@ -154,10 +171,10 @@ export class QueryDistribution implements Distribution {
     const now = Date.now();
     const from = Math.max(range.fromMicros, (now - placement.retentionMs) * 1000);
     const to = Math.min(range.toMicros, (now + placement.maxFutureMs) * 1000);
-    for (const key of keysWithoutOwners(this.indexNames(range, views), from, to, state.epochs, placement, answering)) keys.add(key);
+    for (const key of keysWithoutOwners(this.indexNames(range, views), from, to, state, placement, answering)) keys.add(key);
 
     const view: ClusterView = {
-      owners: (key) => ownersOf(parseKeyString(key), state.epochs, placement.replicationFactor),
+      owners,
       usable: (node) => answering.has(node),
       target: (node) => {
         if (node === self) return this.options.local;

@@ -38,7 +38,7 @@ export const MAX_FRAGMENT_TEXT = 256 * 1024;
 export const MAX_FRAGMENT_KEYS = 1_000_000;
 
 /** A key as storage/partition.ts keyString writes it: `index|bucket|partition`. */
-const KEY_PATTERN = /^([^|]{1,128})\|(-?\d{1,16})\|(\d{1,9})$/;
+const KEY_PATTERN = /^([^|]{1,128})\|(-?\d{1,16})\|(-?\d{1,10})$/;
 
 function checkKey(key: string): void {
   const match = KEY_PATTERN.exec(key);

@@ -101,8 +101,9 @@ export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner)
 
   /** The share of a record from `origin` as this node will keep it, once every check passed. */
   const checkedShare = (bytes: Buffer, origin: string): Share => {
-    const share = receiveShare(bytes, engine.buffer.currentPlacement, origin);
-    checkChunks(share.chunks, origin, self, owner.membership.state(), owner.replicationFactor);
+    const placement = engine.buffer.currentPlacement;
+    const share = receiveShare(bytes, placement, origin);
+    checkChunks(share.chunks, origin, self, owner.membership.state(), owner.replicationFactor, placement.bucketSpanMicros);
     return share;
   };
 

@@ -54,8 +54,11 @@ export function checkHint(hintLog: string, seq: number): void {
   }
 }
 
-/** The chunks' field names are names HTTP ingest stores, and this node owns every key under the epochs it knows. */
-export function checkChunks(chunks: readonly EventChunk[], origin: string, self: string, state: ClusterState, replicationFactor: number): void {
+/**
+ * The chunks' field names are names HTTP ingest stores, every key starts a bucket or a piece of
+ * one (a ring epoch's start inside it), and this node owns every key under the epochs it knows.
+ */
+export function checkChunks(chunks: readonly EventChunk[], origin: string, self: string, state: ClusterState, replicationFactor: number, bucketSpanMicros: number): void {
   for (const chunk of chunks) {
     for (const field of chunk.fields) {
       if (!isStorableFieldName(field.name)) {
@@ -67,6 +70,13 @@ export function checkChunks(chunks: readonly EventChunk[], origin: string, self:
     if (chunk.count === 0) continue;
     const { index, bucket, partition } = chunk.key;
     const at = `index ${index}, bucket ${new Date(bucket / 1000).toISOString()}, partition ${partition}`;
+    if (bucket % bucketSpanMicros !== 0 && !state.epochs.some((epoch) => epoch.fromMicros === bucket)) {
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        NOT_OWNER_REFUSAL,
+        `node ${self} knows no bucket or ring epoch that starts at ${at} (state v${state.version}): nothing was stored`,
+      );
+    }
     let owners: string[];
     try {
       owners = ownersOf(chunk.key, state.epochs, replicationFactor);

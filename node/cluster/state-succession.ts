@@ -4,7 +4,7 @@
  * id or a ring epoch away. So a state `k` versions newer holds every member of the older one at the
  * same gRPC address, every removed id and every ring epoch unchanged (an epoch's nodes change only
  * while the cluster forms), waits for no seed the older one did not, and adds at most `k` members,
- * removed ids and epochs. A state that breaks this was not decided by the master from this one.
+ * removed ids, epochs and stored-alone entries (which never change either). A state that breaks this was not decided by the master from this one.
  * The rules of who may send a state are in membership.ts and docs/architecture.md.
  */
 import { memberById, quoted, type ClusterState } from './cluster-state';
@@ -26,12 +26,17 @@ export function successionProblem(held: ClusterState, next: ClusterState): strin
     const sameRing = held.forming.length > 0 || kept.members.join(',') === epoch.members.join(',');
     if (kept.fromMicros !== epoch.fromMicros || !sameRing) return `v${next.version} rewrites ring epoch ${epoch.epoch}`;
   }
+  for (const alone of held.storedAlone) {
+    const kept = next.storedAlone.find((each) => each.node === alone.node);
+    if (kept === undefined || JSON.stringify(kept) !== JSON.stringify(alone)) return `v${next.version} drops or rewrites what node ${alone.node} stored alone`;
+  }
   const newlyAwaited = next.forming.find((seed) => !held.forming.includes(seed));
   if (newlyAwaited !== undefined) return `v${next.version} waits for the seed ${quoted(newlyAwaited)}, which v${held.version} did not`;
   const added = {
     members: next.members.length - held.members.length,
     'removed ids': next.removed.length - held.removed.length,
     'ring epochs': next.epochs.length - held.epochs.length,
+    'stored-alone entries': next.storedAlone.length - held.storedAlone.length,
   };
   for (const [what, count] of Object.entries(added)) {
     if (count > steps) return `v${next.version} adds ${count} ${what} to v${held.version}; ${steps} version${steps === 1 ? '' : 's'} add at most ${steps}`;
@@ -48,6 +53,7 @@ export function sameState(a: ClusterState, b: ClusterState): boolean {
       state.epochs.map((epoch) => [epoch.epoch, epoch.fromMicros, epoch.members]),
       state.removed,
       state.forming,
+      state.storedAlone,
     ]);
   return canonical(a) === canonical(b);
 }

@@ -16,7 +16,7 @@ import { isAscii, isUtf8 } from 'buffer';
 import { ByteChunkBuilder, ByteDictionary, type ByteFieldBuilder } from '../../storage/buffer/byte-chunk-builder';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
-import { bucketOf, homePartition, keyString, type PartitionKey, type Placement } from '../../storage/partition';
+import { homePartition, keyString, pieceEnd, pieceOf, type PartitionKey, type Placement } from '../../storage/partition';
 import { spilledPartition } from '../../storage/partition-spill';
 import { isStorableFieldName, LABEL_FIELDS, receivedAt, type IngestContext } from './common';
 import { MAX_FIELDS_PER_EVENT } from './refusal';
@@ -438,11 +438,11 @@ class NativeScanner {
     this.rowsPlaced++;
     const last = this.last;
     if (last !== null && index === last.builder.key.index && time >= last.builder.key.bucket && time < last.bucketEnd && partition === last.builder.key.partition) return last;
-    const key: PartitionKey = { index, bucket: bucketOf(time, placement.bucketSpanMicros), partition };
+    const key: PartitionKey = { index, bucket: pieceOf(time, placement), partition };
     const name = keyString(key);
     let state = this.chunks.get(name);
     if (state === undefined) {
-      state = { builder: new ByteChunkBuilder(key, this.newChunkRows()), bucketEnd: key.bucket + placement.bucketSpanMicros, shape: [], names: new ByteDictionary(), slots: [], labels: [] };
+      state = { builder: new ByteChunkBuilder(key, this.newChunkRows()), bucketEnd: pieceEnd(key.bucket, placement), shape: [], names: new ByteDictionary(), slots: [], labels: [] };
       this.chunks.set(name, state);
     }
     this.last = state;

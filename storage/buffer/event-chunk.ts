@@ -8,7 +8,7 @@
  */
 import type { FieldValue, LogEvent } from '../event';
 import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../event';
-import { bucketOf, keyString, type PartitionKey, type Placement } from '../partition';
+import { keyString, pieceEnd, pieceOf, type PartitionKey, type Placement } from '../partition';
 import { RequestPartitioner } from '../partition-spill';
 
 /**
@@ -268,7 +268,7 @@ export function chunkEvents(events: readonly LogEvent[], placement: Placement): 
       last.append(event);
       continue;
     }
-    const key: PartitionKey = { index: event.index, bucket: bucketOf(event.time, placement.bucketSpanMicros), partition };
+    const key: PartitionKey = { index: event.index, bucket: pieceOf(event.time, placement), partition };
     const name = keyString(key);
     let builder = builders.get(name);
     if (builder === undefined) {
@@ -277,7 +277,7 @@ export function chunkEvents(events: readonly LogEvent[], placement: Placement): 
     }
     builder.append(event);
     last = builder;
-    lastEnd = key.bucket + placement.bucketSpanMicros;
+    lastEnd = pieceEnd(key.bucket, placement);
   }
   return [...builders.values()].map((builder) => builder.build());
 }

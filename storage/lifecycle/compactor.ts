@@ -15,6 +15,7 @@ import { prefixEnd, type Rocks } from '../rocks';
 import { BLOCK_ROWS, withIdentity } from './segment-builder';
 import type { SegmentStore } from './segment-store';
 import type { SegmentHeader } from '../segment/header';
+import { bucketEndOf } from '../partition';
 
 export const MIN_OPEN_BUCKET_INPUTS = 4;
 
@@ -85,7 +86,8 @@ export function pickCompactions(groups: Map<string, SegmentHeader[]>, options: C
   const recompress = compactionZstdLevel(options.compressionLevel) > flushZstdLevel(options.compressionLevel);
   for (const segments of groups.values()) {
     if (segments.length === 0) continue;
-    const bucketEnd = segments[0].bucket + options.bucketSpanMicros;
+    // A key's bucket may be a split inside its bucket: the bucket closes at its own end.
+    const bucketEnd = bucketEndOf(segments[0].bucket, options.bucketSpanMicros);
     const closed = bucketEnd + options.closeGraceMicros <= options.nowMicros;
     const small = segments
       .filter((segment) => segment.rowCount < options.segmentMaxEvents)

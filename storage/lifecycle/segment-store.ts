@@ -125,6 +125,23 @@ export class SegmentStore {
     ];
   }
 
+  /**
+   * The headers of every segment not under `partition` yet, moved there, with the
+   * batch that stores them: the keys of a node's events stored alone, set apart from the keys a
+   * cluster places (storage/stored-alone.ts). Publish them with `apply([...], [])`.
+   */
+  relabelOps(partition: number): { headers: SegmentHeader[]; ops: WriteOp[] } {
+    const headers: SegmentHeader[] = [];
+    const ops: WriteOp[] = [];
+    for (const header of this.headers.values()) {
+      if (header.partition === partition) continue;
+      const moved = { ...header, partition };
+      headers.push(moved);
+      ops.push({ type: 'put', key: headerKey(header.id), value: Buffer.from(JSON.stringify(moved)) });
+    }
+    return { headers, ops };
+  }
+
   /** Publishes a committed change to readers (call after the RocksDB write resolved). */
   apply(added: SegmentHeader[], retiredIds: string[]): void {
     for (const id of retiredIds) {

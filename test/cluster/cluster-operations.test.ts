@@ -281,18 +281,6 @@ describe('cluster operations', function () {
     });
   });
 
-  it('a data dir with events stored by a node alone does not join a cluster: exit 1 with the reason', async () => {
-    const alone = await TestServer.start();
-    const stored = await postJson(`${alone.api}/ingest`, eventsNow('alone', 3, 1));
-    assert.equal(stored.status, 200, stored.text);
-    assert.equal(await alone.stop(), 0);
-    const grpc = `127.0.0.1:${await freePort()}`;
-    await assert.rejects(
-      TestServer.start({ dataDir: alone.dataDir, args: ['--node-id', 'late', '--grpc-listen', grpc, '--seeds', grpc], set: FAST_MEMBERSHIP }),
-      (error: Error) => /server exited \(1\)/.test(error.message) && /holds 3 events stored by this node alone/.test(error.message),
-    );
-  });
-
   it('a node alone has no cluster to take a node out of: 400', async () => {
     const server = await TestServer.start();
     try {

@@ -45,10 +45,12 @@ describe('cluster: what operators see', function () {
   });
 
   describe('three nodes at replication 2', () => {
+    // Heartbeats of a second: a join's epoch starts five of them ahead, long enough to be seen pending.
+    const SETTINGS = { 'cluster.replication_factor': 2, 'cluster.heartbeat_interval': '1s', 'cluster.failure_timeout': '3s' };
     let nodes: ClusteredServer[] = [];
     let joined: ClusteredServer | null = null;
     before(async () => {
-      nodes = await startClusteredServers(3, { set: { 'cluster.replication_factor': 2 } });
+      nodes = await startClusteredServers(3, { set: SETTINGS });
     });
     after(async () => {
       await stopClusteredServers(joined === null ? nodes : [...nodes, joined], true);
@@ -64,7 +66,7 @@ describe('cluster: what operators see', function () {
         assert.deepEqual(seen.pending_epochs, [], `${node.id}: no epoch ahead`);
       }
       const joinedMs = Date.now();
-      joined = await joinClusteredServer(nodes, 'node4', { set: { 'cluster.replication_factor': 2 } });
+      joined = await joinClusteredServer(nodes, 'node4', { set: SETTINGS });
       await waitUntil(async () => (await status(nodes[0]!)).pending_epochs.length > 0, 10_000, 'node1 to see the epoch ahead');
       const seen = await status(nodes[0]!);
       const epoch = Math.max(...seen.nodes.find((node: { id: string }) => node.id === 'node4').epochs);

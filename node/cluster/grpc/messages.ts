@@ -29,6 +29,16 @@ export interface ClusterState {
   removed: string[];
   /** Empty (or, from an older sender, absent) once the cluster has formed. */
   forming: string[];
+  /** Since 1.4; absent from an older sender. */
+  stored_alone?: StoredAlone[];
+}
+
+export interface StoredAlone {
+  node: string;
+  partition: number;
+  indexes: string[];
+  from_micros: number;
+  to_micros: number;
 }
 
 export interface Payload {
@@ -49,6 +59,8 @@ export interface NodeStats {
 export interface JoinRequest {
   protocol_version: ProtocolVersion | null;
   node: Member | null;
+  /** Since 1.4: what the joining node stored alone before; null when nothing. */
+  stored_alone?: StoredAlone | null;
 }
 
 export interface JoinReply {

@@ -1,5 +1,5 @@
 /** Between the cluster's own types and proto/trawl.proto's messages; what comes in is checked. */
-import { parseClusterState, parseMember, type ClusterState, type Member } from '../cluster-state';
+import { parseClusterState, parseMember, type ClusterState, type Member, type StoredAlone } from '../cluster-state';
 import type { NodeStats } from '../node-stats';
 import { PROTOCOL_VERSION } from '../protocol';
 import type * as wire from './messages';
@@ -20,7 +20,17 @@ export function stateToWire(state: ClusterState): wire.ClusterState {
     epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, from_micros: epoch.fromMicros, members: epoch.members })),
     removed: state.removed,
     forming: state.forming,
+    stored_alone: state.storedAlone.map(storedAloneToWire),
   };
+}
+
+export function storedAloneToWire(alone: StoredAlone): wire.StoredAlone {
+  return { node: alone.node, partition: alone.partition, indexes: alone.indexes, from_micros: alone.fromMicros, to_micros: alone.toMicros };
+}
+
+/** As received: parseClusterState or parseJoinStoredAlone checks it. */
+export function storedAloneFromWire(alone: wire.StoredAlone): Record<keyof StoredAlone, unknown> {
+  return { node: alone.node, partition: alone.partition, indexes: alone.indexes, fromMicros: alone.from_micros, toMicros: alone.to_micros };
 }
 
 /** Throws naming the field that is wrong. */
@@ -32,6 +42,7 @@ export function stateFromWire(state: wire.ClusterState | null): ClusterState {
     epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, fromMicros: epoch.from_micros, members: epoch.members })),
     removed: state.removed,
     forming: state.forming ?? [],
+    storedAlone: (state.stored_alone ?? []).map(storedAloneFromWire),
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * `POST /api/v1/cluster/nodes/{node_id}/remove`: an operator takes a node out of future placement.
- * The master decides it (a new ring epoch without the node, from a bucket boundary ahead); any
+ * The master decides it (a new ring epoch without the node, from an instant a few heartbeats ahead); any
  * other node passes the request on to the master's HTTP address (HTTPS with `tls.enabled`) and relays its answer. The node
  * stays a member: its old data stays queryable while it runs. `scripts/trawl cluster remove` calls it.
  */

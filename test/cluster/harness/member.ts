@@ -104,7 +104,6 @@ async function main(): Promise<void> {
     peers,
     heartbeatIntervalMs: config.heartbeatMs,
     failureTimeoutMs: config.failureMs,
-    bucketSpanMicros: config.bucketSpanMs * 1000,
     stats: cachedStats(() => engineNodeStats(engine), config.heartbeatMs / 2),
     logger,
     joinTimeoutMs: config.joinTimeoutMs,

@@ -1,7 +1,7 @@
 /**
- * Events for cluster tests. A node that joins starts a ring epoch a bucket or two ahead of now
- * (bucket span 1h), so events timed a few hours ahead fall past every epoch a test cluster decides
- * at its start, while staying within ingest.max_future (1 day): the ring of all its nodes places them.
+ * Events for cluster tests. A node that joins starts a ring epoch a few heartbeats ahead of now,
+ * so events timed a few hours ahead fall past every epoch a test cluster decides at its start,
+ * while staying within ingest.max_future (1 day): the ring of all its nodes places them.
  */
 
 export interface TestEvent {

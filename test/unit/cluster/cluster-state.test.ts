@@ -28,6 +28,7 @@ describe('cluster state', () => {
       epochs: [{ epoch: 0, fromMicros: 0, members: ['a1'] }],
       removed: [],
       forming: [],
+      storedAlone: [],
     });
   });
 
@@ -43,6 +44,7 @@ describe('cluster state', () => {
       ],
       removed: [],
       forming: [],
+      storedAlone: [],
     });
     assert.equal(withJoined(joined, member('n1'), 20 * HOUR), joined);
   });

@@ -58,6 +58,7 @@ describe('cluster status', () => {
       segments: 5,
       buffered_events: 0,
       storage_bytes: 1020,
+      stored_alone: null,
     });
     assert.equal(status.nodes[0].master, true);
     assert.equal(status.index_count, 2);

@@ -51,7 +51,7 @@ class OwnerView extends EventEmitter<MembershipEvents> {
   }
 
   state(): ClusterState {
-    return { version: 1, members: [{ id: 'owner', http: '127.0.0.1:1', grpc: this.address, role: 'all' }], epochs: [], removed: [], forming: [] };
+    return { version: 1, members: [{ id: 'owner', http: '127.0.0.1:1', grpc: this.address, role: 'all' }], epochs: [], removed: [], forming: [], storedAlone: [] };
   }
 
   livenessOf(): { up: boolean; lastHeartbeatMs: number | null; stats: null } {
@@ -86,6 +86,7 @@ describe('hint replay', function () {
       epochs: [{ epoch: 0, fromMicros: 0, members: ['owner'] }],
       removed: [],
       forming: [],
+      storedAlone: [],
     };
     addShardWriteService(server, {
       self: 'owner',

@@ -24,6 +24,7 @@ const STATE: ClusterState = {
   ],
   removed: [],
   forming: [],
+  storedAlone: [],
 };
 
 function refused(check: () => void, code: grpc.status, reason: string, message: RegExp): void {
@@ -59,15 +60,32 @@ describe('share checks', () => {
       const mine = chunks.filter((chunk) => ownersOf(chunk.key, epochs, 1).includes('node3'));
       const others = chunks.filter((chunk) => !ownersOf(chunk.key, epochs, 1).includes('node3'));
       if (hour === 5) assert.equal(mine.length, 0, 'node3 owns nothing before its epoch');
-      else checkChunks(mine, 'node1', 'node3', STATE, 1);
-      refused(() => checkChunks(others, 'node1', 'node3', STATE, 1), grpc.status.FAILED_PRECONDITION, 'not-owner', /node node3 does not own index main, bucket \S+, partition \d+ under the ring epochs it knows \(state v4; its owners are node[12]\)/);
+      else checkChunks(mine, 'node1', 'node3', STATE, 1, HOUR);
+      refused(() => checkChunks(others, 'node1', 'node3', STATE, 1, HOUR), grpc.status.FAILED_PRECONDITION, 'not-owner', /node node3 does not own index main, bucket \S+, partition \d+ under the ring epochs it knows \(state v4; its owners are node[12]\)/);
     }
-    refused(() => checkChunks(chunksAt(12), 'node1', 'node3', { ...STATE, epochs: [] }, 1), grpc.status.FAILED_PRECONDITION, 'not-owner', /knows no ring epoch/);
+    refused(() => checkChunks(chunksAt(12), 'node1', 'node3', { ...STATE, epochs: [] }, 1, HOUR), grpc.status.FAILED_PRECONDITION, 'not-owner', /knows no ring epoch/);
+  });
+
+  it('takes a key that starts a piece of a bucket at a ring epoch it knows, and refuses one that starts anywhere else', () => {
+    // node3 joins at 12:30: the 12 o'clock bucket is split there.
+    const split = 12 * HOUR + HOUR / 2;
+    const state: ClusterState = { ...STATE, epochs: [STATE.epochs[0]!, { ...STATE.epochs[1]!, fromMicros: split }] };
+    const placement: Placement = { ...PLACEMENT, splits: [split] };
+    const after = chunkEvents(
+      Array.from({ length: 40 }, (_, i) => ({ time: split + i, raw: `e${i}`, index: 'main', fields: { host: `h${i}` } })),
+      placement,
+    );
+    assert.ok(after.every((chunk) => chunk.key.bucket === split), 'keyed by the piece from 12:30');
+    const mine = after.filter((chunk) => ownersOf(chunk.key, state.epochs, 1).includes('node3'));
+    assert.ok(mine.length > 0, 'node3 owns some of the piece');
+    checkChunks(mine, 'node1', 'node3', state, 1, HOUR);
+    const elsewhere = mine.map((chunk) => ({ ...chunk, key: { ...chunk.key, bucket: split + 1 }, minTime: split + 1 }));
+    refused(() => checkChunks(elsewhere, 'node1', 'node3', state, 1, HOUR), grpc.status.FAILED_PRECONDITION, 'not-owner', /knows no bucket or ring epoch that starts at/);
   });
 
   it('refuses a field name ingest never stores', () => {
     const chunks = chunksAt(12, { _timestamp: 'x' });
-    refused(() => checkChunks(chunks, 'node1', 'node1', STATE, 3), grpc.status.INVALID_ARGUMENT, 'invalid-record', /holds field "_timestamp", a name ingest never stores/);
+    refused(() => checkChunks(chunks, 'node1', 'node1', STATE, 3, HOUR), grpc.status.INVALID_ARGUMENT, 'invalid-record', /holds field "_timestamp", a name ingest never stores/);
   });
 
   it('counts every refusal and logs the first of each origin and reason', () => {

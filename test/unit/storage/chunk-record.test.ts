@@ -144,7 +144,9 @@ describe('chunk records from outside', () => {
     refusal((header) => (header.chunks[0].times[0] += 4), /chunk 0 times starts at \d+, not a multiple of 8/);
     refusal((header) => (header.chunks[0].key.index = '../../etc'), /index '\.\.\/\.\.\/etc', which is not an index name/);
     refusal((header) => (header.chunks[0].key.bucket = HOUR), /row 0 has time 10, not in its bucket/);
-    refusal((header) => (header.chunks[0].key.bucket = 5), /bucket 5 is not a multiple of its bucket span/);
+    // A key may start inside its bucket (a split), but never after one of its times.
+    refusal((header) => (header.chunks[0].key.bucket = 11), /row 0 has time 10, not in its bucket \[11, 3600000000\)/);
+    refusal((header) => (header.chunks[0].key.bucket = -5), /bucket -5 is before 1970/);
     refusal((header) => (header.chunks[0].fields[0].name = '_time'), /a field named '_time'/);
     refusal((header) => (header.chunks[0].fields[1].name = header.chunks[0].fields[0].name), /field 'host' twice/);
     assert.throws(() => decodeChunkRecord(record.subarray(0, 4)), ChunkRecordError);
