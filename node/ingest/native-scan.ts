@@ -84,10 +84,11 @@ interface ChunkState {
   bucketEnd: number;
   /**
    * The previous event's slots by position: events of one source share a shape, so a name is
-   * mostly matched by comparing its bytes. Other names go through `names` (a byte-keyed lookup).
+   * mostly matched by comparing its bytes. Other names go through the scanner's `names` (a
+   * byte-keyed lookup, one for the request: a chunk per key would each decode every name again).
    */
   shape: NameSlot[];
-  names: ByteDictionary;
+  /** This chunk's slots by the code of their name in the scanner's `names`. */
   slots: NameSlot[];
   /** The fields of the top-level labels, by label number, once created. */
   labels: (ByteFieldBuilder | undefined)[];
@@ -173,6 +174,9 @@ class NativeScanner {
   private readonly predicted: (NameSlot | null)[] = [];
 
   private readonly chunks = new Map<string, ChunkState>();
+  /** The `fields` names of the request, and what each maps to (its slot without a field), by code. */
+  private readonly names = new ByteDictionary();
+  private readonly nameSlots: NameSlot[] = [];
   /** With several partitions: the request's (host, source) pairs, their home partitions and events so far, by code. */
   private readonly pairs: ByteDictionary | null;
   private readonly pairHomes: number[] = [];
@@ -442,7 +446,7 @@ class NativeScanner {
     const name = keyString(key);
     let state = this.chunks.get(name);
     if (state === undefined) {
-      state = { builder: new ByteChunkBuilder(key, this.newChunkRows()), bucketEnd: pieceEnd(key.bucket, placement), shape: [], names: new ByteDictionary(), slots: [], labels: [] };
+      state = { builder: new ByteChunkBuilder(key, this.newChunkRows()), bucketEnd: pieceEnd(key.bucket, placement), shape: [], slots: [], labels: [] };
       this.chunks.set(name, state);
     }
     this.last = state;
@@ -529,12 +533,17 @@ class NativeScanner {
       while (start + k < end && bytes[k] === src[start + k]) k++;
       if (start + k === end) return known;
     }
-    const code = state.names.codeOf(src, start, end, true, hashBytes(src, start, end));
+    const code = this.names.codeOf(src, start, end, true, hashBytes(src, start, end));
     let slot = state.slots[code];
     if (slot === undefined) {
-      const name = src.toString('utf8', start, end);
-      const skip = !isStorableFieldName(name);
-      slot = { nameBytes: Buffer.from(src.subarray(start, end)), name, skip, label: skip ? 0 : labelOf(name), field: null };
+      let known = this.nameSlots[code];
+      if (known === undefined) {
+        const name = src.toString('utf8', start, end);
+        const skip = !isStorableFieldName(name);
+        known = { nameBytes: Buffer.from(src.subarray(start, end)), name, skip, label: skip ? 0 : labelOf(name), field: null };
+        this.nameSlots[code] = known;
+      }
+      slot = { nameBytes: known.nameBytes, name: known.name, skip: known.skip, label: known.label, field: null };
       state.slots[code] = slot;
     }
     state.shape[j] = slot;

@@ -4,9 +4,10 @@
  * What a write request costs when its events fall in many partition keys: the same `--events`
  * events, once spread over an hour and once inside one bucket, posted in turn (one at a time, to
  * each node in turn) to a single node and to `--nodes` nodes at replication 1 and 2, all with
- * `cluster.bucket_span=10s` (the spread request holds some 360 keys a partition, the other one).
- * Prints per setup the median time to acknowledge each request and the CPU of every node's
- * process per request, and the ratio spread / one bucket, all from this run.
+ * `cluster.bucket_span=10s` and flushes held off: the spread request holds some 360 buckets (of 16
+ * partitions each in a cluster, of one on a single node), the other one bucket. Prints per setup
+ * the median time to acknowledge each request and the CPU of every node's process while it ran
+ * (which takes in what the request before left running), and the ratios spread / one bucket.
  *
  * With `--baseline` (another checkout of the repository, built) each setup runs on that build too,
  * its requests in turn with this build's, so both meet the machine's same spells.

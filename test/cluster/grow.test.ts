@@ -17,10 +17,10 @@ interface GrowEvent {
   index?: string;
 }
 
-/** `count` events of `index` a few seconds apart over the hours before now (Unix seconds), from four hosts. */
+/** `count` events of `index` a few seconds apart over the hours before now (Unix seconds), from 40 hosts: every partition gets some. */
 function pastEvents(tag: string, count: number, index: string, spanSeconds: number): GrowEvent[] {
   const now = Math.floor(Date.now() / 1000) - 5;
-  return Array.from({ length: count }, (_, i) => ({ event: `${tag} ${i}`, time: now - Math.floor((i * spanSeconds) / count), host: `${tag}-${i % 4}`, source: 'app', index }));
+  return Array.from({ length: count }, (_, i) => ({ event: `${tag} ${i}`, time: now - Math.floor((i * spanSeconds) / count), host: `${tag}-${i % 40}`, source: 'app', index }));
 }
 
 async function ingest(api: string, events: GrowEvent[]): Promise<void> {
