@@ -145,7 +145,7 @@ describe('cluster state', () => {
     assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(forgotten))), forgotten, 'epochs may list a forgotten id');
     // Back as a new node: a new epoch with it; the old epochs' n3 is still the forgotten one.
     const back = withJoined(forgotten, member('n3'), 30 * HOUR);
-    assert.deepEqual(back.epochs.at(-1), { epoch: 4, fromMicros: 30 * HOUR, members: ['n1', 'n2', 'n3'] });
+    assert.deepEqual(back.epochs.at(-1), { epoch: 4, fromMicros: 30 * HOUR, members: ['n1', 'n2', 'n3'], layout: 'dealt' });
     assert.equal(isForgottenIn(back, 'n3', 2), true);
     assert.equal(isForgottenIn(back, 'n3', 4), false);
     assert.equal(isForgottenIn(back, 'n2', 2), false);
