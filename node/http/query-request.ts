@@ -41,7 +41,7 @@ const QUERY_FIELDS = {
   earliest: text,
   to: text,
   latest: text,
-  language: { type: 'string', nullable: true, enum: ['native', null], description: 'must be native; spl2 is no longer accepted' },
+  language: { type: 'string', nullable: true, enum: ['native', null], description: 'the query language: native, the only one' },
 } as const;
 
 /** Fields of a paged answer (`POST /query`, `GET /query`). */

@@ -1,5 +1,6 @@
 // Stage-level checks after parsing (E002, E003, E005, E006, E008, E010-E013) and the final AST.
 
+import { isValidIndexName } from '../../storage/event';
 import type * as A from './ast';
 import { invalidSearchFields, type ParsedStage, type ParsedStatsStage, type UnknownStage, type CountSpec } from './builders';
 import { QueryError, show } from './errors';
@@ -104,9 +105,12 @@ class Validator {
     }
     const name = s.kind === 'unknown' ? s.name : s.kind;
     const typo = s.kind === 'unknown' && nearest(s.name, ['from']) !== null;
+    // A bare word where the query starts is most likely the index: `web | head` means `from web | head`.
+    const index = s.kind === 'unknown' && !typo && isValidIndexName(s.name);
     const rest = this.source.trim();
-    const suggestion = typo ? 'from' : rest.length <= 200 ? `from <index> | ${rest}` : 'from <index> | ';
-    this.error('E006', `a query must start with "from <index>", found ${show(name)}${typo ? '; did you mean from?' : ''}`, s.pos, suggestion);
+    const suggestion = typo ? 'from' : rest.length > 200 ? 'from <index> | ' : index ? `from ${rest}` : `from <index> | ${rest}`;
+    const hint = typo ? '; did you mean from?' : index ? `; did you mean from ${s.name}?` : '';
+    this.error('E006', `a query must start with "from <index>", found ${show(name)}${hint}`, s.pos, suggestion);
   }
 
   private unknown(s: UnknownStage): void {

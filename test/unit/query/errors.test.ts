@@ -132,7 +132,11 @@ describe('query syntax: errors', () => {
     assertError('', 'E006', 1, 1);
     assertError('-- nothing but a comment', 'E006', 1, 1);
     assert.equal(assertError('form main | head', 'E006', 1, 1).suggestion, 'from');
-    assertError('error | head', 'E006', 1, 1);
+    assert.equal(assertError('error | head', 'E006', 1, 1).suggestion, 'from error | head');
+    // A bare word first is read as the index the query meant.
+    const bare = assertError('web | head', 'E006', 1, 1);
+    assert.equal(bare.suggestion, 'from web | head');
+    assert.match(bare.message, /did you mean from web\?/);
   });
 
   it('E007 unterminated string or backtick', () => {
