@@ -52,7 +52,15 @@ export class Rocks {
       writeBufferSize: 256 * 1024 * 1024,
       maxWriteBufferNumber: 3,
     });
-    await db.ready();
+    try {
+      await db.ready();
+    } catch (error) {
+      // RocksDB says "While lock file: .../LOCK: Resource temporarily unavailable": say who holds it.
+      if (/lock file/i.test((error as Error).message)) {
+        throw new Error(`the data dir ${path.dirname(dir)} is in use by another trawl process (RocksDB holds the lock ${path.join(dir, 'LOCK')}): stop it, or give this one its own --data-dir`);
+      }
+      throw error;
+    }
     return new Rocks(db, dir);
   }
 

@@ -88,6 +88,19 @@ describe('api: durability across kill -9', function () {
     for (const server of servers) await dispose(server, true);
   });
 
+  it('a second server on a data dir in use exits 1, saying another trawl process holds it', async () => {
+    const first = await start({});
+    await assert.rejects(
+      TestServer.start({ dataDir: first.dataDir }),
+      (error: Error) =>
+        /server exited \(1\)/.test(error.message) &&
+        error.message.includes(`the data dir ${first.dataDir} is in use by another trawl process`) &&
+        !/Resource temporarily unavailable/.test(error.message),
+    );
+    // The first one is untouched.
+    assert.equal((await request(`${first.url}/health`)).status, 200);
+  });
+
   it('20,000 acknowledged events survive a kill right after the last acknowledgement (nothing flushed)', async () => {
     // The events carry fixed 2023 times: a retention that keeps them (older ones are refused at ingest).
     const set = { 'storage.flush_interval': '1h', retention: '3650d' };
