@@ -2,6 +2,7 @@
  * Config validation and merging: one path for the file, the environment, flags, SIGHUP reload and
  * `PATCH /config`, so that every source is checked the same way.
  */
+import { nearest } from '../../query/syntax/suggest';
 import { isHostPort, isMemberAddress, nodeIdProblem } from './peer-names';
 import { CONFIG_SCHEMA, type Config, type ConfigSection, type ConfigValue, type FieldKind } from './schema';
 import { unbuiltMessage, unbuiltSettings } from './unbuilt-features';
@@ -76,13 +77,26 @@ export function coerceValue(key: string, kind: FieldKind, value: unknown): Confi
  * config. Unknown keys are errors. Values are validated by kind, and a key of a feature this
  * version lacks is refused unless it holds its default (unbuilt-features.ts).
  */
+/** Every key a config may hold, dotted (`storage.flush_interval`). */
+function configKeyNames(): string[] {
+  return Object.entries(CONFIG_SCHEMA).flatMap(([key, kind]) => (typeof kind === 'string' ? [key] : Object.keys(kind).map((sub) => `${key}.${sub}`)));
+}
+
+/** The refusal of an unknown key, with the key meant when one is close, or of the same name in another section. */
+function unknownKey(origin: string, name: string): ConfigError {
+  const names = configKeyNames();
+  const last = name.slice(name.lastIndexOf('.') + 1);
+  const meant = nearest(name, names) ?? names.find((each) => each.slice(each.lastIndexOf('.') + 1) === last) ?? null;
+  return new ConfigError(`${origin}: unknown key "${name}"${meant === null ? '' : `; did you mean "${meant}"?`}`);
+}
+
 export function mergeConfig(base: Config, patch: unknown, origin: string): Config {
   if (patch === null || patch === undefined) return base;
   if (!isPlainObject(patch)) throw new ConfigError(`${origin}: the config must be a mapping of keys`);
   const merged: Config = structuredClone(base);
   for (const [key, value] of Object.entries(patch)) {
     const kind = CONFIG_SCHEMA[key];
-    if (kind === undefined) throw new ConfigError(`${origin}: unknown key "${key}"`);
+    if (kind === undefined) throw unknownKey(origin, key);
     if (typeof kind === 'string') {
       if (kind === 'free') {
         const current = isPlainObject(merged[key]) ? (merged[key] as Record<string, unknown>) : {};
@@ -97,7 +111,7 @@ export function mergeConfig(base: Config, patch: unknown, origin: string): Confi
     const section = { ...(merged[key] as ConfigSection) };
     for (const [subKey, subValue] of Object.entries(value)) {
       const subKind = kind[subKey];
-      if (subKind === undefined) throw new ConfigError(`${origin}: unknown key "${key}.${subKey}"`);
+      if (subKind === undefined) throw unknownKey(origin, `${key}.${subKey}`);
       section[subKey] = coerceValue(`${key}.${subKey}`, subKind, subValue);
     }
     merged[key] = section;
