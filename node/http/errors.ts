@@ -19,6 +19,9 @@ interface FrameworkError {
   message?: unknown;
 }
 
+/** The longest path segment a route takes (an index name, a job id): fastify's maxParamLength. */
+export const MAX_PATH_PARAM_LENGTH = 100;
+
 /** Catalogue codes of the 4xx statuses fastify and node answer with. */
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'INVALID_REQUEST',
@@ -61,6 +64,9 @@ function frameworkError(error: FrameworkError): ApiError {
       return new ApiError('INVALID_REQUEST', `the URL is not valid: ${message ?? 'a percent-encoding is malformed'}`);
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new ApiError('REQUEST_TIMEOUT');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // Fastify's message echoes the whole path; the limit is what the client needs.
+      return new ApiError('URI_TOO_LONG', `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters, the most an id or a name in a path may have`, {}, 414);
   }
   const parser = PARSER_ERRORS[code];
   if (parser !== undefined) return new ApiError(parser.code, parser.message);

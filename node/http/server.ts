@@ -10,7 +10,7 @@ import { ApiError } from '../errors';
 import { installBodyParser } from './body';
 import { RequestDrain } from './drain';
 import { installElasticErrorShape } from './es-errors';
-import { errorReply, pathOf } from './errors';
+import { errorReply, MAX_PATH_PARAM_LENGTH, pathOf } from './errors';
 import { IngestFlow } from './ingest-flow';
 import { answerClientError, nodeServerFactory } from './node-server';
 import { IngestRateLimiter } from './rate-limit';
@@ -47,7 +47,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     // The onRequest hook answers 503 SHUTTING_DOWN itself, in the envelope.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
     // Route schemas refuse unknown fields (instead of dropping them), and each failure names its field.
     ajv: { customOptions: { removeAdditional: false, verbose: true } },
     schemaErrorFormatter: schemaError,

@@ -82,6 +82,14 @@ describe('api: HTTP-level errors in the envelope', function () {
     }
   });
 
+  it('414 URI_TOO_LONG for a path segment over 100 characters, saying the limit and not echoing the path', async () => {
+    const id = `qry_${'a'.repeat(300)}`;
+    const answer = await request(`${server.api}/query/jobs/${id}`);
+    assertError(answer, 414, 'URI_TOO_LONG');
+    assert.match(answer.body.error.message, /longer than 100 characters/);
+    assert.ok(!answer.body.error.message.includes(id), 'the path is not echoed');
+  });
+
   it('400 INVALID_REQUEST for a body shorter than its Content-Length (the client half-closes)', async () => {
     for (const endpoint of WITH_BODY) {
       const text = head(endpoint.method, endpoint.path, { 'content-type': 'application/json', 'content-length': 100 }) + '[{"event":';
