@@ -24,6 +24,8 @@ declare module 'fastify' {
     bodyLimitMode?: 'reject' | 'truncate';
     /** `json`: the body is parsed here (400 INVALID_JSON when it is not JSON) for the route's schema. */
     bodyFormat?: 'raw' | 'json';
+    /** A body the route takes, quoted when a body is not JSON at all (a query sent as plain text). */
+    bodyExample?: string;
   }
 }
 
@@ -101,12 +103,15 @@ function readBody(payload: IncomingMessage, encoding: string, limit: number, tru
 }
 
 /** A JSON body's value; an empty body is no body (the route's schema says whether one is needed). */
-function jsonValue(bytes: Buffer): unknown {
+function jsonValue(bytes: Buffer, example: string | undefined): unknown {
   if (bytes.length === 0) return undefined;
+  const text = bytes.toString('utf8');
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return JSON.parse(text);
   } catch (error) {
-    throw invalidJson(`the request body is not valid JSON: ${(error as Error).message}`);
+    // Text that does not even start like JSON is most likely the query itself, sent bare.
+    const bare = example !== undefined && !/^\s*[[{"]/.test(text);
+    throw invalidJson(`the request body is not valid JSON: ${(error as Error).message}${bare ? `; send a JSON object such as ${example}` : ''}`);
   }
 }
 
@@ -126,7 +131,7 @@ export function installBodyParser(app: FastifyInstance, limit: () => number): vo
       (body) => {
         let value: unknown = body;
         try {
-          if (json) value = jsonValue(body.bytes);
+          if (json) value = jsonValue(body.bytes, request.routeOptions.config?.bodyExample);
         } catch (error) {
           done(error as ApiError, undefined);
           return;

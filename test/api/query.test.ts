@@ -97,6 +97,12 @@ describe('query API', () => {
     }
     const badJson = await request(`${server.api}/query`, { method: 'POST', body: '{nope', headers: { 'content-type': 'application/json' } });
     assert.equal(badJson.body.error.code, 'INVALID_JSON');
+    assert.doesNotMatch(badJson.body.error.message, /send a JSON object/, 'broken JSON is only said broken');
+    // The query sent as plain text: say what the body should be.
+    const bare = await request(`${server.api}/query`, { method: 'POST', body: 'from main | head 3', headers: { 'content-type': 'text/plain' } });
+    assert.equal(bare.status, 400);
+    assert.equal(bare.body.error.code, 'INVALID_JSON');
+    assert.match(bare.body.error.message, /send a JSON object such as \{"q": "from main \| head 10"\}/);
   });
 
   it('rejects bad queries with INVALID_QUERY, parse code, position and suggestion', async () => {

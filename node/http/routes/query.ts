@@ -68,7 +68,7 @@ const EXPLAIN_QUERY_SCHEMA = {
 } as const;
 
 /** JSON bodies are parsed by the body reader and validated against the route's schema. */
-const JSON_BODY = { bodyFormat: 'json' } as const;
+const JSON_BODY = { bodyFormat: 'json', bodyExample: '{"q": "from main | head 10"}' } as const;
 
 function handle(job: Job): { data: Record<string, unknown>; meta: Record<string, unknown> } {
   return { data: { type: 'job', job_id: job.id, status: 'running' }, meta: { query_id: job.id } };
