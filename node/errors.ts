@@ -76,7 +76,7 @@ export function queryErrorFields(error: QueryError): { parse_code: string; line:
   return { parse_code: error.code, line: error.line, column: error.column, suggestion: error.suggestion };
 }
 
-/** A parse or planning error as the SPEC's INVALID_QUERY. */
+/** A parse or planning error as INVALID_QUERY (docs/api.md). */
 export function invalidQuery(error: QueryError): ApiError {
   return new ApiError('INVALID_QUERY', error.message, queryErrorFields(error));
 }

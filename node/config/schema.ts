@@ -1,5 +1,5 @@
 /**
- * The config contract of ARCHITECTURE.md: every key, its default and its kind. Values keep the
+ * The config contract of docs/architecture.md: every key, its default and its kind. Values keep the
  * user's form (`30s`, `64mb`) so `GET /config` shows what was written; `settings.ts` resolves
  * them to numbers for the code.
  */

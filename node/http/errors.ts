@@ -91,7 +91,7 @@ export function toApiError(error: unknown): ApiError {
 
 type ErrorShape = (error: ApiError) => ErrorReply;
 
-/** The SPEC's envelope `{ error: { code, message, ...details } }` with the code's status. */
+/** The error envelope (docs/api.md) `{ error: { code, message, ...details } }` with the code's status. */
 const envelope: ErrorShape = (error) => ({ status: error.status, body: error.toBody() });
 
 /**

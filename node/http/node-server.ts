@@ -1,7 +1,7 @@
 /**
  * The node HTTP(S) server under fastify. Node answers some requests itself, before fastify sees
  * them: one it cannot parse, headers over 16 KB, a request not received in time, an Expect other
- * than 100-continue, CONNECT. Those answers are the SPEC's envelope here too. `http.request_timeout`
+ * than 100-continue, CONNECT. Those answers are the error envelope (docs/api.md) here too. `http.request_timeout`
  * bounds receiving a request (headers and body), read live from the settings.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'http';

@@ -2,7 +2,7 @@
  * Bulk-index compatibility: `POST /es/_bulk` (and `/ingest/bulk`) NDJSON and `POST /es/{index}/_doc`.
  *
  * Documents become events in index `main`: the action's `_index` (or the path index) is the `source` label
- * (SPEC: "mapped to the `_source` tag"), `_type` is ignored, keys are flattened (document.ts), and the time,
+ * (docs/api.md: "mapped to the `_source` tag"), `_type` is ignored, keys are flattened (document.ts), and the time,
  * host, level and `_raw` message come from the keys of document-keys.ts (else the receive time, and the
  * document line as `_raw`). These mappings are the endpoint's contract, so they run whatever
  * `ingest.pipeline` says. `_id` is echoed in the response but not stored.

@@ -3,7 +3,7 @@
  * (`{...}{...}` or `{...} {...}`, as the collector accepts). Pretty-printed objects spanning lines are not
  * supported: each line must hold whole objects.
  *
- * Mapping (SPEC): `event` -> `_raw`; `time` -> `_timestamp`, stored as the event time (`_timestamp` is an
+ * Mapping (docs/api.md): `event` -> `_raw`; `time` -> `_timestamp`, stored as the event time (`_timestamp` is an
  * alias the query layer resolves to `_time`); `host` -> `host`; `source` -> `_source`, stored as the field
  * `source`; `sourcetype` -> `_sourcetype`, stored as `sourcetype`; `index` -> index; `fields` -> flattened
  * fields. Envelope labels win over `fields`, which win over keys of an object event, which win over what

@@ -1,6 +1,6 @@
 /**
  * `POST /ingest`: a JSON array of `{ event, time?, source?, sourcetype?, host?, index?, fields? }`.
- * Elements are taken as given: no text pipeline (the SPEC runs it on raw and event-collector lines only).
+ * Elements are taken as given: no text pipeline (docs/api.md runs it on raw and event-collector lines only).
  */
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';

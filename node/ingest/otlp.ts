@@ -1,7 +1,7 @@
 /**
  * `POST /otlp/v1/logs`: the JSON encoding of an OTLP ExportLogsServiceRequest.
  *
- * Mapping (SPEC table plus the choices noted): timeUnixNano -> time (0/absent/invalid: observedTimeUnixNano,
+ * Mapping (docs/api.md's table plus the choices noted): timeUnixNano -> time (0/absent/invalid: observedTimeUnixNano,
  * then the receive time); body -> `_raw` (stringValue as is, other values as text: kvlist/array as JSON),
  * and a kvlist body's keys also become fields, flattened with dots like attributes;
  * severityText -> level (normalized, level.ts), else severityNumber by the OTLP ranges; resource

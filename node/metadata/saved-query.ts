@@ -1,5 +1,5 @@
 /**
- * A saved query (SPEC "Saved query"): a name, the query text and an optional default start of the
+ * A saved query (docs/api.md "Saved query"): a name, the query text and an optional default start of the
  * time range. The text must parse and plan as it will run, so a saved search is always runnable.
  * Its `$variables` get their values only when it runs; substitution turns any value into a string
  * literal, so checking each one as a string literal is the check the run will make.

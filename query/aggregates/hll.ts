@@ -12,7 +12,7 @@
 //   count: 64-bit collisions are negligible), then *dense*: 16384 one-byte registers (16 KiB);
 // - estimates with Ertl's improved estimator ("New cardinality estimation algorithms for HyperLogLog
 //   sketches", 2017), which is unbiased across the whole range without empirical tables. Standard
-//   error 1.04 / sqrt(16384) = 0.81%, so the 2% bound of LANGUAGE.md is 2.5 standard errors;
+//   error 1.04 / sqrt(16384) = 0.81%, so the 2% bound of docs/language.md is 2.5 standard errors;
 // - merges exactly: a dense state's registers are the max over the rows, whatever the split.
 
 export const HLL_P = 14;

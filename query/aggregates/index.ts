@@ -1,4 +1,4 @@
-// The aggregates of shared/LANGUAGE.md, one factory per name (semantics in README.md).
+// The aggregates of docs/language.md, one factory per name (semantics in README.md).
 
 import type { AggregateFunctionName } from '../syntax/ast';
 import { count, countif, rate } from './count';

@@ -4,7 +4,7 @@
 // rank, as DDSketch answers): p50 of 1, 2, 3, 4 is 2. median is p50.
 // A state keeps the numbers themselves while there are at most EXACT_LIMIT of them (exact answers and
 // small memory for small groups), then moves to a DDSketch (@datadog/sketches-js, logarithmic mapping,
-// relative accuracy 0.005: the answer is within 0.5% of the value at that rank; LANGUAGE.md asks 1%),
+// relative accuracy 0.005: the answer is within 0.5% of the value at that rank; docs/language.md asks 1%),
 // clamped to the exact min and max. Partials merge: numbers while the total stays small, else sketches
 // (DDSketch merges are exact on its buckets, so the bound holds after any number of merges).
 

@@ -1,5 +1,5 @@
 /**
- * Comparison semantics (LANGUAGE.md): numbers compare numerically, also against a string that
+ * Comparison semantics (docs/language.md): numbers compare numerically, also against a string that
  * reads as a number; strings compare case-sensitively in code-unit order; anything with null is
  * unknown (null), which `where` treats as false. Times are microseconds: a time compared with an
  * ISO 8601 string or an epoch number compares instants.

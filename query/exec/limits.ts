@@ -1,6 +1,6 @@
 /**
  * Per-query limits: a memory budget (materialized rows, stats groups) drawn from a global pool,
- * cancellation and the runtime limit. The HTTP layer maps these errors to the SPEC's codes.
+ * cancellation and the runtime limit. The HTTP layer maps these errors to the error codes of docs/api.md.
  */
 
 export type QueryLimitCode = 'QUERY_MEMORY_EXCEEDED' | 'QUERY_POOL_EXHAUSTED' | 'QUERY_CANCELED' | 'QUERY_TIMEOUT';

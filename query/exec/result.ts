@@ -1,6 +1,6 @@
 /**
  * The coordinator part: merge what shards produced, run the remaining stages on rows, and shape
- * the SPEC's answer (events newest first, or aggregate columns and rows), paged by offset/limit.
+ * the answer of docs/api.md (events newest first, or aggregate columns and rows), paged by offset/limit.
  */
 import type { QueryPlan, RowOp, TopFinish } from '../plan/plan';
 import type { StaticType, Value } from '../value';

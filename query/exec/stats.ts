@@ -431,7 +431,7 @@ export function compareKeys(a: Value, b: Value): number {
 
 /**
  * `sort` order: values that read as numbers (numbers and numeric strings) compare as numbers
- * (LANGUAGE.md) and come first; other values follow in group-key order. Equal readings tie, so
+ * (docs/language.md) and come first; other values follow in group-key order. Equal readings tie, so
  * the sort stays stable.
  */
 export function compareForSort(a: Value, b: Value): number {

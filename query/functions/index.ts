@@ -1,4 +1,4 @@
-// The scalar functions of shared/LANGUAGE.md, one factory per name (semantics in README.md).
+// The scalar functions of docs/language.md, one factory per name (semantics in README.md).
 
 import type { ScalarFunctionName } from '../syntax/ast';
 import { CONDITIONAL_FUNCTIONS } from './conditional';

@@ -1,4 +1,4 @@
-// The `parse` stage formats of shared/LANGUAGE.md (semantics in README.md).
+// The `parse` stage formats of docs/language.md (semantics in README.md).
 
 import { FunctionArgumentError } from '../functions/types';
 import type { ParseFormat } from '../syntax/ast';

@@ -1,4 +1,4 @@
-// The AST of the native query language (shared/LANGUAGE.md). Every node carries the position of its
+// The AST of the native query language (docs/language.md). Every node carries the position of its
 // first character in the original query text (before `$variable` substitution).
 
 /** 1-based line and column, 0-based offset (UTF-16 code units). */

@@ -1,4 +1,4 @@
-// Query errors with the stable codes of shared/LANGUAGE.md ("Errors").
+// Query errors with the stable codes of docs/language.md ("Errors").
 
 export type QueryErrorCode =
   | 'E001' // unexpected token

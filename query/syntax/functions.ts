@@ -1,4 +1,4 @@
-// The scalar functions and aggregates of shared/LANGUAGE.md with their arity, for E004/E005/E010.
+// The scalar functions and aggregates of docs/language.md with their arity, for E004/E005/E010.
 
 import type { AggregateFunctionName, ScalarFunctionName } from './ast';
 

@@ -1,4 +1,4 @@
-# The grammar of the native query language (shared/LANGUAGE.md), for nearley with the moo lexer in
+# The grammar of the native query language (docs/language.md), for nearley with the moo lexer in
 # lexer.ts. Regenerate grammar.ts with `npm run grammar` (see the header of grammar.ts).
 #
 # Rules for keeping it fast and unambiguous (test/unit/query/grammar.test.ts checks one parse per query):

@@ -1,4 +1,4 @@
-// Legacy stages (E003) and their native equivalents (shared/LANGUAGE.md, "Legacy stages"), plus
+// Legacy stages (E003) and their native equivalents (docs/language.md, "Legacy stages"), plus
 // better-than-edit-distance hints for stage names from other query languages (E002).
 
 import type { UnknownStage } from './builders';

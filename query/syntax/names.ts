@@ -1,4 +1,4 @@
-// Default output column names of `stats` (shared/LANGUAGE.md, "Default column names"):
+// Default output column names of `stats` (docs/language.md, "Default column names"):
 // `count()` -> count, `count(user)` -> count_user, `avg(ms)` -> avg_ms, `percentile(ms, 95)` -> p95_ms,
 // `countif(...)` -> countif; a repeated name gets `_2`, `_3`.
 

@@ -1,4 +1,4 @@
-// `$name` substitution (SPEC `variables`): before parsing, each `$name` (or `${name}`) outside string
+// `$name` substitution (docs/api.md `variables`): before parsing, each `$name` (or `${name}`) outside string
 // literals, backtick names and comments becomes a quoted, escaped string literal of its value.
 
 import { QueryError } from './errors';

@@ -1,5 +1,5 @@
 /**
- * The SPEC error envelope and statuses: 404, 400 INVALID_JSON / INVALID_REQUEST, 413, 415, 503
+ * The error envelope (docs/api.md) and statuses: 404, 400 INVALID_JSON / INVALID_REQUEST, 413, 415, 503
  * BACKPRESSURE and 503 SHUTTING_DOWN, and that nothing a failed request carried is stored.
  */
 import { strict as assert } from 'assert';

@@ -1,6 +1,6 @@
 /**
  * Malformed and mutated bodies against every ingest endpoint of one server: every answer is a 2xx or
- * a SPEC error envelope (never a 5xx or a dropped connection), the server stays up, and the stored
+ * an error envelope (docs/api.md) (never a 5xx or a dropped connection), the server stays up, and the stored
  * event count equals the sum of what the 200 answers reported as accepted.
  */
 import { strict as assert } from 'assert';

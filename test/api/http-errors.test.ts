@@ -2,7 +2,7 @@
  * Errors answered before or around the routes, probed on raw sockets against every endpoint: a
  * body shorter than its Content-Length, bad chunked encoding, a 100 KB query string, bad JSON, an
  * invalid Content-Type, a wrong method (405 with Allow), an unknown path, stalled headers and a
- * stalled body (408 within http.request_timeout). Every answer is the SPEC's envelope.
+ * stalled body (408 within http.request_timeout). Every answer is the error envelope (docs/api.md).
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
@@ -70,7 +70,7 @@ describe('api: HTTP-level errors in the envelope', function () {
     await dispose(server);
   });
 
-  it('covers every endpoint of the SPEC, with and without bodies', () => {
+  it('covers every endpoint of docs/api.md, with and without bodies', () => {
     assert.equal(ENDPOINTS.length, 27);
     assert.equal(WITH_BODY.length, 10);
   });

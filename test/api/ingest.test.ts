@@ -474,7 +474,7 @@ describe('api: ingest endpoints', function () {
       assertFields(storedBy(stored, 'uid', 'doc-2'), { source: 'docidx', index: 'main' });
     });
 
-    it('/otlp/v1/logs: every row of the SPEC mapping table', () => {
+    it('/otlp/v1/logs: every row of the mapping table in docs/api.md', () => {
       assertFields(storedByRaw(stored, 'otlp rec one'), {
         _time: 1700000400_123456,
         level: 'error',

@@ -33,7 +33,7 @@ describe('query API', () => {
     assert.equal(await server.stop(), 0);
   });
 
-  it('answers an events query newest first with the SPEC envelope', async () => {
+  it('answers an events query newest first with the envelope of docs/api.md', async () => {
     const response = await query(server, { q: 'from main | where status = 500', limit: 5 });
     assert.equal(response.status, 200);
     const { data, meta } = response.body;

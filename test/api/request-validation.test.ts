@@ -1,7 +1,7 @@
 /**
  * The JSON schemas of the query and ops routes: a bad parameter or body field is 400
  * VALIDATION_ERROR with a message naming it, an unknown one is refused (not ignored), and the
- * SPEC's forms still pass (numbers as strings, null as absent, `q` or `query`).
+ * the forms of docs/api.md still pass (numbers as strings, null as absent, `q` or `query`).
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
@@ -82,7 +82,7 @@ describe('api: request validation by schema', function () {
     assertNames(await patchConfig(server, ['retention']), 'JSON object', 'PATCH /config with an array');
   });
 
-  it('accepts the SPEC forms: numbers as strings, null as absent, aliases', async () => {
+  it('accepts the forms docs/api.md lists: numbers as strings, null as absent, aliases', async () => {
     const asStrings = await postJson(`${api}/query`, { query: 'from main', limit: '2', offset: '1', wait: '5', earliest: '-1h', latest: 'now' });
     assert.equal(asStrings.status, 200, asStrings.text);
     assert.equal(asStrings.body.data.events.length, 2);
@@ -102,7 +102,7 @@ describe('api: request validation by schema', function () {
     assert.equal(history.status, 200, history.text);
   });
 
-  it('property: any POST /query body is answered 200/202 or 400 in the envelope, never accepted with a field outside the SPEC', async () => {
+  it('property: any POST /query body is answered 200/202 or 400 in the envelope, never accepted with a field docs/api.md does not list', async () => {
     const known = fc.record(
       {
         q: fc.oneof(fc.constant('from main | stats count()'), fc.string({ maxLength: 10 }), fc.integer(), fc.constant(null)),

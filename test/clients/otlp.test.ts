@@ -1,6 +1,6 @@
 /**
  * The OpenTelemetry logs SDK with the OTLP/HTTP exporter (JSON) against /otlp/v1/logs, then the
- * stored events checked against the SPEC's OTLP mapping table; a structured body and every
+ * stored events checked against the OTLP mapping table of docs/api.md; a structured body and every
  * attribute kind, queried back; the 415 answer to protobuf says how to send JSON; and a refused
  * record reaching the exporter as OTLP's partial success.
  */
@@ -25,7 +25,7 @@ describe('clients: OpenTelemetry logs SDK (OTLP/HTTP JSON)', function () {
     await dispose(server);
   });
 
-  it('exports log records that are stored per the SPEC mapping', async () => {
+  it('exports log records that are stored per the mapping of docs/api.md', async () => {
     const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
     // Records each export's result code (0 = SUCCESS): the SDK itself only logs failures.
     const results: number[] = [];

@@ -1,5 +1,5 @@
 /**
- * Golden tests, aggregates: every aggregate of LANGUAGE.md over the dataset, without keys, by one or
+ * Golden tests, aggregates: every aggregate of docs/language.md over the dataset, without keys, by one or
  * two keys and by time buckets, compared with plain-JS references. Exact (1e-9 relative) except dc
  * (HyperLogLog: < 2% relative error) and percentiles (sketch: < 1% relative error vs the exact value
  * at rank floor(q * (n - 1))). Also default column names and referring to a column after stats.

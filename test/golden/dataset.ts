@@ -325,7 +325,7 @@ export function inIndexes(...indexes: string[]): GoldenEvent[] {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Semantics helpers (LANGUAGE.md), written independently of the engine
+// Semantics helpers (docs/language.md), written independently of the engine
 
 /** A string that reads as a number (trimmed, not empty, JS Number syntax), else NaN. */
 export function numericString(s: string): number {

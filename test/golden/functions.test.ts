@@ -1,5 +1,5 @@
 /**
- * Golden tests, scalar functions: every function of LANGUAGE.md, evaluated by the server over every
+ * Golden tests, scalar functions: every function of docs/language.md, evaluated by the server over every
  * event with `extend`, and compared per event with a plain-JS reference written from the documented
  * semantics (query/functions/*.ts doc comments). Numbers within 1e-9 relative, the rest exactly.
  */

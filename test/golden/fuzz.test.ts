@@ -2,7 +2,7 @@
  * Golden fuzz: random pipelines built from the grammar's vocabulary (stages, dataset fields,
  * operators, every function with a random arity, literals, durations, globs, patterns), plus token
  * soup, sent to the running golden server. Every answer must be 200 with a well-formed result, or
- * 400 INVALID_QUERY with parse_code/line/column, or another SPEC error code with a 4xx status: never
+ * 400 INVALID_QUERY with parse_code/line/column, or another error code of docs/api.md with a 4xx status: never
  * a 5xx, never a dropped connection; the server must still be healthy afterwards.
  *
  * The queries come from a fixed seed (FUZZ_SEED overrides it, FUZZ_RUNS the count), so a run is
@@ -194,7 +194,7 @@ const query = fc.oneof(
   { weight: 1, arbitrary: pipeline.map((q) => `${q}\n-- comment`) },
 );
 
-/** SPEC error codes with a 4xx status. */
+/** error codes of docs/api.md with a 4xx status. */
 const SPEC_4XX = new Set([
   'INVALID_JSON', 'INVALID_REQUEST', 'INVALID_QUERY', 'QUERY_TOO_LARGE', 'QUERY_MEMORY_EXCEEDED', 'VALIDATION_ERROR',
   'AUTH_REQUIRED', 'INVALID_TOKEN', 'FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'TOO_MANY_REQUESTS',
@@ -233,7 +233,7 @@ describe('golden: fuzz', function () {
     await golden();
   });
 
-  it(`${RUNS} random queries (seed ${SEED}): 200, 400 INVALID_QUERY or a SPEC 4xx; never a 5xx or a dropped connection`, async () => {
+  it(`${RUNS} random queries (seed ${SEED}): 200, 400 INVALID_QUERY or a 4xx of docs/api.md; never a 5xx or a dropped connection`, async () => {
     const { server } = await golden();
     const queries = fc.sample(query, { numRuns: RUNS, seed: SEED });
     const kinds = new Map<string, { count: number; examples: string[] }>();

@@ -76,7 +76,7 @@ describe('golden: order and paging', function () {
     });
 
     it('sort by a mixed number/string field compares numeric strings as numbers', async () => {
-      // LANGUAGE.md: "Comparing a number with a string that reads as a number compares numbers."
+      // docs/language.md: "Comparing a number with a string that reads as a number compares numbers."
       const numericFirst = (a: V, b: V): number => {
         const x = num(a);
         const y = num(b);

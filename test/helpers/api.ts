@@ -20,7 +20,7 @@ export function gzip(text: string | Buffer): Buffer {
 }
 
 /**
- * The SPEC error envelope `{ error: { code, message } }` with this status and code; on the
+ * The error envelope (docs/api.md) `{ error: { code, message } }` with this status and code; on the
  * Elasticsearch-compatible paths the envelope also carries Elasticsearch's `status`, `error.type`
  * and `error.reason` (assertElasticError).
  */

@@ -9,7 +9,7 @@ import { partialSuccess } from '../../ingest/otlp';
 import { summaryOf, type IngestFlow } from '../ingest-flow';
 
 /**
- * The 415 answer to protobuf (SPEC: OTLP/HTTP JSON only), saying how each SDK can send JSON: which
+ * The 415 answer to protobuf (docs/api.md: OTLP/HTTP JSON only), saying how each SDK can send JSON: which
  * ones have a JSON exporter, and for the others the OpenTelemetry Collector's otlphttp exporter.
  */
 export function otlpJsonOnly(contentType: string): string {

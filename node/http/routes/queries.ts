@@ -1,5 +1,5 @@
 /**
- * Saved queries (SPEC "Saved queries"): `GET|POST /queries`, `GET|PUT|DELETE /queries/{id}`.
+ * Saved queries (docs/api.md "Saved queries"): `GET|POST /queries`, `GET|PUT|DELETE /queries/{id}`.
  * Reads come from the node's metadata store; writes go through the app's metadata writer, whose
  * authority checks the record again (the query text must parse) and assigns id and times.
  */

@@ -10,7 +10,7 @@ function request(records: unknown[], resourceAttrs: unknown[] = [], scope: unkno
 }
 
 describe('ingest OTLP logs (JSON)', () => {
-  it('maps the SPEC table', () => {
+  it('maps the table of docs/api.md', () => {
     const body = request(
       [{
         timeUnixNano: '1700000000123456789',

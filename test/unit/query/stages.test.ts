@@ -164,7 +164,7 @@ describe('query syntax: stages', () => {
     });
   });
 
-  it('the example query of LANGUAGE.md', () => {
+  it('the example query of docs/language.md', () => {
     const q = parseQuery(`from main, web-*                       -- one or more indexes; globs allowed
 | search "connection reset" OR timeout -- full-text terms and phrases over _raw
 | where status >= 500 and host != "web-3"
