@@ -13,7 +13,9 @@
  * they all run on the same cores. Ratios against the single node are what to quote.
  */
 import { performance } from 'perf_hooks';
-import { freePort, request, TestServer } from '../../test/helpers/server';
+import { request, TestServer } from '../../test/helpers/server';
+import { startBenchCluster } from './bench-cluster';
+import { median } from './codec-builds';
 import { EventGenerator } from './generate';
 import { processCpuSeconds } from './process-cpu';
 import { QUERIES, timeNativeOnce } from './query';
@@ -82,7 +84,6 @@ async function startNodes(setup: Setup): Promise<TestServer[]> {
   // Compaction runs often, so the segments settle soon after ingest (waitSettled).
   const compaction = { 'storage.compaction_interval': '2s' };
   if (setup.nodes === 1) return [await TestServer.start({ set: compaction })];
-  const grpc = await Promise.all(Array.from({ length: setup.nodes }, async () => `127.0.0.1:${await freePort()}`));
   const share = (count: number): number => Math.max(1, Math.round(count / setup.nodes));
   // The default heartbeat and failure timeout: heartbeats cost what they cost a real cluster.
   const set = {
@@ -93,19 +94,7 @@ async function startNodes(setup: Setup): Promise<TestServer[]> {
     'server.query_workers': share(2),
     'server.codec_workers': 1,
   };
-  const servers: TestServer[] = [];
-  // The master first: the others join through it.
-  for (let i = 0; i < setup.nodes; i++) {
-    servers.push(await TestServer.start({ set, args: ['--node-id', `n${i + 1}`, '--grpc-listen', grpc[i]!, '--seeds', grpc.join(',')] }));
-  }
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = (await request(`${servers[0]!.api}/cluster/status`)).body.data;
-    if (status.forming.length === 0 && status.nodes.every((node: { state: string }) => node.state === 'up')) break;
-    if (Date.now() > deadline) throw new Error(`the cluster did not form: ${JSON.stringify(status)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return servers;
+  return startBenchCluster(setup.nodes, set);
 }
 
 /** Posts every body, `concurrency` at a time, each to the next node in turn; a 503 is retried after a pause. Returns the seconds taken and the retries. */
@@ -179,11 +168,6 @@ async function ingestInto(setup: Setup, all: Buffer[], options: ClusterBenchOpti
   const cpuSeconds = cpuSince();
   await waitSettled(servers);
   return { setup, servers, seconds, cpuSeconds, settledSeconds: (performance.now() - started) / 1000, settledCpuSeconds: cpuSince(), retries };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** A setup's CPU seconds so far, summed over every node's process (/proc). */

@@ -14,7 +14,9 @@
  */
 import path from 'path';
 import { performance } from 'perf_hooks';
-import { freePort, request, TestServer } from '../../test/helpers/server';
+import { request, TestServer } from '../../test/helpers/server';
+import { startBenchCluster } from './bench-cluster';
+import { median } from './codec-builds';
 import { EventGenerator } from './generate';
 import { processCpuSeconds } from './process-cpu';
 
@@ -51,20 +53,8 @@ async function startNodes(setup: Setup, build: Build): Promise<TestServer[]> {
   // Flushes stay out of the timed requests: the write buffer takes every request of the run.
   const base = { 'cluster.bucket_span': BUCKET_SPAN, 'storage.flush_interval': '1h' };
   if (setup.nodes === 1) return [await TestServer.start({ set: base, cli: build.cli })];
-  const grpc = await Promise.all(Array.from({ length: setup.nodes }, async () => `127.0.0.1:${await freePort()}`));
   const set = { ...base, 'cluster.replication_factor': setup.replication, 'server.ingest_workers': 1, 'server.query_workers': 1, 'server.codec_workers': 1 };
-  const servers: TestServer[] = [];
-  for (let i = 0; i < setup.nodes; i++) {
-    servers.push(await TestServer.start({ set, cli: build.cli, args: ['--node-id', `n${i + 1}`, '--grpc-listen', grpc[i]!, '--seeds', grpc.join(',')] }));
-  }
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = (await request(`${servers[0]!.api}/cluster/status`)).body.data;
-    if (status.forming.length === 0 && status.nodes.every((node: { state: string }) => node.state === 'up')) break;
-    if (Date.now() > deadline) throw new Error(`the cluster did not form: ${JSON.stringify(status)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return servers;
+  return startBenchCluster(setup.nodes, set, build.cli);
 }
 
 /** Posts a body; the ms to its answer and the CPU seconds of every node meanwhile. */
@@ -76,11 +66,6 @@ async function post(servers: TestServer[], to: TestServer, payload: Buffer): Pro
   if (answer.status !== 200) throw new Error(`ingest answered ${answer.status}: ${answer.text}`);
   const cpu = servers.reduce((sum, server) => sum + processCpuSeconds(server.process.pid), 0) - cpuBefore;
   return { ms, cpu };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 interface Measured {
