@@ -36,6 +36,19 @@ export function nextEpochStart(nowMicros: number, leadMicros: number): number {
   return Math.ceil((nowMicros + leadMicros) / START_GRANULARITY_MICROS) * START_GRANULARITY_MICROS;
 }
 
+/**
+ * The start of an epoch that would start at `soonestMicros`, moved so that no stored event changes
+ * owners: when an event is stored in that bucket's start or later (a shipper's clock ahead;
+ * `newestEventMicros` is the newest any node holds), one second into the newest event's bucket.
+ * Those events were placed by the epochs before, under their bucket's own key: an epoch starting
+ * at or before their bucket's start would place that key anew, and queries would ask the new
+ * owners for it; one starting inside it splits it, and the key of its start keeps its owners.
+ */
+export function epochStartClearOf(soonestMicros: number, newestEventMicros: number, bucketSpanMicros: number): number {
+  const newestBucket = Math.floor(newestEventMicros / bucketSpanMicros) * bucketSpanMicros;
+  return soonestMicros > newestBucket ? soonestMicros : newestBucket + START_GRANULARITY_MICROS;
+}
+
 /** The epoch in force at a piece's start (a key's bucket): the last one whose start is at or before it. */
 export function epochAt(epochs: readonly RingEpoch[], bucketMicros: number): RingEpoch {
   let found: RingEpoch | undefined;

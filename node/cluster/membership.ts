@@ -47,7 +47,7 @@ import {
   type Member,
   type StoredAlone,
 } from './cluster-state';
-import { CURRENT_LAYOUT, nextEpochStart, type EpochLayout } from './epochs';
+import { CURRENT_LAYOUT, epochStartClearOf, nextEpochStart, type EpochLayout } from './epochs';
 import { ForgetRefusedError, JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
 import { HintReports } from './hint-reports';
 import type * as wire from './grpc/messages';
@@ -513,27 +513,19 @@ export class Membership extends EventEmitter<MembershipEvents> {
     return this.payload?.current() ?? null;
   }
 
-  /**
-   * Where a ring epoch decided now starts: a few heartbeats ahead, or, when some node holds events
-   * timed in that bucket's start or later (a shipper's clock ahead), one second into the newest such
-   * event's bucket. Those events were placed by the epochs before, under their bucket's own key:
-   * an epoch starting at or before their bucket's start would place that key anew, and queries
-   * would ask the new owners for it; one starting inside it splits it, and the key of its start
-   * keeps its owners.
-   */
+  /** Where a ring epoch decided now starts (epochs.ts epochStartClearOf), over the newest event any member holds. */
   private epochStart(): number {
     const soonest = nextEpochStart(Date.now() * 1000, EPOCH_LEAD_HEARTBEATS * this.options.heartbeatIntervalMs * 1000);
-    const span = this.options.bucketSpanMicros;
     let newest = this.options.stats().newestEventMicros ?? 0;
     // Every member's last known counts, whether it is up now or not.
     for (const member of this.current.members) newest = Math.max(newest, this.liveness.of(member.id, Date.now()).stats?.newestEventMicros ?? 0);
-    const newestBucket = Math.floor(newest / span) * span;
-    if (soonest > newestBucket) return soonest;
-    const start = newestBucket + 1_000_000;
-    this.options.logger.warn(
-      `cluster: the new ring epoch starts at ${new Date(start / 1000).toISOString()}, not within seconds: ` +
-        `events timed up to ${new Date(newest / 1000).toISOString()} are stored already, and their buckets keep their owners`,
-    );
+    const start = epochStartClearOf(soonest, newest, this.options.bucketSpanMicros);
+    if (start !== soonest) {
+      this.options.logger.warn(
+        `cluster: the new ring epoch starts at ${new Date(start / 1000).toISOString()}, not within seconds: ` +
+          `events timed up to ${new Date(newest / 1000).toISOString()} are stored already, and their buckets keep their owners`,
+      );
+    }
     return start;
   }
 
