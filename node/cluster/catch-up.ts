@@ -18,6 +18,11 @@ export interface CatchUpOptions {
   hints: Pick<HintStore, 'pending'>;
   membership: Pick<Membership, 'state' | 'livenessOf' | 'hintReports'>;
   failureTimeoutMs: number;
+  /**
+   * cluster.write_timeout: a node that stalled longer than this (stopped, swapping) may have had
+   * writes hinted meanwhile, which the reports it heard before do not name.
+   */
+  stallMs: number;
 }
 
 export class CatchUp {
@@ -26,9 +31,34 @@ export class CatchUp {
 
   constructor(private readonly options: CatchUpOptions) {}
 
+  private stallTimer: NodeJS.Timeout | null = null;
+
   /** Membership started: peers reach this node, and it knows the members. */
   started(nowMs = Date.now()): void {
     this.startedAtMs = nowMs;
+  }
+
+  /**
+   * Watches this node's own event loop every `intervalMs`: after a stall longer than `stallMs` it
+   * catches up as after a start, since the others may have kept hints for it meanwhile. An overdue
+   * timer runs before the requests that waited, so no query is answered from the stale reports.
+   */
+  watchStalls(intervalMs: number): void {
+    let last = Date.now();
+    this.stallTimer = setInterval(() => {
+      const now = Date.now();
+      if (now - last > this.options.stallMs + intervalMs) {
+        this.options.membership.hintReports.forgetHeard();
+        this.started(now);
+      }
+      last = now;
+    }, intervalMs);
+    this.stallTimer.unref();
+  }
+
+  close(): void {
+    if (this.stallTimer !== null) clearInterval(this.stallTimer);
+    this.stallTimer = null;
   }
 
   /**

@@ -144,7 +144,7 @@ export class ClusterNode {
       new AppliedShares(engine.records('applied-shares')),
       payload,
       http,
-      new CatchUp({ self: self.id, hints, membership, failureTimeoutMs: cluster.failureTimeoutMs }),
+      new CatchUp({ self: self.id, hints, membership, failureTimeoutMs: cluster.failureTimeoutMs, stallMs: cluster.writeTimeoutMs }),
     );
     addServices(node);
     try {
@@ -153,6 +153,7 @@ export class ClusterNode {
       // A state kept from before the start is installed without an event.
       applySplits(membership.state());
       node.catchUp.started();
+      node.catchUp.watchStalls(Math.min(cluster.heartbeatIntervalMs, 500));
       dropHintsOfForgotten(membership, hints, logger);
     } catch (error) {
       await node.close();
@@ -164,6 +165,7 @@ export class ClusterNode {
 
   /** Stops heartbeats and the server (calls in flight get `graceMs`), and closes the clients. */
   async close(graceMs = 1000): Promise<void> {
+    this.catchUp.close();
     await this.membership.close();
     await this.server.close(graceMs);
     this.peers.close();

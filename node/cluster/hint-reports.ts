@@ -20,6 +20,11 @@ export class HintReports {
     for (const listener of [...this.firstReportListeners]) listener();
   }
 
+  /** Forgets who was heard: after this node stalled, what they said before may be stale (catch-up.ts). */
+  forgetHeard(): void {
+    this.heard.clear();
+  }
+
   /** Whether `holder` reported since this node started. */
   hasReported(holder: string): boolean {
     return this.heard.has(holder);

@@ -15,6 +15,7 @@ function cluster(options: { ownHints?: Record<string, number>; down?: string[]; 
     hints: { pending: (target) => options.ownHints?.[target] ?? 0 },
     membership: { state: () => state, livenessOf: (id) => ({ up: !(options.down ?? []).includes(id), lastHeartbeatMs: null, stats: null }), hintReports },
     failureTimeoutMs: FAILURE_TIMEOUT_MS,
+    stallMs: 50,
   });
   return { catchUp, hintReports };
 }
@@ -31,6 +32,27 @@ describe('catch-up: when a node may be asked for its keys', () => {
     hintReports.report('c', []);
     assert.deepEqual(['a', 'b', 'c'].map((id) => catchUp.mayAsk(id)), [true, true, true]);
     assert.equal(catchUp.catchingUp(), null);
+  });
+
+  it('after its own event loop stalled past the stall limit, a node catches up as after a start, until it hears every report again', async () => {
+    const { catchUp, hintReports } = cluster();
+    catchUp.started();
+    hintReports.report('b', []);
+    hintReports.report('c', []);
+    assert.equal(catchUp.catchingUp(), null);
+    catchUp.watchStalls(10);
+    try {
+      // A stall: the loop blocked well past 50 ms (a SIGSTOP, a swap storm).
+      const until = Date.now() + 150;
+      while (Date.now() < until);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      assert.match(catchUp.catchingUp()!, /has not yet heard every member's hint report/);
+      hintReports.report('b', []);
+      hintReports.report('c', []);
+      assert.equal(catchUp.catchingUp(), null);
+    } finally {
+      catchUp.close();
+    }
   });
 
   it('a node with hints pending anywhere is not asked; this node says so while its own are pending', () => {
