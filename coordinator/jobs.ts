@@ -8,6 +8,7 @@ import { EventEmitter } from 'events';
 import { QueryLimitError } from '../query/exec/limits';
 import { QueryProgress } from '../query/exec/progress';
 import type { QueryResultData } from '../query/exec/result';
+import type { QueryWarning } from './bare-words';
 import type { MissingDetail } from './missing-ranges';
 import type { Row } from '../query/exec/rows';
 
@@ -20,6 +21,8 @@ export interface AnswerMeta {
   language: 'native';
   profile?: Record<string, unknown>;
   cached?: boolean;
+  /** Advice about a query that ran but probably did not mean what it says (bare-words.ts). */
+  warnings?: QueryWarning[];
   /**
    * In a cluster: some partition keys had no node to answer for them (`missing_keys` of them);
    * `missing` names their owners and the time ranges of the indexes they leave out.

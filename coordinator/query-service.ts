@@ -16,6 +16,7 @@ import type { QueryPlan } from '../query/plan/plan';
 import { planQuery } from '../query/plan/planner';
 import { checkQuery, QueryError, type Query } from '../query/syntax';
 import { indexMatcher } from '../storage/scan';
+import { bareWordsOf, bareWordWarning, type QueryWarning } from './bare-words';
 import { runDistributed, type Distribution } from './distribution';
 import type { Job, JobAnswer, JobManager } from './jobs';
 import type { MissingDetail } from './missing-ranges';
@@ -39,6 +40,9 @@ export class TooManyQueriesError extends Error {
   readonly code = 'TOO_MANY_REQUESTS';
 }
 
+/** Which of `names` some event of the indexes and time range holds (this node's events). */
+export type FieldPresence = (indexes: (name: string) => boolean, fromMicros: number, toMicros: number, names: readonly string[]) => Set<string>;
+
 export class QueryService {
   readonly cache: ResultCache<JobAnswer>;
   readonly pool: MemoryPool;
@@ -46,6 +50,8 @@ export class QueryService {
   readonly slots: QuerySlots;
   /** Set while the node is in a cluster: queries then run over every node. */
   distribution: Distribution | null = null;
+  /** Answers `meta.warnings` about bare words read as fields; null: no warnings. */
+  fieldPresence: FieldPresence | null = null;
 
   constructor(
     private readonly source: ScanSource,
@@ -70,11 +76,11 @@ export class QueryService {
   }
 
   plan(request: QueryRequest): QueryPlan {
-    return planQuery(this.parse(request.text, request.variables), {
-      fromMicros: request.fromMicros,
-      toMicros: request.toMicros,
-      nowMicros: request.nowMicros,
-    });
+    return this.planParsed(this.parse(request.text, request.variables), request);
+  }
+
+  private planParsed(query: Query, request: QueryRequest): QueryPlan {
+    return planQuery(query, { fromMicros: request.fromMicros, toMicros: request.toMicros, nowMicros: request.nowMicros });
   }
 
   explain(text: string, variables: Record<string, unknown>, fromMicros: number, toMicros: number): { ok: true; plan: string } | { ok: false; errors: QueryError[] } {
@@ -93,7 +99,8 @@ export class QueryService {
    * returns a job (already done when answered from the cache).
    */
   start(request: QueryRequest, options: { unlimited?: boolean; onRows?: (rows: TimedRow[]) => Promise<void> } = {}): { job: Job; plan: QueryPlan } {
-    const plan = this.plan(request);
+    const query = this.parse(request.text, request.variables);
+    const plan = this.planParsed(query, request);
     const limits = this.limits();
     const cacheKey = JSON.stringify([request.text, request.variables, request.fromMicros, request.toMicros, request.limit, request.offset]);
     const distribution = this.distribution;
@@ -160,6 +167,8 @@ export class QueryService {
         // Keys no node could answer for: the answer says so rather than counting less in silence,
         // and says which nodes and which stretches of which indexes that leaves out.
         if (answered.missing > 0) Object.assign(answer.meta, { partial: true, missing_keys: answered.missing, missing: answered.missingDetail });
+        const warnings = this.warningsOf(query, request, plan);
+        if (warnings.length > 0) answer.meta.warnings = warnings;
         if (request.profile !== null) answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
         if (cacheable) {
           const indexes = indexMatcher(plan.indexPatterns);
@@ -172,6 +181,19 @@ export class QueryService {
       }
     });
     return { job, plan };
+  }
+
+  /**
+   * Bare words compared with a field that no event in range holds (`where level = error`). A
+   * node's catalog knows only its own events, so a cluster, whose events are spread, says nothing.
+   */
+  private warningsOf(query: Query, request: QueryRequest, plan: QueryPlan): QueryWarning[] {
+    const presence = this.fieldPresence;
+    if (presence === null || this.distribution !== null) return [];
+    const words = bareWordsOf(query, request.text);
+    if (words.length === 0) return [];
+    const present = presence(indexMatcher(plan.indexPatterns), request.fromMicros, request.toMicros, words.map((word) => word.field));
+    return words.filter((word) => !present.has(word.field)).map(bareWordWarning);
   }
 
   private profile(

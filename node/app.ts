@@ -91,6 +91,7 @@ export class App {
       () => changes.version,
       (version, indexes, from, to) => changes.changedSince(version, indexes, from, to),
     );
+    this.queries.fieldPresence = (index, fromMicros, toMicros, names) => engine.fieldsPresent({ index, fromMicros, toMicros, source: null }, names);
     engine.on('error', (error: Error, phase: string) => logger.error(`storage ${phase} failed: ${error.message}`));
   }
 

@@ -131,6 +131,31 @@ export class Catalog {
     return out;
   }
 
+  /** Which of `names` some event under the filter holds; stops early, reading headers and chunk field names only. */
+  fieldsPresent(segments: Iterable<SegmentHeader>, tables: Iterable<MemTable>, filter: CatalogFilter, names: readonly string[]): Set<string> {
+    const found = new Set<string>();
+    const wanted = new Set(names);
+    const note = (name: string): void => {
+      if (wanted.delete(name)) found.add(name);
+    };
+    for (const header of segments) {
+      if (wanted.size === 0) return found;
+      if (filter.index !== null && !filter.index(header.index)) continue;
+      if (!overlaps(header.minTime, header.maxTime, filter)) continue;
+      for (const column of header.columns) if (column.nullCount < header.rowCount) note(column.name);
+    }
+    for (const table of tables) {
+      if (wanted.size === 0) return found;
+      if (filter.index !== null && !filter.index(table.key.index)) continue;
+      if (table.count === 0 || !overlaps(table.minTime, table.maxTime, filter)) continue;
+      for (const chunk of table.chunks) {
+        if (!overlaps(chunk.minTime, chunk.maxTime, filter)) continue;
+        for (const field of chunk.fields) note(field.name);
+      }
+    }
+    return found;
+  }
+
   sources(segments: Iterable<SegmentHeader>, tables: Iterable<MemTable>, filter: CatalogFilter): Map<string, SourceSummary> {
     const out = new Map<string, SourceSummary>();
     const get = (name: string): SourceSummary => {

@@ -323,6 +323,10 @@ export class StorageEngine extends EventEmitter {
     return this.catalog.fields(this.store.all(), this.bufferedTables(), filter);
   }
 
+  fieldsPresent(filter: CatalogFilter, names: readonly string[]): Set<string> {
+    return this.catalog.fieldsPresent(this.store.all(), this.bufferedTables(), filter, names);
+  }
+
   sources(filter: CatalogFilter): Map<string, SourceSummary> {
     return this.catalog.sources(this.store.all(), this.bufferedTables(), filter);
   }
