@@ -9,8 +9,8 @@
  *   bucket to bucket.
  * - none (epochs decided before layouts): a consistent-hash ring (`hashring`) of the members, the
  *   owners the first `replicationFactor` distinct members clockwise from a hash of the key. With
- *   a few nodes and 16 partitions a bucket, its shares strayed far from even (on the cluster
- *   bench's data, a node of 3 up to 36% from an even share; dealt: 9%).
+ *   a few nodes and 16 partitions a bucket, its shares stray far from even (`npm run bench --
+ *   placement` compares the two).
  * Either is a function of the key and the epoch's member ids alone, so every node computes the
  * same owners without asking anyone, and a new epoch changes the owners of no bucket before its
  * start.
@@ -21,17 +21,15 @@ import { keyString, type PartitionKey } from '../../storage/partition';
 import { epochAt, type RingEpoch } from './epochs';
 
 /**
- * Virtual nodes per member; hashring puts 4 ring points on each, 2,048 points a member. Over
- * 1,300 simulated rings of 3 to 100 members (ids of several shapes) no member's share of the ring
- * was more than 9.3% from even (256 virtual nodes: 12.8%), which keeps keys within 15% of even.
- * A ring of 100 members takes 0.2 to 0.5 s to build and holds about 14 MB (10 members: 10 ms,
- * 1.4 MB).
+ * Virtual nodes per member; hashring puts 4 ring points on each, 2,048 points a member: enough to
+ * keep every member's share of keys within 15% of even, small enough to build a ring of 100
+ * members in under a second (figures: docs/benchmarks.md, "Figures behind the constants").
  */
 export const RING_VIRTUAL_NODES = 512;
 
 /** Rings kept, least recently used dropped first: the epochs a query's range or a write's buckets touch. */
 const MAX_CACHED_RINGS = 8;
-/** Owners remembered: a query over many buckets asks for the same keys again (a key's hash costs ~4 µs). */
+/** Owners remembered: a query over many buckets asks for the same keys again, and hashing a key is not free. */
 const MAX_CACHED_OWNERS = 65_536;
 
 let ringsBuilt = 0;

@@ -51,11 +51,9 @@ export interface ParseFailure {
 export const INLINE_PARSE_BYTES = 64 * 1024;
 
 /**
- * Parse workers by default: one per core, at most four. Parsing is the busiest ingest stage (about
- * 40% of an event's CPU with the native fast path, half before it) and the main thread mostly waits on RocksDB, so on 2 cores a second
- * parse worker lets two requests parse at once: measured with `npm run bench -- ingest`, three
- * alternating pairs, 1 worker 90,653 / 101,875 / 112,571 events/s against 2 workers 111,209 /
- * 132,072 / 151,783.
+ * Parse workers by default: one per core, at most four. Parsing is the busiest ingest stage and the
+ * main thread mostly waits on RocksDB, so a second parse worker lets two requests parse at once
+ * (figures: docs/benchmarks.md, "Figures behind the constants").
  */
 export function defaultIngestWorkers(): number {
   return Math.max(1, Math.min(4, os.availableParallelism()));

@@ -1,10 +1,10 @@
 // A HyperLogLog distinct counter with 2^14 registers, exact while small.
 //
 // Why our own rather than bloom-filters' HyperLogLog: its registers store (rho - 1), so an empty
-// register and one that saw rho = 1 look the same and its linear counting undercounts small sets by
-// about half (measured: dc of 10..1000 distinct values came out 40-50% low); it has no bias correction
-// between linear counting and the raw estimate (+3-5% at 20k); its update renders a 64-bit hash as a
-// binary string (~0.4 ms per value here); and it keeps registers in a JS array (8 bytes each).
+// register and one that saw rho = 1 look the same and its linear counting undercounts small sets; it
+// has no bias correction between linear counting and the raw estimate; its update renders a 64-bit
+// hash as a binary string; and it keeps registers in a JS array (8 bytes each). Figures:
+// docs/benchmarks.md, "Figures behind the constants".
 //
 // This one:
 // - hashes values to 64 bits (two 32-bit MurmurHash3 lanes; strings, numbers and booleans apart);

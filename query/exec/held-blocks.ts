@@ -2,9 +2,8 @@
  * Stored column blocks a query worker holds, so that the main thread need not read them again.
  *
  * A query worker keeps the decompressed payloads of the blocks it reads (payload-cache.ts), but
- * the main thread still read every stored block from RocksDB and sent it over, query after query:
- * about a third of a warm `where status >= 500 | top 10 path` over 10M events went to waiting on
- * those reads. So the worker also keeps the stored blocks it receives (HeldBlocks, within a byte
+ * the main thread would still read every stored block from RocksDB and send it over, query after
+ * query, and a warm scan would mostly wait on those reads. So the worker also keeps the stored blocks it receives (HeldBlocks, within a byte
  * budget), the main thread keeps a mirror of their names (HeldMirror), and it reads and sends only
  * the blocks that worker lacks. `_raw` is not held: its blocks are the largest, and a search reads
  * them through its filters once.

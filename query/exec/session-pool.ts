@@ -200,8 +200,7 @@ class WorkerHandle implements SessionHandle {
 
 /**
  * Query worker threads by default: one per core (at most 8). During a scan the main thread
- * mostly waits for RocksDB reads and hands blocks over, so it needs no core of its own; with
- * one worker on a 2-core machine, one core stayed idle through every large query.
+ * mostly waits for RocksDB reads and hands blocks over, so it needs no core of its own.
  */
 export function defaultQueryWorkers(): number {
   return Math.max(1, Math.min(8, os.availableParallelism()));
@@ -209,9 +208,8 @@ export function defaultQueryWorkers(): number {
 
 /**
  * The share of a worker's block cache budget for the stored blocks it holds (held-blocks.ts); the
- * rest holds decompressed payloads. Stored blocks are several times smaller than their payloads:
- * the bench's four aggregate and head queries over 10M events held ~41 MB of stored blocks
- * against ~122 MB of payloads.
+ * rest holds decompressed payloads. Stored blocks are several times smaller than their payloads
+ * (figures: docs/benchmarks.md, "Figures behind the constants").
  */
 export const HELD_BLOCK_SHARE = 0.25;
 

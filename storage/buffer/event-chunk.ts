@@ -89,8 +89,8 @@ export function unpackStrings(packed: PackedStrings, from = 0, to = packed.ends.
   const out = new Array<string>(to - from);
   let start = from === 0 ? 0 : ends[from - 1];
   if (packed.encoding === 'latin1' && to - from > 1 && ends[to - 1] - start <= (to - from) * FLAT_SUBSTRING_MAX) {
-    // Short ASCII strings: one decode and a substring each (a native call per string costs
-    // ~200 ns). Longer substrings would be V8 slices of the whole, ~3x slower to compare.
+    // Short ASCII strings: one decode and a substring each, not a native call per string. Longer
+    // substrings would be V8 slices of the whole, slower to compare than flat strings.
     const base = start;
     const all = buffer.toString('latin1', base, ends[to - 1]);
     for (let i = from; i < to; i++) {

@@ -23,12 +23,11 @@ export const MIN_OPEN_BUCKET_INPUTS = 4;
  * zstd levels of the two writers, both derived from `storage.compression_level` (1-19, default 3):
  *
  * - the flusher writes level-0 segments FLUSH_LEVEL_DROP levels below it (at least 1): it must
- *   keep up with ingest, and zstd levels 1 to 3 store log text at about the same size (measured
- *   on the bench's 16k-line `_raw` blocks: 13.3% of the text at level 1, 13.4% at 3), level 1
- *   for ~60% of level 3's CPU;
+ *   keep up with ingest, and zstd levels 1 to 3 store log text at about the same size, level 1
+ *   for less CPU;
  * - compaction writes COMPACTION_LEVEL_BOOST levels above it (at most 19): a merge runs in the
- *   background and its output is what the data occupies for the rest of its retention (level 9
- *   stores that text at 10.3%, for ~5 us of CPU per row against ~1 us at level 3).
+ *   background and its output is what the data occupies for the rest of its retention
+ *   (figures: docs/benchmarks.md, "Figures behind the constants").
  *
  * So the default 3 gives 1 at flush and 9 after compaction. Like RocksDB's separate
  * `bottommost_compression` level: the level data lives at is higher than the one it is written at.

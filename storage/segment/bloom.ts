@@ -306,20 +306,17 @@ export function bloomMayContainAll(bits: Uint8Array, meta: BloomMeta, tokens: It
 }
 
 /**
- * Frame filters choose which frames of a kept block to decompress. At 3 bits a token ~24% of the
- * frames without the term were still decompressed (a rare needle read ~23 frames for 10 hits); at
- * 6 bits (k = 4) ~6%, for ~0.4% of log-line bytes more storage. A frame costs ~1 ms to inflate and
- * scan, so this is the cheapest remaining cut in a needle search's time.
+ * Frame filters choose which frames of a kept block to decompress. At 6 bits a token (k = 4) few
+ * frames without the term are inflated, for little more storage; inflating and scanning a frame
+ * is the largest cost of a needle search (figures: docs/benchmarks.md, "Figures behind the constants").
  */
 export const FRAME_BLOOM_BITS_PER_TOKEN = 6;
 
 /**
  * A frame's filter of its referenced values' tokens (header.ts FrameMeta.refs) is much denser: a
  * token it lets through by mistake makes the search decode the block's fields and fill in and
- * test every line of the frame (~40 ms for 4,096 lines) instead of searching the skeletons as
- * bytes (~1 ms). Measured on the bench's 10M events: 6 bits let ~6% through, 10 bits (k = 7) 1.0%
- * (and a needle still met 2 such frames in 30), 16 bits (k = 11) ~0.05%; 16 bits cost ~1 point
- * of log-line bytes more than 6.
+ * test every line of the frame instead of searching the skeletons as bytes, which costs many times
+ * more; so it gets 16 bits (k = 11) (figures: docs/benchmarks.md, "Figures behind the constants").
  */
 export const REFS_BLOOM_BITS_PER_TOKEN = 16;
 

@@ -15,10 +15,10 @@ import { ColumnEncoding } from './block-envelope';
 import { ByteReader, ByteWriter } from './bytes';
 
 /**
- * Rows per frame: zstd loses about 1% of `_raw` bytes against whole 16,384-row blocks at this
- * size (2% at 2,048, 0.4% at 8,192, where a needle reads ~45% more text). A common term decodes
- * whole frames, and Node copies texts under 1 MB (a frame of typical lines) into the V8 heap at
- * ~4x the cost of the external strings it makes of larger ones: ~15% more CPU on such scans.
+ * Rows per frame: smaller frames let a needle search inflate less text, larger ones compress
+ * better; a common term decodes whole frames, and Node copies texts under 1 MB into the V8 heap
+ * at a cost external strings of larger ones avoid. 4,096 balances the three
+ * (figures: docs/benchmarks.md, "Figures behind the constants").
  */
 export const FRAME_ROWS = 4096;
 

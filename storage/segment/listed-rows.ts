@@ -4,9 +4,8 @@
  *
  * Why not a block-length array with each value at its row: a block has up to 16,384 rows, and an
  * array of that many pointers is 128 KiB, just over V8's largest regular object. V8 allocates it
- * as a large object, which took ~200 µs with its fill (against ~20 µs for 4,096 slots): more
- * than decoding a few rows of a block costs, and a needle search paid it for every column of
- * every candidate block. Here the values are gathered in row order into the entries of a
+ * as a large object, costly to allocate and fill: more than decoding a few rows of a block costs,
+ * and a needle search would pay it for every column of every candidate block. Here the values are gathered in row order into the entries of a
  * dictionary column, and its codes, a typed array, say which row holds which: code k + 1 at the
  * k-th listed row, 0 (null) at the others. Entries may repeat; every reader of a dictionary
  * column goes by the entry's value.

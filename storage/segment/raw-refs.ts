@@ -3,8 +3,8 @@
  * values are stored as a reference to that field's column, not a second time. A log line mostly
  * repeats its fields (`10.0.3.7 - u812 [...] "GET /api/v1/orders/77 HTTP/1.1" 200 5120 ...`), and
  * the field columns hold those values already, typed and dictionary-coded; what stays in `_raw`
- * is the line's skeleton, which zstd compresses several times better than the whole line (the
- * bench's lines: 10.6% of their bytes stored plain, 2.4% with references). Elasticsearch's
+ * is the line's skeleton, which zstd compresses several times better than the whole line
+ * (docs/benchmarks.md, "Figures behind the constants"). Elasticsearch's
  * "synthetic _source" rebuilds documents from their fields for the same reason.
  *
  * A line with references (a "skeleton") is the line with each referenced value replaced by the
