@@ -21,6 +21,7 @@ import { clusterAdminRoutes } from './routes/cluster-admin';
 import { opsRoutes, rootRoutes } from './routes/ops';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query';
+import { dashboardRoutes } from './routes/dashboards';
 import { savedQueryRoutes } from './routes/queries';
 import { schemaError } from './schema-errors';
 
@@ -128,6 +129,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(otlpRoutes(flow));
       await api.register(queryRoutes(app, app.queries));
       await api.register(savedQueryRoutes(app));
+      await api.register(dashboardRoutes(app));
     },
     { prefix: '/api/v1' },
   );
