@@ -22,6 +22,7 @@ import { opsRoutes, rootRoutes } from './routes/ops';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query';
 import { dashboardRoutes } from './routes/dashboards';
+import { histogramRoutes } from './routes/histogram';
 import { savedQueryRoutes } from './routes/queries';
 import { schemaError } from './schema-errors';
 
@@ -130,6 +131,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(queryRoutes(app, app.queries));
       await api.register(savedQueryRoutes(app));
       await api.register(dashboardRoutes(app));
+      await api.register(histogramRoutes(app));
     },
     { prefix: '/api/v1' },
   );
