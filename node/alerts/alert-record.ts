@@ -17,15 +17,15 @@ export type ChannelsCheck = (channels: unknown) => Record<string, unknown>[];
 
 function requiredText(fields: Readonly<Record<string, unknown>>, name: string, what: string): string {
   const value = fields[name];
-  if (value === undefined || value === null) throw validationError(`${name} is required`);
-  if (typeof value !== 'string' || value.trim() === '') throw validationError(`${name} must be a non-empty string${what}`);
+  if (value === undefined || value === null) throw validationError(`${name} is required`, 422);
+  if (typeof value !== 'string' || value.trim() === '') throw validationError(`${name} must be a non-empty string${what}`, 422);
   return value;
 }
 
 /** The interval in milliseconds, or a VALIDATION_ERROR: a duration such as `30s`, `1m`, `2m`, `1h`. */
 export function alertIntervalMs(interval: string): number {
   const ms = parseDurationMs(interval);
-  if (ms === null || ms <= 0 || !Number.isSafeInteger(ms)) throw validationError(`interval must be a duration such as 30s, 1m, 5m, 15m or 1h; got ${JSON.stringify(interval)}`);
+  if (ms === null || ms <= 0 || !Number.isSafeInteger(ms)) throw validationError(`interval must be a duration such as 30s, 1m, 5m, 15m or 1h; got ${JSON.stringify(interval)}`, 422);
   return ms;
 }
 
@@ -35,8 +35,8 @@ export function alertIntervalMs(interval: string): number {
  */
 export function alertRecord(fields: Readonly<Record<string, unknown>>, checkChannels: ChannelsCheck): Record<string, unknown> {
   for (const key of Object.keys(fields)) {
-    if (ALERT_SERVER_FIELDS.includes(key)) throw validationError(`${key} is set by the server: leave it out of the request`);
-    if (!ALERT_FIELDS.includes(key)) throw validationError(`field "${key}" is not accepted (accepted: ${ALERT_FIELDS.join(', ')})`);
+    if (ALERT_SERVER_FIELDS.includes(key)) throw validationError(`${key} is set by the server: leave it out of the request`, 422);
+    if (!ALERT_FIELDS.includes(key)) throw validationError(`field "${key}" is not accepted (accepted: ${ALERT_FIELDS.join(', ')})`, 422);
   }
   const name = requiredText(fields, 'name', '');
   const q = requiredText(fields, 'q', ': the query text');
@@ -45,7 +45,7 @@ export function alertRecord(fields: Readonly<Record<string, unknown>>, checkChan
   const interval = requiredText(fields, 'interval', ': a duration such as 1m');
   alertIntervalMs(interval);
   const enabled = fields.enabled ?? true;
-  if (typeof enabled !== 'boolean') throw validationError('enabled must be true or false');
+  if (typeof enabled !== 'boolean') throw validationError('enabled must be true or false', 422);
   if (fields.channels === undefined || fields.channels === null) throw validationError('channels is required: at least one channel to notify', 422);
   const channels = checkChannels(fields.channels);
   return { name, q, interval, channels, enabled };
