@@ -23,7 +23,7 @@ import { EventEmitter } from 'events';
 import { setTimeout as delay } from 'timers/promises';
 import { status } from '@grpc/grpc-js';
 import type { NodeRecords } from '../../storage/node-records';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import { nodeIdProblem } from '../config/peer-names';
 import {
   EMPTY_STATE,

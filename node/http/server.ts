@@ -5,8 +5,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import fs from 'fs';
-import type { App } from '../app';
-import { ApiError } from '../errors';
+import type { App } from '../app/app';
+import { ApiError } from '../core/errors';
 import { installBodyParser } from './body';
 import { RequestDrain } from './drain';
 import { installElasticErrorShape } from './es-errors';

@@ -9,11 +9,11 @@
  * node. Decided by the master the same way; `scripts/trawl cluster forget` calls it.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { App } from '../../app';
+import type { App } from '../../app/app';
 import type { ClusterNode } from '../../cluster/cluster-node';
 import { ForgetRefusedError, RemoveRefusedError } from '../../cluster/errors';
 import type { PeerHttpResponse } from '../../cluster/peer-http';
-import { ApiError } from '../../errors';
+import { ApiError } from '../../core/errors';
 
 const PARAMS = { type: 'object', properties: { node_id: { type: 'string', minLength: 1 } }, required: ['node_id'] } as const;
 

@@ -9,8 +9,8 @@
  * source), so a lookup of one answers 404, as for something never created.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app';
-import { ApiError, invalidJson } from '../../errors';
+import type { App } from '../../app/app';
+import { ApiError, invalidJson } from '../../core/errors';
 import { isPlainObject, tryParseJson } from '../../ingest/common';
 import { rawBody } from '../body';
 

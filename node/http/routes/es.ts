@@ -8,8 +8,8 @@
  */
 import crypto from 'crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app';
-import { ApiError } from '../../errors';
+import type { App } from '../../app/app';
+import { ApiError } from '../../core/errors';
 import { bulkError } from '../../ingest/bulk';
 import type { IngestParams } from '../../ingest/format-dispatch';
 import { summaryOf, type IngestFlow } from '../ingest-flow';

@@ -3,7 +3,7 @@
  * The bulk alias `/ingest/bulk` is registered with the Elasticsearch routes (same handler).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { App } from '../../app';
+import type { App } from '../../app/app';
 import type { RawHeaders } from '../../ingest/raw';
 import type { IngestParams } from '../../ingest/format-dispatch';
 import { noEventAccepted } from '../../ingest/hec';

@@ -5,10 +5,10 @@
 import { clusterHealth, membershipStatus } from '../../cluster/cluster-status';
 import type { FastifyPluginAsync } from 'fastify';
 import path from 'path';
-import type { App } from '../../app';
+import type { App } from '../../app/app';
 import { ConfigError, mergeConfig } from '../../config/validate';
-import { validationError } from '../../errors';
-import { parseTimeBound } from '../time-bound';
+import { validationError } from '../../core/errors';
+import { parseTimeBound } from '../../core/time-bound';
 
 const iso = (micros: number | null): string | null => (micros === null ? null : new Date(Math.floor(micros / 1000)).toISOString());
 

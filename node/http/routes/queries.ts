@@ -4,8 +4,8 @@
  * authority checks the record again (the query text must parse) and assigns id and times.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { App } from '../../app';
-import { ApiError } from '../../errors';
+import type { App } from '../../app/app';
+import { ApiError } from '../../core/errors';
 import { metadataApiError } from '../../metadata/api-error';
 import { SAVED_QUERIES } from '../../metadata/collections';
 import { MetadataNotFoundError, type MetadataRecord, type MetadataWrite } from '../../metadata/store';

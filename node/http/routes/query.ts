@@ -9,9 +9,9 @@ import { TooManyQueriesError, type QueryService } from '../../../coordinator/que
 import { eventFormatter } from '../../../query/exec/result';
 import type { Row, TimedRow } from '../../../query/exec/rows';
 import { QueryError } from '../../../query/syntax';
-import type { App } from '../../app';
+import type { App } from '../../app/app';
 import { clusterJobList, FORWARDED_HEADER, forwardJobRequest } from '../../cluster/job-forwarding';
-import { ApiError, invalidQuery, isErrorCode, notFound, queryErrorFields } from '../../errors';
+import { ApiError, invalidQuery, isErrorCode, notFound, queryErrorFields } from '../../core/errors';
 import {
   parseQueryRequest,
   QUERY_BODY_SCHEMA,
@@ -20,7 +20,7 @@ import {
   type ParsedQueryRequest,
   type QueryParams,
 } from '../query-request';
-import { parseTimeBound } from '../time-bound';
+import { parseTimeBound } from '../../core/time-bound';
 
 
 /** A failed job as the answer to the request that waited for it: its code's status, or 500 for an unknown code. */

@@ -1,7 +1,7 @@
 /** The query executor's view of this node's storage engine. */
-import type { ScanSource } from '../query/exec/execute';
-import type { StorageEngine } from '../storage/engine';
-import { readBufferedChunk, releasePlan } from '../storage/scan';
+import type { ScanSource } from '../../query/exec/execute';
+import type { StorageEngine } from '../../storage/engine';
+import { readBufferedChunk, releasePlan } from '../../storage/scan';
 
 export function localScanSource(engine: StorageEngine): ScanSource {
   return {

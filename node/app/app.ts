@@ -2,25 +2,25 @@
  * The running node: its config (live, reloadable), the storage engine, metrics and lifecycle
  * state. Routes receive this object; nothing else is global.
  */
-import { JobManager } from '../coordinator/jobs';
-import { QueryService } from '../coordinator/query-service';
-import { QueryWorkerPool } from '../query/exec/session-pool';
-import { StorageEngine, type EngineOptions } from '../storage/engine';
-import type { Config } from './config/schema';
-import { RESTART_REQUIRED_KEYS } from './config/schema';
-import { resolveSettings, type Settings } from './config/settings';
-import { changedKeys } from './config/validate';
-import { IngestParser } from './ingest/parser-pool';
+import { JobManager } from '../../coordinator/jobs';
+import { QueryService } from '../../coordinator/query-service';
+import { QueryWorkerPool } from '../../query/exec/session-pool';
+import { StorageEngine, type EngineOptions } from '../../storage/engine';
+import type { Config } from '../config/schema';
+import { RESTART_REQUIRED_KEYS } from '../config/schema';
+import { resolveSettings, type Settings } from '../config/settings';
+import { changedKeys } from '../config/validate';
+import { IngestParser } from '../ingest/parser-pool';
 import { workerCounts } from './worker-counts';
-import { localScanSource } from './local-scan-source';
-import { MetadataStore } from './metadata/store';
-import { LocalMetadataWriter, type MetadataWriter } from './metadata/writer';
-import { ClusterNode } from './cluster/cluster-node';
-import { addMetadataService, ForwardingMetadataWriter } from './cluster/metadata-forwarding';
-import { ClusterWritePath } from './cluster/write-path';
-import type { Logger } from './logger';
-import { clusterQueries } from './cluster/cluster-queries';
-import { Metrics } from './metrics';
+import { localScanSource } from '../core/local-scan-source';
+import { MetadataStore } from '../metadata/store';
+import { LocalMetadataWriter, type MetadataWriter } from '../metadata/writer';
+import { ClusterNode } from '../cluster/cluster-node';
+import { addMetadataService, ForwardingMetadataWriter } from '../cluster/metadata-forwarding';
+import { ClusterWritePath } from '../cluster/write-path';
+import type { Logger } from '../core/logger';
+import { clusterQueries } from '../cluster/cluster-queries';
+import { Metrics } from '../metrics/metrics';
 import { VERSION } from './version';
 
 export function engineOptions(settings: Settings): EngineOptions {

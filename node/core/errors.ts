@@ -5,7 +5,7 @@
  * onto these codes in http/errors.ts, so no answer leaves the node in another shape.
  */
 
-import type { QueryError } from '../query/syntax';
+import type { QueryError } from '../../query/syntax';
 
 export const ERROR_CATALOGUE = {
   INVALID_JSON: { status: 400, message: 'the request body is not valid JSON' },

@@ -2,7 +2,7 @@
  * Time bounds in requests (`from`, `to`, `earliest`, `latest`, `since`): `now`, relative values
  * like `-1h`, `-30m`, `-7d` (also `now-1h`), absolute ISO 8601 / RFC 3339, or epoch seconds.
  */
-import { validationError } from '../errors';
+import { validationError } from './errors';
 import { parseDurationMs } from '../config/units';
 
 const RELATIVE = /^(?:now)?\s*([+-])\s*(\d+(?:\.\d+)?\s*(?:ms|s|m|h|d|w|y))$/i;

@@ -3,10 +3,10 @@
  * the cores when it is 0. Several nodes of a development cluster on one machine each size their
  * pools for the whole machine by default; setting the counts lower keeps them from oversubscribing it.
  */
-import { defaultCodecWorkers } from '../storage/threads/codec-pool';
-import { defaultQueryWorkers } from '../query/exec/session-pool';
-import { defaultIngestWorkers } from './ingest/parser-pool';
-import type { Settings } from './config/settings';
+import { defaultCodecWorkers } from '../../storage/threads/codec-pool';
+import { defaultQueryWorkers } from '../../query/exec/session-pool';
+import { defaultIngestWorkers } from '../ingest/parser-pool';
+import type { Settings } from '../config/settings';
 
 export interface WorkerCounts {
   ingest: number;

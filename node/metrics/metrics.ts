@@ -3,9 +3,9 @@
  * gauges, flush and compaction durations, segment counts and the default process metrics.
  */
 import client from 'prom-client';
-import type { StorageEngine } from '../storage/engine';
-import { INGEST_FORMATS, type IngestFormat } from './ingest/format-dispatch';
-import { REFUSAL_REASONS, type RefusalCounts, type RefusalReason } from './ingest/refusal';
+import type { StorageEngine } from '../../storage/engine';
+import { INGEST_FORMATS, type IngestFormat } from '../ingest/format-dispatch';
+import { REFUSAL_REASONS, type RefusalCounts, type RefusalReason } from '../ingest/refusal';
 
 /** `trawl_ingest_events_refused_total` as `GET /api/v1/metrics` shows it. */
 export interface RefusedEvents {
