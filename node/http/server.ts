@@ -15,13 +15,13 @@ import { IngestFlow } from './ingest-flow';
 import { answerClientError, nodeServerFactory } from './node-server';
 import { IngestRateLimiter } from './rate-limit';
 import { RouteMethods } from './route-methods';
-import { esRoutes } from './routes/es';
+import { esRoutes } from './routes/es/index';
 import { ingestRoutes } from './routes/ingest';
-import { clusterAdminRoutes } from './routes/cluster-admin';
-import { opsRoutes, rootRoutes } from './routes/ops';
+import { clusterAdminRoutes } from './routes/cluster-admin/index';
+import { opsRoutes, rootRoutes } from './routes/ops/index';
 import { otlpRoutes } from './routes/otlp';
-import { queryRoutes } from './routes/query';
-import { savedQueryRoutes } from './routes/queries';
+import { queryRoutes } from './routes/query/index';
+import { savedQueryRoutes } from './routes/queries/index';
 import { schemaError } from './schema-errors';
 
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
