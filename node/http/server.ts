@@ -16,7 +16,7 @@ import { answerClientError, nodeServerFactory } from './node-server';
 import { IngestRateLimiter } from './rate-limit';
 import { RouteMethods } from './route-methods';
 import { esRoutes } from './routes/es/index';
-import { ingestRoutes } from './routes/ingest';
+import { ingestRoutes } from './routes/ingest/index';
 import { clusterAdminRoutes } from './routes/cluster-admin/index';
 import { opsRoutes, rootRoutes } from './routes/ops/index';
 import { otlpRoutes } from './routes/otlp';
