@@ -6,7 +6,7 @@
  */
 import { checkQuery } from '../../query/syntax';
 import { parseDurationMs } from '../config/units';
-import { validationError } from '../errors';
+import { validationError } from '../core/errors';
 
 export const ALERT_FIELDS: readonly string[] = ['name', 'q', 'interval', 'channels', 'enabled'];
 /** Set by the server: the store's and the evaluation's fields. */

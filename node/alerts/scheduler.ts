@@ -6,7 +6,7 @@
  * over). At most `alerts.max_concurrent_checks` checks run at once; a check still running when its
  * next tick ends delays that tick rather than piling up.
  */
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import type { Evaluation } from './condition';
 import type { AlertState, AlertStates } from './alert-states';
 import { alertIntervalMs } from './alert-record';

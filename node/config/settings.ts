@@ -34,7 +34,7 @@ export interface Settings {
   };
   /** Decompressed column blocks the query workers keep (storage/segment/payload-cache.ts), shared among them. */
   bufferManager: { blockCacheMaxBytes: number };
-  /** Worker threads of each pool; 0 sizes the pool from the cores (node/worker-counts.ts). */
+  /** Worker threads of each pool; 0 sizes the pool from the cores (node/app/worker-counts.ts). */
   server: { ingestWorkers: number; queryWorkers: number; codecWorkers: number };
   /** `maxFutureMs`: events further ahead of the receive time are refused (node/ingest/refusal.ts). */
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean; maxFutureMs: number };

@@ -5,8 +5,8 @@
  * nothing could ever fill it in.
  */
 import { checkQuery, variableNames } from '../../query/syntax';
-import { validationError } from '../errors';
-import { parseTimeBound } from '../http/time-bound';
+import { validationError } from '../core/errors';
+import { parseTimeBound } from '../core/time-bound';
 
 export const PANEL_TYPES = ['timechart', 'table', 'bar', 'line', 'area', 'stat', 'pie'] as const;
 export const VARIABLE_TYPES = ['field_values', 'custom'] as const;

@@ -14,9 +14,9 @@ import {
 } from '../../../coordinator/histogram';
 import { TooManyQueriesError } from '../../../coordinator/query-service';
 import { QueryError, type Query } from '../../../query/syntax';
-import type { App } from '../../app';
-import { ApiError, invalidQuery, isErrorCode, validationError } from '../../errors';
-import { parseTimeBound } from '../time-bound';
+import type { App } from '../../app/app';
+import { ApiError, invalidQuery, isErrorCode, validationError } from '../../core/errors';
+import { parseTimeBound } from '../../core/time-bound';
 
 /** The most buckets one answer asks for; a chart has no use for more. */
 export const MAX_HISTOGRAM_BUCKETS = 1000;
