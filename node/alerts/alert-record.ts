@@ -13,7 +13,7 @@ export const ALERT_FIELDS: readonly string[] = ['name', 'q', 'interval', 'channe
 export const ALERT_SERVER_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'status', 'last_checked', 'last_triggered'];
 
 /** Checks the `channels` array and returns it with defaults filled in; throws 422 VALIDATION_ERROR naming `channels[i].config.<field>`. */
-export type ChannelsCheck = (channels: unknown) => Record<string, unknown>[];
+export type ChannelsCheck = (channels: unknown) => readonly object[];
 
 function requiredText(fields: Readonly<Record<string, unknown>>, name: string, what: string): string {
   const value = fields[name];

@@ -21,6 +21,9 @@ import { ClusterWritePath } from '../cluster/write-path';
 import type { Logger } from '../core/logger';
 import { clusterQueries } from '../cluster/cluster-queries';
 import { Metrics } from '../metrics/metrics';
+import { AlertService } from '../alerts/alert-service';
+import { evaluatorOf } from '../alerts/evaluator';
+import { ALERTS } from '../metadata/collections';
 import { VERSION } from './version';
 
 export function engineOptions(settings: Settings): EngineOptions {
@@ -59,6 +62,8 @@ export class App {
   cluster: ClusterNode | null = null;
   /** Where ingest writes go in a cluster (every owner of each key); null for a node alone, which appends locally. */
   clusterWrites: ClusterWritePath | null = null;
+  /** The alerts this node checks, and the status of each (set in `start`). */
+  alerts!: AlertService;
 
   private constructor(
     public config: Config,
@@ -115,6 +120,15 @@ export class App {
         throw error;
       }
     }
+    app.alerts = await AlertService.open({
+      records: engine.records('alerts'),
+      queries: app.queries,
+      alerts: () => metadata.list(ALERTS.name),
+      settings: () => app.settings,
+      logger,
+      evaluates: (id) => app.evaluatesAlert(id),
+    });
+    app.alerts.scheduler.start();
     app.queryWorkers.warm();
     app.ingestParser.warm();
     return app;
@@ -134,8 +148,16 @@ export class App {
     this.metadataWriter = new ForwardingMetadataWriter(this.metadata, cluster.membership, cluster.peers);
   }
 
-  /** Stops the cluster side, the workers and the storage (after the HTTP server stopped taking requests). */
+  /** A node alone checks every alert; in a cluster one live member does (evaluator.ts). */
+  evaluatesAlert(id: string): boolean {
+    if (this.cluster === null) return true;
+    const live = this.cluster.membership.members().filter((view) => view.up && !view.removed).map((view) => view.member.id);
+    return evaluatorOf(id, live) === this.settings.cluster.nodeId;
+  }
+
+  /** Stops the alerts, the cluster side, the workers and the storage (after the HTTP server stopped taking requests). */
   async close(): Promise<void> {
+    await this.alerts?.scheduler.stop();
     this.jobs.close();
     await this.clusterWrites?.close();
     await this.cluster?.close();

@@ -21,6 +21,7 @@ import { clusterAdminRoutes } from './routes/cluster-admin/index';
 import { opsRoutes, rootRoutes } from './routes/ops/index';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query/index';
+import { alertRoutes } from './routes/alerts/index';
 import { dashboardRoutes } from './routes/dashboards/index';
 import { histogramRoutes } from './routes/histogram';
 import { savedQueryRoutes } from './routes/queries/index';
@@ -131,6 +132,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(queryRoutes(app, app.queries));
       await api.register(savedQueryRoutes(app));
       await api.register(dashboardRoutes(app));
+      await api.register(alertRoutes(app));
       await api.register(histogramRoutes(app));
     },
     { prefix: '/api/v1' },

@@ -1,7 +1,9 @@
 /**
  * The metadata collections: what each is called, how its ids start and how a record is checked.
- * Alerts (`alt_`) and API keys join this table when they are built.
+ * API keys join this table when they are built.
  */
+import { alertRecord } from '../alerts/alert-record';
+import { validateChannels } from '../alerts/index';
 import { dashboardRecord } from './dashboard';
 import { savedQueryRecord } from './saved-query';
 
@@ -23,7 +25,9 @@ export const SAVED_QUERIES: MetadataCollection = { name: 'saved_queries', idPref
 
 export const DASHBOARDS: MetadataCollection = { name: 'dashboards', idPrefix: 'dsh_', noun: 'dashboard', validate: (fields) => dashboardRecord(fields) };
 
-const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map([SAVED_QUERIES, DASHBOARDS].map((collection) => [collection.name, collection]));
+export const ALERTS: MetadataCollection = { name: 'alerts', idPrefix: 'alt_', noun: 'alert', validate: (fields) => alertRecord(fields, validateChannels) };
+
+const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map([SAVED_QUERIES, DASHBOARDS, ALERTS].map((collection) => [collection.name, collection]));
 
 /** Whether a collection of that name exists (a name from outside is checked before it is used). */
 export function isMetadataCollection(name: string): boolean {
