@@ -1,0 +1,98 @@
+/**
+ * Local receivers for the alert channel tests: an HTTP server that records every request and
+ * answers as the test tells it, and a real SMTP server (smtp-server) that records every message.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query, as the client sent them. */
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** How the receiver answers its n-th request (0-based): a status, or `hang` to never answer. */
+export type Responder = (index: number, request: RecordedRequest) => number | 'hang';
+
+export interface HttpReceiver {
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startHttpReceiver(respond: Responder = () => 200): Promise<HttpReceiver> {
+  const requests: RecordedRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const index = requests.length;
+      requests.push(recorded);
+      const answer = respond(index, recorded);
+      if (answer === 'hang') return;
+      res.writeHead(answer, { 'content-type': 'application/json' });
+      res.end(answer < 300 ? '{"ok":true}' : '{"error":"receiver refused"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  data: string;
+}
+
+export interface SmtpReceiver {
+  port: number;
+  messages: ReceivedMail[];
+  close(): Promise<void>;
+}
+
+/** A plain SMTP server on loopback: no TLS (nothing to trust), no authentication. */
+export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+  const messages: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const mailFrom = session.envelope.mailFrom;
+        messages.push({
+          from: mailFrom === false ? '' : mailFrom.address,
+          to: session.envelope.rcptTo.map((recipient) => recipient.address),
+          data: Buffer.concat(chunks).toString('utf8'),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.server.address() as AddressInfo;
+  return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** Waits until `condition` holds, checking every 10 ms; fails after `timeoutMs`. */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
