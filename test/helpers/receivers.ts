@@ -96,3 +96,29 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** A received message's headers (unfolded, encoded words decoded) and its quoted-printable text body. */
+export function readMail(data: string): { headers: Record<string, string>; text: string } {
+  const split = data.indexOf('\r\n\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of data.slice(0, split).replace(/\r\n[ \t]+/g, ' ').split('\r\n')) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = decodeEncodedWords(line.slice(colon + 1).trim());
+  }
+  let text = data.slice(split + 4);
+  if (/quoted-printable/i.test(headers['content-transfer-encoding'] ?? '')) text = decodeQuotedPrintable(text.replace(/=\r\n/g, ''));
+  return { headers, text: text.replace(/\r\n/g, '\n') };
+}
+
+function decodeQuotedPrintable(text: string): string {
+  return Buffer.from(text.replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+}
+
+// RFC 2047 words (=?UTF-8?Q?...?= or ?B?), the whitespace between two of them dropped.
+function decodeEncodedWords(value: string): string {
+  return value
+    .replace(/(\?=)\s+(=\?)/g, '$1$2')
+    .replace(/=\?([^?]+)\?([QB])\?([^?]*)\?=/gi, (_match, _charset: string, encoding: string, word: string) =>
+      encoding.toUpperCase() === 'B' ? Buffer.from(word, 'base64').toString('utf8') : decodeQuotedPrintable(word.replace(/_/g, ' ')),
+    );
+}
