@@ -32,6 +32,7 @@ export async function sendHttp(request: HttpRequest, timeoutMs: number): Promise
       headers: request.headers,
       body: request.body,
       signal: AbortSignal.timeout(timeoutMs),
+      // A redirect is not followed: it would carry the channel's secrets to a host nobody configured.
       redirect: 'manual',
     });
   } catch (error) {
