@@ -12,7 +12,7 @@ import type { NodeRecords } from '../../storage/node-records';
 import { alertIntervalMs } from './alert-record';
 import { AlertStates } from './alert-states';
 import { evaluateResult, type Evaluation } from './condition';
-import { defaultMessage, dispatchNotification, dryRunChannels, type AlertChannel, type ChannelOptions, type ChannelResult, type DryRunResult, type Notification } from './index';
+import { defaultMessage, dispatchNotification, dryRunChannels, type ChannelOptions, type ChannelResult, type DryRunResult, type Notification } from './index';
 import { AlertScheduler, type AlertDefinition } from './scheduler';
 
 /** An alert as the metadata store keeps it (with `id`, `created_at`, `updated_at`). */
@@ -100,7 +100,7 @@ export class AlertService {
     return {
       would_trigger: evaluation.met,
       result: evaluation.result,
-      channels_that_would_fire: evaluation.met ? await dryRunChannels(alert.channels as AlertChannel[], this.channelOptions()) : [],
+      channels_that_would_fire: evaluation.met ? await dryRunChannels(alert.channels, this.channelOptions()) : [],
       message: defaultMessage(notification),
     };
   }
@@ -112,7 +112,7 @@ export class AlertService {
   }
 
   private send(alert: AlertDefinition, evaluation: Evaluation, timestamp: string, test: boolean): Promise<ChannelResult[]> {
-    return dispatchNotification(alert.channels as AlertChannel[], this.notification(alert, evaluation, timestamp, test), this.channelOptions());
+    return dispatchNotification(alert.channels, this.notification(alert, evaluation, timestamp, test), this.channelOptions());
   }
 
   private notification(alert: AlertDefinition, evaluation: Evaluation, timestamp: string, test: boolean): Notification {

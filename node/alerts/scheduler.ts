@@ -7,6 +7,7 @@
  * next tick ends delays that tick rather than piling up.
  */
 import type { Logger } from '../core/logger';
+import type { AlertChannel } from './types';
 import type { Evaluation } from './condition';
 import type { AlertState, AlertStates } from './alert-states';
 import { alertIntervalMs } from './alert-record';
@@ -17,7 +18,7 @@ export interface AlertDefinition {
   q: string;
   interval: string;
   enabled: boolean;
-  channels: Record<string, unknown>[];
+  channels: AlertChannel[];
 }
 
 export interface SchedulerDeps {
