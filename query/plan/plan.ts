@@ -6,9 +6,7 @@
 import type { ColumnPredicate } from '../../storage/scan';
 import type { Query } from '../syntax/ast';
 import type { EvalContext, StaticType } from '../value';
-import type { BatchOp } from '../exec/batch-ops';
-import type { SortKey } from '../exec/sorted-rows';
-import type { StatsSpec } from '../exec/stats';
+import type { BatchOp, SortKey, StatsSpec } from './operators';
 
 export type RowOp =
   | { kind: 'batch'; op: BatchOp }
