@@ -7,7 +7,7 @@
  */
 import { executePlan, type OpStats, type ScanSource } from '../query/exec/execute';
 import { MemoryBudget, MemoryPool } from '../query/exec/limits';
-import type { QueryInput } from '../query/exec/query-worker';
+import type { QueryInput } from '../query/exec/worker-protocol';
 import type { QueryWorkerPool } from '../query/exec/session-pool';
 import type { QueryResultData } from '../query/exec/result';
 import type { TimedRow } from '../query/exec/rows';
