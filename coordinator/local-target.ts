@@ -13,8 +13,7 @@ import type { QueryWorkerPool } from '../query/exec/session-pool';
 import { combineShardResults } from '../query/exec/shard-results';
 import type { ShardResult } from '../query/exec/shard-session';
 import type { QueryPlan } from '../query/plan/plan';
-import { planQuery } from '../query/plan/planner';
-import { parseQuery } from '../query/syntax';
+import { parseQuery, planQuery } from '../query/stages';
 import type { ShardCall, ShardFragment, ShardTarget } from './scatter-gather';
 import { reportProgress } from './shard-progress';
 

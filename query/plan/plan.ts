@@ -4,7 +4,7 @@
  * stats, or all rows), and the operators the coordinator runs on the merged rows.
  */
 import type { ColumnPredicate } from '../../storage/scan';
-import type { Query } from '../syntax/ast';
+import type { StageNode } from '../syntax/ast';
 import type { EvalContext, StaticType } from '../value';
 import type { BatchOp, SortKey, StatsSpec } from './operators';
 
@@ -54,7 +54,8 @@ export interface ScanSpec {
 }
 
 export interface QueryPlan {
-  query: Query;
+  /** The validated query (a `Query` of query/stages). */
+  query: { readonly stages: readonly StageNode[] };
   indexPatterns: string[];
   ctx: EvalContext;
   scan: ScanSpec;

@@ -8,8 +8,7 @@ import { payloadCacheCounters, setPayloadCacheBytes, type PayloadCacheCounters }
 import { fillHeld, HeldBlocks, keepReceived } from '../exec/held-blocks';
 import { ShardSession } from '../exec/shard-session';
 import type { QueryWorkerData, SessionSpec, WorkerRequest, WorkerResponse } from '../exec/worker-protocol';
-import { planQuery } from '../plan/planner';
-import { parseQuery } from '../syntax';
+import { parseQuery, planQuery } from '../stages';
 
 export function openSession(spec: SessionSpec): ShardSession {
   const plan = planQuery(parseQuery(spec.text, spec.variables), {

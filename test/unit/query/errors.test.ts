@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { checkQuery, QueryError } from '../../../query/syntax/index';
+import { checkQuery, QueryError } from '../../../query/stages';
 import { assertError, errorOf, ok } from './helpers';
 
 describe('query syntax: errors', () => {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { parseQuery } from '../../../query/syntax/index';
+import { parseQuery } from '../../../query/stages';
 import { agg, and, bin, call, f, n, noPos, s, stageOf, stagesOf } from './helpers';
 
 describe('query syntax: stages', () => {
