@@ -12,7 +12,6 @@ import { resolveField, Schema } from '../plan/schema';
 import type { EvalContext } from '../value';
 import { stageToString } from './print';
 import { stageModule, type Query, type Stage } from './registry';
-import type { FromStage } from './from';
 import type { PlanPlace, ScanPushdown } from './stage';
 
 export interface PlanOptions {
@@ -69,7 +68,7 @@ function evalContext(options: PlanOptions): EvalContext {
 
 function indexPatternsOf(from: Stage): string[] {
   if (from.kind !== 'from') throw new Error('a query starts with from');
-  return (from as FromStage).indexes.map((pattern) => pattern.pattern);
+  return from.indexes.map((pattern) => pattern.pattern);
 }
 
 /**
