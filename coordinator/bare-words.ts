@@ -4,7 +4,8 @@
  * user meant the string. The query service asks whether any event in range holds the field and,
  * when none does, says so in `meta.warnings` with the quoted form (docs/api.md, "Warnings").
  */
-import type { Expr, FieldRef, Query } from '../query/syntax';
+import type { Expr, FieldRef } from '../query/syntax';
+import type { Query } from '../query/stages';
 
 /** A bare field name on the value side of `=`, `!=` or `in (...)`, and the comparison it sits in. */
 export interface BareWord {

@@ -8,7 +8,7 @@
  */
 import { checkAlive } from '../query/exec/limits';
 import type { OpStats } from '../query/exec/execute';
-import type { SessionSpec } from '../query/exec/query-worker';
+import type { SessionSpec } from '../query/exec/worker-protocol';
 import { finishResult, type QueryResultData, type ResultPage } from '../query/exec/result';
 import type { TimedRow } from '../query/exec/rows';
 import { ShardMerge } from '../query/exec/shard-results';

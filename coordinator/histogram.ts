@@ -3,7 +3,8 @@
  * the range, the query that counts per interval, and the buckets with the empty ones filled in.
  * The count runs as a query, so it is exact on one node and across a cluster alike.
  */
-import { QueryError, type Query } from '../query/syntax';
+import type { Query } from '../query/stages';
+import { QueryError } from '../query/syntax';
 
 /** The query a histogram filters with, and where the user's `q` starts in it (0 when it is whole). */
 export interface HistogramFilter {

@@ -7,14 +7,13 @@ import { scanShards, type ScanSource } from '../query/exec/execute';
 import type { HeadFloor } from '../query/exec/head-floor';
 import { MemoryBudget, type MemoryPool } from '../query/exec/limits';
 import { QueryProgress } from '../query/exec/progress';
-import type { SessionSpec } from '../query/exec/query-worker';
+import type { SessionSpec } from '../query/exec/worker-protocol';
 import type { TimedRow } from '../query/exec/rows';
 import type { QueryWorkerPool } from '../query/exec/session-pool';
 import { combineShardResults } from '../query/exec/shard-results';
 import type { ShardResult } from '../query/exec/shard-session';
 import type { QueryPlan } from '../query/plan/plan';
-import { planQuery } from '../query/plan/planner';
-import { parseQuery } from '../query/syntax';
+import { parseQuery, planQuery } from '../query/stages';
 import type { ShardCall, ShardFragment, ShardTarget } from './scatter-gather';
 import { reportProgress } from './shard-progress';
 

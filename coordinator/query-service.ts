@@ -7,14 +7,13 @@
  */
 import { executePlan, type OpStats, type ScanSource } from '../query/exec/execute';
 import { MemoryBudget, MemoryPool } from '../query/exec/limits';
-import type { QueryInput } from '../query/exec/query-worker';
+import type { QueryInput } from '../query/exec/worker-protocol';
 import type { QueryWorkerPool } from '../query/exec/session-pool';
 import type { QueryResultData } from '../query/exec/result';
 import type { TimedRow } from '../query/exec/rows';
 import { explainPlan } from '../query/plan/explain';
 import type { QueryPlan } from '../query/plan/plan';
-import { planQuery } from '../query/plan/planner';
-import { checkQuery, QueryError, type Query } from '../query/syntax';
+import { checkQuery, planQuery, QueryError, type Query } from '../query/stages';
 import { indexMatcher } from '../storage/scan';
 import { bareWordsOf, bareWordWarning, type QueryWarning } from './bare-words';
 import { runDistributed, type Distribution } from './distribution';

@@ -13,7 +13,7 @@
  */
 import { HeadFloor } from '../query/exec/head-floor';
 import { checkAlive, QueryLimitError } from '../query/exec/limits';
-import type { SessionSpec } from '../query/exec/query-worker';
+import type { SessionSpec } from '../query/exec/worker-protocol';
 import type { TimedRow } from '../query/exec/rows';
 import type { ShardResult } from '../query/exec/shard-session';
 import { assignKeys, reassignKeys } from './key-assignment';

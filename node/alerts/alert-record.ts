@@ -4,7 +4,7 @@
  * keeps; its runtime status (`status`, `last_checked`, `last_triggered`) is kept apart
  * (alert-states.ts), since it changes every interval.
  */
-import { checkQuery } from '../../query/syntax';
+import { checkQuery } from '../../query/stages';
 import { parseDurationMs } from '../config/units';
 import { validationError } from '../core/errors';
 

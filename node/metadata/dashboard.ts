@@ -4,7 +4,7 @@
  * any text, as it will run when a value is chosen; a `$name` no variable declares is refused, since
  * nothing could ever fill it in.
  */
-import { checkQuery, variableNames } from '../../query/syntax';
+import { checkQuery, variableNames } from '../../query/stages';
 import { validationError } from '../core/errors';
 import { parseTimeBound } from '../core/time-bound';
 

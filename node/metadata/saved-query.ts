@@ -4,7 +4,7 @@
  * Its `$variables` get their values only when it runs; substitution turns any value into a string
  * literal, so checking each one as a string literal is the check the run will make.
  */
-import { checkQuery, variableNames } from '../../query/syntax';
+import { checkQuery, variableNames } from '../../query/stages';
 import { validationError } from '../core/errors';
 import { parseTimeBound } from '../core/time-bound';
 

@@ -6,26 +6,14 @@
 import { globMatches } from '../../storage/glob';
 import type { Column } from '../../storage/column';
 import { columnFromValues } from '../../storage/column-build';
-import type { Extractor } from '../parse/types';
+import type { BatchOp, NameMatcher } from '../plan/operators';
 import type { Value } from '../value';
 import { valueAt } from './access';
-import { selectTrue, type CompiledExpr } from './compiled';
+import { selectTrue } from './compiled';
 import type { Batch } from './vectors';
 
-export type BatchOp =
-  | { kind: 'filter'; predicate: CompiledExpr }
-  | { kind: 'extend'; assignments: { name: string; expr: CompiledExpr }[] }
-  | { kind: 'parse'; field: string; extractor: Extractor; overwrite: boolean }
-  | { kind: 'keep'; patterns: NameMatcher[] }
-  | { kind: 'drop'; patterns: NameMatcher[] }
-  | { kind: 'rename'; pairs: { from: string; to: string }[] };
-
-/** A `keep`/`drop` name or glob. */
-export interface NameMatcher {
-  text: string;
-  test(name: string): boolean;
-  glob: boolean;
-}
+// The operator types are part of the plan (plan/operators.ts); this module runs them.
+export type { BatchOp, NameMatcher } from '../plan/operators';
 
 export function nameMatcher(pattern: string, glob: boolean): NameMatcher {
   if (!glob) return { text: pattern, glob, test: (name) => name === pattern };

@@ -13,7 +13,7 @@ import { scanRequestOf } from './scan-request';
 import { QueryProgress } from './progress';
 import { finishResult, type QueryResultData } from './result';
 import type { TimedRow } from './rows';
-import type { SessionSpec } from './query-worker';
+import type { SessionSpec } from './worker-protocol';
 import type { QueryWorkerPool, SessionHandle } from './session-pool';
 import { expandHeldReads, planHeldReads, type HeldPlan } from './held-blocks';
 import { HeadFloor } from './head-floor';

@@ -9,7 +9,7 @@ import type { ChunkScan } from '../../storage/buffer/chunk-read';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 import type { QueryPlan } from '../plan/plan';
 import type { PayloadCacheCounters } from '../../storage/segment/payload-cache';
-import type { QueryWorkerData, SessionSpec, WorkerRequest, WorkerResponse } from './query-worker';
+import type { QueryWorkerData, SessionSpec, WorkerRequest, WorkerResponse } from './worker-protocol';
 import type { TimedRow } from './rows';
 import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
 import { HeldMirror } from './held-blocks';
@@ -89,7 +89,7 @@ class PooledWorker {
   readonly held = new HeldMirror();
 
   constructor(workerData: QueryWorkerData) {
-    this.worker = new Worker(path.join(__dirname, 'query-worker.js'), { workerData });
+    this.worker = new Worker(path.join(__dirname, '../worker/query-worker.js'), { workerData });
     this.worker.on('message', (response: WorkerResponse) => {
       this.held.apply(response.held);
       if (response.type === 'ack') this.cache = response.cache;

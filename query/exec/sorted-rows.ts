@@ -7,13 +7,10 @@
  * the order a stable sort of the newest-first rows gives, as `sort` without a bound does.
  */
 import type { Value } from '../value';
-import type { CompiledExpr } from './compiled';
 import { compareSortKeys, rowBytes, type Row } from './rows';
 
-export interface SortKey {
-  expr: CompiledExpr;
-  direction: 'asc' | 'desc';
-}
+// The sort key type is part of the plan (plan/operators.ts).
+export type { SortKey } from '../plan/operators';
 
 /** A row with its sort key values and its time. */
 export interface KeyedRow {

@@ -7,32 +7,16 @@
  * per row), then combines key ids into a group id: nothing is allocated per row for one or two keys.
  */
 import type { Column } from '../../storage/column';
-import type { AggregateFactory, AggregateSite, AggregateState } from '../aggregates/types';
+import type { AggregateState } from '../aggregates/types';
+import type { StatsSpec } from '../plan/operators';
 import type { StaticType, Value } from '../value';
 import { stringToNumber, valueAt } from './access';
 import { KeyDictionary } from './key-dictionary';
 import { compareValues } from './compare';
-import type { CompiledExpr } from './compiled';
 import { truthAt, type Batch } from './vectors';
 
-export interface StatsKeySpec {
-  name: string;
-  expr: CompiledExpr;
-}
-
-export interface StatsAggregateSpec {
-  name: string;
-  factory: AggregateFactory;
-  site: AggregateSite;
-  /** The aggregated expression; null for `count()` and `rate()`. For `countif` the condition. */
-  arg: CompiledExpr | null;
-  countif: boolean;
-}
-
-export interface StatsSpec {
-  keys: StatsKeySpec[];
-  aggregates: StatsAggregateSpec[];
-}
+// The spec is part of the plan (plan/operators.ts); this module runs it.
+export type { StatsAggregateSpec, StatsKeySpec, StatsSpec } from '../plan/operators';
 
 /**
  * A JSON-safe partial, column-wise: `keys[k][g]` is key k of group g and `states[a][g]` the JSON

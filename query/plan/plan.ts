@@ -4,11 +4,9 @@
  * stats, or all rows), and the operators the coordinator runs on the merged rows.
  */
 import type { ColumnPredicate } from '../../storage/scan';
-import type { Query } from '../syntax/ast';
+import type { StageNode } from '../syntax/ast';
 import type { EvalContext, StaticType } from '../value';
-import type { BatchOp } from '../exec/batch-ops';
-import type { SortKey } from '../exec/sorted-rows';
-import type { StatsSpec } from '../exec/stats';
+import type { BatchOp, SortKey, StatsSpec } from './operators';
 
 export type RowOp =
   | { kind: 'batch'; op: BatchOp }
@@ -56,7 +54,8 @@ export interface ScanSpec {
 }
 
 export interface QueryPlan {
-  query: Query;
+  /** The validated query (a `Query` of query/stages). */
+  query: { readonly stages: readonly StageNode[] };
   indexPatterns: string[];
   ctx: EvalContext;
   scan: ScanSpec;

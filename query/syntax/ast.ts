@@ -86,51 +86,16 @@ export interface SearchNot { kind: 'not'; operand: SearchExpr; pos: Pos }
 export type SearchExpr = SearchTerm | SearchPhrase | SearchFieldMatch | SearchLogical | SearchNot;
 
 // ---------------------------------------------------------------------------------------------------
-// Stages
+// Parts of stages (the grammar builds them; each stage's node is in its module in query/stages)
 
 /** A name or glob (`web-*`, `http.*`); a backtick name is `quoted` and never a glob. */
 export interface NamePattern { pattern: string; glob: boolean; quoted: boolean; pos: Pos }
 export interface FieldName { name: string; pos: Pos }
-
-export interface FromStage { kind: 'from'; indexes: NamePattern[]; pos: Pos }
-export interface SearchStage { kind: 'search'; expr: SearchExpr; pos: Pos }
-export interface WhereStage { kind: 'where'; expr: Expr; pos: Pos }
 export interface Assignment { name: string; expr: Expr; pos: Pos }
-export interface ExtendStage { kind: 'extend'; assignments: Assignment[]; pos: Pos }
+export interface Rename { from: FieldName; to: FieldName; pos: Pos }
+export interface SortKey { expr: Expr; direction: 'asc' | 'desc'; pos: Pos }
 
 export type ParseFormat = 'json' | 'kv' | 'logfmt' | 'regex' | 'pattern' | 'combined' | 'clf' | 'syslog';
-/** `pattern` is set exactly for `regex` and `pattern` formats (validated). */
-export interface ParseStage { kind: 'parse'; format: ParseFormat; field: FieldName; pattern: StringLiteral | null; pos: Pos }
 
-export interface KeepStage { kind: 'keep'; fields: NamePattern[]; pos: Pos }
-export interface DropStage { kind: 'drop'; fields: NamePattern[]; pos: Pos }
-export interface Rename { from: FieldName; to: FieldName; pos: Pos }
-export interface RenameStage { kind: 'rename'; renames: Rename[]; pos: Pos }
-/** `count` is a positive safe integer; 10 when the query leaves it out. */
-export interface HeadStage { kind: 'head'; count: number; pos: Pos }
-export interface TailStage { kind: 'tail'; count: number; pos: Pos }
-export interface DedupStage { kind: 'dedup'; fields: FieldName[]; pos: Pos }
-
-/** One aggregate column; `name` is the output column (alias or the default from names.ts). */
-export interface StatsAggregate { call: AggregateCall; alias: string | null; name: string; pos: Pos }
-/** One group key: a field, `bin(field, size)` or another scalar expression; `name` as above. */
-export interface StatsKey { expr: Expr; alias: string | null; name: string; pos: Pos }
-/** Output columns: keys first, then aggregates. `aggregates` may be empty (`stats by host`). */
-export interface StatsStage { kind: 'stats'; aggregates: StatsAggregate[]; by: StatsKey[]; pos: Pos }
-
-export interface SortKey { expr: Expr; direction: 'asc' | 'desc'; pos: Pos }
-export interface SortStage { kind: 'sort'; keys: SortKey[]; pos: Pos }
-/** Columns: fields..., `count`, `percent`; `by` groups the ranking. */
-export interface TopStage { kind: 'top'; count: number; fields: FieldName[]; by: FieldName[]; pos: Pos }
-
-export type Stage =
-  | FromStage | SearchStage | WhereStage | ExtendStage | ParseStage | KeepStage | DropStage | RenameStage
-  | HeadStage | TailStage | DedupStage | StatsStage | SortStage | TopStage;
-
-export type StageKind = Stage['kind'];
-
-/** A validated query: `stages[0]` is always a `from` stage, and no other stage is. */
-export interface Query { stages: Stage[] }
-
-/** Stages that work on a stream of events (allowed in live tail); the others need all input. */
-export const STREAMING_STAGES: ReadonlySet<StageKind> = new Set<StageKind>(['from', 'where', 'search', 'extend', 'parse', 'keep', 'drop', 'rename', 'head']);
+/** What every stage node has: its name and the position of that name. */
+export interface StageNode { kind: string; pos: Pos }

@@ -1,6 +1,6 @@
 // Postprocessors of grammar.ne. Nearley runs them for every partial parse, so they must be O(1):
-// lists grow as persistent `Seq`s, and each stage is returned as a thunk that builds the final node
-// once, after the parse succeeded.
+// lists grow as persistent `Seq`s, and a stage is kept as its match (`stage`), which the stage's
+// module in query/stages builds into its node once, after the parse succeeded.
 
 import type * as A from './ast';
 import { NAME_SOURCE, type Token } from './lexer';
@@ -22,15 +22,14 @@ export class Seq<T> {
 export interface UnknownStage { kind: 'unknown'; name: string; tokens: Token[]; pos: A.Pos }
 /** A count as written (`head -3` parses so that validation can say E012, not E001). */
 export interface CountSpec { value: number; pos: A.Pos; text: string }
-export interface ParsedCountStage { kind: 'head' | 'tail'; count: CountSpec | null; pos: A.Pos }
-export interface ParsedParseStage { kind: 'parse'; format: A.FieldName; field: A.FieldName; pattern: A.StringLiteral | null; pos: A.Pos }
-export interface ParsedStatsStage { kind: 'stats'; aggregates: Aliased[]; by: Aliased[]; pos: A.Pos }
-export interface ParsedTopStage { kind: 'top'; count: CountSpec | null; fields: A.FieldName[]; by: A.FieldName[]; pos: A.Pos }
-/** What the grammar produces; validate.ts checks it and turns it into the final AST. */
-export type ParsedStage =
-  | A.FromStage | A.SearchStage | A.WhereStage | A.ExtendStage | A.KeepStage | A.DropStage | A.RenameStage
-  | A.DedupStage | A.SortStage | ParsedCountStage | ParsedParseStage | ParsedStatsStage | ParsedTopStage | UnknownStage;
-export type StageThunk = () => ParsedStage;
+
+/**
+ * A stage as the grammar matched it: its keyword token and nearley's data for the rule. The stage's
+ * own module builds its node from it, once the whole parse succeeded.
+ */
+export interface StageMatch { readonly keyword: Token; readonly data: GrammarData }
+/** The data nearley hands a postprocessor: one entry per symbol of the rule. */
+export type GrammarData = readonly unknown[];
 
 const tok = (x: unknown): Token => x as Token;
 
@@ -225,60 +224,16 @@ export function sortKey(d: D): A.SortKey {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Stages (thunks: the lists inside are only turned into arrays once the whole parse succeeded)
+// Stages: O(1) here; the lists inside are only turned into arrays when the stage is built
 
-const posOf = (d: D): A.Pos => tok(d[0]).pos;
-const arr = <T>(x: unknown): T[] => (x as Seq<T>).toArray();
+export const stage = (d: D): StageMatch => ({ keyword: tok(d[0]), data: d });
 
-export const fromStage = (d: D): StageThunk => () => ({ kind: 'from', indexes: arr(d[1]), pos: posOf(d) });
-export const searchStage = (d: D): StageThunk => () => ({ kind: 'search', expr: d[1] as A.SearchExpr, pos: posOf(d) });
-export const whereStage = (d: D): StageThunk => () => ({ kind: 'where', expr: d[1] as A.Expr, pos: posOf(d) });
-export const extendStage = (d: D): StageThunk => () => ({ kind: 'extend', assignments: arr(d[1]), pos: posOf(d) });
-export const keepStage = (d: D): StageThunk => () => ({ kind: 'keep', fields: arr(d[1]), pos: posOf(d) });
-export const dropStage = (d: D): StageThunk => () => ({ kind: 'drop', fields: arr(d[1]), pos: posOf(d) });
-export const renameStage = (d: D): StageThunk => () => ({ kind: 'rename', renames: arr(d[1]), pos: posOf(d) });
-export const dedupStage = (d: D): StageThunk => () => ({ kind: 'dedup', fields: arr(d[1]), pos: posOf(d) });
-/** `sort keys`, and `sort by keys` as KQL writes it. */
-export const sortStage = (d: D): StageThunk => () => ({ kind: 'sort', keys: arr(d[d.length - 1]), pos: posOf(d) });
+/** A list the grammar built (a `Seq`) as an array. */
+export const listOf = <T>(x: unknown): T[] => (x as Seq<T>).toArray();
+/** The position of a stage: its keyword's. */
+export const stagePos = (match: StageMatch): A.Pos => match.keyword.pos;
 
-export function countStage(d: D): StageThunk {
-  const kind = tok(d[0]).type === 'st_head' ? 'head' : 'tail';
-  return () => ({ kind, count: d.length === 2 ? (d[1] as CountSpec) : null, pos: posOf(d) });
-}
-
-/** `parse fmt(field)` and `parse fmt(field, "pattern")`. */
-export function parseStage(d: D): StageThunk {
-  return () => {
-    let pattern: A.StringLiteral | null = null;
-    if (d.length === 7) {
-      const p = tok(d[5]);
-      pattern = { kind: 'string', value: p.value, pos: p.pos };
-    }
-    return { kind: 'parse', format: fieldName([d[1]]), field: d[3] as A.FieldName, pattern, pos: posOf(d) };
-  };
-}
-
-/** `stats aggs`, `stats aggs by keys`, `stats by keys`. */
-export function statsStage(d: D): StageThunk {
-  return () => {
-    const byAt = d.findIndex((x) => (x as Token).type === 'kw_by');
-    const aggregates = byAt === 1 ? [] : arr<Aliased>(d[1]);
-    const by = byAt < 0 ? [] : arr<Aliased>(d[byAt + 1]);
-    return { kind: 'stats', aggregates, by, pos: posOf(d) };
-  };
-}
-
-/** `top [N] fields [by fields]`. */
-export function topStage(d: D): StageThunk {
-  return () => {
-    const hasCount = !(d[1] instanceof Seq);
-    const at = hasCount ? 2 : 1;
-    const by = d.length > at + 1 ? arr<A.FieldName>(d[at + 2]) : [];
-    return { kind: 'top', count: hasCount ? (d[1] as CountSpec) : null, fields: arr(d[at]), by, pos: posOf(d) };
-  };
-}
-
-export function unknownStage(d: D): StageThunk {
-  const t = tok(d[0]);
-  return () => ({ kind: 'unknown', name: t.value, tokens: d.length === 2 ? arr<Token>(d[1]) : [], pos: t.pos });
+export function unknownStage(match: StageMatch): UnknownStage {
+  const t = match.keyword;
+  return { kind: 'unknown', name: t.value, tokens: match.data.length === 2 ? listOf<Token>(match.data[1]) : [], pos: t.pos };
 }

@@ -4,7 +4,8 @@
 # Rules for keeping it fast and unambiguous (test/unit/query/grammar.test.ts checks one parse per query):
 # - only %type tokens, never "literals": a string token whose text is "|" must not act as a pipe;
 # - lists are left-recursive `Seq`s, never EBNF :* (its concat is quadratic);
-# - postprocessors are O(1) (builders.ts); each stage is a thunk built after the parse.
+# - postprocessors are O(1) (builders.ts); a stage is kept as its match (`b.stage`) and built by its
+#   module in query/stages once the parse succeeded.
 
 @preprocessor typescript
 @{%
@@ -16,31 +17,31 @@ import * as b from './builders';
 query      -> stage                                      {% b.seqStart %}
             | query %pipe stage                          {% b.seqPush %}
 
-stage      -> %st_from patterns                          {% b.fromStage %}
-            | %st_search searchOr                        {% b.searchStage %}
-            | %st_where expr                             {% b.whereStage %}
-            | %st_extend assignments                     {% b.extendStage %}
-            | %st_parse %ident %lparen field %rparen     {% b.parseStage %}
-            | %st_parse %ident %lparen field %comma %string %rparen {% b.parseStage %}
-            | %st_keep patterns                          {% b.keepStage %}
-            | %st_drop patterns                          {% b.dropStage %}
-            | %st_rename renames                         {% b.renameStage %}
-            | %st_head                                   {% b.countStage %}
-            | %st_head count                             {% b.countStage %}
-            | %st_tail                                   {% b.countStage %}
-            | %st_tail count                             {% b.countStage %}
-            | %st_dedup fields                           {% b.dedupStage %}
-            | %st_stats aggregates                       {% b.statsStage %}
-            | %st_stats aggregates %kw_by keys           {% b.statsStage %}
-            | %st_stats %kw_by keys                      {% b.statsStage %}
-            | %st_sort sortKeys                          {% b.sortStage %}
-            | %st_sort %kw_by sortKeys                   {% b.sortStage %}
-            | %st_top fields                             {% b.topStage %}
-            | %st_top fields %kw_by fields               {% b.topStage %}
-            | %st_top count fields                       {% b.topStage %}
-            | %st_top count fields %kw_by fields         {% b.topStage %}
-            | %st_unknown                                {% b.unknownStage %}
-            | %st_unknown anyTokens                      {% b.unknownStage %}
+stage      -> %st_from patterns                          {% b.stage %}
+            | %st_search searchOr                        {% b.stage %}
+            | %st_where expr                             {% b.stage %}
+            | %st_extend assignments                     {% b.stage %}
+            | %st_parse %ident %lparen field %rparen     {% b.stage %}
+            | %st_parse %ident %lparen field %comma %string %rparen {% b.stage %}
+            | %st_keep patterns                          {% b.stage %}
+            | %st_drop patterns                          {% b.stage %}
+            | %st_rename renames                         {% b.stage %}
+            | %st_head                                   {% b.stage %}
+            | %st_head count                             {% b.stage %}
+            | %st_tail                                   {% b.stage %}
+            | %st_tail count                             {% b.stage %}
+            | %st_dedup fields                           {% b.stage %}
+            | %st_stats aggregates                       {% b.stage %}
+            | %st_stats aggregates %kw_by keys           {% b.stage %}
+            | %st_stats %kw_by keys                      {% b.stage %}
+            | %st_sort sortKeys                          {% b.stage %}
+            | %st_sort %kw_by sortKeys                   {% b.stage %}
+            | %st_top fields                             {% b.stage %}
+            | %st_top fields %kw_by fields               {% b.stage %}
+            | %st_top count fields                       {% b.stage %}
+            | %st_top count fields %kw_by fields         {% b.stage %}
+            | %st_unknown                                {% b.stage %}
+            | %st_unknown anyTokens                      {% b.stage %}
 
 # --- stage parts ---------------------------------------------------------------------------------
 

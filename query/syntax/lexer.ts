@@ -18,23 +18,20 @@ export const NAME_SOURCE = `[A-Za-z_@](?:[${NAME_CHARS}]|-(?=[${NAME_CHARS}]))*`
 const NAME_END = `(?![${NAME_CHARS}]|-[${NAME_CHARS}])`;
 const NUMBER_END = `(?![${NAME_CHARS}])`;
 
-export const STAGE_NAMES = [
-  'from', 'search', 'where', 'extend', 'parse', 'keep', 'drop', 'rename', 'head', 'tail', 'dedup', 'stats', 'sort', 'top',
-] as const;
-export type StageName = (typeof STAGE_NAMES)[number];
-
 /** Reserved words of expressions (case-insensitive); use backticks for a field with such a name. */
 export const KEYWORDS = ['and', 'or', 'not', 'in', 'like', 'has', 'is', 'null', 'true', 'false', 'as', 'by', 'asc', 'desc'] as const;
 
 const KEYWORD_TYPES = new Map<string, string>(KEYWORDS.map((k) => [k, `kw_${k}`]));
 const SEARCH_KEYWORD_TYPES = new Map<string, string>([['and', 'kw_and'], ['or', 'kw_or'], ['not', 'kw_not']]);
 
-/** Stages whose arguments are names with globs, and the full-text stage: they lex differently. */
-const STAGE_NEXT_STATE: Record<StageName, string> = {
-  from: 'glob', keep: 'glob', drop: 'glob', search: 'search',
-  where: 'main', extend: 'main', parse: 'main', rename: 'main', head: 'main', tail: 'main', dedup: 'main',
-  stats: 'main', sort: 'main', top: 'main',
-};
+/** How the words after a stage name are lexed: expressions, names with globs, or search terms. */
+export type ArgumentLexing = 'main' | 'glob' | 'search';
+
+/** A stage name as the lexer knows it: a keyword at stage position, and how its arguments lex. */
+export interface StageWord {
+  readonly name: string;
+  readonly argumentLexing: ArgumentLexing;
+}
 
 function caseInsensitive(word: string): string {
   return word.split('').map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
@@ -48,18 +45,17 @@ const qident = /`[^`\n]*`/;
 const unterminatedQident = /`[^`\n]*/;
 const invalid = { match: /[^]/, lineBreaks: true };
 
-function stageRules(): moo.Rules {
+function stageRules(stages: readonly StageWord[]): moo.Rules {
   const rules: moo.Rules = { ws, comment };
-  for (const name of STAGE_NAMES) {
-    rules[`st_${name}`] = { match: new RegExp(caseInsensitive(name) + NAME_END), next: STAGE_NEXT_STATE[name] };
+  for (const { name, argumentLexing } of stages) {
+    rules[`st_${name}`] = { match: new RegExp(caseInsensitive(name) + NAME_END), next: argumentLexing };
   }
   rules['st_unknown'] = { match: new RegExp(NAME_SOURCE), next: 'main' };
   rules['other'] = { match: /[^]/, lineBreaks: true, next: 'main' };
   return rules;
 }
 
-const lexerStates: Record<string, moo.Rules> = {
-  stage: stageRules(),
+const argumentStates: Record<ArgumentLexing, moo.Rules> = {
   main: {
     ws, comment, string, unterminated_string: unterminatedString, qident, unterminated_qident: unterminatedQident,
     variable: /\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/,
@@ -92,7 +88,10 @@ const lexerStates: Record<string, moo.Rules> = {
   },
 };
 
-const mooLexer = moo.states(lexerStates, 'stage');
+/** The moo lexer of a language with these stages; it is reset for every parse. */
+export function createLexer(stages: readonly StageWord[]): moo.Lexer {
+  return moo.states({ stage: stageRules(stages), ...argumentStates }, 'stage');
+}
 
 /** A token as the grammar sees it. */
 export interface Token {
@@ -184,10 +183,10 @@ export class TokenStream {
   private prefixRun = 0;
 
   /** `requireFrom`: E006 unless the first token is a stage name (`tokenize` lexes fragments too). */
-  constructor(private readonly map: SourceMap, private readonly requireFrom = true) {}
+  constructor(private readonly mooLexer: moo.Lexer, private readonly map: SourceMap, private readonly requireFrom = true) {}
 
   reset(chunk: string): void {
-    mooLexer.reset(chunk);
+    this.mooLexer.reset(chunk);
     this.last = undefined;
     this.previous = undefined;
     this.pending = undefined;
@@ -219,7 +218,7 @@ export class TokenStream {
 
   private nextToken(): Token | undefined {
     for (;;) {
-      const t = mooLexer.next();
+      const t = this.mooLexer.next();
       if (t === undefined) return undefined;
       const type = t.type!;
       if (type === 'ws' || type === 'comment') continue;
@@ -340,8 +339,8 @@ export function isBareName(name: string): boolean {
 }
 
 /** All tokens of a query (for tests and editor highlighting); throws QueryError like the parser. */
-export function tokenize(text: string): Token[] {
-  const stream = new TokenStream(new SourceMap(text), false);
+export function tokenize(text: string, lexer: moo.Lexer): Token[] {
+  const stream = new TokenStream(lexer, new SourceMap(text), false);
   stream.reset(text);
   const out: Token[] = [];
   for (let t = stream.next(); t !== undefined; t = stream.next()) out.push(t);

@@ -1,12 +1,23 @@
 // Runs the nearley grammar over the token stream and turns nearley's failures into E001 errors that
 // say, in plain words, what was expected.
 
+import type moo from 'moo';
 import nearley from 'nearley';
 import grammar from './grammar';
-import { Seq, type ParsedStage, type StageThunk } from './builders';
+import type { Seq, StageMatch } from './builders';
 import { QueryError, show } from './errors';
-import { STAGE_NAMES, TokenStream, type Token } from './lexer';
+import { TokenStream, type Token } from './lexer';
 import type { SourceMap } from './positions';
+
+/** What the parser needs of the stages (query/stages makes it from its registry). */
+export interface StageLexicon {
+  /** The lexer, which knows the stage names. */
+  readonly lexer: moo.Lexer;
+  /** The stage names in the order messages list them. */
+  readonly stageNames: readonly string[];
+  /** What a stage expects right after its name, by token type, where the grammar's own words are too vague. */
+  readonly expectedAfterName: ReadonlyMap<string, string>;
+}
 
 const compiled = nearley.Grammar.fromCompiled(grammar as unknown as nearley.CompiledRules);
 
@@ -25,25 +36,25 @@ function newParser(lexer: TokenStream): nearley.Parser {
   return parser;
 }
 
-/** Parses the (substituted) text into stages; throws QueryError. */
-export function parseStages(text: string, map: SourceMap): ParsedStage[] {
-  const lexer = new TokenStream(map);
+/** Parses the (substituted) text into the matches of its stages; throws QueryError. */
+export function parseStages(text: string, map: SourceMap, lexicon: StageLexicon): StageMatch[] {
+  const lexer = new TokenStream(lexicon.lexer, map);
   const parser = newParser(lexer);
   try {
     parser.feed(text);
   } catch (e) {
     if (lexer.pending) throw lexer.pending;
     if (e instanceof QueryError) throw e;
-    throw unexpectedToken(parser, lexer.last!, lexer.previous);
+    throw unexpectedToken(parser, lexer.last!, lexer.previous, lexicon);
   }
-  const results = parser.results as Array<Seq<StageThunk>>;
-  if (results.length === 0) throw unexpectedEnd(parser, lexer, map);
-  return results[0]!.toArray().map((build) => build());
+  const results = parser.results as Array<Seq<StageMatch>>;
+  if (results.length === 0) throw unexpectedEnd(parser, lexer, map, lexicon);
+  return results[0]!.toArray();
 }
 
 /** How many parses the grammar finds (exactly one for any valid query: the grammar is unambiguous). */
-export function countParses(text: string, map: SourceMap): number {
-  const lexer = new TokenStream(map);
+export function countParses(text: string, map: SourceMap, lexicon: StageLexicon): number {
+  const lexer = new TokenStream(lexicon.lexer, map);
   const parser = newParser(lexer);
   parser.feed(text);
   return parser.results.length;
@@ -62,32 +73,30 @@ function expectedTypes(parser: nearley.Parser, column: number): Set<string> {
   return out;
 }
 
-const PARSE_FORMAT_WORDS = 'a parse format (json, kv, logfmt, regex, pattern, combined, clf, syslog)';
-
 /** A piece of query text for a suggestion, in backticks, shortened when long. */
 function code(text: string): string {
   return `\`${text.length > 30 ? `${text.slice(0, 27)}...` : text}\``;
 }
 
-function unexpectedToken(parser: nearley.Parser, found: Token, previous: Token | undefined): QueryError {
+function unexpectedToken(parser: nearley.Parser, found: Token, previous: Token | undefined, lexicon: StageLexicon): QueryError {
   const table = (parser as unknown as ParserInternals).table;
-  const expected = previous?.type === 'st_parse' ? PARSE_FORMAT_WORDS : describeExpected(expectedTypes(parser, table.length - 2));
+  const expected = (previous && lexicon.expectedAfterName.get(previous.type)) ?? describeExpected(expectedTypes(parser, table.length - 2));
   const after = previous ? ` after ${show(previous.text)}` : '';
   const what = found.type === 'other' ? `expected a stage name after "|"` : `expected ${expected}${after}`;
   // `a || b` lexes as the end of a stage and an empty one.
   const adjacent = previous?.type === 'pipe' && previous.pos.offset + 1 === found.pos.offset;
   const logicalOr = found.type === 'other' && found.text === '|' && adjacent;
   const hint = logicalOr ? '; use "or" for a logical or' : '';
-  const suggestion = logicalOr ? 'or' : found.type === 'other' ? `write a stage name here: ${STAGE_NAMES.join(', ')}` : `write ${expected} here`;
+  const suggestion = logicalOr ? 'or' : found.type === 'other' ? `write a stage name here: ${lexicon.stageNames.join(', ')}` : `write ${expected} here`;
   return new QueryError('E001', `${what}, found ${show(found.text)}${hint}`, found.pos, suggestion);
 }
 
-function unexpectedEnd(parser: nearley.Parser, lexer: TokenStream, map: SourceMap): QueryError {
+function unexpectedEnd(parser: nearley.Parser, lexer: TokenStream, map: SourceMap, lexicon: StageLexicon): QueryError {
   const last = lexer.last;
   if (!last) return new QueryError('E006', 'the query is empty: it must start with "from <index>"', map.pos(0), 'from <index>');
   const table = (parser as unknown as ParserInternals).table;
   const types = expectedTypes(parser, table.length - 1);
-  const expected = last.type === 'st_parse' ? PARSE_FORMAT_WORDS : describeExpected(types);
+  const expected = lexicon.expectedAfterName.get(last.type) ?? describeExpected(types);
   // After an operator the missing piece is its operand: "add a value after `>`".
   const operand = isExpressionStart(types) && (OPERATORS.includes(last.type) || SYMBOLS[last.type] !== undefined);
   const suggestion = `add ${operand ? expected.replace(/^an expression/, 'a value') : expected} after ${code(last.text)}`;

@@ -1,6 +1,7 @@
-// Canonical text of expressions, search expressions, stages and queries: lower-case keywords and
+// Canonical text of expressions, search expressions and the parts of stages: lower-case keywords and
 // function names, minimal parentheses, double-quoted strings. Parsing the printed text gives the same
-// AST (positions aside). Used for plan printing and for matching `sort count() desc` to a stats column.
+// AST (positions aside). Each stage prints itself with these (query/stages). Used for plan printing
+// and for matching `sort count() desc` to a stats column.
 
 import type * as A from './ast';
 import { isBareName } from './lexer';
@@ -129,43 +130,14 @@ export function searchToString(s: A.SearchExpr): string {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Stages
+// Parts of stages
 
 const GLOB_WORD = /^(?:[A-Za-z0-9_.@:*?]|-(?!-))+$/;
 
-function patternToString(p: A.NamePattern): string {
+/** A name or glob of `from`, `keep`, `drop`. */
+export function patternToString(p: A.NamePattern): string {
   return GLOB_WORD.test(p.pattern) && !p.quoted ? p.pattern : '`' + p.pattern + '`';
 }
 
-const names = (xs: A.FieldName[]): string => xs.map((f) => nameToString(f.name)).join(', ');
-const aliasText = (alias: string | null): string => (alias === null ? '' : ` as ${nameToString(alias)}`);
-
-export function stageToString(s: A.Stage): string {
-  switch (s.kind) {
-    case 'from': return `from ${s.indexes.map(patternToString).join(', ')}`;
-    case 'search': return `search ${searchToString(s.expr)}`;
-    case 'where': return `where ${exprToString(s.expr)}`;
-    case 'extend': return `extend ${s.assignments.map((a) => `${nameToString(a.name)} = ${exprToString(a.expr)}`).join(', ')}`;
-    case 'parse': {
-      const pattern = s.pattern ? `, ${quote(s.pattern.value)}` : '';
-      return `parse ${s.format}(${nameToString(s.field.name)}${pattern})`;
-    }
-    case 'keep': return `keep ${s.fields.map(patternToString).join(', ')}`;
-    case 'drop': return `drop ${s.fields.map(patternToString).join(', ')}`;
-    case 'rename': return `rename ${s.renames.map((r) => `${nameToString(r.from.name)} as ${nameToString(r.to.name)}`).join(', ')}`;
-    case 'head': return `head ${s.count}`;
-    case 'tail': return `tail ${s.count}`;
-    case 'dedup': return `dedup ${names(s.fields)}`;
-    case 'stats': {
-      const aggs = s.aggregates.map((a) => exprToString(a.call) + aliasText(a.alias)).join(', ');
-      const by = s.by.map((k) => exprToString(k.expr) + aliasText(k.alias)).join(', ');
-      return ['stats', aggs, by ? `by ${by}` : ''].filter((x) => x !== '').join(' ');
-    }
-    case 'sort': return `sort ${s.keys.map((k) => `${exprToString(k.expr)} ${k.direction}`).join(', ')}`;
-    case 'top': return `top ${s.count} ${names(s.fields)}${s.by.length > 0 ? ` by ${names(s.by)}` : ''}`;
-  }
-}
-
-export function queryToString(q: A.Query): string {
-  return q.stages.map(stageToString).join(' | ');
-}
+/** A list of field names: `a, b`. */
+export const fieldListToString = (xs: A.FieldName[]): string => xs.map((f) => nameToString(f.name)).join(', ');

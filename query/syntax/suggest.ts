@@ -44,3 +44,8 @@ export function nearest(word: string, candidates: Iterable<string>): string | nu
   const limit = Math.max(2, Math.ceil(w.length / 3));
   return bestDistance <= limit ? best : null;
 }
+
+/** A name in backticks (the way to write any name), when it can be written so; else how. */
+export function inBackticks(name: string): string {
+  return /[`\n]/.test(name) || name.length > 200 ? 'a field name, in backticks when it has other characters: `name`' : `\`${name}\``;
+}

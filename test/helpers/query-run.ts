@@ -5,7 +5,7 @@
 import type { ExecuteOptions } from '../../query/exec/execute';
 import { MemoryBudget } from '../../query/exec/limits';
 import { QueryProgress } from '../../query/exec/progress';
-import type { SessionSpec } from '../../query/exec/query-worker';
+import type { SessionSpec } from '../../query/exec/worker-protocol';
 import type { QueryWorkerPool } from '../../query/exec/session-pool';
 
 export interface TestRange {

@@ -13,7 +13,8 @@ import {
   nonFilterStage,
 } from '../../../coordinator/histogram';
 import { TooManyQueriesError } from '../../../coordinator/query-service';
-import { QueryError, type Query } from '../../../query/syntax';
+import type { Query } from '../../../query/stages';
+import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app/app';
 import { ApiError, invalidQuery, isErrorCode, validationError } from '../../core/errors';
 import { parseTimeBound } from '../../core/time-bound';

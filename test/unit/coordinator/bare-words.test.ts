@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import { bareWordsOf } from '../../../coordinator/bare-words';
-import { parseQuery } from '../../../query/syntax';
+import { parseQuery } from '../../../query/stages';
 
 function words(text: string): string[] {
   return bareWordsOf(parseQuery(text), text).map((word) => `${word.comparedWith} ${word.op} ${word.field}`);

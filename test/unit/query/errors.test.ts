@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { checkQuery, QueryError } from '../../../query/syntax/index';
+import { checkQuery, QueryError } from '../../../query/stages';
 import { assertError, errorOf, ok } from './helpers';
 
 describe('query syntax: errors', () => {
@@ -186,10 +186,6 @@ describe('query syntax: errors', () => {
     assertError('from main | stats count() by count()', 'E010', 1, 30);
   });
 
-  it('E011 from after the first stage', () => {
-    assert.equal(assertError('from main | head 5 | from other', 'E011', 1, 22).suggestion, 'from main, other');
-  });
-
   it('E012 invalid number for head/tail/top count and percentile', () => {
     assertError('from main | head 0', 'E012', 1, 18);
     assertError('from main | tail -5', 'E012', 1, 18);
@@ -198,12 +194,6 @@ describe('query syntax: errors', () => {
     assertError('from main | stats percentile(ms, 0)', 'E012', 1, 34);
     assertError('from main | stats percentile(ms, 101)', 'E012', 1, 34);
     assertError('from main | stats percentile(ms, q)', 'E012', 1, 34);
-  });
-
-  it('E013 unknown parse format', () => {
-    const e = assertError('from main | parse jsn(_raw)', 'E013', 1, 19);
-    assert.equal(e.suggestion, 'json');
-    assert.match(assertError('from main | parse xml(_raw)', 'E013', 1, 19).message, /formats are json, kv, logfmt/);
   });
 
   it('E014 unknown variable, at its position in the original text', () => {

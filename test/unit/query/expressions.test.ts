@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { AGGREGATE_FUNCTIONS, SCALAR_FUNCTIONS, type Expr } from '../../../query/syntax/index';
+import { AGGREGATE_FUNCTIONS, SCALAR_FUNCTIONS, type Expr } from '../../../query/stages';
 import { agg, and, bin, call, f, n, not, ok, or, s, stageOf, whereExpr } from './helpers';
 
 const d = (micros: number): Expr => ({ kind: 'duration', micros }) as Expr;

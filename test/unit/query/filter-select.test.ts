@@ -4,8 +4,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import type { Column, ColumnBatch } from '../../../storage/column';
-import { planQuery } from '../../../query/plan/planner';
-import { parseQuery } from '../../../query/syntax/index';
+import { parseQuery, planQuery } from '../../../query/stages';
 import type { CompiledExpr } from '../../../query/exec/compiled';
 import { filterTrue } from '../../../query/exec/vectors';
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { checkQuery, exprToString, parseQuery, QueryError, queryToString, type Expr } from '../../../query/syntax/index';
-import { countParses } from '../../../query/syntax/parser';
+import { checkQuery, exprToString, parseQuery, QueryError, queryToString, type Expr } from '../../../query/stages';
+import { countParses } from '../../../query/stages/language';
 import { SourceMap } from '../../../query/syntax/positions';
 import { noPos } from './helpers';
 import { SAMPLES } from './samples';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
-import { countParses } from '../../../query/syntax/parser';
+import { countParses } from '../../../query/stages/language';
 import { SourceMap } from '../../../query/syntax/positions';
-import { checkQuery, parseQuery } from '../../../query/syntax/index';
+import { checkQuery, parseQuery } from '../../../query/stages';
 import { SAMPLES } from './samples';
 
 /** Wall time of one call, in milliseconds. */

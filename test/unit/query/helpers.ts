@@ -1,7 +1,7 @@
 // Shared helpers for the query front-end tests.
 
 import { strict as assert } from 'assert';
-import { checkQuery, parseQuery, QueryError, type Expr, type Query, type Stage } from '../../../query/syntax/index';
+import { checkQuery, parseQuery, QueryError, type Expr, type Query, type Stage } from '../../../query/stages';
 
 /** A deep copy without `pos` fields, to compare AST shapes. */
 export function noPos<T>(x: T): T {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
-import { tokenize } from '../../../query/syntax/lexer';
-import { QueryError } from '../../../query/syntax/index';
+import { tokenize } from '../../../query/stages/language';
+import { QueryError } from '../../../query/stages';
 
 const types = (text: string): string[] => tokenize(text).map((t) => t.type);
 const pairs = (text: string): Array<[string, string]> => tokenize(text).map((t) => [t.type, t.value]);

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { aggregateColumnNames, exprToString, parseQuery, queryToString, type AggregateCall, type StatsStage } from '../../../query/syntax/index';
+import { aggregateColumnNames, exprToString, parseQuery, queryToString, type AggregateCall, type StatsStage } from '../../../query/stages';
 import { noPos, ok, whereExpr } from './helpers';
 
 function statsOf(text: string): StatsStage {

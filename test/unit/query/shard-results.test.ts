@@ -11,8 +11,7 @@ import { executePlan, scanShards, type ExecuteOptions } from '../../../query/exe
 import { finishResult } from '../../../query/exec/result';
 import { combineShardResults, decodeShardResult, encodeShardResult, mergeShardResults } from '../../../query/exec/shard-results';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { planQuery } from '../../../query/plan/planner';
-import { parseQuery } from '../../../query/syntax';
+import { parseQuery, planQuery } from '../../../query/stages';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/event';
 import { openTestEngine } from '../../helpers/engine';

@@ -4,8 +4,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import type { Column, ColumnBatch } from '../../../storage/column';
-import { planQuery } from '../../../query/plan/planner';
-import { parseQuery } from '../../../query/syntax/index';
+import { parseQuery, planQuery } from '../../../query/stages';
 import { StatsAccumulator, type StatsSpec } from '../../../query/exec/stats';
 import type { Value } from '../../../query/value';
 import { StringInterner } from '../../../storage/segment/string-intern';

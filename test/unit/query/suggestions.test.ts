@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { checkQuery, type QueryError } from '../../../query/syntax/index';
-import { tokenize } from '../../../query/syntax/lexer';
+import { checkQuery, type QueryError } from '../../../query/stages';
+import { tokenize } from '../../../query/stages/language';
 import { assertError } from './helpers';
 import { SAMPLES } from './samples';
 

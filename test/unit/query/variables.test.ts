@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { parseQuery, QueryError, substituteVariables, variableNames } from '../../../query/syntax/index';
+import { parseQuery, QueryError, substituteVariables, variableNames } from '../../../query/stages';
 import { assertError, bin, f, noPos, s } from './helpers';
 
 describe('query syntax: variables', () => {
