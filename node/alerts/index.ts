@@ -2,7 +2,6 @@
 export { validateChannels } from './channel-config';
 export { dispatchNotification, type DispatchOptions } from './dispatch';
 export { dryRunChannels, type DryRunResult, type DryRunStatus } from './dry-run';
-export { channelOptionsFromConfig } from './options';
 export { DEFAULT_RETRY, type RetryPolicy } from './retry';
 export { defaultMessage, renderTemplate } from './template';
 export { CHANNEL_TYPES, DEFAULT_CHANNEL_OPTIONS, type AlertChannel, type ChannelOptions, type ChannelResult, type ChannelType, type Notification, type NotifiedAlert } from './types';
