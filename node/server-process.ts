@@ -4,12 +4,12 @@
  * new requests, let in-flight ones finish (http/shutdown.ts), flush, close RocksDB, exit 0.
  */
 import type { FastifyInstance } from 'fastify';
-import { App } from './app';
+import { App } from './app/app';
 import { loadConfig, type CommandLineOverrides } from './config/load';
 import { resolveSettings } from './config/settings';
 import { buildServer } from './http/server';
 import { closeHttp } from './http/shutdown';
-import { createLogger } from './logger';
+import { createLogger } from './core/logger';
 
 export async function runServer(overrides: CommandLineOverrides): Promise<void> {
   const config = loadConfig(overrides);

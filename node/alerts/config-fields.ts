@@ -3,7 +3,7 @@
  * (`channels[1].config.url`) and returns the value to store, or throws a 422 VALIDATION_ERROR
  * naming that path, so the client learns which channel and which field to fix.
  */
-import { ApiError, validationError } from '../errors';
+import { ApiError, validationError } from '../core/errors';
 
 export interface FieldRule {
   required: boolean;

@@ -4,7 +4,7 @@
  * marks of hints applied here, and the metadata store replicated from the master. The data path
  * services (writes, hint replay, shard queries) are added to the same gRPC server.
  */
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import type { Settings } from '../config/settings';
 import { splitsOf } from '../../storage/partition';
 import type { StorageEngine } from '../../storage/engine';

@@ -1,7 +1,7 @@
 /**
  * The cluster state: who the members are, the ring epochs that place data, and which nodes were
  * taken out of placement. Only the master decides a new version (the pure transitions here);
- * every node keeps and persists the newest version it has seen (state-store.ts, membership.ts).
+ * every node keeps and persists the newest version it has seen (state-store.ts, state-sync.ts).
  */
 import { isValidIndexName } from '../../storage/event';
 import { isMemberAddress, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';

@@ -3,7 +3,7 @@
  * node sees it (state, last heartbeat, ring epochs, the counts its last heartbeat reply carried)
  * and the counts summed over the members that are up, and which of them are catching up
  * (catch-up.ts); and the degraded part of this node's /health. A lone node answers as before
- * (routes/ops.ts).
+ * (routes/ops/cluster-status.ts).
  */
 import path from 'path';
 import type { StoredAlone } from './cluster-state';

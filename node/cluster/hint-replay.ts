@@ -6,8 +6,8 @@
  * while the owner refuses under backpressure.
  */
 import { setTimeout as delay } from 'timers/promises';
-import type { Logger } from '../logger';
-import type { ClusterMetrics } from '../metrics';
+import type { Logger } from '../core/logger';
+import type { ClusterMetrics } from '../metrics/metrics';
 import { PeerCallError, type PeerClients } from './grpc/peers';
 import { SHARD_WRITE } from './grpc/proto';
 import { protocolVersion } from './grpc/wire';

@@ -8,7 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { jobNodeTag, nodeTagOfJob } from '../../coordinator/jobs';
-import { ApiError } from '../errors';
+import { ApiError } from '../core/errors';
 import type { Member } from './cluster-state';
 import type { ClusterNode } from './cluster-node';
 import type { Membership } from './membership';

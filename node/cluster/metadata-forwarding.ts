@@ -7,7 +7,7 @@
  * A refusal travels as the API error it is (code, message and extra fields) in the trailers.
  */
 import { status } from '@grpc/grpc-js';
-import { ApiError, isErrorCode } from '../errors';
+import { ApiError, isErrorCode } from '../core/errors';
 import { metadataApiError } from '../metadata/api-error';
 import { isMetadataCollection } from '../metadata/collections';
 import type { MetadataWriter } from '../metadata/writer';

@@ -5,7 +5,7 @@
  * but not logged.
  */
 import { status } from '@grpc/grpc-js';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import { quoted } from './cluster-state';
 import type { RpcRefusal } from './grpc/server';
 

@@ -9,7 +9,7 @@
 import { status } from '@grpc/grpc-js';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 import { isStorableFieldName } from '../ingest/common';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import { memberById, type ClusterState } from './cluster-state';
 import { RpcRefusal } from './grpc/server';
 import { ownersOf } from './ring';

@@ -7,7 +7,7 @@
  * every stored-alone entry unchanged (an epoch's nodes change only while the cluster forms), waits
  * for no seed the older one did not, and adds at most `k` members, removed ids, forgotten records,
  * epochs and stored-alone entries. A state that breaks this was not decided by the master from this one.
- * The rules of who may send a state are in membership.ts and docs/architecture.md.
+ * The rules of who may send a state are in membership-service.ts and docs/architecture.md.
  */
 import { memberById, quoted, type ClusterState } from './cluster-state';
 

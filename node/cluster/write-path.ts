@@ -4,9 +4,9 @@
  * every call to a peer.
  */
 import type { StorageEngine } from '../../storage/engine';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import type { Settings } from '../config/settings';
-import { ClusterMetrics, type Metrics } from '../metrics';
+import { ClusterMetrics, type Metrics } from '../metrics/metrics';
 import type { ClusterNode } from './cluster-node';
 import { callOutcome } from './grpc/call-observer';
 import { HintReplayer, testReplayRate } from './hint-replay';

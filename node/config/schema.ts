@@ -156,7 +156,7 @@ export function defaultConfig(): Config {
       failure_timeout: '5s',
       write_timeout: '2s',
     },
-    // 0: sized from the cores (node/worker-counts.ts). Several nodes on one machine set them lower.
+    // 0: sized from the cores (node/app/worker-counts.ts). Several nodes on one machine set them lower.
     server: { ingest_workers: 0, query_workers: 0, codec_workers: 0 },
     views: {},
     buffer_manager: {

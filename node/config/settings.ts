@@ -34,23 +34,30 @@ export interface Settings {
   };
   /** Decompressed column blocks the query workers keep (storage/segment/payload-cache.ts), shared among them. */
   bufferManager: { blockCacheMaxBytes: number };
-  /** Worker threads of each pool; 0 sizes the pool from the cores (node/worker-counts.ts). */
+  /** Worker threads of each pool; 0 sizes the pool from the cores (node/app/worker-counts.ts). */
   server: { ingestWorkers: number; queryWorkers: number; codecWorkers: number };
   /** `maxFutureMs`: events further ahead of the receive time are refused (node/ingest/refusal.ts). */
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean; maxFutureMs: number };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
   /** `caFile`: the CA a node trusts for the other members' HTTPS (node/cluster/peer-http.ts); none: the system's. */
   tls: { enabled: boolean; certFile: string | null; keyFile: string | null; caFile: string | null };
+  /** The API base URLs are null for the services' public ones (node/alerts/channels). */
+  alerts: {
+    minIntervalMs: number;
+    maxConcurrentChecks: number;
+    sendTimeoutMs: number;
+    chatBotApi: string | null;
+    incidentPagerApi: string | null;
+    opsAlertApi: string | null;
+    incidentPlatformApi: string | null;
+  };
   cluster: {
     nodeId: string;
     grpcListen: string;
     seeds: string[];
     role: string;
     replicationFactor: number;
-    /**
-     * Partitions per (index, bucket): 1 on a lone node, so its segments stay large. Cluster mode
-     * (membership, ring, gRPC) is not built yet, so a node always runs alone for now.
-     */
+    /** Partitions per (index, bucket): 1 on a lone node, so its segments stay large. */
     partitions: number;
     heartbeatIntervalMs: number;
     failureTimeoutMs: number;
@@ -74,6 +81,7 @@ export function resolveSettings(config: Config): Settings {
   const http = config.http as ConfigSection;
   const cluster = config.cluster as ConfigSection;
   const tls = config.tls as ConfigSection;
+  const alerts = config.alerts as ConfigSection;
   const seeds = cluster.seeds as string[];
   return {
     listen: splitHostPort(config.listen as string),
@@ -122,6 +130,15 @@ export function resolveSettings(config: Config): Settings {
       certFile: tls.cert_file as string | null,
       keyFile: tls.key_file as string | null,
       caFile: tls.ca_file as string | null,
+    },
+    alerts: {
+      minIntervalMs: ms(alerts.min_interval),
+      maxConcurrentChecks: alerts.max_concurrent_checks as number,
+      sendTimeoutMs: ms(alerts.send_timeout),
+      chatBotApi: alerts.chat_bot_api as string | null,
+      incidentPagerApi: alerts.incident_pager_api as string | null,
+      opsAlertApi: alerts.ops_alert_api as string | null,
+      incidentPlatformApi: alerts.incident_platform_api as string | null,
     },
     cluster: {
       nodeId: cluster.node_id as string,

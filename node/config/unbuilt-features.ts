@@ -10,7 +10,6 @@ import { parseDurationMs, parseSizeBytes } from './units';
 export const NOT_BUILT: Readonly<Record<string, string>> = {
   auth: 'authentication',
   tail: 'live tail',
-  alerts: 'alerting',
   // Every node of a cluster is coordinator and shard (`all`): the other roles are not built.
   'cluster.role': 'cluster mode',
   // Sections that hold nothing yet.

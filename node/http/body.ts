@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'http';
 import zlib from 'zlib';
-import { ApiError, invalidJson, invalidRequest } from '../errors';
+import { ApiError, invalidJson, invalidRequest } from '../core/errors';
 
 export interface RawBody {
   bytes: Buffer;

@@ -4,7 +4,7 @@
  * error handler, the not-found handler, fastify's framework errors and the answers written on the
  * socket for requests fastify never saw (node/http/node-server.ts) all go through `errorReply`.
  */
-import { ApiError, type ErrorCode } from '../errors';
+import { ApiError, type ErrorCode } from '../core/errors';
 
 export interface ErrorReply {
   status: number;

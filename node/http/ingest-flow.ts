@@ -4,9 +4,9 @@
  * the refused ones by reason.
  */
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../app';
+import type { App } from '../app/app';
 import type { ClusterWritePath } from '../cluster/write-path';
-import { ApiError } from '../errors';
+import { ApiError } from '../core/errors';
 import { ingestContext, type IngestContext } from '../ingest/common';
 import type { ParsedBody } from '../ingest/parser-pool';
 import type { IngestParams, ParseSummary } from '../ingest/format-dispatch';

@@ -8,7 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'http';
 import https from 'https';
 import type { Duplex } from 'stream';
 import type { FastifyServerFactory } from 'fastify';
-import { ApiError } from '../errors';
+import { ApiError } from '../core/errors';
 import { errorReply, pathOf, type ErrorReply } from './errors';
 
 /** How often node checks connections against the request timeout: a stalled request is cut at most this much late. */

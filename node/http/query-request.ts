@@ -6,8 +6,8 @@
  */
 import type { ProfileLevel, QueryRequest } from '../../coordinator/query-service';
 import type { Settings } from '../config/settings';
-import { ApiError, validationError } from '../errors';
-import { parseTimeBound } from './time-bound';
+import { ApiError, validationError } from '../core/errors';
+import { parseTimeBound } from '../core/time-bound';
 
 export interface ParsedQueryRequest extends QueryRequest {
   /** null: sync window; 0: async; N > 0: hybrid, seconds. */

@@ -4,7 +4,7 @@
  * whole (429 RATE_LIMITED) when it carries more events than the bucket holds, so an accepted
  * request is never cut.
  */
-import { ApiError } from '../errors';
+import { ApiError } from '../core/errors';
 
 interface Bucket {
   tokens: number;

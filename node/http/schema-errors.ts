@@ -5,7 +5,7 @@
  * Needs Ajv's `verbose` option, which puts the failing schema and value on each error.
  */
 import type { FastifySchemaValidationError } from 'fastify';
-import { ApiError } from '../errors';
+import { ApiError } from '../core/errors';
 
 /** Fastify's name for the part of the request that failed. */
 type RequestPart = 'body' | 'querystring' | 'params' | 'headers';

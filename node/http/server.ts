@@ -5,8 +5,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import fs from 'fs';
-import type { App } from '../app';
-import { ApiError } from '../errors';
+import type { App } from '../app/app';
+import { ApiError } from '../core/errors';
 import { installBodyParser } from './body';
 import { RequestDrain } from './drain';
 import { installElasticErrorShape } from './es-errors';
@@ -15,13 +15,16 @@ import { IngestFlow } from './ingest-flow';
 import { answerClientError, nodeServerFactory } from './node-server';
 import { IngestRateLimiter } from './rate-limit';
 import { RouteMethods } from './route-methods';
-import { esRoutes } from './routes/es';
-import { ingestRoutes } from './routes/ingest';
-import { clusterAdminRoutes } from './routes/cluster-admin';
-import { opsRoutes, rootRoutes } from './routes/ops';
+import { esRoutes } from './routes/es/index';
+import { ingestRoutes } from './routes/ingest/index';
+import { clusterAdminRoutes } from './routes/cluster-admin/index';
+import { opsRoutes, rootRoutes } from './routes/ops/index';
 import { otlpRoutes } from './routes/otlp';
-import { queryRoutes } from './routes/query';
-import { savedQueryRoutes } from './routes/queries';
+import { queryRoutes } from './routes/query/index';
+import { alertRoutes } from './routes/alerts/index';
+import { dashboardRoutes } from './routes/dashboards/index';
+import { histogramRoutes } from './routes/histogram';
+import { savedQueryRoutes } from './routes/queries/index';
 import { schemaError } from './schema-errors';
 
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
@@ -128,6 +131,9 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(otlpRoutes(flow));
       await api.register(queryRoutes(app, app.queries));
       await api.register(savedQueryRoutes(app));
+      await api.register(dashboardRoutes(app));
+      await api.register(alertRoutes(app));
+      await api.register(histogramRoutes(app));
     },
     { prefix: '/api/v1' },
   );

@@ -5,7 +5,7 @@
  * requests finish; then the listener closes. What still holds a connection at the deadline is cut.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 
 export async function closeHttp(server: FastifyInstance, deadlineMs: number, logger: Logger): Promise<void> {
   server.server.closeIdleConnections();

@@ -9,7 +9,7 @@
  */
 import type { LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX } from '../../storage/event';
-import { invalidJson } from '../errors';
+import { invalidJson } from '../core/errors';
 import { excerpt, isPlainObject, receivedAt, tryParseJson, type IngestContext } from './common';
 import { applyDocument, documentMessage, fieldsHoldDocument } from './document';
 import { checkEvent, countRefusal, invalid, isRefusal, type Refusal, type RefusalCounts } from './refusal';

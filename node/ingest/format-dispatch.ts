@@ -4,7 +4,7 @@
  */
 import { isAscii } from 'buffer';
 import type { LogEvent } from '../../storage/event';
-import { invalidRequest } from '../errors';
+import { invalidRequest } from '../core/errors';
 import { parseBulk, parseEsDoc, type BulkItem } from './bulk';
 import type { IngestContext } from './common';
 import { parseHecLines, type HecResult } from './hec';

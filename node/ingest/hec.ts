@@ -11,7 +11,7 @@
  */
 import type { LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
-import { ApiError } from '../errors';
+import { ApiError } from '../core/errors';
 import {
   coerceLabels, hasField, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext,
 } from './common';

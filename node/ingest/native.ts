@@ -4,7 +4,7 @@
  */
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
-import { invalidJson } from '../errors';
+import { invalidJson } from '../core/errors';
 import { coerceLabels, isPlainObject, isStorableFieldName, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext } from './common';
 import { flattenInto } from './flatten';
 import { checkEvent, countRefusal, invalid, isRefusal, type Refusal, type RefusalCounts, type RefusalReason } from './refusal';

@@ -16,7 +16,7 @@
  */
 import type { FieldValue, LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
-import { invalidJson, invalidRequest } from '../errors';
+import { invalidJson, invalidRequest } from '../core/errors';
 import { coerceLabels, isPlainObject, isStorableFieldName, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
 import { isValidEventMicros } from './datetime';
 import { MAX_FLATTEN_DEPTH, reservedName, storedJsonText } from './flatten';

@@ -11,7 +11,7 @@ import { decodeChunkRecord, encodeChunkRecord } from '../../storage/buffer/chunk
 import { chunkEvents, type EventChunk } from '../../storage/buffer/event-chunk';
 import { BULK_YOUNG_GENERATION_MB, WorkerPool } from '../../storage/threads/worker-pool';
 import type { Placement } from '../../storage/partition';
-import { ApiError, type ErrorCode } from '../errors';
+import { ApiError, type ErrorCode } from '../core/errors';
 import { scanNativeBatch } from './native-scan';
 import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './format-dispatch';
 import type { RefusalCounts } from './refusal';

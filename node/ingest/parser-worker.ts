@@ -1,6 +1,6 @@
 /** Ingest worker thread: parses request bodies for parser-pool.ts. */
 import { parentPort } from 'worker_threads';
-import { ApiError } from '../errors';
+import { ApiError } from '../core/errors';
 import { parseBody, type ParseRequest, type ParseResponse } from './parser-pool';
 
 if (parentPort !== null) {

@@ -3,7 +3,7 @@
  */
 import type { LogEvent } from '../../storage/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
-import { invalidRequest } from '../errors';
+import { invalidRequest } from '../core/errors';
 import { hasField, MAX_REPORTED_ERRORS, receivedAt, type IngestContext } from './common';
 import { runPipeline } from './pipeline';
 import { checkEvent, countRefusal, type RefusalCounts, type RefusalReason } from './refusal';

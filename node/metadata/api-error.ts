@@ -1,6 +1,6 @@
 /** What the metadata store throws, as the API error a route answers with (others pass through). */
 import { QueryError } from '../../query/syntax';
-import { invalidQuery, notFound } from '../errors';
+import { invalidQuery, notFound } from '../core/errors';
 import { MetadataNotFoundError } from './store';
 
 export function metadataApiError(error: unknown): unknown {

@@ -1,7 +1,10 @@
 /**
  * The metadata collections: what each is called, how its ids start and how a record is checked.
- * Saved queries exist now; dashboards (`dsh_`), alerts (`alt_`) and API keys join this table.
+ * API keys join this table when they are built.
  */
+import { alertRecord } from '../alerts/alert-record';
+import { validateChannels } from '../alerts/index';
+import { dashboardRecord } from './dashboard';
 import { savedQueryRecord } from './saved-query';
 
 export interface MetadataCollection {
@@ -20,7 +23,11 @@ export interface MetadataCollection {
 
 export const SAVED_QUERIES: MetadataCollection = { name: 'saved_queries', idPrefix: 'sq_', noun: 'saved query', validate: savedQueryRecord };
 
-const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map([SAVED_QUERIES].map((collection) => [collection.name, collection]));
+export const DASHBOARDS: MetadataCollection = { name: 'dashboards', idPrefix: 'dsh_', noun: 'dashboard', validate: (fields) => dashboardRecord(fields) };
+
+export const ALERTS: MetadataCollection = { name: 'alerts', idPrefix: 'alt_', noun: 'alert', validate: (fields) => alertRecord(fields, validateChannels) };
+
+const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map([SAVED_QUERIES, DASHBOARDS, ALERTS].map((collection) => [collection.name, collection]));
 
 /** Whether a collection of that name exists (a name from outside is checked before it is used). */
 export function isMetadataCollection(name: string): boolean {

@@ -5,8 +5,8 @@
  * literal, so checking each one as a string literal is the check the run will make.
  */
 import { checkQuery, variableNames } from '../../query/syntax';
-import { validationError } from '../errors';
-import { parseTimeBound } from '../http/time-bound';
+import { validationError } from '../core/errors';
+import { parseTimeBound } from '../core/time-bound';
 
 export const SAVED_QUERY_FIELDS: readonly string[] = ['name', 'q', 'from'];
 

@@ -132,6 +132,9 @@ describe('cluster operations', function () {
         assert.equal(created.status, 201, created.text);
         saved.push(created.body.data.id as string);
       }
+      const panel = { id: 'p1', title: '5xx', type: 'stat', q: 'from main | where status >= 500 | stats count()', position: { x: 0, y: 0, w: 3, h: 2 } };
+      const dashboard = await postJson(`${second.api}/dashboards`, { name: 'web', panels: [panel] });
+      assert.equal(dashboard.status, 201, dashboard.text);
       const first = taggedEvents('before', 2000, 40);
       await ingest(second, first);
 
@@ -147,12 +150,14 @@ describe('cluster operations', function () {
       const listed = await request(`${third.api}/queries`);
       assert.equal(listed.status, 200, 'reads answer while the master is down');
       assert.deepEqual(listed.body.data.queries.map((query: { id: string }) => query.id).sort(), [...saved].sort());
+      assert.deepEqual((await request(`${third.api}/dashboards/${dashboard.body.data.id}`)).body, dashboard.body, 'a dashboard written through node2 reads on node3');
       assert.ok((await metricValue(third, 'trawl_hints_pending', 'target="node1"')) > 0, 'node3 keeps node1\'s share as hints');
 
       await master.restart();
       await waitForUp(nodes, ['node1', 'node2', 'node3']);
       const afterRestart = await request(`${master.api}/queries`);
       assert.deepEqual(afterRestart.body.data.queries.map((query: { id: string }) => query.id).sort(), [...saved].sort(), 'the restarted master has every saved query');
+      assert.deepEqual((await request(`${master.api}/dashboards`)).body.data.dashboards.map((item: { id: string }) => item.id), [dashboard.body.data.id]);
       await waitUntil(async () => (await metricValue(third, 'trawl_hints_pending', 'target="node1"')) === 0, 30_000, 'hints for node1 replayed');
       const held = await Promise.all(nodes.map(storedEvents));
       assert.equal(held.reduce((sum, n) => sum + n, 0), 2 * total, 'every event on two nodes once the hints are replayed');

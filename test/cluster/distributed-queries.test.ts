@@ -103,6 +103,19 @@ describe('cluster: distributed queries at replication factor 2', function () {
     assert.equal(errors.total, 120);
   });
 
+  it('answers GET /histogram through every node as one node does', async () => {
+    const params = new URLSearchParams({ from: new Date(start).toISOString(), to: new Date(start + 2 * HOUR_MS).toISOString(), q: 'from main | where status = 500' });
+    const expected = await request(`${single.api}/histogram?${params}`);
+    assert.equal(expected.status, 200, expected.text);
+    assert.equal(expected.body.data.total, events.filter((event) => event.fields.status === 500).length);
+    for (const node of nodes) {
+      const answer = await request(`${node.server.api}/histogram?${params}`);
+      assert.equal(answer.status, 200, `${node.id}: ${answer.text}`);
+      assert.deepEqual(answer.body.data, expected.body.data, `through ${node.id}`);
+      assert.equal(answer.body.meta.partial, undefined);
+    }
+  });
+
   it('answers percentiles within their bound through every node', async () => {
     const values = events.map((event) => event.fields.ms).sort((a, b) => a - b);
     for (const node of nodes) {

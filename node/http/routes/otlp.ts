@@ -3,7 +3,7 @@
  * accepted: 200 with an empty body; some refused: 200 with OTLP's `partialSuccess`.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { ApiError } from '../../errors';
+import { ApiError } from '../../core/errors';
 import type { IngestParams } from '../../ingest/format-dispatch';
 import { partialSuccess } from '../../ingest/otlp';
 import { summaryOf, type IngestFlow } from '../ingest-flow';

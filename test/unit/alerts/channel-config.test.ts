@@ -2,7 +2,7 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { validateChannels } from '../../../node/alerts/channel-config';
 import { CHANNEL_TYPES } from '../../../node/alerts/types';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 
 /** The ApiError validateChannels throws for `channels`, checked to be a 422 VALIDATION_ERROR. */
 function refusal(channels: unknown): ApiError {

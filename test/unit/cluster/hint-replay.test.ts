@@ -7,7 +7,7 @@
 import { strict as assert } from 'assert';
 import { EventEmitter } from 'events';
 import client from 'prom-client';
-import type { Logger } from '../../../node/logger';
+import type { Logger } from '../../../node/core/logger';
 import type { ClusterState } from '../../../node/cluster/cluster-state';
 import { PeerClients } from '../../../node/cluster/grpc/peers';
 import { GrpcServer } from '../../../node/cluster/grpc/server';
@@ -18,7 +18,7 @@ import { AppliedHints, HintStore } from '../../../node/cluster/hints';
 import type { MembershipEvents } from '../../../node/cluster/membership';
 import { addShardWriteService } from '../../../node/cluster/shard-write';
 import { ShareFloors } from '../../../node/cluster/share-floors';
-import { ClusterMetrics } from '../../../node/metrics';
+import { ClusterMetrics } from '../../../node/metrics/metrics';
 import { encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { StorageEngine } from '../../../storage/engine';

@@ -18,7 +18,7 @@ import { GrpcServer } from '../../../node/cluster/grpc/server';
 import { RemoteShardTarget } from '../../../node/cluster/remote-shard-target';
 import { ShardQueryMetrics } from '../../../node/cluster/shard-query-metrics';
 import { addShardQueryService } from '../../../node/cluster/shard-query-service';
-import { localScanSource } from '../../../node/local-scan-source';
+import { localScanSource } from '../../../node/core/local-scan-source';
 import type { ScanSource } from '../../../query/exec/execute';
 import { QueryLimitError } from '../../../query/exec/limits';
 import type { TimedRow } from '../../../query/exec/rows';

@@ -7,7 +7,7 @@
 import { strict as assert } from 'assert';
 import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
 import { BUSY_WAITS_MS, scatterGather, ShardBusyError, ShardLostError, type ClusterView, type ShardTarget } from '../../../coordinator/scatter-gather';
-import { localScanSource } from '../../../node/local-scan-source';
+import { localScanSource } from '../../../node/core/local-scan-source';
 import { executePlan } from '../../../query/exec/execute';
 import { finishResult } from '../../../query/exec/result';
 import type { TimedRow } from '../../../query/exec/rows';

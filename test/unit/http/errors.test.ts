@@ -3,7 +3,7 @@
  * the envelope with the code's status.
  */
 import { strict as assert } from 'assert';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 import { errorReply, pathOf, toApiError } from '../../../node/http/errors';
 
 describe('http: error mapping', () => {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 import { parseBulk, parseEsDoc, type BulkItem, type BulkItemResult } from '../../../node/ingest/bulk';
 import { assertValidEvent, ctx, NOW, utc } from './helpers';
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 import { noEventAccepted, parseHecLines, splitConcatenated } from '../../../node/ingest/hec';
 import { assertValidEvent, ctx, NOW, utc } from './helpers';
 

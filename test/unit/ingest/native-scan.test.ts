@@ -5,7 +5,7 @@
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 import type { IngestContext } from '../../../node/ingest/common';
 import { bodyText } from '../../../node/ingest/format-dispatch';
 import { parseNativeBatch } from '../../../node/ingest/native';

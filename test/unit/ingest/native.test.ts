@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 import { parseNativeBatch } from '../../../node/ingest/native';
 import fc from 'fast-check';
 import { flattenInto } from '../../../node/ingest/flatten';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 import { anyValueToJs, nanosToMicros, parseOtlpLogs } from '../../../node/ingest/otlp';
 import { assertValidEvent, ctx, NOW } from './helpers';
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 import { parseRawLines } from '../../../node/ingest/raw';
 import { assertValidEvent, ctx, NOW, utc } from './helpers';
 

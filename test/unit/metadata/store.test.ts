@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { ApiError } from '../../../node/errors';
+import { ApiError } from '../../../node/core/errors';
 import { SAVED_QUERIES } from '../../../node/metadata/collections';
 import { MetadataNotFoundError, MetadataStore, type MetadataRecord, type MetadataWrite } from '../../../node/metadata/store';
 import { LocalMetadataWriter } from '../../../node/metadata/writer';

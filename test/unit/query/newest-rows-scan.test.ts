@@ -5,7 +5,7 @@
  * each, some at equal times, flushed and buffered; the answers come from the test's own events.
  */
 import { strict as assert } from 'assert';
-import { localScanSource } from '../../../node/local-scan-source';
+import { localScanSource } from '../../../node/core/local-scan-source';
 import { executePlan } from '../../../query/exec/execute';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { planQuery } from '../../../query/plan/planner';

@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { localScanSource } from '../../../node/local-scan-source';
+import { localScanSource } from '../../../node/core/local-scan-source';
 import { executePlan, scanShards, type ExecuteOptions } from '../../../query/exec/execute';
 import { finishResult } from '../../../query/exec/result';
 import { combineShardResults, decodeShardResult, encodeShardResult, mergeShardResults } from '../../../query/exec/shard-results';

@@ -1,0 +1,190 @@
+/**
+ * The running node: its config (live, reloadable), the storage engine, metrics and lifecycle
+ * state. Routes receive this object; nothing else is global.
+ */
+import { JobManager } from '../../coordinator/jobs';
+import { QueryService } from '../../coordinator/query-service';
+import { QueryWorkerPool } from '../../query/exec/session-pool';
+import { StorageEngine, type EngineOptions } from '../../storage/engine';
+import type { Config } from '../config/schema';
+import { RESTART_REQUIRED_KEYS } from '../config/schema';
+import { resolveSettings, type Settings } from '../config/settings';
+import { changedKeys } from '../config/validate';
+import { IngestParser } from '../ingest/parser-pool';
+import { workerCounts } from './worker-counts';
+import { localScanSource } from '../core/local-scan-source';
+import { MetadataStore } from '../metadata/store';
+import { LocalMetadataWriter, type MetadataWriter } from '../metadata/writer';
+import { ClusterNode } from '../cluster/cluster-node';
+import { addMetadataService, ForwardingMetadataWriter } from '../cluster/metadata-forwarding';
+import { ClusterWritePath } from '../cluster/write-path';
+import type { Logger } from '../core/logger';
+import { clusterQueries } from '../cluster/cluster-queries';
+import { Metrics } from '../metrics/metrics';
+import { AlertService } from '../alerts/alert-service';
+import { evaluatorOf } from '../alerts/evaluator';
+import { ALERTS } from '../metadata/collections';
+import { VERSION } from './version';
+
+export function engineOptions(settings: Settings): EngineOptions {
+  return {
+    dataDir: settings.dataDir,
+    placement: { bucketSpanMicros: settings.cluster.bucketSpanMs * 1000, partitions: settings.cluster.partitions },
+    flushIntervalMs: settings.storage.flushIntervalMs,
+    segmentMaxEvents: settings.storage.segmentMaxEvents,
+    compressionLevel: settings.storage.compressionLevel,
+    fsync: settings.storage.fsync,
+    compactionIntervalMs: settings.storage.compactionIntervalMs,
+    retentionMs: settings.retentionMs,
+    codecWorkers: workerCounts(settings).codec,
+  };
+}
+
+export interface ReloadResult {
+  changed: string[];
+  restartRequired: string[];
+}
+
+export class App {
+  readonly version = VERSION;
+  readonly startedAt = Date.now();
+  readonly metrics: Metrics;
+  settings: Settings;
+  shuttingDown = false;
+
+  readonly jobs: JobManager;
+  readonly queries: QueryService;
+  readonly queryWorkers: QueryWorkerPool;
+  readonly ingestParser: IngestParser;
+  /** Where metadata writes go: on one node, the node's own store; in a cluster, through the master. */
+  metadataWriter: MetadataWriter;
+  /** The node's cluster side, when `cluster.seeds` is set (cluster-node.ts); null for a node alone. */
+  cluster: ClusterNode | null = null;
+  /** Where ingest writes go in a cluster (every owner of each key); null for a node alone, which appends locally. */
+  clusterWrites: ClusterWritePath | null = null;
+  /** The alerts this node checks, and the status of each (set in `start`). */
+  alerts!: AlertService;
+
+  private constructor(
+    public config: Config,
+    readonly engine: StorageEngine,
+    readonly logger: Logger,
+    /** Saved queries and the other metadata collections, persisted with the engine. */
+    readonly metadata: MetadataStore,
+  ) {
+    this.settings = resolveSettings(config);
+    this.metadataWriter = new LocalMetadataWriter(metadata);
+    this.metrics = new Metrics(() => this.engine);
+    this.metrics.watch(engine);
+    this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
+    const changes = engine.buffer.changes;
+    this.ingestParser = new IngestParser(workerCounts(this.settings).ingest);
+    this.queryWorkers = new QueryWorkerPool(workerCounts(this.settings).query, { blockCacheBytes: this.settings.bufferManager.blockCacheMaxBytes });
+    this.metrics.workerThreads({ ...workerCounts(this.settings) });
+    this.metrics.watchBlockCache(() => this.queryWorkers.blockCacheCounters());
+    this.queries = new QueryService(
+      localScanSource(engine),
+      this.queryWorkers,
+      this.jobs,
+      () => ({
+        maxConcurrent: this.settings.query.maxConcurrent,
+        maxQueryRuntimeMs: this.settings.query.maxQueryRuntimeMs,
+        maxQueryMemoryBytes: this.settings.query.maxQueryMemoryBytes,
+      }),
+      this.settings.query.globalMemoryPoolBytes,
+      () => this.settings.query.cacheMaxBytes,
+      () => changes.version,
+      (version, indexes, from, to) => changes.changedSince(version, indexes, from, to),
+    );
+    this.queries.fieldPresence = (index, fromMicros, toMicros, names) => engine.fieldsPresent({ index, fromMicros, toMicros, source: null }, names);
+    engine.on('error', (error: Error, phase: string) => logger.error(`storage ${phase} failed: ${error.message}`));
+  }
+
+  static async start(config: Config, logger: Logger): Promise<App> {
+    const settings = resolveSettings(config);
+    const engine = await StorageEngine.open(engineOptions(settings));
+    if (engine.replayed.records > 0) {
+      logger.info(`replayed ${engine.replayed.events} buffered events from ${engine.replayed.records} write-buffer records`);
+    }
+    for (const record of engine.replayed.quarantined) {
+      logger.warn(`storage: write-buffer record ${record.seq} does not validate and was set aside in the quarantine as ${record.key}, not replayed: ${record.reason}`);
+    }
+    const metadata = await MetadataStore.open(engine.records('metadata'));
+    engine.start();
+    const app = new App(config, engine, logger, metadata);
+    if (settings.cluster.seeds.length > 0) {
+      try {
+        await app.joinCluster();
+      } catch (error) {
+        await app.close();
+        throw error;
+      }
+    }
+    app.alerts = await AlertService.open({
+      records: engine.records('alerts'),
+      queries: app.queries,
+      alerts: () => metadata.list(ALERTS.name),
+      settings: () => app.settings,
+      logger,
+      evaluates: (id) => app.evaluatesAlert(id),
+    });
+    app.alerts.scheduler.start();
+    app.queryWorkers.warm();
+    app.ingestParser.warm();
+    return app;
+  }
+
+  /** Starts the cluster side: the gRPC services, then the join (or rejoin). */
+  private async joinCluster(): Promise<void> {
+    const onFailure = (error: Error): void => this.logger.error(`gRPC handler failed: ${error.stack ?? error.message}`);
+    const queries = clusterQueries(this, onFailure);
+    const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, (node) => {
+      addMetadataService(node.server, node.membership, this.metadata, onFailure);
+      this.clusterWrites = ClusterWritePath.attach(node, { engine: this.engine, settings: () => this.settings, metrics: this.metrics, logger: this.logger, onFailure });
+      queries.addService(node);
+    });
+    this.cluster = cluster;
+    this.queries.distribution = queries.distribution(cluster);
+    this.metadataWriter = new ForwardingMetadataWriter(this.metadata, cluster.membership, cluster.peers);
+  }
+
+  /** A node alone checks every alert; in a cluster one live member does (evaluator.ts). */
+  evaluatesAlert(id: string): boolean {
+    if (this.cluster === null) return true;
+    const live = this.cluster.membership.members().filter((view) => view.up && !view.removed).map((view) => view.member.id);
+    return evaluatorOf(id, live) === this.settings.cluster.nodeId;
+  }
+
+  /** Stops the alerts, the cluster side, the workers and the storage (after the HTTP server stopped taking requests). */
+  async close(): Promise<void> {
+    await this.alerts?.scheduler.stop();
+    this.jobs.close();
+    await this.clusterWrites?.close();
+    await this.cluster?.close();
+    await this.queryWorkers.close();
+    await this.ingestParser.close();
+    await this.engine.close();
+  }
+
+  /** Applies a validated config (SIGHUP or `PATCH /config`): live keys at once, others after a restart. */
+  applyConfig(next: Config): ReloadResult {
+    const changed = changedKeys(this.config, next);
+    const restartRequired = changed.filter((key) => RESTART_REQUIRED_KEYS.has(key));
+    const live: Config = structuredClone(next);
+    // Keys that need a restart keep their running value until then.
+    for (const key of restartRequired) {
+      const [section, sub] = key.split('.');
+      if (sub === undefined) live[section] = this.config[section];
+      else (live[section] as Record<string, unknown>)[sub] = (this.config[section] as Record<string, unknown>)[sub];
+    }
+    this.config = live;
+    this.settings = resolveSettings(live);
+    this.engine.updateOptions(engineOptions(this.settings));
+    this.queries.pool.capacity = this.settings.query.globalMemoryPoolBytes;
+    return { changed, restartRequired };
+  }
+
+  uptimeSeconds(): number {
+    return Math.floor((Date.now() - this.startedAt) / 1000);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * What both cluster-admin endpoints share: the master decides them; any other node passes the request
+ * on to the master's HTTP address (HTTPS with `tls.enabled`) and relays its answer.
+ */
+import type { FastifyReply } from 'fastify';
+import type { ClusterNode } from '../../../cluster/cluster-node';
+import type { ForgetRefusedError, RemoveRefusedError } from '../../../cluster/errors';
+import type { PeerHttpResponse } from '../../../cluster/peer-http';
+import { ApiError } from '../../../core/errors';
+
+export const NODE_ID_PARAMS = { type: 'object', properties: { node_id: { type: 'string', minLength: 1 } }, required: ['node_id'] } as const;
+
+/** The master's refusal as the answer: NOT_FOUND for a node it does not know, else VALIDATION_ERROR. */
+export function refusalError(error: RemoveRefusedError | ForgetRefusedError): ApiError {
+  return error.reason === 'unknown-node' ? new ApiError('NOT_FOUND', error.message) : new ApiError('VALIDATION_ERROR', error.message);
+}
+
+/** How long the master has to answer a passed-on request (it decides and persists one state version). */
+const FORWARD_TIMEOUT_MS = 10_000;
+
+export type Action = 'remove' | 'forget';
+
+/** Passes the request to the master and relays its status and body; 503 naming it when it does not answer. */
+export async function forwardToMaster(cluster: ClusterNode, nodeId: string, action: Action, reply: FastifyReply): Promise<unknown> {
+  const master = cluster.membership.master();
+  const member = cluster.membership.state().members.find((candidate) => candidate.id === master.id);
+  const name = master.id === null ? master.address : `${master.id} at ${master.address}`;
+  const unavailable = (why: string): ApiError =>
+    new ApiError('MASTER_UNAVAILABLE', `${action === 'remove' ? 'removing' : 'forgetting'} a node is decided by the cluster's master, ${name}, which ${why}; retry once it is back`);
+  if (member === undefined || !master.up) throw unavailable('is not answering');
+  let answer: PeerHttpResponse;
+  try {
+    answer = await cluster.http.request(member, `/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/${action}`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw unavailable(`did not answer (${(error as Error).message})`);
+  }
+  const body: unknown = await answer.json().catch(() => null);
+  if (body === null) throw unavailable(`answered ${answer.status} without a JSON body`);
+  return reply.code(answer.status).send(body);
+}

@@ -1,0 +1,25 @@
+/** `GET /status`: version, uptime, storage, events, queries, retention and memory of this node. */
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../../../app/app';
+import { isoOfMicros } from './iso-time';
+
+export function statusRoute(server: FastifyInstance, app: App): void {
+  server.get('/status', async () => {
+    const stats = app.engine.stats();
+    const memory = process.memoryUsage();
+    return {
+      data: {
+        version: app.version,
+        uptime_seconds: app.uptimeSeconds(),
+        health: 'healthy',
+        storage: { used_bytes: app.engine.diskBytes(), segment_bytes: stats.segmentBytes, buffered_events: stats.bufferedEvents },
+        events: { total: stats.totalEvents, today: stats.eventsToday },
+        queries: { active: app.jobs.running },
+        views: { total: 0, active: 0 },
+        tail: { active_sessions: 0, subscriber_count: 0, total_dropped_events: 0 },
+        retention: { period: app.config.retention, oldest_event: isoOfMicros(stats.oldestEvent) },
+        memory: { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed, heap_total_bytes: memory.heapTotal },
+      },
+    };
+  });
+}

@@ -1,0 +1,27 @@
+/** `GET /stats`: the storage engine's counts: events, indexes, segments, sources, bytes, time range. */
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../../../app/app';
+import { isoOfMicros } from './iso-time';
+
+export function storageStatsRoute(server: FastifyInstance, app: App): void {
+  server.get('/stats', async () => {
+    const stats = app.engine.stats();
+    const sources = app.engine.sources({ index: null, fromMicros: -Infinity, toMicros: Infinity, source: null });
+    const data: Record<string, unknown> = {
+      uptime_seconds: app.uptimeSeconds(),
+      storage_bytes: app.engine.diskBytes(),
+      total_events: stats.totalEvents,
+      events_today: stats.eventsToday,
+      index_count: stats.indexCount,
+      indexes: stats.indexes,
+      segment_count: stats.segmentCount,
+      buffered_events: stats.bufferedEvents,
+      sources: sources.size,
+      raw_bytes: stats.rawBytes,
+      segment_bytes: stats.segmentBytes,
+    };
+    if (stats.oldestEvent !== null) data.oldest_event = isoOfMicros(stats.oldestEvent);
+    if (stats.newestEvent !== null) data.newest_event = isoOfMicros(stats.newestEvent);
+    return { data };
+  });
+}

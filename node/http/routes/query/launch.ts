@@ -1,0 +1,15 @@
+/** Starting a query job, with the refusals a request answers: an invalid query, too many queries. */
+import { TooManyQueriesError, type QueryService } from '../../../../coordinator/query-service';
+import { QueryError } from '../../../../query/syntax';
+import { ApiError, invalidQuery } from '../../../core/errors';
+import type { ParsedQueryRequest } from '../../query-request';
+
+export function launchQuery(service: QueryService, request: ParsedQueryRequest, options: Parameters<QueryService['start']>[1]): ReturnType<QueryService['start']> {
+  try {
+    return service.start(request, options);
+  } catch (error) {
+    if (error instanceof QueryError) throw invalidQuery(error);
+    if (error instanceof TooManyQueriesError) throw new ApiError('TOO_MANY_REQUESTS', error.message);
+    throw error;
+  }
+}
