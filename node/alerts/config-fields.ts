@@ -84,15 +84,15 @@ export function headers(): FieldRule {
     required: false,
     check: (value, path) => {
       if (!isRecord(value)) throw invalid(path, 'must be an object of header names to string values');
-      const stored: Record<string, string> = {};
-      for (const name of Object.keys(value)) {
+      const entries = Object.keys(value).map((name): [string, string] => {
         const headerValue = value[name];
         if (!HEADER_NAME.test(name)) throw invalid(`${path}.${name}`, 'is not a valid header name');
         if (typeof headerValue !== 'string') throw invalid(`${path}.${name}`, 'must be a string');
         if (!HEADER_VALUE.test(headerValue)) throw invalid(`${path}.${name}`, 'must not hold a line break');
-        stored[name] = headerValue;
-      }
-      return stored;
+        return [name, headerValue];
+      });
+      // fromEntries makes every name an own property, `__proto__` (a valid token) included.
+      return Object.fromEntries(entries);
     },
   };
 }

@@ -8,10 +8,13 @@
  * every unknown name is treated alike rather than refused for some and not others. Text between
  * `{{` and `}}` that does not start with `.` is no placeholder and is kept as written.
  *
+ * `{{.alert.channels}}` is never filled: an alert's channels hold the secrets of every other
+ * channel (keys, tokens), which one channel's message must not carry to its receiver.
+ *
  * Values go in as text: a string as is, a number or boolean as JSON writes it, null as empty, an
  * object or array as its JSON. In a JSON body template the author writes the quotes.
  */
-import type { Notification } from './types';
+import type { Notification, NotifiedAlert } from './types';
 
 const PLACEHOLDER = /\{\{\s*(\.[^{}]*?)\s*\}\}/g;
 
@@ -31,10 +34,16 @@ function own(record: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/** The alert's fields a notification may show: all but its channels (their secrets). */
+export function shownAlertFields(alert: NotifiedAlert): Record<string, unknown> {
+  const { channels: _channels, ...shown } = alert;
+  return shown;
+}
+
 /** The value a placeholder path (`.alert.name`) names, or undefined. */
 export function lookup(path: string, notification: Notification): unknown {
   if (path === '.timestamp') return notification.timestamp;
-  if (path.startsWith('.alert.')) return own(notification.alert, path.slice('.alert.'.length));
+  if (path.startsWith('.alert.')) return own(shownAlertFields(notification.alert), path.slice('.alert.'.length));
   if (path.startsWith('.result.')) return own(notification.result, path.slice('.result.'.length));
   return undefined;
 }

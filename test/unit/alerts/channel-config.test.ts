@@ -85,8 +85,14 @@ describe('alert channel validation', () => {
       [{ type: 'email', config: { to: ['b@example.com'], from: 'a@example.com', smtp_port: '25' } }, 'channels[0].config.smtp_port must be an integer port from 1 to 65535'],
       [{ ...webhook, enabled: 'no' }, 'channels[0].enabled must be a boolean'],
       [{ ...webhook, name: 3 }, 'channels[0].name must be a string'],
+      [{ type: 'webhook', config: { url: 'https://h.example', headers: JSON.parse('{"__proto__": 1}') } }, 'channels[0].config.headers.__proto__ must be a string'],
     ];
     for (const [channel, message] of cases) assert.equal(refusal([channel]).message, message);
+  });
+
+  it('keeps a header named __proto__ as a header', () => {
+    const [stored] = validateChannels([{ type: 'webhook', config: { url: 'https://h.example', headers: JSON.parse('{"__proto__": "x", "X-A": "1"}') } }]);
+    assert.deepEqual(Object.entries(stored.config.headers as object), [['__proto__', 'x'], ['X-A', '1']]);
   });
 
   it('applies the defaults of the SPEC and keeps what was given', () => {
@@ -110,6 +116,39 @@ describe('alert channel validation', () => {
       { type: 'incident_platform', enabled: true, config: { api_key: 'ik', severity: 'major', mode: 'real' } },
       { type: 'email', enabled: true, config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: 'localhost', smtp_port: 587 } },
     ]);
+  });
+
+  it('accepts valid channels of every type, and what it stores validates to itself (fuzzed)', () => {
+    const word = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
+    const address = fc.tuple(word, word).map(([user, host]) => `${user}@${host}.example`);
+    const url = word.map((path) => `https://hooks.example.com/${path}`);
+    const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
+    const configs: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
+      webhook: fc.record({ url, method: optional(fc.constantFrom('POST', 'PUT')), headers: optional(fc.dictionary(word, fc.string().filter((v) => !/[\r\n\0]/.test(v)))), body_template: optional(fc.string()) }),
+      generic_http: fc.record({ url, method: fc.constantFrom('POST', 'PUT', 'PATCH'), body_template: optional(fc.string()) }),
+      chat_webhook: fc.record({ webhook_url: url, channel: optional(word), username: optional(word), icon_emoji: optional(word) }),
+      chat_bot: fc.record({ bot_token: word, chat_id: fc.oneof(word, fc.integer()), parse_mode: optional(fc.constantFrom('HTML', 'MarkdownV2')), message_template: optional(fc.string()) }),
+      incident_pager: fc.record({ routing_key: word, severity: optional(fc.constantFrom('critical', 'error', 'warning', 'info')) }),
+      ops_alert: fc.record({ api_key: word, priority: optional(fc.constantFrom('P1', 'P2', 'P3', 'P4', 'P5')), tags: optional(fc.array(fc.string())) }),
+      incident_platform: fc.record({ api_key: word, severity: optional(fc.constantFrom('minor', 'major', 'critical')), mode: optional(fc.constantFrom('real', 'test')) }),
+      email: fc.record({ to: fc.array(address, { minLength: 1, maxLength: 3 }), from: address, smtp_host: optional(word), smtp_port: optional(fc.integer({ min: 1, max: 65535 })) }),
+    };
+    const channel = fc.constantFrom(...CHANNEL_TYPES).chain((type) => fc.record({ type: fc.constant(type), name: optional(word), enabled: optional(fc.boolean()), config: configs[type] }));
+    fc.assert(
+      fc.property(fc.array(channel, { minLength: 1, maxLength: 4 }), (channels) => {
+        // As a client sends them: JSON, absent members dropped.
+        const sent = JSON.parse(JSON.stringify(channels)) as Array<{ type: string; enabled?: boolean; config: Record<string, unknown> }>;
+        const stored = validateChannels(sent);
+        assert.equal(stored.length, sent.length);
+        stored.forEach((each, index) => {
+          assert.equal(each.type, sent[index].type);
+          assert.equal(each.enabled, sent[index].enabled ?? true);
+          for (const [field, value] of Object.entries(sent[index].config)) assert.deepEqual(each.config[field], value);
+        });
+        assert.deepEqual(validateChannels(JSON.parse(JSON.stringify(stored))), stored);
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('never throws anything but a 422 VALIDATION_ERROR naming channels (fuzzed)', () => {

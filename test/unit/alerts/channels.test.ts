@@ -45,6 +45,13 @@ describe('alert channels on the wire', function () {
     assert.deepEqual(JSON.parse(request.body), { alert: notification.alert, result: notification.result, timestamp: notification.timestamp, message });
   });
 
+  it("webhook: the default body leaves out the alert's channels and their secrets", async () => {
+    const withChannels: Notification = { ...notification, alert: { ...notification.alert, channels: [{ type: 'incident_pager', config: { routing_key: 'secret' } }] } };
+    const request = await sendThrough({ type: 'webhook', config: { url: receiver.url } }, withChannels);
+    assert.deepEqual(JSON.parse(request.body).alert, notification.alert);
+    assert.ok(!request.body.includes('secret'));
+  });
+
   it('webhook: PUT of a rendered body template, the channel choosing its content type', async () => {
     const request = await sendThrough({
       type: 'webhook',

@@ -1,9 +1,11 @@
 import { strict as assert } from 'assert';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { validateChannels } from '../../../node/alerts/channel-config';
 import { dispatchNotification } from '../../../node/alerts/dispatch';
 import { dryRunChannels } from '../../../node/alerts/dry-run';
 import type { Notification } from '../../../node/alerts/types';
-import { startHttpReceiver, startSmtpReceiver, waitFor, type HttpReceiver } from '../../helpers/receivers';
+import { readMail, startHttpReceiver, startSmtpReceiver, waitFor, type HttpReceiver } from '../../helpers/receivers';
 
 const notification: Notification = {
   alert: { id: 'alt_9', name: 'disk full', q: 'from hosts | stats max(disk_pct)', interval: '1m' },
@@ -125,6 +127,47 @@ describe('alert dispatch', function () {
     const templated = byPath.get('/templated')!;
     assert.deepEqual(JSON.parse(templated.body), { n: 'disk full' });
     assert.equal(templated.headers['x-trawl-test'], 'true');
+  });
+
+  it('a test email and a test chat message are marked [TEST], escaped for MarkdownV2', async () => {
+    const sink = await receiver();
+    const smtp = await startSmtpReceiver();
+    try {
+      const channels = validateChannels([
+        { type: 'email', config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: '127.0.0.1', smtp_port: smtp.port } },
+        { type: 'chat_bot', config: { bot_token: '1:a', chat_id: 5, parse_mode: 'MarkdownV2', message_template: '*{{.alert.name}}*' } },
+        { type: 'ops_alert', config: { api_key: 'k' } },
+      ]);
+      const results = await dispatchNotification(channels, { ...notification, test: true }, { chatBotApi: sink.url, opsAlertApi: sink.url });
+      assert.deepEqual(
+        results.map((result) => result.status),
+        ['ok', 'ok', 'ok'],
+      );
+      assert.equal(readMail(smtp.messages[0].data).headers.subject, '[TEST] [Trawl] alert "disk full" triggered');
+      const byPath = new Map(sink.requests.map((request) => [request.path, JSON.parse(request.body)]));
+      assert.equal(byPath.get('/bot1:a/sendMessage').text, '\\[TEST\\] *disk full*');
+      const opsAlert = byPath.get('/v2/alerts');
+      assert.equal(opsAlert.message, '[TEST] [Trawl] alert "disk full" triggered');
+      assert.equal(opsAlert.alias, 'test:alt_9');
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('an SMTP server that never greets times out', async () => {
+    const silent = net.createServer(() => {
+      // Accepts the connection and says nothing.
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const channels = validateChannels([{ type: 'email', config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: '127.0.0.1', smtp_port: port } }]);
+      const results = await dispatchNotification(channels, notification, { sendTimeoutMs: 500, retry: { attempts: 1, backoffMs: [] } });
+      assert.equal(results[0].status, 'error');
+      assert.match(results[0].error ?? '', /timeout|no answer within 500 ms/i);
+    } finally {
+      silent.close();
+    }
   });
 
   it('a dry run reports each enabled channel without sending', async () => {

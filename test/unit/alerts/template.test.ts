@@ -31,6 +31,12 @@ describe('alert templates', () => {
     assert.equal(lookup('.result.toString', notification), undefined);
   });
 
+  it("never shows the alert's channels, whose config holds other receivers' secrets", () => {
+    const withChannels: Notification = { ...notification, alert: { ...notification.alert, channels: [{ type: 'ops_alert', config: { api_key: 'secret' } }] } };
+    assert.equal(renderTemplate('[{{.alert.channels}}]', withChannels), '[]');
+    assert.equal(renderTemplate('{{.alert.name}}', withChannels), 'errors up');
+  });
+
   it('has a built-in default message naming the alert, time, first column and query', () => {
     assert.equal(defaultMessage(notification), `[Trawl] alert "errors up" triggered at 2026-11-27T08:00:00.000Z: count() = 42 (query: ${notification.alert.q})`);
     assert.equal(defaultMessage({ ...notification, result: {} }), `[Trawl] alert "errors up" triggered at 2026-11-27T08:00:00.000Z (query: ${notification.alert.q})`);
