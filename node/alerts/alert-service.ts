@@ -29,6 +29,8 @@ export interface AlertServiceDeps {
   logger: Logger;
   /** Whether this node checks the alert (a node alone checks all). */
   evaluates: (id: string) => boolean;
+  /** See SchedulerDeps.stallPauseMs. */
+  stallPauseMs: () => number | null;
 }
 
 export interface AlertTest {
@@ -54,6 +56,7 @@ export class AlertService {
       },
       states: deps.states,
       maxConcurrent: () => deps.settings().alerts.maxConcurrentChecks,
+      stallPauseMs: deps.stallPauseMs,
       now: () => Date.now(),
       logger: deps.logger,
     });

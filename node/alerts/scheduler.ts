@@ -32,6 +32,12 @@ export interface SchedulerDeps {
   notify(alert: AlertDefinition, evaluation: Evaluation, tickMs: number): Promise<void>;
   states: AlertStates;
   maxConcurrent(): number;
+  /**
+   * In a cluster, cluster.failure_timeout: after its own event loop stalled that long (stopped,
+   * swapping), this node checks nothing for as long, so that its view of who is up (and so of which
+   * alerts are its own) is fresh again before it checks; null alone.
+   */
+  stallPauseMs(): number | null;
   now(): number;
   logger: Logger;
 }
@@ -44,6 +50,8 @@ export class AlertScheduler {
   private readonly running = new Map<string, Promise<void>>();
   /** The last tick end checked, per alert (a restart checks the tick that just ended again; notifying stays once). */
   private readonly checkedTick = new Map<string, number>();
+  private lastPollMs: number | null = null;
+  private pausedUntilMs = 0;
 
   constructor(private readonly deps: SchedulerDeps) {}
 
@@ -62,6 +70,14 @@ export class AlertScheduler {
 
   private poll(): void {
     const now = this.deps.now();
+    const pause = this.deps.stallPauseMs();
+    if (pause !== null && this.lastPollMs !== null && now - this.lastPollMs > pause) {
+      // Every alert is seen anew after the pause: the ticks missed meanwhile are another node's.
+      this.pausedUntilMs = now + pause;
+      this.checkedTick.clear();
+    }
+    this.lastPollMs = now;
+    if (now < this.pausedUntilMs) return;
     const alerts = this.deps.alerts();
     void this.deps.states.keepOnly(new Set(alerts.map((alert) => alert.id))).catch((error: Error) => this.deps.logger.warn(`alerts: ${error.message}`));
     for (const alert of alerts) {

@@ -127,6 +127,7 @@ export class App {
       settings: () => app.settings,
       logger,
       evaluates: (id) => app.evaluatesAlert(id),
+      stallPauseMs: () => (app.cluster === null ? null : app.settings.cluster.failureTimeoutMs),
     });
     app.alerts.scheduler.start();
     app.queryWorkers.warm();
@@ -150,9 +151,14 @@ export class App {
 
   /** A node alone checks every alert; in a cluster one live member does (evaluator.ts). */
   evaluatesAlert(id: string): boolean {
-    if (this.cluster === null) return true;
+    return this.alertChecker(id) === this.settings.cluster.nodeId;
+  }
+
+  /** The node that checks the alert: this one alone, else a live member (null when none is live). */
+  alertChecker(id: string): string | null {
+    if (this.cluster === null) return this.settings.cluster.nodeId;
     const live = this.cluster.membership.members().filter((view) => view.up && !view.removed).map((view) => view.member.id);
-    return evaluatorOf(id, live) === this.settings.cluster.nodeId;
+    return evaluatorOf(id, live);
   }
 
   /** Stops the alerts, the cluster side, the workers and the storage (after the HTTP server stopped taking requests). */

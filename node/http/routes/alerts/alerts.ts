@@ -1,5 +1,8 @@
 /** What the alert endpoints share: schemas, the record lookup, and writes through the metadata writer. */
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../app/app';
+import { statusesFromCheckers } from '../../../cluster/alert-status-reads';
+import { FORWARDED_HEADER } from '../../../cluster/job-forwarding';
 import { alertIntervalMs } from '../../../alerts/alert-record';
 import type { AlertDefinition } from '../../../alerts/scheduler';
 import { validationError } from '../../../core/errors';
@@ -41,4 +44,23 @@ export function storedAlert(app: App, id: string): AlertDefinition & MetadataRec
   const record = app.metadata.get(ALERT_COLLECTION, id);
   if (record === undefined) throw metadataApiError(new MetadataNotFoundError(ALERT_COLLECTION, id, ALERTS.noun));
   return record as AlertDefinition & MetadataRecord;
+}
+
+/**
+ * The alerts as the API shows them, each with the status its checker holds: in a cluster the
+ * other checkers are asked (a forwarded request answers from this node's states alone).
+ * `staleNodes`: checkers that did not answer, whose alerts show this node's copy. In a cluster
+ * each alert also says which node checks it (`checked_by`).
+ */
+export async function withStatus(app: App, records: readonly MetadataRecord[], request: FastifyRequest): Promise<{ alerts: MetadataRecord[]; staleNodes: string[] }> {
+  const alerts = records.map((record) => app.alerts.view(record));
+  const cluster = app.cluster;
+  if (cluster === null || request.headers[FORWARDED_HEADER] !== undefined) return { alerts, staleNodes: [] };
+  const checkerOf = (id: string) => app.alertChecker(id);
+  const { statuses, missing } = await statusesFromCheckers(cluster, app.settings.cluster.nodeId, alerts.map((alert) => String(alert.id)), checkerOf);
+  const merged = alerts.map((alert) => {
+    const reported = statuses.get(String(alert.id));
+    return { ...alert, ...(reported ?? {}), checked_by: checkerOf(String(alert.id)) };
+  });
+  return { alerts: merged, staleNodes: missing };
 }
