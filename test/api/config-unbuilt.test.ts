@@ -1,5 +1,5 @@
 /**
- * Keys of features this version does not have (auth, live tail, alerts, cluster roles, the empty
+ * Keys of features this version does not have (auth, live tail, cluster roles, the empty
  * sections) are refused with a reason by every config source: the start (exit 1), PATCH /config
  * (400) and SIGHUP (the running config is kept), unless they hold their defaults.
  */
@@ -47,7 +47,7 @@ describe('api: config keys of features this version lacks', function () {
       ['file auth.enabled', ['--config', configFile('auth:\n  enabled: true\n')], {}, 'auth.enabled'],
       ['file auth.root_token', ['--config', configFile('auth:\n  root_token: s3cret\n')], {}, 'auth.root_token'],
       ['env tail', [], { TRAWL_TAIL_MAX_SESSIONS: '5' }, 'tail.max_sessions'],
-      ['--set alerts', ['--set', 'alerts.min_interval=1m'], {}, 'alerts.min_interval'],
+      ['--set tail', ['--set', 'tail.heartbeat_interval=1m'], {}, 'tail.heartbeat_interval'],
       ['file cluster.role', ['--config', configFile('cluster:\n  role: shard\n')], {}, 'cluster.role'],
       ['file views', ['--config', configFile('views:\n  errors_by_host:\n    query: from main\n')], {}, 'views.errors_by_host'],
       ['file profiles (empty value)', ['--config', configFile('profiles:\n  slow: 4\n')], {}, 'profiles.slow'],
@@ -152,9 +152,9 @@ describe('api: config keys of features this version lacks', function () {
     it('a reloaded file with such a key fails the reload, logs why and keeps the running config', async () => {
       const before = (await request(`${server.api}/config`)).body.data;
       assert.equal(before.ingest.max_body_size, '1kb');
-      fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\nalerts:\n  send_timeout: 30s\n');
+      fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\ntail:\n  max_sessions: 30\n');
       server.process.kill('SIGHUP');
-      await server.waitFor(/config reload failed, keeping the running config: [^\n]*alerts\.send_timeout = "30s": alerting is not available in this version/, 10_000);
+      await server.waitFor(/config reload failed, keeping the running config: [^\n]*tail\.max_sessions = 30: live tail is not available in this version/, 10_000);
       assert.deepEqual((await request(`${server.api}/config`)).body.data, before);
       // The same file without the key reloads.
       fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\n');
