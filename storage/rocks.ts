@@ -5,7 +5,7 @@
  */
 import fs from 'fs';
 import path from 'path';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- rocksdb-native ships no type declarations
 const RocksDB = require('rocksdb-native');
 
 export type WriteOp =

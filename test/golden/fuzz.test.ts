@@ -272,7 +272,6 @@ describe('golden: fuzz', function () {
       kinds.set(kind, entry);
     }
     const elapsed = Date.now() - started;
-    // eslint-disable-next-line no-console
     console.log(`      fuzz: ${queries.length} queries in ${elapsed} ms: ${tally.ok} ok, ${tally.invalid} INVALID_QUERY, ${tally.other4xx} other 4xx, ${[...kinds.values()].reduce((s, v) => s + v.count, 0)} violations`);
     assert.ok(tally.ok > queries.length / 5, `too few valid queries (${tally.ok}): the generator is off`);
     const report = [...kinds.entries()].map(([kind, { count, examples }]) => `${count} x ${kind}\n    e.g. ${examples.map((q) => JSON.stringify(q)).join('\n    e.g. ')}`);
