@@ -5,7 +5,7 @@
  */
 import fs from 'fs';
 import path from 'path';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- rocksdb-native ships no type declarations
 const RocksDB = require('rocksdb-native');
 
 export type WriteOp =
@@ -57,7 +57,7 @@ export class Rocks {
     } catch (error) {
       // RocksDB says "While lock file: .../LOCK: Resource temporarily unavailable": say who holds it.
       if (/lock file/i.test((error as Error).message)) {
-        throw new Error(`the data dir ${path.dirname(dir)} is in use by another trawl process (RocksDB holds the lock ${path.join(dir, 'LOCK')}): stop it, or give this one its own --data-dir`);
+        throw new Error(`the data dir ${path.dirname(dir)} is in use by another trawl process (RocksDB holds the lock ${path.join(dir, 'LOCK')}): stop it, or give this one its own --data-dir`, { cause: error });
       }
       throw error;
     }

@@ -44,7 +44,7 @@ export class PeerHttp {
     try {
       return new PeerHttp(true, fs.readFileSync(caFile));
     } catch (error) {
-      throw new Error(`tls.ca_file ${caFile} cannot be read: ${(error as Error).message}`);
+      throw new Error(`tls.ca_file ${caFile} cannot be read: ${(error as Error).message}`, { cause: error });
     }
   }
 

@@ -13,7 +13,7 @@ export async function loadClusterState(records: NodeRecords): Promise<ClusterSta
   try {
     return parseClusterState(JSON.parse(stored.toString('utf8')));
   } catch (error) {
-    throw new Error(`the stored cluster state (records area ${records.area}) cannot be read: ${(error as Error).message}`);
+    throw new Error(`the stored cluster state (records area ${records.area}) cannot be read: ${(error as Error).message}`, { cause: error });
   }
 }
 

@@ -35,7 +35,7 @@ export function runPipeline(ev: LogEvent, nowMicros: number, timeGiven: boolean)
   }
 
   let pri = -1;
-  let ts: TsMatch | null = null;
+  let ts: TsMatch | null;
   let rfc5424 = false;
   if (c === 60) {
     const p = readPri(s, i);

@@ -13,6 +13,7 @@ export class Seq<T> {
   constructor(readonly prev: Seq<T> | null, readonly item: T) {}
   toArray(): T[] {
     const out: T[] = [];
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking the list from this node
     for (let s: Seq<T> | null = this; s !== null; s = s.prev) out.push(s.item);
     return out.reverse();
   }

@@ -185,7 +185,6 @@ function duckdbModule(): string {
 
 async function timeDuckdb(ndjsonPath: string, runs: number): Promise<Map<string, number> | string> {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const duckdb = require(duckdbModule()) as { DuckDBInstance: { create(path: string): Promise<any> } };
     const instance = await duckdb.DuckDBInstance.create(':memory:');
     const connection = await instance.connect();

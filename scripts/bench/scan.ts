@@ -98,7 +98,7 @@ export async function runScanBench(options: ScanBenchOptions): Promise<void> {
         const jobs = builds.map((build, b) => (): void => {
           chunks[b] = 0;
           for (const body of set) {
-            let scanned: EventChunk[] | null = null;
+            let scanned: EventChunk[] | null;
             if (fast) {
               scanned = build.scanNativeBatch(body, ctx, placement);
               if (scanned === null) throw new Error('the fast path refused a generated body');

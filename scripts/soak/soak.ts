@@ -10,23 +10,12 @@ import { prng } from '../bench/generate';
 import { runChaos, startAgain, type ChaosRecord } from './chaos';
 import { SoakNode, waitRecovered, type OwnExit } from './fleet';
 import { Ledger } from './ledger';
+import type { SoakOptions } from './options';
 import { judgeQueries, runQueryLoop, type QueryRecord } from './queries';
-import { judgeRss, ResourceWatch, type RssBounds } from './resources';
+import { judgeRss, ResourceWatch } from './resources';
 import { summaryTable, type SoakOutcome } from './summary';
 import { judgeStats, judgeThrough, type NodeVerdict } from './verdict';
 import { runWriter } from './writers';
-
-export interface SoakOptions {
-  minutes: number;
-  writers: number;
-  queryLoops: number;
-  /** False: no faults, a baseline in which every check must hold on any build. */
-  faults: boolean;
-  seed: number;
-  rss: RssBounds;
-  /** Progress lines while it runs. */
-  log: (line: string) => void;
-}
 
 export const DEFAULT_SOAK: Omit<SoakOptions, 'minutes' | 'log'> = {
   writers: 3,

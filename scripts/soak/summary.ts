@@ -2,9 +2,9 @@
 import type { ChaosRecord } from './chaos';
 import type { OwnExit, SoakNode } from './fleet';
 import { batchStanding, type Ledger } from './ledger';
+import type { SoakOptions } from './options';
 import type { QueryJudgement } from './queries';
 import { rssSeries, type ResourceWatch } from './resources';
-import type { SoakOptions } from './soak';
 import type { NodeVerdict, StatsVerdict } from './verdict';
 
 export interface SoakOutcome {

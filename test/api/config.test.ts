@@ -202,6 +202,10 @@ describe('api: config', function () {
     });
 
     it('an invalid file on SIGHUP keeps the running config and names the key', async () => {
+      // A valid reload first, so that the running limit is the file's own.
+      writeConfig(file, 'ingest:\n  max_body_size: 4kb\nquery:\n  max_concurrent: 3\n');
+      server.process.kill('SIGHUP');
+      await waitUntil(async () => (await limit()) === '4kb', 10_000, 'the reloaded limit');
       writeConfig(file, 'ingest:\n  max_body_size: lots\n');
       server.process.kill('SIGHUP');
       await server.waitFor(/reload failed[^\n]*ingest\.max_body_size/, 10_000);

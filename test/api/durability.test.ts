@@ -143,7 +143,7 @@ describe('api: durability across kill -9', function () {
       for (let n = 0; !killed && n < 1000; n++) {
         const b = batch(KINDS[(w + n) % KINDS.length]!, `m${w}-${n}`, 250);
         sent.push(b);
-        let ok = false;
+        let ok: boolean;
         try {
           ok = await send(first, b);
         } catch {

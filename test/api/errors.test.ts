@@ -15,17 +15,24 @@ function nativeBatch(tag: string, count: number): string {
   return JSON.stringify(Array.from({ length: count }, (_, i) => ({ event: `${tag} ${i}`, fields: { uid: `${tag}-${i}` } })));
 }
 
+/** Stops the server and answers the `_raw` of every event it stored. */
+async function storedRaws(server: TestServer): Promise<string[]> {
+  assert.equal(await server.stop(), 0, server.log);
+  return (await readStoredEvents(server.dataDir)).map((event) => event._raw as string);
+}
+
 describe('api: errors', function () {
+  // A server per test, so that each test's check of the store sees only its own requests.
   describe('envelope and status (1kb body limit)', () => {
     let server: TestServer;
     let api: string;
 
-    before(async () => {
+    beforeEach(async () => {
       server = await TestServer.start({ set: { 'ingest.max_body_size': '1kb' } });
       api = server.api;
     });
 
-    after(async () => {
+    afterEach(async () => {
       await dispose(server);
     });
 
@@ -35,18 +42,21 @@ describe('api: errors', function () {
       assertError(await post(`${api}/ingest/nope`, '[]', JSON_CT), 404, 'NOT_FOUND', 'POST /ingest/nope');
       assertError(await request(`${api}/ingest`), 405, 'METHOD_NOT_ALLOWED', 'GET /ingest');
       assertError(await post(`${server.url}/ingest`, '[]', JSON_CT), 404, 'NOT_FOUND', 'POST /ingest outside /api/v1');
+      assert.deepEqual(await storedRaws(server), [], 'nothing the refused requests carried');
     });
 
     it('400 INVALID_JSON on /ingest for malformed or non-array bodies', async () => {
       for (const body of ['[{"event":', '{"event":"x"}', '{"event":"a"}\n{"event":"b"}', 'plain text', '[1, 2', '[{"event":"x"},]', '']) {
         assertError(await post(`${api}/ingest`, body, JSON_CT), 400, 'INVALID_JSON', `/ingest ${JSON.stringify(body)}`);
       }
+      assert.deepEqual(await storedRaws(server), [], 'nothing the refused requests carried');
     });
 
     it('400 INVALID_JSON on /ingest/hec when no line is a valid event object', async () => {
       for (const body of ['not json', '{"event":"x"', '{"event":"a"\n[1,2]\n"text"']) {
         assertError(await post(`${api}/ingest/hec`, body, JSON_CT), 400, 'INVALID_JSON', `/ingest/hec ${JSON.stringify(body)}`);
       }
+      assert.deepEqual(await storedRaws(server), [], 'nothing the refused requests carried');
     });
 
     it('400 INVALID_JSON on /es/{index}/_doc, /otlp/v1/logs and PATCH /config', async () => {
@@ -58,6 +68,7 @@ describe('api: errors', function () {
       }
       const patch = await request(`${api}/config`, { method: 'PATCH', body: Buffer.from('{"query":'), headers: JSON_CT });
       assertError(patch, 400, 'INVALID_JSON', 'PATCH /config');
+      assert.deepEqual(await storedRaws(server), [], 'nothing the refused requests carried');
     });
 
     it('/es/_bulk: malformed lines fail per item with status 400, nothing indexed', async () => {
@@ -70,6 +81,7 @@ describe('api: errors', function () {
         assert.equal(result.status, 400, JSON.stringify(item));
         assert.equal(typeof result.error.reason, 'string');
       }
+      assert.deepEqual(await storedRaws(server), [], 'nothing the refused requests carried');
     });
 
     it('400 INVALID_REQUEST for a corrupt or cut gzip body on every ingest endpoint', async () => {
@@ -88,6 +100,7 @@ describe('api: errors', function () {
           assertError(answer, 400, 'INVALID_REQUEST', `${path} ${tag}`);
         }
       }
+      assert.deepEqual(await storedRaws(server), [], 'nothing the refused requests carried');
     });
 
     it('413 PAYLOAD_TOO_LARGE above ingest.max_body_size, also for a gzip body that inflates past it', async () => {
@@ -114,6 +127,7 @@ describe('api: errors', function () {
       // The server keeps answering after rejecting bodies.
       const ok = await post(`${api}/ingest`, nativeBatch('after-413', 1), JSON_CT);
       assert.deepEqual(ok.body, { data: { accepted: 1, failed: 0 } });
+      assert.deepEqual(await storedRaws(server), ['after-413 0'], 'only the event accepted after the refusals');
     });
 
     it('415 for OTLP protobuf', async () => {
@@ -122,13 +136,9 @@ describe('api: errors', function () {
       assert.deepEqual(Object.keys(answer.body), ['error']);
       assert.equal(typeof answer.body.error.code, 'string');
       assert.equal(typeof answer.body.error.message, 'string');
+      assert.deepEqual(await storedRaws(server), [], 'nothing the refused requests carried');
     });
 
-    it('nothing from the rejected requests was stored', async () => {
-      assert.equal(await server.stop(), 0, server.log);
-      const stored = await readStoredEvents(server.dataDir);
-      assert.deepEqual(stored.map((event) => event._raw), ['after-413 0']);
-    });
   });
 
   describe('503 BACKPRESSURE (max_buffered_events=100, no flush)', () => {
@@ -144,7 +154,7 @@ describe('api: errors', function () {
       await dispose(server);
     });
 
-    it('accepts up to the limit, then answers 503 on every ingest endpoint', async () => {
+    it('accepts up to the limit, then answers 503 on every ingest endpoint, and stores what it acknowledged only', async () => {
       for (let i = 0; i < 3; i++) {
         const answer = await post(`${api}/ingest`, nativeBatch(`fill${i}`, 30), JSON_CT);
         assert.deepEqual(answer.body, { data: { accepted: 30, failed: 0 } }, `fill ${i}`);
@@ -171,9 +181,8 @@ describe('api: errors', function () {
           assert.equal(answer.headers.get('x-elastic-product'), 'Elasticsearch', `x-elastic-product on 503 ${path}`);
         }
       }
-    });
 
-    it('everything acknowledged before is stored, nothing refused is', async () => {
+      // Everything acknowledged is stored, nothing refused is.
       assert.equal(await server.stop(), 0, server.log);
       const stored = await readStoredEvents(server.dataDir);
       assert.equal(stored.length, 100);

@@ -64,16 +64,22 @@ function sameEvents(stored: StoredEvent[], a: (e: StoredEvent) => boolean, b: (e
 describe('api: large bodies are parsed in ingest workers', function () {
   this.timeout(120_000);
   let server: TestServer;
-  let stored: StoredEvent[] = [];
 
-  before(async () => {
+  // A server per test, so that each test reads back from the data dir only what it sent.
+  beforeEach(async () => {
     // The events carry fixed 2023 times: a retention that keeps them (older ones are refused at ingest).
     server = await TestServer.start({ set: { retention: '3650d' } });
   });
 
-  after(async () => {
+  afterEach(async () => {
     await dispose(server);
   });
+
+  /** Stops the server and reads what it stored. */
+  async function storedAfterStop(): Promise<StoredEvent[]> {
+    assert.equal(await server.stop(), 0, server.log);
+    return readStoredEvents(server.dataDir);
+  }
 
   it('/ingest: one large body and many small ones give the same counts and per-element errors', async () => {
     const large = JSON.stringify(nativeEvents('large', 4000));
@@ -92,12 +98,22 @@ describe('api: large bodies are parsed in ingest workers', function () {
       accepted += part.body.data.accepted;
     }
     assert.equal(accepted, 4000 - 16);
+
+    // The large and the small requests stored the same events.
+    const stored = await storedAfterStop();
+    sameEvents(stored, (e) => e.index === 'large', (e) => e.index === 'small', 4000 - 16);
+    const one = stored.find((e) => e.index === 'large' && e._raw.startsWith('GET /item/14 '));
+    assert.ok(one !== undefined);
+    assert.equal(one.status, 'n/a');
+    assert.equal(one.ok, true);
+    assert.equal(one['nested.depth'], 14);
   });
 
   it('/ingest: a large malformed body is INVALID_JSON from the worker, and a large object is refused', async () => {
     const large = JSON.stringify(nativeEvents('bad', 2000));
     assertError(await post(`${server.api}/ingest`, `${large.slice(0, -1)},}]`, { 'content-type': 'application/json' }), 400, 'INVALID_JSON');
     assertError(await post(`${server.api}/ingest`, `{"events": ${large}}`, { 'content-type': 'application/json' }), 400, 'INVALID_JSON');
+    assert.equal((await storedAfterStop()).filter((e) => e.index === 'bad').length, 0, 'nothing of a refused body was stored');
   });
 
   it('/ingest/bulk: a large body answers item by item, in order, like small ones', async () => {
@@ -113,6 +129,7 @@ describe('api: large bodies are parsed in ingest workers', function () {
     assert.equal(answer.body.items[0].index.status, 201);
     assert.equal(answer.body.items[3].update.status, 400);
     assert.equal(answer.body.items.filter((item: Record<string, { status: number }>) => Object.values(item)[0].status === 201).length, 1485);
+    assert.equal((await storedAfterStop()).filter((e) => e.source === 'orders').length, 1485);
   });
 
   it('/ingest/raw and /ingest/hec: large bodies', async () => {
@@ -127,6 +144,10 @@ describe('api: large bodies are parsed in ingest workers', function () {
     assert.equal(hec.body.text, 'Success');
     assert.equal(hec.body.accepted, 2999);
     assert.equal(hec.body.failed, 1);
+
+    const stored = await storedAfterStop();
+    assert.equal(stored.filter((e) => e.source === 'bigraw' && e.level === 'error').length, 3000);
+    assert.equal(stored.filter((e) => e.source === 'bighec').length, 2999);
   });
 
   it('/ingest: large bodies stay apart, three at a time, two of them slow, refused ones too', async () => {
@@ -154,46 +175,22 @@ describe('api: large bodies are parsed in ingest workers', function () {
     const slowAnswers = Promise.all([postSlowly(`${server.api}/ingest`, slow('slow0'), 6, 40), postSlowly(`${server.api}/ingest`, slow('slow1'), 5, 55)]);
     await Promise.all([send(), send(), send()]);
     for (const answer of await slowAnswers) assert.equal(answer.status, 200, answer.text);
-  });
 
-  describe('stored events (after a clean stop)', () => {
-    before(async () => {
-      assert.equal(await server.stop(), 0, server.log);
-      stored = await readStoredEvents(server.dataDir);
-    });
-
-    it('the large and the small requests stored the same events', () => {
-      sameEvents(stored, (e) => e.index === 'large', (e) => e.index === 'small', 4000 - 16);
-      const one = stored.find((e) => e.index === 'large' && e._raw.startsWith('GET /item/14 '));
-      assert.ok(one !== undefined);
-      assert.equal(one.status, 'n/a');
-      assert.equal(one.ok, true);
-      assert.equal(one['nested.depth'], 14);
-    });
-
-    it('every event of the concurrent bodies is its own body\'s, whole', () => {
-      const sizes = [3000, 1200, 2600, 900, 3100, 1500, 2000, 800, 2900, 1000, 2200, 1700];
-      sizes.forEach((size, body) => {
-        const mine = stored.filter((e) => e.index === `body${body}`);
-        if (body % 4 === 3) {
-          assert.equal(mine.length, 0);
-          return;
-        }
-        const raws = mine.map((e) => e._raw).sort();
-        const expected = Array.from({ length: size }, (_, i) => `body ${body} event ${i} ${'p'.repeat(i % 60)}`).sort();
-        assert.deepEqual(raws, expected);
-      });
-      for (const name of ['slow0', 'slow1']) {
-        const raws = stored.filter((e) => e.index === name).map((e) => e._raw).sort();
-        assert.deepEqual(raws, Array.from({ length: 2500 }, (_, i) => `${name} event ${i} ${'s'.repeat(i % 50)}`).sort());
+    // Every event of the concurrent bodies is its own body's, whole; nothing of a refused body is stored.
+    const stored = await storedAfterStop();
+    sizes.forEach((size, body) => {
+      const mine = stored.filter((e) => e.index === `body${body}`);
+      if (body % 4 === 3) {
+        assert.equal(mine.length, 0);
+        return;
       }
+      const raws = mine.map((e) => e._raw).sort();
+      const expected = Array.from({ length: size }, (_, i) => `body ${body} event ${i} ${'p'.repeat(i % 60)}`).sort();
+      assert.deepEqual(raws, expected);
     });
-
-    it('nothing of a refused body was stored; every accepted event of the other bodies was', () => {
-      assert.equal(stored.filter((e) => e.index === 'bad').length, 0);
-      assert.equal(stored.filter((e) => e.source === 'orders').length, 1485);
-      assert.equal(stored.filter((e) => e.source === 'bigraw' && e.level === 'error').length, 3000);
-      assert.equal(stored.filter((e) => e.source === 'bighec').length, 2999);
-    });
+    for (const name of ['slow0', 'slow1']) {
+      const raws = stored.filter((e) => e.index === name).map((e) => e._raw).sort();
+      assert.deepEqual(raws, Array.from({ length: 2500 }, (_, i) => `${name} event ${i} ${'s'.repeat(i % 50)}`).sort());
+    }
   });
 });

@@ -29,10 +29,51 @@ function docs(tag: string, count: number): Doc[] {
   }));
 }
 
+type BulkStats = Awaited<ReturnType<Client['helpers']['bulk']>>;
+
+/** 500 documents through the bulk helper, in several requests. */
+function bulkWeb(client: Client, onDrop: (doc: unknown) => void = () => {}): Promise<BulkStats> {
+  return client.helpers.bulk<Doc>({
+    datasource: docs('web', 500),
+    onDocument: () => ({ index: { _index: 'web-logs' } }),
+    onDrop,
+    flushBytes: 16_000, // several bulk requests
+    concurrency: 3,
+  });
+}
+
+/** 100 documents through a gzip-compressing client. */
+async function bulkGzip(url: string): Promise<BulkStats> {
+  const gz = new Client({ node: `${url}/api/v1/es`, compression: true });
+  try {
+    return await gz.helpers.bulk<Doc>({
+      datasource: docs('gz', 100),
+      onDocument: () => ({ create: { _index: 'web-gz' } }),
+    });
+  } finally {
+    await gz.close();
+  }
+}
+
+function indexSingle(client: Client): ReturnType<Client['index']> {
+  return client.index({ index: 'x', document: { uid: 'single', '@timestamp': '2024-06-02T12:00:00.250Z', level: 'warn' } });
+}
+
+// Older than the retention (3650d): refused, and the helper must not retry it (it retries 429 only).
+const LATE = { uid: 'late', message: 'from 2001', '@timestamp': '2001-01-01T00:00:00Z', status: 200 };
+
+/** One refused document and 3 stored ones. */
+function bulkMixed(client: Client, onDrop: (doc: unknown) => void = () => {}): Promise<BulkStats> {
+  return client.helpers.bulk<Doc>({
+    datasource: [LATE, ...docs('mixed', 3)],
+    onDocument: () => ({ index: { _index: 'web-mixed' } }),
+    onDrop,
+  });
+}
+
 describe('clients: @elastic/elasticsearch v8', function () {
   let server: TestServer;
   let client: Client;
-  let stored: StoredEvent[] = [];
 
   before(async () => {
     // The documents carry fixed 2024 times: a retention that keeps them (older ones are refused at ingest).
@@ -53,13 +94,7 @@ describe('clients: @elastic/elasticsearch v8', function () {
 
   it('helpers.bulk indexes 500 documents: 500 successful, 0 failed', async () => {
     const dropped: unknown[] = [];
-    const stats = await client.helpers.bulk<Doc>({
-      datasource: docs('web', 500),
-      onDocument: () => ({ index: { _index: 'web-logs' } }),
-      onDrop: (doc) => dropped.push(doc),
-      flushBytes: 16_000, // several bulk requests
-      concurrency: 3,
-    });
+    const stats = await bulkWeb(client, (doc) => dropped.push(doc));
     assert.deepEqual(dropped, []);
     assert.equal(stats.total, 500);
     assert.equal(stats.successful, 500);
@@ -68,41 +103,27 @@ describe('clients: @elastic/elasticsearch v8', function () {
   });
 
   it('helpers.bulk through a gzip-compressing client', async () => {
-    const gz = new Client({ node: `${server.url}/api/v1/es`, compression: true });
-    try {
-      const stats = await gz.helpers.bulk<Doc>({
-        datasource: docs('gz', 100),
-        onDocument: () => ({ create: { _index: 'web-gz' } }),
-      });
-      assert.equal(stats.successful, 100);
-      assert.equal(stats.failed, 0);
-    } finally {
-      await gz.close();
-    }
+    const stats = await bulkGzip(server.url);
+    assert.equal(stats.successful, 100);
+    assert.equal(stats.failed, 0);
   });
 
   it('client.index() stores one document', async () => {
-    const result = await client.index({ index: 'x', document: { uid: 'single', '@timestamp': '2024-06-02T12:00:00.250Z', level: 'warn' } });
+    const result = await indexSingle(client);
     assert.equal(result.result, 'created');
     assert.ok(typeof result._id === 'string' && result._id !== '');
   });
 
   it('helpers.bulk drops a refused document once, with its 400 and reason, and indexes the rest', async () => {
-    // Older than the retention (3650d): the helper must not retry it (it retries 429 only).
-    const late = { uid: 'late', message: 'from 2001', '@timestamp': '2001-01-01T00:00:00Z', status: 200 };
     const dropped: { status: number; error: { type: string; reason: string } | null; document: unknown; retried: boolean }[] = [];
-    const stats = await client.helpers.bulk<Doc>({
-      datasource: [late, ...docs('mixed', 3)],
-      onDocument: () => ({ index: { _index: 'web-mixed' } }),
-      onDrop: (doc) => dropped.push(doc as unknown as (typeof dropped)[number]),
-    });
+    const stats = await bulkMixed(client, (doc) => dropped.push(doc as (typeof dropped)[number]));
     assert.equal(stats.total, 4);
     assert.equal(stats.successful, 3);
     assert.equal(stats.failed, 1);
     assert.equal(dropped.length, 1);
     assert.equal(dropped[0]!.status, 400);
     assert.equal(dropped[0]!.retried, false);
-    assert.deepEqual(dropped[0]!.document, late);
+    assert.deepEqual(dropped[0]!.document, LATE);
     assert.equal(dropped[0]!.error?.type, 'illegal_argument_exception');
     assert.match(dropped[0]!.error!.reason, /event time 2001-01-01T00:00:00.000000Z is older than retention allows/);
   });
@@ -120,10 +141,25 @@ describe('clients: @elastic/elasticsearch v8', function () {
     );
   });
 
+  // A server of its own, written to as the tests above write, so that it counts exactly these writes.
   describe('stored events', () => {
+    let stored: StoredEvent[] = [];
+
     before(async () => {
-      assert.equal(await server.stop(), 0, server.log);
-      stored = await readStoredEvents(server.dataDir);
+      const own = await TestServer.start({ set: { retention: '3650d' } });
+      const writer = new Client({ node: `${own.url}/api/v1/es` });
+      try {
+        await bulkWeb(writer);
+        await bulkGzip(own.url);
+        await indexSingle(writer);
+        await bulkMixed(writer);
+        await assert.rejects(writer.index({ index: 'x', document: { uid: 'late-single', '@timestamp': '2001-01-01T00:00:00Z' } }));
+      } finally {
+        await writer.close();
+      }
+      assert.equal(await own.stop(), 0, own.log);
+      stored = await readStoredEvents(own.dataDir);
+      await dispose(own);
     });
 
     it('has every document once, source from _index, in index main, with the detected timestamp', () => {

@@ -99,7 +99,7 @@ describe('cluster writes under faults: exactly once, whole or nothing, bounded w
     const before = await storedByNode();
     const patched = await patchConfig(full.server, { ingest: { max_buffered_events: 1 } });
     assert.equal(patched.status, 200, patched.text);
-    let acknowledged = 0;
+    let acknowledged: number;
     try {
       // Through node2 itself: its own share cannot be stored, so nothing is, and the request is refused.
       const refused = await postJson(`${full.api}/ingest`, taggedEvents('refused-whole', 400, 40));

@@ -69,7 +69,7 @@ const scalar = fc.oneof(
   fc.constantFrom('', 'web-1', 'web-2', 'nginx', 'é', 'a"b', 'x\\y', 'line\nbreak', '\u0001', '\ud800', '\ud83d\ude00', '__proto__'),
   fc.integer({ min: -1000, max: 1000 }),
   fc.double({ noNaN: true }),
-  fc.constantFrom(0, -0, 1.5, 1e21, 12345678901234567890, 0.1, 1700000000.123456, 2 ** 53 + 1),
+  fc.constantFrom(0, -0, 1.5, 1e21, 12345678901234567000, 0.1, 1700000000.123456, 2 ** 53 + 1),
   fc.boolean(),
   fc.constant(null),
   huge,

@@ -18,7 +18,7 @@ function property(text: string, variables?: Record<string, unknown>): void {
     parseQuery(text, variables);
     ok = true;
   } catch (e) {
-    if (!(e instanceof QueryError)) throw new Error(`not a QueryError for ${JSON.stringify(text)}: ${String(e)}`);
+    if (!(e instanceof QueryError)) throw new Error(`not a QueryError for ${JSON.stringify(text)}: ${String(e)}`, { cause: e });
     assert.match(e.code, /^E0(0[1-9]|1[0-4])$/);
     assert.ok(e.line >= 1 && e.column >= 1 && e.offset >= 0 && e.offset <= text.length, `bad position ${e.line}:${e.column}`);
     assert.ok(e.message.length > 0);

@@ -72,6 +72,7 @@ describe('literal byte search', () => {
     const literals = ['err', 'ERROR', 'k', 's', 'i', 'x7', 'b-c', 'é', 'cé', 'Éx', 'a_b', '7', '_', 'ro r', 'ſ', 'K', '🔥a', 'ı'];
     for (const literal of literals) {
       const exact = literalMatcher(literal);
+      // eslint-disable-next-line no-control-regex -- the ASCII range starts at \x00
       const ascii = /^[\x00-\x7f]*$/.test(literal);
       for (const text of texts) {
         const candidate = mayMatch(literal, text);
@@ -104,6 +105,7 @@ describe('string list search', () => {
   }
 
   it('makes strings of the matching rows only, in ASCII and UTF-8 chunks', () => {
+    // eslint-disable-next-line no-control-regex -- the ASCII range starts at \x00
     for (const values of [rows.filter((row) => row === null || /^[\x00-\x7f]*$/.test(row)), rows]) {
       const payload = written(values);
       const search = LiteralByteSearch.of('zq7needlexv')!;
