@@ -27,7 +27,7 @@
  */
 import { ByteLru } from '../../storage/byte-lru';
 import { cachesColumn, storedBlockName } from '../../storage/segment/payload-cache';
-import type { BlockInput } from './shard-session';
+import type { BlockInput } from '../../storage/read/block-input';
 
 /** Names and drops since the previous worker response. */
 export interface HeldDelta {

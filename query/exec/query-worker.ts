@@ -9,7 +9,8 @@ import type { EventChunk } from '../../storage/buffer/event-chunk';
 import { payloadCacheCounters, setPayloadCacheBytes, type PayloadCacheCounters } from '../../storage/segment/payload-cache';
 import { planQuery } from '../plan/planner';
 import { parseQuery } from '../syntax';
-import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
+import type { BlockInput } from '../../storage/read/block-input';
+import { ShardSession, type ShardResult, type UnitAck } from './shard-session';
 import { fillHeld, HeldBlocks, keepReceived, type HeldDelta } from './held-blocks';
 
 /** A query as both the coordinator and a shard receive it: text, variables, clock, page. */
