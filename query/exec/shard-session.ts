@@ -16,11 +16,10 @@ import { scanRequestOf } from './scan-request';
 import type { QueryPlan } from '../plan/plan';
 import { applyBatchOp } from './batch-ops';
 import { leadingFiltersOf } from './leading-filters';
-import { NewestRows } from './newest-rows';
-import { SortedRows, type KeyedRow, type SortKey } from './sorted-rows';
-import { valueAt } from './access';
-import { materialize, rowBytes, type TimedRow } from './rows';
-import { StatsAccumulator, type PartialStats } from './stats';
+import { resultSinkFor, type ResultSink } from './result-sinks';
+import type { KeyedRow } from './sorted-rows';
+import type { TimedRow } from './rows';
+import type { PartialStats } from './stats';
 import { SelectionScratch } from './vectors';
 
 /** Counters of one shard operator, when profiling. */
@@ -65,15 +64,9 @@ export class ShardSession implements LateRows {
   readonly request: ScanRequest;
   readonly stats: ScanStats;
   private matched = 0;
-  private memoryBytes = 0;
-  private readonly newest: NewestRows | null;
-  private readonly sorted: { rows: SortedRows; keys: SortKey[] } | null;
-  private readonly all: TimedRow[] | null;
-  /** Export mode: rows found and not yet handed over by an ack. */
-  private streamed: TimedRow[] = [];
-  private readonly accumulator: StatsAccumulator | null;
+  /** Where the rows that pass every operator go: one sink for the plan's kind of boundary. */
+  private readonly sink: ResultSink;
   private readonly opStats: OpStats[] | null;
-  private readonly keepNulls: boolean;
 
   constructor(
     readonly plan: QueryPlan,
@@ -81,18 +74,9 @@ export class ShardSession implements LateRows {
   ) {
     this.request = scanRequestOf(plan);
     this.stats = emptyScanStats(options.trace);
-    const boundary = plan.boundary;
-    this.stream = options.stream && boundary.kind === 'events';
-    this.newest =
-      this.stream ? null : boundary.kind === 'events' ? new NewestRows(options.offset + options.limit) : boundary.kind === 'head' ? new NewestRows(boundary.count) : null;
-    this.sorted =
-      boundary.kind === 'sorted'
-        ? { rows: new SortedRows(boundary.keys.map((key) => key.direction), boundary.count ?? options.offset + options.limit), keys: boundary.keys }
-        : null;
-    this.all = boundary.kind === 'rows' ? [] : null;
-    this.accumulator = boundary.kind === 'stats' ? new StatsAccumulator(boundary.spec) : null;
+    const keepNulls = plan.shardOps.some((op) => op.kind === 'keep');
+    this.sink = resultSinkFor(plan.boundary, { page: options.offset + options.limit, stream: options.stream, keepNulls });
     this.opStats = options.profile ? [] : null;
-    this.keepNulls = plan.shardOps.some((op) => op.kind === 'keep');
     const lead = leadingFiltersOf(plan);
     this.leadingFilters = lead.count;
     this.reader = new BlockReader(this.request, lead.filters, this.stats, this);
@@ -101,8 +85,6 @@ export class ShardSession implements LateRows {
   /** How many shard operators lead as filters (run before the late columns are decoded). */
   private readonly leadingFilters: number;
   private readonly reader: BlockReader;
-
-  private readonly stream: boolean;
 
   private readonly selections = new SelectionScratch();
 
@@ -157,7 +139,7 @@ export class ShardSession implements LateRows {
    * the boundary is full, for the few rows newer than what it keeps. Returns the new count.
    */
   private narrowToNewest(sel: Uint32Array, n: number, times: Column | undefined): number {
-    const newest = this.newest;
+    const newest = this.sink.newest;
     if (newest === null || this.leadingFilters !== this.plan.shardOps.length || times === undefined || times.kind !== 'time') return n;
     const values = times.values;
     const floor = newest.minTime;
@@ -176,10 +158,11 @@ export class ShardSession implements LateRows {
 
   /** True when every operator ran, the head is full and no selected row is newer than the rows it keeps. */
   private cannotEnterHead(sel: Uint32Array, n: number, times: Column | undefined): boolean {
-    if (this.leadingFilters !== this.plan.shardOps.length || this.newest === null || !this.newest.full) return false;
+    const head = this.sink.newest;
+    if (this.leadingFilters !== this.plan.shardOps.length || head === null || !head.full) return false;
     let newest = -Infinity;
     if (times !== undefined && times.kind === 'time') for (let i = 0; i < n; i++) newest = Math.max(newest, times.values[sel[i]]);
-    return newest <= this.newest.minTime;
+    return newest <= head.minTime;
   }
 
   /** Runs shard operators [from, to) over the selection; returns the new count. */
@@ -204,91 +187,46 @@ export class ShardSession implements LateRows {
     return out;
   }
 
-  /** Hands the selected rows to the boundary (stats, newest rows, sorted rows, all rows or the export stream). */
+  /** Hands the selected rows to the boundary's sink. */
   private collect(batch: ColumnBatch, sel: Uint32Array, n: number, times: Column | undefined): void {
     this.matched += n;
     if (n === 0) return;
-    if (this.accumulator !== null) {
-      this.accumulator.add(batch, sel, n, times);
-      return;
-    }
-    const timeValues = times !== undefined && times.kind === 'time' ? times.values : null;
-    if (this.sorted !== null) {
-      this.collectSorted(batch, sel, n, timeValues, this.sorted);
-      return;
-    }
-    const streamedFrom = this.streamed.length;
-    for (let i = 0; i < n; i++) {
-      const row = sel[i];
-      const time = timeValues === null ? 0 : timeValues[row];
-      if (this.newest !== null && !this.newest.accepts(time)) continue;
-      const materialized = materialize(batch, row, this.keepNulls);
-      if (this.stream) {
-        this.streamed.push({ time, row: materialized });
-        continue;
-      }
-      this.memoryBytes += rowBytes(materialized);
-      if (this.newest !== null) this.newest.push({ time, row: materialized });
-      else this.all?.push({ time, row: materialized });
-    }
-    if (this.stream) sortNewestFirst(this.streamed, streamedFrom);
-  }
-
-  /** The sort keys are evaluated for every selected row; only rows that enter the first N are built. */
-  private collectSorted(batch: ColumnBatch, sel: Uint32Array, n: number, timeValues: Float64Array | null, sorted: { rows: SortedRows; keys: SortKey[] }): void {
-    const keyColumns = sorted.keys.map((key) => key.expr.evaluate(batch, sel, n));
-    for (let i = 0; i < n; i++) {
-      const row = sel[i];
-      const time = timeValues === null ? 0 : timeValues[row];
-      const keys = keyColumns.map((column) => valueAt(column, row));
-      if (!sorted.rows.accepts(keys, time)) continue;
-      sorted.rows.push({ time, keys, row: materialize(batch, row, this.keepNulls) });
-    }
-  }
-
-  /** What the session holds for its answer: rows kept, sorted rows, stats groups. */
-  private heldBytes(): number {
-    return this.memoryBytes + (this.sorted?.rows.bytes ?? 0) + (this.accumulator?.approximateBytes() ?? 0);
+    this.sink.collect(batch, sel, n, times);
   }
 
   /** Progress since the previous ack, and (export mode) the rows found since then. */
   ack(): UnitAck {
-    const rows = this.stream ? this.streamed : null;
-    if (this.stream) this.streamed = [];
+    const rows = this.sink.takeStreamed();
+    const newest = this.sink.newest;
     return {
       matched: this.matched,
       rowsRead: this.stats.rowsRead,
       blocksCached: this.stats.blocksCached,
-      full: this.newest?.full ?? false,
-      minTime: this.newest?.minTime ?? -Infinity,
-      memoryBytes: this.heldBytes(),
+      full: newest?.full ?? false,
+      minTime: newest?.minTime ?? -Infinity,
+      memoryBytes: this.sink.heldBytes(),
       rows,
     };
   }
 
   /** Rows kept so far, newest first (for previews). */
   preview(limit: number): TimedRow[] {
-    if (this.newest === null) return [];
-    return [...this.newest.rows].sort((a, b) => b.time - a.time).slice(0, limit);
+    const newest = this.sink.newest;
+    if (newest === null) return [];
+    return [...newest.rows].sort((a, b) => b.time - a.time).slice(0, limit);
   }
 
   finish(): ShardResult {
+    const boundary = this.sink.result();
     return {
       matched: this.matched,
-      newest: this.newest === null ? null : this.newest.sorted(),
-      sorted: this.sorted === null ? null : this.sorted.rows.sorted(),
-      all: this.all,
-      partial: this.accumulator === null ? null : this.accumulator.toPartial(),
+      newest: boundary.newest,
+      sorted: boundary.sorted,
+      all: boundary.all,
+      partial: boundary.partial,
       opStats: this.opStats,
       stats: this.stats,
-      memoryBytes: this.heldBytes(),
+      memoryBytes: this.sink.heldBytes(),
     };
   }
-}
-
-/** Sorts `rows[from..]` newest first, in place. */
-function sortNewestFirst(rows: TimedRow[], from: number): void {
-  if (rows.length - from < 2) return;
-  const part = rows.slice(from).sort((a, b) => b.time - a.time);
-  for (let i = 0; i < part.length; i++) rows[from + i] = part[i];
 }
