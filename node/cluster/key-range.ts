@@ -1,6 +1,6 @@
 /**
  * The partition keys and ring epochs a time range touches. Since a hot pair spills over
- * partitions (storage/partition-spill.ts), a query cannot tell which partitions hold an index's
+ * partitions (storage/request-placement.ts), a query cannot tell which partitions hold an index's
  * events: it asks every key in range.
  */
 import { piecesOfBucket, type PartitionKey } from '../../storage/partition';

@@ -11,7 +11,7 @@
 import type { RingEpoch } from '../../node/cluster/epochs';
 import { ownersOf } from '../../node/cluster/ring';
 import type { LogEvent } from '../../storage/event';
-import { RequestPartitioner } from '../../storage/partition-spill';
+import { RequestPartitioner } from '../../storage/request-placement';
 import { EventGenerator } from './generate';
 
 export interface PlacementBenchOptions {
