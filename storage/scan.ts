@@ -5,11 +5,11 @@
  */
 import { globMatches, isGlob } from './glob';
 import { chunkBatch, rowsInRange } from './buffer/chunk-read';
-import type { Column, ColumnBatch } from './column';
+import type { Column, ColumnBatch } from './core/column';
 import type { EventChunk } from './buffer/event-chunk';
-import { keyString } from './partition';
-import type { FieldValue } from './event';
-import { INDEX_COLUMN, TIME_COLUMN } from './event';
+import { keyString } from './core/partition';
+import type { FieldValue } from './core/event';
+import { INDEX_COLUMN, TIME_COLUMN } from './core/event';
 import type { MemTable } from './buffer/memtable';
 import type { SegmentStore } from './lifecycle/segment-store';
 import { bloomMayContainAll, framesToRead } from './segment/bloom';

@@ -14,10 +14,10 @@
  */
 import { isAscii, isUtf8 } from 'buffer';
 import { ByteChunkBuilder, ByteDictionary, type ByteFieldBuilder } from '../../storage/buffer/byte-chunk-builder';
-import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
-import type { Placement } from '../../storage/partition';
-import { KeyedChunks, PairSpill } from '../../storage/request-placement';
+import type { Placement } from '../../storage/core/partition';
+import { KeyedChunks, PairSpill } from '../../storage/core/request-placement';
 import { isStorableFieldName, LABEL_FIELDS, receivedAt, type IngestContext } from './common';
 import { MAX_FIELDS_PER_EVENT } from './refusal';
 import {

@@ -2,7 +2,7 @@
  * A compiled expression: built once per query by the planner, evaluated per batch over a
  * selection. Constants are folded at compile time.
  */
-import type { Column } from '../../storage/column';
+import type { Column } from '../../storage/core/column';
 import type { EvalContext, StaticType, Value } from '../value';
 import type { ComparisonOp } from './compare';
 import { filterTrue, type Batch } from './vectors';

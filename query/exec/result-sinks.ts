@@ -3,7 +3,7 @@
  * (plan.ts Boundary), chosen once per session, so that the per-block path asks no boundary
  * questions.
  */
-import type { Column, ColumnBatch } from '../../storage/column';
+import type { Column, ColumnBatch } from '../../storage/core/column';
 import type { Boundary } from '../plan/plan';
 import { valueAt } from './access';
 import { NewestRows } from './newest-rows';

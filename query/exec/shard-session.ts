@@ -3,10 +3,10 @@
  * blocks, buffered rows), accumulating what the coordinator merges. It runs inside a query
  * worker thread; the same code could run on another node.
  */
-import type { Column, ColumnBatch } from '../../storage/column';
+import type { Column, ColumnBatch } from '../../storage/core/column';
 import type { ScanRequest, ScanStats } from '../../storage/scan';
 import { emptyScanStats } from '../../storage/scan';
-import { TIME_COLUMN } from '../../storage/event';
+import { TIME_COLUMN } from '../../storage/core/event';
 import type { ChunkScan } from '../../storage/buffer/chunk-read';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 import type { BlockInput } from '../../storage/read/block-input';

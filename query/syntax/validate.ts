@@ -1,6 +1,6 @@
 // Stage-level checks after parsing (E002, E003, E005, E006, E008, E010-E013) and the final AST.
 
-import { isValidIndexName } from '../../storage/event';
+import { isValidIndexName } from '../../storage/core/event';
 import type * as A from './ast';
 import { invalidSearchFields, type ParsedStage, type ParsedStatsStage, type UnknownStage, type CountSpec } from './builders';
 import { QueryError, show } from './errors';

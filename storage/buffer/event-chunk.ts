@@ -6,10 +6,10 @@
  * are by the write buffer (memtable.ts). Strings are decoded again only when a
  * query or a flush reads them. A chunk is immutable once built.
  */
-import type { FieldValue, LogEvent } from '../event';
-import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../event';
-import type { PartitionKey, Placement } from '../partition';
-import { KeyedChunks, RequestPartitioner } from '../request-placement';
+import type { FieldValue, LogEvent } from '../core/event';
+import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../core/event';
+import type { PartitionKey, Placement } from '../core/partition';
+import { KeyedChunks, RequestPartitioner } from '../core/request-placement';
 
 /**
  * Strings in one buffer: string i is `bytes[i === 0 ? 0 : ends[i - 1], ends[i])`. Text is UTF-8;

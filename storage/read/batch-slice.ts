@@ -1,6 +1,6 @@
 /** Cutting decoded row blocks to a scan's time range: blocks are sorted by time, so the range is a slice. */
-import type { Column } from '../column';
-import { lowerBound } from '../sorted';
+import type { Column } from '../core/column';
+import { lowerBound } from '../core/sorted';
 
 /** The rows of a block (sorted by time) inside the time range [fromMicros, toMicros): [start, end). */
 export function timeSlice(times: Column | undefined, rows: number, range: { fromMicros: number; toMicros: number }): { start: number; end: number } {

@@ -5,8 +5,8 @@
  * on the stored bytes, and a searched `_raw` is searched as bytes before it becomes strings. The
  * rows go to a LateRows consumer, which runs the filters between the two steps.
  */
-import type { Column, ColumnBatch } from '../column';
-import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../event';
+import type { Column, ColumnBatch } from '../core/column';
+import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../core/event';
 import { chunkBatch, type ChunkScan } from '../buffer/chunk-read';
 import type { EventChunk } from '../buffer/event-chunk';
 import { ColumnEncoding, readBlockHeader } from '../segment/column-codec';

@@ -4,7 +4,7 @@
  * (the query's operator pipeline) runs the filters in between, so the reader needs only this
  * description of them, and storage never learns the query language.
  */
-import type { Column, ColumnBatch } from '../column';
+import type { Column, ColumnBatch } from '../core/column';
 import type { RangeOp } from '../segment/packed-select';
 
 /** `field <op> number`, evaluated on a packed integer block's stored bytes instead of decoded values. */

@@ -2,7 +2,7 @@
  * The byte search of a block's `_raw` before it becomes strings: only rows that hold every
  * literal the query needs get a string, and their block rows become the candidates.
  */
-import type { Column } from '../column';
+import type { Column } from '../core/column';
 import { decodeColumnBlockMatching } from '../segment/column-codec';
 import { LiteralByteSearch } from '../segment/literal-search';
 import { holdsFieldRefs } from '../segment/raw-refs';

@@ -14,7 +14,7 @@ import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { planQuery } from '../../../query/plan/planner';
 import { parseQuery } from '../../../query/syntax';
 import type { StorageEngine } from '../../../storage/engine';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import { openTestEngine } from '../../helpers/engine';
 import { executeOptions, sessionSpec } from '../../helpers/query-run';
 import { prng } from '../../../scripts/bench/generate';

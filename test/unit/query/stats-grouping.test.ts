@@ -3,7 +3,7 @@
 
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import type { Column, ColumnBatch } from '../../../storage/column';
+import type { Column, ColumnBatch } from '../../../storage/core/column';
 import { planQuery } from '../../../query/plan/planner';
 import { parseQuery } from '../../../query/syntax/index';
 import { StatsAccumulator, type StatsSpec } from '../../../query/exec/stats';
