@@ -5,7 +5,7 @@
  * instant inside a bucket, where the bucket was split): `[bucket, floor(bucket / span) * span + span)`.
  * Each index's ranges are cut to the query's range and merged where they touch or overlap.
  */
-import { parseKeyString } from '../storage/partition';
+import { parseKeyString } from '../storage/core/partition';
 
 /** One index's stretch of time whose events may be missing, microseconds `[fromMicros, toMicros)`. */
 export interface MissingSpan {

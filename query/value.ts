@@ -4,7 +4,7 @@
  * the planner infers static types, so `_time` compares with ISO strings and prints as ISO 8601,
  * while an ordinary number stays a number.
  */
-import type { FieldValue } from '../storage/event';
+import type { FieldValue } from '../storage/core/event';
 
 export type Value = FieldValue | null;
 

@@ -3,12 +3,12 @@
  * much, when. Derived from segment headers plus the write buffer, so it is exact after
  * compaction and retention without bookkeeping of its own.
  */
-import type { FieldValue } from './event';
-import { RAW_COLUMN, TIME_COLUMN } from './event';
+import type { FieldValue } from './core/event';
+import { RAW_COLUMN, TIME_COLUMN } from './core/event';
 import { fieldRow, fieldValues, unpackStrings, type EventChunk, type PackedStrings } from './buffer/event-chunk';
 import type { MemTable } from './buffer/memtable';
 import type { SegmentHeader } from './segment/header';
-import { SourceNumbering } from './source-stats';
+import { SourceNumbering } from './segment/source-stats';
 
 export interface FieldSummary {
   name: string;

@@ -9,16 +9,16 @@ import path from 'path';
 import { Catalog, type CatalogFilter, type FieldSummary, type SourceSummary } from './catalog';
 import { CodecPool } from './threads/codec-pool';
 import { compactGroup, pickCompactions, readManifests, type CompactionManifest, type CompactionOptions } from './lifecycle/compactor';
-import type { LogEvent } from './event';
+import type { LogEvent } from './core/event';
 import type { EventChunk } from './buffer/event-chunk';
 import { flushGeneration, type FlushResult } from './lifecycle/flusher';
-import type { Placement } from './partition';
+import type { Placement } from './core/partition';
 import { applyRetention, type RetentionResult } from './lifecycle/retention';
-import { WAL_PREFIX } from './keys';
-import { directoryBytes, prefixEnd, Rocks, type WriteOp } from './rocks';
+import { WAL_PREFIX } from './core/keys';
+import { directoryBytes, prefixEnd, Rocks, type WriteOp } from './core/rocks';
 import { localKeys, planScan, scanBatches, type ScanPlan, type ScanRequest } from './scan';
 import { SegmentStore } from './lifecycle/segment-store';
-import type { ColumnBatch } from './column';
+import type { ColumnBatch } from './core/column';
 import { WriteBuffer, type ReplayResult } from './buffer/write-buffer';
 
 export interface EngineOptions {
@@ -114,7 +114,7 @@ export class StorageEngine extends EventEmitter {
   private splits: readonly number[] = [];
 
   /**
-   * The instants new events' keys split buckets at (partition.ts pieceOf): a cluster's ring
+   * The instants new events' keys split buckets at (core/partition.ts pieceOf): a cluster's ring
    * epochs that start inside a bucket. Keys already buffered keep their pieces.
    */
   setSplits(splits: readonly number[]): void {

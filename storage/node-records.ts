@@ -4,7 +4,7 @@
  * a record is as durable as an acknowledged event (RocksDB's WAL; fsync per `storage.fsync`),
  * and a write of several records is atomic.
  */
-import { prefixEnd, type Rocks, type WriteOp } from './rocks';
+import { prefixEnd, type Rocks, type WriteOp } from './core/rocks';
 
 const PREFIX = 'n:';
 

@@ -5,16 +5,16 @@
  */
 import { globMatches, isGlob } from './glob';
 import { chunkBatch, rowsInRange } from './buffer/chunk-read';
-import type { Column, ColumnBatch } from './column';
+import type { Column, ColumnBatch } from './core/column';
 import type { EventChunk } from './buffer/event-chunk';
-import { lowerBound } from './sorted';
-import { keyString } from './partition';
-import type { FieldValue } from './event';
-import { INDEX_COLUMN, TIME_COLUMN } from './event';
+import { keyString } from './core/partition';
+import type { FieldValue } from './core/event';
+import { INDEX_COLUMN, TIME_COLUMN } from './core/event';
 import type { MemTable } from './buffer/memtable';
 import type { SegmentStore } from './lifecycle/segment-store';
 import { bloomMayContainAll, framesToRead } from './segment/bloom';
 import { decodeColumns } from './segment/row-block';
+import { sliceColumns, timeSlice } from './read/batch-slice';
 import { withRawRefs, type ColumnStats, type SegmentHeader } from './segment/header';
 import type { WriteBuffer } from './buffer/write-buffer';
 
@@ -270,25 +270,6 @@ function columnsToRead(header: SegmentHeader, block: number, request: ScanReques
   return names.includes(TIME_COLUMN) || inside ? names : [TIME_COLUMN, ...names];
 }
 
-function sliceColumn(column: Column, start: number, end: number): Column {
-  switch (column.kind) {
-    case 'time':
-      return { kind: 'time', values: column.values.subarray(start, end) };
-    case 'number':
-      return { ...column, values: column.values.subarray(start, end), nulls: column.nulls?.subarray(start, end) ?? null };
-    case 'boolean':
-      return { ...column, values: column.values.subarray(start, end), nulls: column.nulls?.subarray(start, end) ?? null };
-    case 'dict':
-      return { kind: 'dict', dict: column.dict, codes: column.codes.subarray(start, end) };
-    case 'string':
-      return { kind: 'string', values: column.values.slice(start, end) };
-    case 'mixed':
-      return { kind: 'mixed', values: column.values.slice(start, end) };
-    case 'const':
-      return { kind: 'const', value: column.value, length: end - start };
-  }
-}
-
 /** The stored columns a block read needs (always `_time`; `index` is not stored). */
 export function storedColumnsToRead(header: SegmentHeader, block: number, request: ScanRequest): string[] {
   return columnsToRead(header, block, request).filter((name) => name !== INDEX_COLUMN);
@@ -302,22 +283,6 @@ export function decodeBlockColumns(
   buffers: readonly (Uint8Array | null)[],
 ): Map<string, Column> {
   return decodeColumns(header.blocks[block].rows, names, buffers);
-}
-
-export { decodeColumns };
-
-/** The rows of a block (sorted by time) inside the request's time range: [start, end). */
-export function timeSlice(times: Column | undefined, rows: number, request: ScanRequest): { start: number; end: number } {
-  if (times === undefined || times.kind !== 'time') return { start: 0, end: rows };
-  return { start: lowerBound(times.values, request.fromMicros), end: lowerBound(times.values, request.toMicros) };
-}
-
-/** Restricts decoded columns to rows [start, end) (views for typed arrays). */
-export function sliceColumns(columns: Map<string, Column>, rows: number, start: number, end: number): Map<string, Column> {
-  if (start === 0 && end === rows) return columns;
-  const out = new Map<string, Column>();
-  for (const [name, column] of columns) out.set(name, sliceColumn(column, start, end));
-  return out;
 }
 
 /**

@@ -7,7 +7,7 @@
  * older ids are dropped: the store holds what is in flight or hinted, not every write ever made.
  */
 import type { NodeRecords } from '../../storage/node-records';
-import type { WriteOp } from '../../storage/rocks';
+import type { WriteOp } from '../../storage/core/rocks';
 import { shareIdCreatedMs } from './share-ids';
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../core/logger';
 import type { Settings } from '../config/settings';
-import { splitsOf } from '../../storage/partition';
+import { splitsOf } from '../../storage/core/partition';
 import type { StorageEngine } from '../../storage/engine';
 import type { MetadataStore } from '../metadata/store';
 import { CatchUp } from './catch-up';

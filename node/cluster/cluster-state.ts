@@ -3,7 +3,7 @@
  * taken out of placement. Only the master decides a new version (the pure transitions here);
  * every node keeps and persists the newest version it has seen (state-store.ts, state-sync.ts).
  */
-import { isValidIndexName } from '../../storage/event';
+import { isValidIndexName } from '../../storage/core/event';
 import { isMemberAddress, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';
 import { CURRENT_LAYOUT, EPOCH_LAYOUTS, type EpochLayout, type RingEpoch } from './epochs';
 

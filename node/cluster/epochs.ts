@@ -1,7 +1,7 @@
 /**
  * Ring epochs: the membership the placement ring uses, and from when. A change of members takes
  * effect a few heartbeats ahead, so that every node has heard of it before its first event
- * arrives. An epoch that starts inside a bucket splits it there (storage/partition.ts pieceOf):
+ * arrives. An epoch that starts inside a bucket splits it there (storage/core/partition.ts pieceOf):
  * each piece of a bucket is placed by the epoch in force at the piece's start. So every node
  * computes the same owners without asking anyone, a new node takes writes within seconds, and old
  * data never moves.

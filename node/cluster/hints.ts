@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'crypto';
 import type { NodeRecords } from '../../storage/node-records';
-import type { WriteOp } from '../../storage/rocks';
+import type { WriteOp } from '../../storage/core/rocks';
 import { OldestWindow } from './oldest-window';
 import { shareIdCreatedMs } from './share-ids';
 

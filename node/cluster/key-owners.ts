@@ -2,7 +2,7 @@
  * Partition keys grouped by the nodes that own them (ring.ts): a write goes to every owner of its
  * keys. (A read asks each key of exactly one owner: coordinator/key-assignment.ts.)
  */
-import type { PartitionKey } from '../../storage/partition';
+import type { PartitionKey } from '../../storage/core/partition';
 import type { RingEpoch } from './epochs';
 import { ownersOf } from './ring';
 

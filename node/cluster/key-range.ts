@@ -1,9 +1,9 @@
 /**
  * The partition keys and ring epochs a time range touches. Since a hot pair spills over
- * partitions (storage/partition-spill.ts), a query cannot tell which partitions hold an index's
+ * partitions (storage/core/request-placement.ts), a query cannot tell which partitions hold an index's
  * events: it asks every key in range.
  */
-import { piecesOfBucket, type PartitionKey } from '../../storage/partition';
+import { piecesOfBucket, type PartitionKey } from '../../storage/core/partition';
 
 function checkPlacement(bucketSpanMicros: number, partitions?: number): void {
   if (!(bucketSpanMicros > 0) || !Number.isInteger(bucketSpanMicros)) throw new Error(`a bucket span is a whole number of microseconds from 1: ${bucketSpanMicros}`);

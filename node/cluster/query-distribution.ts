@@ -19,7 +19,7 @@ import type { DistributedQuery, Distribution, DistributionObserver, QueryRange }
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
 import { checkAlive } from '../../query/exec/limits';
 import { isGlob } from '../../storage/glob';
-import { keyString, parseKeyString, pieceEnd, piecesOfBucket, splitsOf } from '../../storage/partition';
+import { keyString, parseKeyString, pieceEnd, piecesOfBucket, splitsOf } from '../../storage/core/partition';
 import { indexMatcher } from '../../storage/scan';
 import { isForgottenIn, isStoredAloneForgotten, type ClusterState, type Member } from './cluster-state';
 import { epochAt } from './epochs';

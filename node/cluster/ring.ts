@@ -17,7 +17,7 @@
  */
 import { createHash } from 'crypto';
 import HashRing from 'hashring';
-import { keyString, type PartitionKey } from '../../storage/partition';
+import { keyString, type PartitionKey } from '../../storage/core/partition';
 import { epochAt, type RingEpoch } from './epochs';
 
 /**

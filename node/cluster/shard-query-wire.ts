@@ -1,7 +1,7 @@
 /** Between a query fragment, its progress and proto/trawl.proto's ShardQuery messages. */
 import type { ShardFragment } from '../../coordinator/scatter-gather';
 import type { ShardCounters } from '../../coordinator/shard-progress';
-import { isValidIndexName } from '../../storage/event';
+import { isValidIndexName } from '../../storage/core/event';
 import type * as wire from './grpc/messages';
 import { protocolVersion } from './grpc/wire';
 
@@ -37,7 +37,7 @@ export const MAX_FRAGMENT_TEXT = 256 * 1024;
 /** The most partition keys one fragment may name (a coordinator sends each node its share of a query's keys). */
 export const MAX_FRAGMENT_KEYS = 1_000_000;
 
-/** A key as storage/partition.ts keyString writes it: `index|bucket|partition`. */
+/** A key as storage/core/partition.ts keyString writes it: `index|bucket|partition`. */
 const KEY_PATTERN = /^([^|]{1,128})\|(-?\d{1,16})\|(-?\d{1,10})$/;
 
 function checkKey(key: string): void {

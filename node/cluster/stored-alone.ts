@@ -8,7 +8,7 @@
  * So one node grows into a cluster without moving or losing anything.
  */
 import type { StorageEngine } from '../../storage/engine';
-import { fnv1a32, keyString, type PartitionKey } from '../../storage/partition';
+import { fnv1a32, keyString, type PartitionKey } from '../../storage/core/partition';
 import type { ClusterState, StoredAlone } from './cluster-state';
 import { bucketsInRange } from './key-range';
 import { ownersOf } from './ring';

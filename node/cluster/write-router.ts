@@ -18,7 +18,7 @@
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 import { encodeChunkRecord, encodeChunkRecordViews } from '../../storage/buffer/chunk-record';
 import type { StorageEngine } from '../../storage/engine';
-import type { PartitionKey, Placement } from '../../storage/partition';
+import type { PartitionKey, Placement } from '../../storage/core/partition';
 import { ApiError } from '../core/errors';
 import type { ClusterMetrics } from '../metrics/metrics';
 import { PeerCallError, type PeerClients } from './grpc/peers';

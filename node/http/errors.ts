@@ -1,6 +1,6 @@
 /**
  * Every error the HTTP layer answers, whatever raised it (a route's ApiError, fastify, node's HTTP
- * parser), becomes a code of the catalogue (node/errors.ts) here and leaves in one shape. The route
+ * parser), becomes a code of the catalogue (node/core/errors.ts) here and leaves in one shape. The route
  * error handler, the not-found handler, fastify's framework errors and the answers written on the
  * socket for requests fastify never saw (node/http/node-server.ts) all go through `errorReply`.
  */

@@ -7,8 +7,8 @@
  * document line as `_raw`). These mappings are the endpoint's contract, so they run whatever
  * `ingest.pipeline` says. `_id` is echoed in the response but not stored.
  */
-import type { LogEvent } from '../../storage/event';
-import { DEFAULT_INDEX } from '../../storage/event';
+import type { LogEvent } from '../../storage/core/event';
+import { DEFAULT_INDEX } from '../../storage/core/event';
 import { invalidJson } from '../core/errors';
 import { excerpt, isPlainObject, receivedAt, tryParseJson, type IngestContext } from './common';
 import { applyDocument, documentMessage, fieldsHoldDocument } from './document';

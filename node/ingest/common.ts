@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the ingest parsers: the parse context, field-name rules and small field helpers.
  */
-import type { FieldValue } from '../../storage/event';
+import type { FieldValue } from '../../storage/core/event';
 import { retentionCutoffMicros } from '../../storage/lifecycle/retention';
 import { isValidEventMicros } from './datetime';
 

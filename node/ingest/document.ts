@@ -2,7 +2,7 @@
  * Mapping of a JSON document onto an event: shared by bulk-index documents, event-collector object events
  * and JSON lines in the text pipeline. Fields already on the event (set by the request) always win.
  */
-import type { FieldValue, LogEvent } from '../../storage/event';
+import type { FieldValue, LogEvent } from '../../storage/core/event';
 import { coerceLabels, RESERVED_FIELD_NAMES, setIfAbsent } from './common';
 import { HOST_KEYS, LEVEL_KEYS, lookup, MESSAGE_KEYS, TIME_KEYS, type LevelNumbers } from './document-keys';
 import { flattenInto } from './flatten';

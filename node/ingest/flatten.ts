@@ -3,7 +3,7 @@
  * kept as their JSON text, null is absent, strings, numbers and booleans keep their type. A value that
  * cannot be kept exactly refuses the event (refusal.ts) rather than vanish.
  */
-import type { FieldValue } from '../../storage/event';
+import type { FieldValue } from '../../storage/core/event';
 import { hasField, isStorableFieldName, RESERVED_FIELD_NAMES } from './common';
 import { invalid, nonFiniteNumber, type Refusal } from './refusal';
 

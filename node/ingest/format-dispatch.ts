@@ -3,7 +3,7 @@
  * route's summary. Parsers are deterministic: the same body and params give the same events.
  */
 import { isAscii } from 'buffer';
-import type { LogEvent } from '../../storage/event';
+import type { LogEvent } from '../../storage/core/event';
 import { invalidRequest } from '../core/errors';
 import { parseBulk, parseEsDoc, type BulkItem } from './bulk';
 import type { IngestContext } from './common';

@@ -9,8 +9,8 @@
  * fields. Envelope labels win over `fields`, which win over keys of an object event, which win over what
  * the text pipeline finds.
  */
-import type { LogEvent } from '../../storage/event';
-import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
+import type { LogEvent } from '../../storage/core/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import { ApiError } from '../core/errors';
 import {
   coerceLabels, hasField, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext,

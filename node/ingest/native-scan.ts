@@ -14,10 +14,10 @@
  */
 import { isAscii, isUtf8 } from 'buffer';
 import { ByteChunkBuilder, ByteDictionary, type ByteFieldBuilder } from '../../storage/buffer/byte-chunk-builder';
-import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
-import { homePartition, keyString, pieceEnd, pieceOf, type PartitionKey, type Placement } from '../../storage/partition';
-import { spilledPartition } from '../../storage/partition-spill';
+import type { Placement } from '../../storage/core/partition';
+import { KeyedChunks, PairSpill } from '../../storage/core/request-placement';
 import { isStorableFieldName, LABEL_FIELDS, receivedAt, type IngestContext } from './common';
 import { MAX_FIELDS_PER_EVENT } from './refusal';
 import {
@@ -81,7 +81,6 @@ interface NameSlot {
 
 interface ChunkState {
   builder: ByteChunkBuilder;
-  bucketEnd: number;
   /**
    * The previous event's slots by position: events of one source share a shape, so a name is
    * mostly matched by comparing its bytes. Other names go through the scanner's `names` (a
@@ -173,15 +172,13 @@ class NativeScanner {
   private predictedState: ChunkState | null = null;
   private readonly predicted: (NameSlot | null)[] = [];
 
-  private readonly chunks = new Map<string, ChunkState>();
+  private readonly chunks: KeyedChunks<ChunkState>;
   /** The `fields` names of the request, and what each maps to (its slot without a field), by code. */
   private readonly names = new ByteDictionary();
   private readonly nameSlots: NameSlot[] = [];
-  /** With several partitions: the request's (host, source) pairs, their home partitions and events so far, by code. */
+  /** With several partitions: the request's (host, source) pairs by code, and their spill. */
   private readonly pairs: ByteDictionary | null;
-  private readonly pairHomes: number[] = [];
-  private readonly pairSeen: number[] = [];
-  private last: ChunkState | null = null;
+  private readonly spill: PairSpill;
   private lastIndexBytes: Buffer | null = null;
   private lastIndex = DEFAULT_INDEX;
 
@@ -200,6 +197,8 @@ class NativeScanner {
     const rows = Math.ceil(src.length / 256 / Math.max(1, placement.partitions));
     this.rowsHint = Math.max(16, Math.min(1 << 16, rows));
     this.pairs = placement.partitions > 1 ? new ByteDictionary() : null;
+    this.spill = new PairSpill(placement.partitions);
+    this.chunks = new KeyedChunks(placement, (key) => ({ builder: new ByteChunkBuilder(key, this.newChunkRows()), shape: [], slots: [], labels: [] }));
   }
 
   run(): EventChunk[] {
@@ -269,7 +268,7 @@ class NativeScanner {
     this.labelStart[SOURCETYPE] = -1;
     this.labelStart[HOST] = -1;
     this.entries = 0;
-    this.predictedState = this.last;
+    this.predictedState = this.chunks.last;
     let position = 0;
     do {
       json.whitespace();
@@ -435,22 +434,11 @@ class NativeScanner {
     return name;
   }
 
-  /** The chunk of an event's key, picked as chunkEvents picks it. */
+  /** The chunk of an event's key, picked as chunkEvents picks it (request-placement.ts). */
   private chunkFor(index: string, time: number): ChunkState {
-    const placement = this.placement;
     const partition = this.pairs === null ? 0 : this.nextPartition(this.pairs);
     this.rowsPlaced++;
-    const last = this.last;
-    if (last !== null && index === last.builder.key.index && time >= last.builder.key.bucket && time < last.bucketEnd && partition === last.builder.key.partition) return last;
-    const key: PartitionKey = { index, bucket: pieceOf(time, placement), partition };
-    const name = keyString(key);
-    let state = this.chunks.get(name);
-    if (state === undefined) {
-      state = { builder: new ByteChunkBuilder(key, this.newChunkRows()), bucketEnd: pieceEnd(key.bucket, placement), shape: [], slots: [], labels: [] };
-      this.chunks.set(name, state);
-    }
-    this.last = state;
-    return state;
+    return this.chunks.chunkFor(index, time, partition);
   }
 
   /**
@@ -466,7 +454,7 @@ class NativeScanner {
   }
 
   /**
-   * The element's partition: its (host, source) pair's home, spilled as partition-spill.ts says.
+   * The element's partition: its (host, source) pair's home, spilled as request-placement.ts says.
    * The pair is found by its text's bytes (host, a 0 byte, source: the UTF-8 of pairText).
    */
   private nextPartition(pairs: ByteDictionary): number {
@@ -474,12 +462,8 @@ class NativeScanner {
     pairBytes[length++] = 0;
     length = this.appendLabel(SOURCE, length);
     const code = pairs.codeOf(pairBytes, 0, length, true, hashBytes(pairBytes, 0, length));
-    const partitions = this.placement.partitions;
-    if (code === this.pairHomes.length) {
-      this.pairHomes.push(homePartition(pairBytes.toString('utf8', 0, length), partitions));
-      this.pairSeen.push(0);
-    }
-    return spilledPartition(this.pairHomes[code], this.pairSeen[code]++, partitions);
+    if (code === this.spill.pairCount) this.spill.addPair(pairBytes.toString('utf8', 0, length));
+    return this.spill.next(code);
   }
 
   /**

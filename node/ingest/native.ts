@@ -2,8 +2,8 @@
  * `POST /ingest`: a JSON array of `{ event, time?, source?, sourcetype?, host?, index?, fields? }`.
  * Elements are taken as given: no text pipeline (docs/api.md runs it on raw and event-collector lines only).
  */
-import type { FieldValue, LogEvent } from '../../storage/event';
-import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
+import type { FieldValue, LogEvent } from '../../storage/core/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import { invalidJson } from '../core/errors';
 import { coerceLabels, isPlainObject, isStorableFieldName, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext } from './common';
 import { flattenInto } from './flatten';

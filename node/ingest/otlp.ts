@@ -14,8 +14,8 @@
  * else its decimal text), bytes as the base64 text OTLP JSON carries, arrays as JSON text. A record the
  * window or the field rules refuse (refusal.ts) is reported in the response's `partialSuccess`.
  */
-import type { FieldValue, LogEvent } from '../../storage/event';
-import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
+import type { FieldValue, LogEvent } from '../../storage/core/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import { invalidJson, invalidRequest } from '../core/errors';
 import { coerceLabels, isPlainObject, isStorableFieldName, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
 import { isValidEventMicros } from './datetime';

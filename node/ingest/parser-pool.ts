@@ -10,7 +10,7 @@ import path from 'path';
 import { decodeChunkRecord, encodeChunkRecord } from '../../storage/buffer/chunk-record';
 import { chunkEvents, type EventChunk } from '../../storage/buffer/event-chunk';
 import { BULK_YOUNG_GENERATION_MB, WorkerPool } from '../../storage/threads/worker-pool';
-import type { Placement } from '../../storage/partition';
+import type { Placement } from '../../storage/core/partition';
 import { ApiError, type ErrorCode } from '../core/errors';
 import { scanNativeBatch } from './native-scan';
 import { bodyText, parseRecord, type IngestParams, type ParseSummary } from './format-dispatch';

@@ -8,7 +8,7 @@
  *  (d) syslog lines also give `host` and `appname` when the header is unambiguous.
  * Nothing the request already set is overwritten. Cheap char checks pick the path; no regexes run per line.
  */
-import type { FieldValue, LogEvent } from '../../storage/event';
+import type { FieldValue, LogEvent } from '../../storage/core/event';
 import { hasField, isPlainObject, setIfAbsent } from './common';
 import { isAlnumCode, isDigitCode } from './datetime';
 import { applyDocument } from './document';

@@ -1,8 +1,8 @@
 /**
  * `POST /ingest/raw`: newline-delimited text, one event per non-empty line, then the text pipeline.
  */
-import type { LogEvent } from '../../storage/event';
-import { DEFAULT_INDEX, isValidIndexName } from '../../storage/event';
+import type { LogEvent } from '../../storage/core/event';
+import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import { invalidRequest } from '../core/errors';
 import { hasField, MAX_REPORTED_ERRORS, receivedAt, type IngestContext } from './common';
 import { runPipeline } from './pipeline';

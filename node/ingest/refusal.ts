@@ -4,7 +4,7 @@
  * whose time retention would delete at once, whose time is too far ahead, that has more fields than
  * a row may carry, or that holds a number float64 cannot represent is refused whole, with a reason.
  */
-import type { FieldValue, LogEvent } from '../../storage/event';
+import type { FieldValue, LogEvent } from '../../storage/core/event';
 import type { IngestContext } from './common';
 
 /** Reason codes: the label of `trawl_ingest_events_refused_total` and the `code` of a reported error. */

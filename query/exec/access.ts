@@ -2,8 +2,8 @@
  * Allocation-free reads of one row of a column, in the shapes the evaluator needs: the value,
  * the value as a number (NaN when null or not numeric), the value as a string.
  */
-import type { Column, DictColumn } from '../../storage/column';
-import { valueAt } from '../../storage/column';
+import type { Column, DictColumn } from '../../storage/core/column';
+import { valueAt } from '../../storage/core/column';
 import type { Value } from '../value';
 
 export { valueAt };

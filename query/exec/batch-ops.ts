@@ -4,8 +4,8 @@
  * shards (over stored columns) and on the coordinator (over rows turned back into a batch).
  */
 import { globMatches } from '../../storage/glob';
-import type { Column } from '../../storage/column';
-import { columnFromValues } from '../../storage/column-build';
+import type { Column } from '../../storage/core/column';
+import { columnFromValues } from '../../storage/core/column-build';
 import type { BatchOp, NameMatcher } from '../plan/operators';
 import type { Value } from '../value';
 import { valueAt } from './access';

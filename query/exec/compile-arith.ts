@@ -3,7 +3,7 @@
  * either side is a string, null in gives null out, division by zero gives null. Time arithmetic:
  * time ± duration literal (microseconds) or ± number (seconds) is a time; time - time is seconds.
  */
-import type { Column } from '../../storage/column';
+import type { Column } from '../../storage/core/column';
 import type { ArithmeticOp } from '../syntax/ast';
 import type { StaticType, Value } from '../value';
 import { numberAt, valueAt, valueToNumber } from './access';

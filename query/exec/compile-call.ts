@@ -3,7 +3,7 @@
  * regexes and formats compiled once), evaluated row by row into a column, with a vectorized
  * fast path for `bin()` of a column (the key of every time chart).
  */
-import type { Column } from '../../storage/column';
+import type { Column } from '../../storage/core/column';
 import { SCALAR_FUNCTIONS_IMPL } from '../functions';
 import { FunctionArgumentError } from '../functions/types';
 import type { CallExpr } from '../syntax/ast';

@@ -3,7 +3,7 @@
  * typed arrays directly, and a dictionary column is compared once per dictionary entry and then
  * looked up by code.
  */
-import type { Column } from '../../storage/column';
+import type { Column } from '../../storage/core/column';
 import { literalMatcher, likeMatcher, regexMatcher, type TextMatcher } from './text-match';
 import type { Value } from '../value';
 import { numberAt, valueAt, valueToNumber } from './access';

@@ -2,7 +2,7 @@
  * Compiles expression ASTs into vectorized evaluators (see compiled.ts). Comparisons and text
  * operators live in compile-compare.ts, arithmetic in compile-arith.ts, calls in compile-call.ts.
  */
-import type { Column } from '../../storage/column';
+import type { Column } from '../../storage/core/column';
 import type { Expr, Pos } from '../syntax/ast';
 import { QueryError } from '../syntax/errors';
 import type { Value } from '../value';

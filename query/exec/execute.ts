@@ -17,7 +17,8 @@ import type { SessionSpec } from './worker-protocol';
 import type { QueryWorkerPool, SessionHandle } from './session-pool';
 import { expandHeldReads, planHeldReads, type HeldPlan } from './held-blocks';
 import { HeadFloor } from './head-floor';
-import type { BlockInput, OpStats, ShardResult, UnitAck } from './shard-session';
+import type { BlockInput } from '../../storage/read/block-input';
+import type { OpStats, ShardResult, UnitAck } from './shard-session';
 import { mergeShardResults } from './shard-results';
 import { StreamOrder } from './stream-order';
 

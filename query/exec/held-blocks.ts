@@ -24,9 +24,9 @@
  * before it carries a release of at most b: it was posted while the decision was outstanding, or
  * before the decision was made, when `applied` (which only grows) was at most b.
  */
-import { ByteLru } from '../../storage/byte-lru';
+import { ByteLru } from '../../storage/core/byte-lru';
 import { cachesColumn, storedBlockName } from '../../storage/segment/payload-cache';
-import type { BlockInput } from './shard-session';
+import type { BlockInput } from '../../storage/read/block-input';
 
 /** Names and drops since the previous worker response. */
 export interface HeldDelta {

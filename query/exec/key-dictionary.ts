@@ -3,7 +3,7 @@
  * columns up once per entry, and interned entries (storage/segment/string-intern.ts) by their
  * entry id instead of by their string.
  */
-import type { Column } from '../../storage/column';
+import type { Column } from '../../storage/core/column';
 import type { Value } from '../value';
 import { valueAt } from './access';
 

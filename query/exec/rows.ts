@@ -2,8 +2,8 @@
  * Rows: the materialized form for output and for stages that need all input (sort, tail, dedup).
  * A row keeps times as microseconds; they become ISO 8601 text only in the final answer.
  */
-import type { Column } from '../../storage/column';
-import { columnFromValues } from '../../storage/column-build';
+import type { Column } from '../../storage/core/column';
+import { columnFromValues } from '../../storage/core/column-build';
 import type { StaticType, Value } from '../value';
 import { formatTime } from '../value';
 import { valueAt } from './access';

@@ -11,7 +11,8 @@ import type { QueryPlan } from '../plan/plan';
 import type { PayloadCacheCounters } from '../../storage/segment/payload-cache';
 import type { QueryWorkerData, SessionSpec, WorkerRequest, WorkerResponse } from './worker-protocol';
 import type { TimedRow } from './rows';
-import { ShardSession, type BlockInput, type ShardResult, type UnitAck } from './shard-session';
+import type { BlockInput } from '../../storage/read/block-input';
+import { ShardSession, type ShardResult, type UnitAck } from './shard-session';
 import { HeldMirror } from './held-blocks';
 
 export interface SessionHandle {

@@ -6,7 +6,7 @@
  * Grouping assigns each key value a small id (dictionary columns once per dictionary entry, not
  * per row), then combines key ids into a group id: nothing is allocated per row for one or two keys.
  */
-import type { Column } from '../../storage/column';
+import type { Column } from '../../storage/core/column';
 import type { AggregateState } from '../aggregates/types';
 import type { StatsSpec } from '../plan/operators';
 import type { StaticType, Value } from '../value';

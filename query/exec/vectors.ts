@@ -2,7 +2,7 @@
  * Builders for computed columns. A computed column is sized to the batch's row count and is
  * meaningful only at the selected rows; nothing is allocated per row.
  */
-import type { BooleanColumn, Column, ColumnBatch, NumberColumn } from '../../storage/column';
+import type { BooleanColumn, Column, ColumnBatch, NumberColumn } from '../../storage/core/column';
 import type { Value } from '../value';
 
 export type Batch = ColumnBatch;

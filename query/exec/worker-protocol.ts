@@ -5,7 +5,8 @@
 import type { ChunkScan } from '../../storage/buffer/chunk-read';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 import type { PayloadCacheCounters } from '../../storage/segment/payload-cache';
-import type { BlockInput, ShardResult, ShardSession, UnitAck } from './shard-session';
+import type { BlockInput } from '../../storage/read/block-input';
+import type { ShardResult, ShardSession, UnitAck } from './shard-session';
 import type { HeldDelta } from './held-blocks';
 
 /** A query as both the coordinator and a shard receive it: text, variables, clock, page. */

@@ -1,35 +1,29 @@
 // strptime formats, compiled once into a list of operations and run with charCodeAt (no regex, no
 // allocation per row).
 //
-// The directives of strftime.ts are read back: numbers take up to their width in digits (%Y 1-4, %m %d
-// %H %M %S 1-2, %j 1-3, %y exactly 2: 69-99 is 19xx, else 20xx); %e also takes a leading space; names
-// (%a %A %b %B %h %p) are case-insensitive, full or 3-letter; %z is Z, ±hh, ±hhmm or ±hh:mm; %Z is
-// UTC, GMT or Z (other zone names do not match: their offsets are ambiguous); %s is epoch seconds,
-// optionally negative and fractional; %N %L %f %1N..%9N take up to 9, 3, 6 or n fraction digits.
+// The directives of time-directives.ts are read back, but for the weekdays %u and %w, which match
+// as text: numbers take up to their width in digits (%Y 1-4, %m %d %H %M %S 1-2, %j 1-3, %y
+// exactly 2: 69-99 is 19xx, else 20xx); %e also takes a leading space; names (%a %A %b %B %h %p)
+// are case-insensitive, full or 3-letter; %z is Z, ±hh, ±hhmm or ±hh:mm; %Z is UTC, GMT or Z
+// (other zone names do not match: their offsets are ambiguous); %s is epoch seconds, optionally
+// negative and fractional; %N %L %f %1N..%9N take up to 9, 3, 6 or n fraction digits.
 // Whitespace in the format matches any run of whitespace (also none); other characters match
 // exactly. The whole text must be used (trailing whitespace aside). A missing year is the year of
 // now(); a missing month or day is 1; times are UTC unless %z/%Z says otherwise.
 
 import { daysFromCivil, daysInMonth, MAX_MICROS, MICROS_PER_DAY, MICROS_PER_SECOND } from './calendar';
-import { DAY_NAMES, MONTH_NAMES } from './strftime';
+import { DAY_NAMES, Directive, directiveAt, expandComposites, MONTH_NAMES } from './time-directives';
 
-const enum P {
-  LITERAL, SPACE, YEAR, YEAR2, MONTH, DAY, DAY_SPACE, HOUR, HOUR12, MINUTE, SECOND, YDAY, DAY_NAME,
-  MONTH_NAME, AMPM, ZONE_OFFSET, ZONE_NAME, EPOCH, FRACTION,
-}
+/** The operations that are no directive: match one character (LITERAL), or any run of whitespace (SPACE). */
+const LITERAL = -1;
+const SPACE = -2;
+type P = Directive | typeof LITERAL | typeof SPACE;
 
 export interface CompiledStrptime {
   ops: P[];
   /** LITERAL: the character code; FRACTION: the most digits. */
   args: number[];
 }
-
-const EXPANSIONS: Record<string, string> = { F: '%Y-%m-%d', T: '%H:%M:%S', D: '%m/%d/%y', R: '%H:%M' };
-const SIMPLE: Record<string, P> = {
-  Y: P.YEAR, y: P.YEAR2, m: P.MONTH, d: P.DAY, e: P.DAY_SPACE, H: P.HOUR, I: P.HOUR12, M: P.MINUTE,
-  S: P.SECOND, j: P.YDAY, a: P.DAY_NAME, A: P.DAY_NAME, b: P.MONTH_NAME, B: P.MONTH_NAME, h: P.MONTH_NAME,
-  p: P.AMPM, z: P.ZONE_OFFSET, Z: P.ZONE_NAME, s: P.EPOCH,
-};
 
 function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
@@ -41,33 +35,29 @@ export function compileStrptime(format: string): CompiledStrptime {
     out.ops.push(op);
     out.args.push(arg);
   };
-  const f = format.replace(/%([FTDR%])/g, (m, c: string) => (c === '%' ? m : EXPANSIONS[c]!));
+  const f = expandComposites(format);
   for (let i = 0; i < f.length; i++) {
     const c = f.charCodeAt(i);
     if (isSpace(c)) {
       while (isSpace(f.charCodeAt(i + 1))) i++;
-      push(P.SPACE);
+      push(SPACE);
       continue;
     }
     if (c !== 37 || i + 1 >= f.length) {
-      push(P.LITERAL, c);
+      push(LITERAL, c);
       continue;
     }
-    const d = f[++i]!;
-    const op = SIMPLE[d];
-    if (op !== undefined) push(op);
-    else if (d === '%') push(P.LITERAL, 37);
-    else if (d === 'n' || d === 't') push(P.SPACE);
-    else if (d === 'N') push(P.FRACTION, 9);
-    else if (d === 'L') push(P.FRACTION, 3);
-    else if (d === 'f') push(P.FRACTION, 6);
-    else if (d >= '1' && d <= '9' && f[i + 1] === 'N') {
-      push(P.FRACTION, Number(d));
-      i++;
-    } else {
-      push(P.LITERAL, 37);
-      push(P.LITERAL, d.charCodeAt(0));
+    const found = directiveAt(f, i + 1);
+    // No directive, or a weekday (a date does not need it): the text itself must be there.
+    if (found === null || found.directive === Directive.WDAY_ISO || found.directive === Directive.WDAY) {
+      push(LITERAL, 37);
+      push(LITERAL, f.charCodeAt(++i));
+      continue;
     }
+    i += found.length;
+    if (found.directive === Directive.PERCENT) push(LITERAL, 37);
+    else if (found.directive === Directive.NEWLINE || found.directive === Directive.TAB) push(SPACE);
+    else push(found.directive, found.digits);
   }
   return out;
 }
@@ -133,45 +123,47 @@ export function runStrptime(f: CompiledStrptime, s: string, defaultYear: number)
   for (let i = 0; i < ops.length; i++) {
     let v = 0;
     switch (ops[i]!) {
-      case P.LITERAL:
+      case LITERAL:
         if (s.charCodeAt(pos) !== args[i]) return null;
         pos++;
         continue;
-      case P.SPACE:
+      case SPACE:
         while (isSpace(s.charCodeAt(pos))) pos++;
         continue;
-      case P.YEAR: v = year = readNumber(s, 4, false); break;
-      case P.YEAR2:
+      case Directive.YEAR: v = year = readNumber(s, 4, false); break;
+      case Directive.YEAR2:
         v = readNumber(s, 2, true);
         year = v >= 69 ? 1900 + v : 2000 + v;
         break;
-      case P.MONTH: v = month = readNumber(s, 2, false); break;
-      case P.DAY_SPACE:
+      case Directive.MONTH: v = month = readNumber(s, 2, false); break;
+      case Directive.DAY_SPACE:
         if (s.charCodeAt(pos) === 32) pos++;
         v = day = readNumber(s, 2, false);
         break;
-      case P.DAY: v = day = readNumber(s, 2, false); break;
-      case P.HOUR: v = hour = readNumber(s, 2, false); break;
-      case P.HOUR12:
+      case Directive.DAY: v = day = readNumber(s, 2, false); break;
+      case Directive.HOUR: v = hour = readNumber(s, 2, false); break;
+      case Directive.HOUR12:
         v = hour = readNumber(s, 2, false);
         hour12 = true;
         break;
-      case P.MINUTE: v = minute = readNumber(s, 2, false); break;
-      case P.SECOND: v = second = readNumber(s, 2, false); break;
-      case P.YDAY: v = yday = readNumber(s, 3, false); break;
-      case P.DAY_NAME: v = readName(s, DAY_NAMES); break;
-      case P.MONTH_NAME:
+      case Directive.MINUTE: v = minute = readNumber(s, 2, false); break;
+      case Directive.SECOND: v = second = readNumber(s, 2, false); break;
+      case Directive.YDAY: v = yday = readNumber(s, 3, false); break;
+      case Directive.DAY_ABBR:
+      case Directive.DAY_NAME: v = readName(s, DAY_NAMES); break;
+      case Directive.MONTH_ABBR:
+      case Directive.MONTH_NAME:
         v = readName(s, MONTH_NAMES);
         month = v + 1;
         break;
-      case P.AMPM: {
+      case Directive.AMPM: {
         const a = s.charCodeAt(pos) | 32;
         if ((a !== 97 && a !== 112) || (s.charCodeAt(pos + 1) | 32) !== 109) return null; // am pm
         pm = a === 112 ? 1 : 0;
         pos += 2;
         continue;
       }
-      case P.ZONE_OFFSET: {
+      case Directive.ZONE_OFFSET: {
         const c = s.charCodeAt(pos);
         if (c === 90 || c === 122) { // Z
           pos++;
@@ -191,12 +183,12 @@ export function runStrptime(f: CompiledStrptime, s: string, defaultYear: number)
         offsetMinutes = (c === 43 ? 1 : -1) * (oh * 60 + om);
         continue;
       }
-      case P.ZONE_NAME:
+      case Directive.ZONE_NAME:
         if (matchesFold(s, pos, 'UTC', 3) || matchesFold(s, pos, 'GMT', 3)) pos += 3;
         else if ((s.charCodeAt(pos) | 32) === 122) pos++;
         else return null;
         continue;
-      case P.EPOCH: {
+      case Directive.EPOCH: {
         const start = pos;
         if (s.charCodeAt(pos) === 45) pos++;
         while (s.charCodeAt(pos) >= 48 && s.charCodeAt(pos) <= 57) pos++;
@@ -208,7 +200,7 @@ export function runStrptime(f: CompiledStrptime, s: string, defaultYear: number)
         if (!Number.isFinite(epoch) || pos === start) return null;
         continue;
       }
-      case P.FRACTION: {
+      case Directive.FRACTION: {
         const max = args[i]!;
         let scale = 100000;
         let k = 0;

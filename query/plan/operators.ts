@@ -3,7 +3,7 @@
  * keys and the stats spec. The planner builds them (through the compilers of query/exec) and
  * query/exec runs them; the types live here so that exec depends on the plan and not back.
  */
-import type { Column, ColumnBatch } from '../../storage/column';
+import type { Column, ColumnBatch } from '../../storage/core/column';
 import type { AggregateFactory, AggregateSite } from '../aggregates/types';
 import type { Extractor } from '../parse/types';
 import type { ComparisonOp } from '../syntax/ast';

@@ -6,7 +6,7 @@
  */
 import type { ColumnPredicate } from '../../storage/scan';
 import type { Expr } from '../syntax/ast';
-import type { FieldValue } from '../../storage/event';
+import type { FieldValue } from '../../storage/core/event';
 import type { Value } from '../value';
 
 function literalValue(expr: Expr): Value | undefined {

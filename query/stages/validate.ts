@@ -1,7 +1,7 @@
 // Stage-level checks after parsing and the final AST: the query starts with `from` (E006), stage
 // names are known (E002) and not legacy (E003); each stage's own checks are in its module.
 
-import { isValidIndexName } from '../../storage/event';
+import { isValidIndexName } from '../../storage/core/event';
 import type { NamePattern, Pos } from '../syntax/ast';
 import type { UnknownStage } from '../syntax/builders';
 import { QueryError, show } from '../syntax/errors';

@@ -5,7 +5,7 @@
 import path from 'path';
 import type { CodecRequest, CodecResult } from '../../storage/threads/codec-worker';
 import type { ChunkPiece, EventChunk } from '../../storage/buffer/event-chunk';
-import type { Placement } from '../../storage/partition';
+import type { Placement } from '../../storage/core/partition';
 import { EventGenerator } from './generate';
 
 /** What the benches need of a build. */

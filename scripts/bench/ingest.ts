@@ -13,7 +13,7 @@
  */
 import fs from 'fs';
 import os from 'os';
-import { directoryBytes } from '../../storage/rocks';
+import { directoryBytes } from '../../storage/core/rocks';
 import { patchConfig } from '../../test/helpers/api';
 import { TestServer, request } from '../../test/helpers/server';
 import { EventGenerator } from './generate';

@@ -10,8 +10,8 @@
  */
 import type { RingEpoch } from '../../node/cluster/epochs';
 import { ownersOf } from '../../node/cluster/ring';
-import type { LogEvent } from '../../storage/event';
-import { RequestPartitioner } from '../../storage/partition-spill';
+import type { LogEvent } from '../../storage/core/event';
+import { RequestPartitioner } from '../../storage/core/request-placement';
 import { EventGenerator } from './generate';
 
 export interface PlacementBenchOptions {

@@ -13,8 +13,8 @@
 import path from 'path';
 import type { IngestContext } from '../../node/ingest/common';
 import type { EventChunk } from '../../storage/buffer/event-chunk';
-import type { LogEvent } from '../../storage/event';
-import type { Placement } from '../../storage/partition';
+import type { LogEvent } from '../../storage/core/event';
+import type { Placement } from '../../storage/core/partition';
 import { median } from './codec-builds';
 import { EventGenerator } from './generate';
 

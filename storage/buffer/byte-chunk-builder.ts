@@ -7,9 +7,9 @@
  * Callers only hand it well-formed UTF-8 (no lone surrogates), so packed text is `latin1` when every
  * byte is ASCII and `utf8` otherwise.
  */
-import type { FieldValue } from '../event';
+import type { FieldValue } from '../core/event';
 import type { ChunkField, EventChunk, PackedStrings } from './event-chunk';
-import type { PartitionKey } from '../partition';
+import type { PartitionKey } from '../core/partition';
 
 /** Copies bytes; a loop beats a native call for the short values that dominate. */
 function copyBytes(target: Buffer, at: number, source: Buffer, start: number, end: number): void {

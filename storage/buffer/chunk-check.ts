@@ -6,8 +6,8 @@
  * read of its memtable, so it is refused whole at decode time instead.
  */
 import { isAscii } from 'buffer';
-import { INDEX_COLUMN, isValidIndexName, RAW_COLUMN, TIME_COLUMN } from '../event';
-import { bucketEndOf, type Placement } from '../partition';
+import { INDEX_COLUMN, isValidIndexName, RAW_COLUMN, TIME_COLUMN } from '../core/event';
+import { bucketEndOf, type Placement } from '../core/partition';
 import type { ChunkField, ChunkFieldType, EventChunk, PackedStrings } from './event-chunk';
 
 /** A record that does not add up: its header, a section or a count disagrees with its bytes. */

@@ -3,12 +3,12 @@
  * segment encoder's RowSet for a flush (run in the codec worker, so the main thread never decodes
  * a chunk it only writes out).
  */
-import { valueAt, type Column, type ColumnBatch } from '../column';
-import type { FieldValue, LogEvent } from '../event';
-import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../event';
+import { valueAt, type Column, type ColumnBatch } from '../core/column';
+import type { FieldValue, LogEvent } from '../core/event';
+import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../core/event';
 import { fieldRow, unpackStrings, type ChunkField, type ChunkPiece, type EventChunk, type PackedStrings } from './event-chunk';
 import type { AsciiText } from '../segment/ascii-text';
-import { lowerBound } from '../sorted';
+import { lowerBound } from '../core/sorted';
 import type { RowSet, RowSetColumn } from '../segment/row-set';
 import { DictionaryMerger } from './dictionary-merge';
 

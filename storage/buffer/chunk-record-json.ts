@@ -3,9 +3,9 @@
  * the header is JSON of RecordHeader. Write-buffer records and hints of that kind are still read
  * (replay after an upgrade, hints kept before it); nothing writes them but tests.
  */
-import type { FieldValue } from '../event';
+import type { FieldValue } from '../core/event';
 import type { ChunkField, ChunkFieldType, EventChunk, PackedStrings } from './event-chunk';
-import type { PartitionKey, Placement } from '../partition';
+import type { PartitionKey, Placement } from '../core/partition';
 import { checkChunk, checkHeaderShape, ChunkRecordError } from './chunk-check';
 import { align8, RecordSections, SectionLayout } from './record-sections';
 

@@ -22,7 +22,7 @@
  * Records of kind 2 (chunk-record-json.ts, a JSON header) are still read.
  */
 import type { ChunkField, ChunkFieldType, EventChunk, PackedStrings } from './event-chunk';
-import type { Placement } from '../partition';
+import type { Placement } from '../core/partition';
 import { checkChunk, ChunkRecordError } from './chunk-check';
 import { decodeJsonChunkRecord, JSON_CHUNK_RECORD_KIND, mixedFromJSON, mixedToJSON, type MixedValueJSON } from './chunk-record-json';
 import { HeaderReader, HeaderWriter } from './header-bytes';

@@ -4,8 +4,8 @@
  * shares the chunk's memory where it can (times, numbers); a string field keeps only the
  * dictionary entries its rows use, so no slice carries the whole dictionary of a large chunk.
  */
-import type { FieldValue } from '../event';
-import { lowerBound } from '../sorted';
+import type { FieldValue } from '../core/event';
+import { lowerBound } from '../core/sorted';
 import type { ChunkField, EventChunk, PackedStrings } from './event-chunk';
 
 /** Bytes of a packed list's strings `[from, to)`. */

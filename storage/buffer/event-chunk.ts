@@ -6,10 +6,10 @@
  * are by the write buffer (memtable.ts). Strings are decoded again only when a
  * query or a flush reads them. A chunk is immutable once built.
  */
-import type { FieldValue, LogEvent } from '../event';
-import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../event';
-import { keyString, pieceEnd, pieceOf, type PartitionKey, type Placement } from '../partition';
-import { RequestPartitioner } from '../partition-spill';
+import type { FieldValue, LogEvent } from '../core/event';
+import { INDEX_COLUMN, RAW_COLUMN, TIME_COLUMN } from '../core/event';
+import type { PartitionKey, Placement } from '../core/partition';
+import { KeyedChunks, RequestPartitioner } from '../core/request-placement';
 
 /**
  * Strings in one buffer: string i is `bytes[i === 0 ? 0 : ends[i - 1], ends[i])`. Text is UTF-8;
@@ -253,33 +253,16 @@ export class ChunkBuilder {
 
 /**
  * One request's events as chunks, one per partition key, in order of first appearance. A pair
- * that sends many events spills into further partitions (partition-spill.ts).
+ * that sends many events spills into further partitions (request-placement.ts).
  */
 export function chunkEvents(events: readonly LogEvent[], placement: Placement): EventChunk[] {
-  const builders = new Map<string, ChunkBuilder>();
+  const chunks = new KeyedChunks(placement, (key) => new ChunkBuilder(key));
   const partitioner = placement.partitions > 1 ? new RequestPartitioner(placement.partitions) : null;
-  // Consecutive events mostly share their key: reuse the last builder without building a key
-  // string per event.
-  let last: ChunkBuilder | null = null;
-  let lastEnd = 0;
   for (const event of events) {
     const partition = partitioner === null ? 0 : partitioner.next(event);
-    if (last !== null && event.index === last.key.index && event.time >= last.key.bucket && event.time < lastEnd && partition === last.key.partition) {
-      last.append(event);
-      continue;
-    }
-    const key: PartitionKey = { index: event.index, bucket: pieceOf(event.time, placement), partition };
-    const name = keyString(key);
-    let builder = builders.get(name);
-    if (builder === undefined) {
-      builder = new ChunkBuilder(key);
-      builders.set(name, builder);
-    }
-    builder.append(event);
-    last = builder;
-    lastEnd = pieceEnd(key.bucket, placement);
+    chunks.chunkFor(event.index, event.time, partition).append(event);
   }
-  return [...builders.values()].map((builder) => builder.build());
+  return [...chunks.values()].map((builder) => builder.build());
 }
 
 /** Rows `[start, end)` of a chunk. */

@@ -4,7 +4,7 @@
  * a stable snapshot. Queries decode them in their worker threads (chunk-read.ts).
  */
 import type { EventChunk } from './event-chunk';
-import type { PartitionKey } from '../partition';
+import type { PartitionKey } from '../core/partition';
 
 export class MemTable {
   count = 0;

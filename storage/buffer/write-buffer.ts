@@ -12,15 +12,15 @@
  * one batch with its removal from the buffer, and named in the replay's result, so the node starts
  * and works and the bytes stay for an operator to look at.
  */
-import type { LogEvent } from '../event';
+import type { LogEvent } from '../core/event';
 import { checkChunk } from './chunk-check';
 import { chunkEventsOf } from './chunk-read';
 import { decodeChunkRecord, isChunkRecordKind } from './chunk-record';
 import { chunkEvents, type EventChunk } from './event-chunk';
-import { describeQuarantineKey, quarantineKey, WAL_PREFIX, walKey, walSeqOf } from '../keys';
+import { describeQuarantineKey, quarantineKey, WAL_PREFIX, walKey, walSeqOf } from '../core/keys';
 import { MemTable } from './memtable';
-import { keyString, type Placement } from '../partition';
-import type { Rocks, WriteOp } from '../rocks';
+import { keyString, type Placement } from '../core/partition';
+import type { Rocks, WriteOp } from '../core/rocks';
 
 /** Record kinds: 0 is a JSON array of events (appendEvents); chunk records are of the kinds chunk-record.ts reads. */
 export const JSON_EVENTS_KIND = 0;

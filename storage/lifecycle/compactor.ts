@@ -10,12 +10,12 @@
  */
 import type { CodecPool } from '../threads/codec-pool';
 import type { MergeInput } from '../threads/codec-worker';
-import { manifestKey, MANIFEST_PREFIX } from '../keys';
-import { prefixEnd, type Rocks } from '../rocks';
+import { manifestKey, MANIFEST_PREFIX } from '../core/keys';
+import { prefixEnd, type Rocks } from '../core/rocks';
 import { BLOCK_ROWS, withIdentity } from './segment-builder';
 import type { SegmentStore } from './segment-store';
 import type { SegmentHeader } from '../segment/header';
-import { bucketEndOf } from '../partition';
+import { bucketEndOf } from '../core/partition';
 
 export const MIN_OPEN_BUCKET_INPUTS = 4;
 

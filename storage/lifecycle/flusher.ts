@@ -5,7 +5,7 @@
  */
 import type { CodecPool } from '../threads/codec-pool';
 import { flushZstdLevel } from './compactor';
-import type { Rocks, WriteOp } from '../rocks';
+import type { Rocks, WriteOp } from '../core/rocks';
 import { buildSegments } from './segment-builder';
 import type { SegmentStore } from './segment-store';
 import type { SegmentHeader } from '../segment/header';

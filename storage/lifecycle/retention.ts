@@ -3,8 +3,8 @@
  * blocks deleted once no scan reads them), and compaction manifests older than it are dropped.
  * Rows are never rewritten for retention: a segment straddling the cut stays until it is all old.
  */
-import { manifestKey, MANIFEST_PREFIX } from '../keys';
-import type { Rocks, WriteOp } from '../rocks';
+import { manifestKey, MANIFEST_PREFIX } from '../core/keys';
+import type { Rocks, WriteOp } from '../core/rocks';
 import type { SegmentStore } from './segment-store';
 
 export interface RetentionResult {

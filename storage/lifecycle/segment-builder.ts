@@ -3,7 +3,7 @@
  * encodes each part and fills in the header's identity and source summary.
  */
 import type { CodecPool } from '../threads/codec-pool';
-import type { PartitionKey } from '../partition';
+import type { PartitionKey } from '../core/partition';
 import type { EncodedSegmentData } from './segment-store';
 import type { CodecResult } from '../threads/codec-worker';
 import { groupChunkRows, type EventChunk } from '../buffer/event-chunk';

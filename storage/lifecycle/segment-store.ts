@@ -2,8 +2,8 @@
  * The set of stored segments: every header in memory (pruning never touches disk), the write
  * operations that add or remove a segment, and block reads for the scan.
  */
-import { BloomCache } from '../byte-lru';
-import type { Column } from '../column';
+import { BloomCache } from '../core/byte-lru';
+import type { Column } from '../core/column';
 import {
   blockKey,
   blockRange,
@@ -15,9 +15,9 @@ import {
   retiredKey,
   segmentCounterOf,
   segmentIdFor,
-} from '../keys';
-import { keyString, type PartitionKey } from '../partition';
-import type { Rocks, WriteOp } from '../rocks';
+} from '../core/keys';
+import { keyString, type PartitionKey } from '../core/partition';
+import type { Rocks, WriteOp } from '../core/rocks';
 import { withRawRefs, type SegmentHeader } from '../segment/header';
 import { decodeColumns } from '../segment/row-block';
 

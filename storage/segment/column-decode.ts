@@ -1,9 +1,9 @@
 /**
- * Decodes one stored column block into a column vector (storage/column.ts). Pure: needs only
+ * Decodes one stored column block into a column vector (storage/core/column.ts). Pure: needs only
  * zstd, so it runs inside worker_threads. Typed sections are viewed in place when aligned.
  */
-import { columnLength, valueAt, type Column, type NumberColumn } from '../column';
-import type { FieldValue } from '../event';
+import { columnLength, valueAt, type Column, type NumberColumn } from '../core/column';
+import type { FieldValue } from '../core/event';
 import { ColumnEncoding, openBlock, openBlockTransient, readBlockHeader } from './block-envelope';
 import { ByteReader, planeValueAt, readPlanes, unpackBits, unzigzag } from './bytes';
 import { openFramed } from './framed-block';

@@ -6,7 +6,7 @@
  * Non-finite numbers (NaN, +-Infinity) are stored as null: JSON, and so every ingest format and
  * API response, cannot carry them. -0 is kept (float64 path).
  */
-import type { FieldValue } from '../event';
+import type { FieldValue } from '../core/event';
 import { ColumnEncoding, sealBlock } from './block-envelope';
 import { ByteWriter, packBits, planeWidth, writePlanes, zigzag } from './bytes';
 import type { StringSink } from './string-list';

@@ -2,7 +2,7 @@
  * ColumnStatsBuilder: folds the summaries of a column's stored blocks into the column's
  * ColumnStats for the segment header (counts, range, a small dictionary, bytes).
  */
-import type { FieldValue } from '../event';
+import type { FieldValue } from '../core/event';
 import type { ColumnStats } from './header';
 import { MAX_HEADER_DICT } from './header';
 import type { ColumnBlockSummary } from './column-encode';

@@ -7,7 +7,7 @@
  * block has its own token bloom filter, so a rare token prunes blocks, not only segments.
  */
 
-import { RAW_COLUMN } from '../event';
+import { RAW_COLUMN } from '../core/event';
 
 /** Per-column statistics over the whole segment. */
 export interface ColumnStats {

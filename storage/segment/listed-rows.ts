@@ -10,8 +10,8 @@
  * k-th listed row, 0 (null) at the others. Entries may repeat; every reader of a dictionary
  * column goes by the entry's value.
  */
-import type { Column } from '../column';
-import type { FieldValue } from '../event';
+import type { Column } from '../core/column';
+import type { FieldValue } from '../core/event';
 
 export class ListedRows {
   /** The listed rows, ascending: `rows[0..count)`. */

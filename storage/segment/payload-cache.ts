@@ -8,8 +8,8 @@
  *
  * Payloads served from here are shared between readers: a reader must not write into one.
  */
-import { ByteLru } from '../byte-lru';
-import { RAW_COLUMN } from '../event';
+import { ByteLru } from '../core/byte-lru';
+import { RAW_COLUMN } from '../core/event';
 
 /** The name of a stored column block: segment ids are never reused and stored blocks never change. */
 export function storedBlockName(segment: string, block: number, column: string): string {

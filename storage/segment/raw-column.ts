@@ -7,8 +7,8 @@
  * Used by encodeSegment (a flush, a merge) and by recompressSegment (compaction rewriting one
  * segment, which keeps its other columns' blocks).
  */
-import type { FieldValue } from '../event';
-import { RAW_COLUMN } from '../event';
+import type { FieldValue } from '../core/event';
+import { RAW_COLUMN } from '../core/event';
 import { encodeAsciiTextBlock, rowText, type AsciiSink, type AsciiText } from './ascii-text';
 import { TokenHashSet } from './bloom';
 import { ColumnEncoding } from './block-envelope';

@@ -18,7 +18,7 @@
  * Block payload (ColumnEncoding.RawRefs): varint K, K field names (varint UTF-8 length + bytes),
  * then the skeletons as a nullable string list (string-list.ts).
  */
-import type { FieldValue } from '../event';
+import type { FieldValue } from '../core/event';
 import { ColumnEncoding, openBlockTransient, readBlockHeader } from './block-envelope';
 import { ByteReader, ByteWriter } from './bytes';
 import { payloadWriter, seal } from './column-encode';

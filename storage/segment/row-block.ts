@@ -3,9 +3,9 @@
  * (raw-refs.ts) is decoded after the other columns, from the fields it references: from the
  * columns decoded in the same call, or from the block's other stored buffers.
  */
-import type { Column } from '../column';
-import { valueAt } from '../column';
-import { RAW_COLUMN } from '../event';
+import type { Column } from '../core/column';
+import { valueAt } from '../core/column';
+import { RAW_COLUMN } from '../core/event';
 import { ColumnEncoding, readBlockHeader } from './block-envelope';
 import { decodeColumnBlock, decodeColumnBlockRows } from './column-decode';
 import { openFramed } from './framed-block';

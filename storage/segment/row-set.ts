@@ -2,11 +2,11 @@
  * RowSet: the segment encoder's input. The write buffer builds it column by column as events
  * arrive; compaction rebuilds it from decoded segments (rowSetFromBatches).
  */
-import type { ColumnBatch } from '../column';
+import type { ColumnBatch } from '../core/column';
 import type { AsciiText } from './ascii-text';
-import { valueAt } from '../column';
-import type { FieldValue, LogEvent } from '../event';
-import { RAW_COLUMN, TIME_COLUMN } from '../event';
+import { valueAt } from '../core/column';
+import type { FieldValue, LogEvent } from '../core/event';
+import { RAW_COLUMN, TIME_COLUMN } from '../core/event';
 
 /** One field's non-null values. `rows` ascending, each row at most once; `values[i]` is row `rows[i]`'s. */
 export interface SparseColumn {

@@ -2,7 +2,7 @@
  * Reader-side helpers over an encoded segment: find a column, decode its blocks, or decode whole
  * row blocks into ColumnBatches (tests, compaction). Fetching the buffers is the store's job.
  */
-import type { Column, ColumnBatch } from '../column';
+import type { Column, ColumnBatch } from '../core/column';
 import type { SegmentStats } from './header';
 import { decodeColumnBlock } from './column-decode';
 import { decodeColumns } from './row-block';

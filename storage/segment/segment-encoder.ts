@@ -14,8 +14,8 @@
  * Segments written before 2026-11 also hold `name=value` tokens, which nothing reads any more:
  * they were as many as the text tokens again, for a filter only as selective.
  */
-import type { FieldValue } from '../event';
-import { RAW_COLUMN, TIME_COLUMN } from '../event';
+import type { FieldValue } from '../core/event';
+import { RAW_COLUMN, TIME_COLUMN } from '../core/event';
 import type { BlockMeta, ColumnStats, SegmentStats } from './header';
 import { isCoded, type RowSet } from './row-set';
 import { denseCodedColumn, encodeCodedBlock, type DenseCodedColumn, type TokenSink } from './coded-block';

@@ -11,10 +11,10 @@
  * row blocks, so each input's last block stays short inside the output (canRewrite bounds how
  * many); a full re-encode would cut the rows into even blocks.
  */
-import type { Column } from '../column';
-import { columnLength, valueAt } from '../column';
-import type { FieldValue } from '../event';
-import { RAW_COLUMN, TIME_COLUMN } from '../event';
+import type { Column } from '../core/column';
+import { columnLength, valueAt } from '../core/column';
+import type { FieldValue } from '../core/event';
+import { RAW_COLUMN, TIME_COLUMN } from '../core/event';
 import { resealBlock } from './block-envelope';
 import { encodeColumnBlock } from './column-encode';
 import { decodeColumnBlock } from './column-decode';

@@ -5,14 +5,14 @@
  */
 import { parentPort, workerData } from 'worker_threads';
 import { rowSetOfPieces } from '../buffer/chunk-read';
-import type { ColumnBatch } from '../column';
+import type { ColumnBatch } from '../core/column';
 import type { ChunkPiece } from '../buffer/event-chunk';
 import { decodeColumns } from '../segment/row-block';
 import type { SegmentHeader, SourceStats } from '../segment/header';
 import { rowSetFromBatches, type RowSet } from '../segment/row-set';
 import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from '../segment/segment-encoder';
 import { canRewrite, rewriteSegments } from '../segment/segment-rewrite';
-import { sourceStatsOf } from '../source-stats';
+import { sourceStatsOf } from '../segment/source-stats';
 import { lowerThreadPriority } from './thread-priority';
 
 /** An encoded segment plus its per-source summary (both computed off the main thread). */

@@ -29,7 +29,7 @@ import {
 } from './helpers/clustered-servers';
 import { ownersOf } from '../../node/cluster/ring';
 import { CURRENT_LAYOUT } from '../../node/cluster/epochs';
-import { bucketOf, homePartition } from '../../storage/partition';
+import { bucketOf, homePartition } from '../../storage/core/partition';
 import { BUCKET_SPAN_MICROS, keysOfRange, PARTITIONS, type RingLayout } from './helpers/placement';
 import { futureHour, webRequestEvents } from './helpers/test-events';
 

@@ -5,7 +5,7 @@
  */
 import { encodeJsonChunkRecord } from '../../storage/buffer/chunk-record-json';
 import { chunkEvents } from '../../storage/buffer/event-chunk';
-import type { Placement } from '../../storage/partition';
+import type { Placement } from '../../storage/core/partition';
 
 const align8 = (n: number): number => Math.ceil(n / 8) * 8;
 

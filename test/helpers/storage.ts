@@ -2,7 +2,7 @@
  * Reads what a (stopped) server stored, through the storage reader: the check that acknowledged
  * events are really there, independent of any query API.
  */
-import { valueAt } from '../../storage/column';
+import { valueAt } from '../../storage/core/column';
 import { StorageEngine } from '../../storage/engine';
 import { indexMatcher, type ScanRequest } from '../../storage/scan';
 

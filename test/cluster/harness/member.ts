@@ -10,7 +10,7 @@
  */
 import readline from 'readline';
 import { StorageEngine } from '../../../storage/engine';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import type { NodeRecords } from '../../../storage/node-records';
 import { membershipStatus } from '../../../node/cluster/cluster-status';
 import type { Role } from '../../../node/cluster/cluster-state';

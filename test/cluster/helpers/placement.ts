@@ -1,14 +1,14 @@
 /**
  * Where a cluster places test events, computed from the events themselves as ingest places them:
  * each event's partition key (the index, its bucket, and its pair's partition with the hot-source
- * spill within its request, storage/partition-spill.ts) and the nodes that own the key on a ring of
+ * spill within its request, storage/core/request-placement.ts) and the nodes that own the key on a ring of
  * one epoch. Tests time their events where that epoch is in force (test-events.ts).
  */
 import { CURRENT_LAYOUT } from '../../../node/cluster/epochs';
 import { ownersOf } from '../../../node/cluster/ring';
-import { DEFAULT_INDEX } from '../../../storage/event';
-import { bucketOf, homePartition, keyString, type PartitionKey } from '../../../storage/partition';
-import { spilledPartition } from '../../../storage/partition-spill';
+import { DEFAULT_INDEX } from '../../../storage/core/event';
+import { bucketOf, homePartition, keyString, type PartitionKey } from '../../../storage/core/partition';
+import { spilledPartition } from '../../../storage/core/request-placement';
 import type { TestEvent } from './test-events';
 
 /** cluster.partitions and cluster.bucket_span as the tests leave them (the defaults). */

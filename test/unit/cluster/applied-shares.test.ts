@@ -6,7 +6,7 @@
 import { strict as assert } from 'assert';
 import { AppliedShares, FLOOR_MARGIN_MS } from '../../../node/cluster/applied-shares';
 import type { StorageEngine } from '../../../storage/engine';
-import type { WriteOp } from '../../../storage/rocks';
+import type { WriteOp } from '../../../storage/core/rocks';
 import { openTestEngine } from '../../helpers/engine';
 
 const idAt = (ms: number, part = 0): string => `${String(ms).padStart(13, '0')}-0123456789abcdef-${part}`;

@@ -8,7 +8,7 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { keysWithoutOwners, MAX_PLACED_KEYS, placedKeys } from '../../../node/cluster/query-distribution';
 import { ownersOf } from '../../../node/cluster/ring';
-import { keyString } from '../../../storage/partition';
+import { keyString } from '../../../storage/core/partition';
 
 const HOUR = 3_600_000_000;
 const T0 = 1_717_200_000_000_000;

@@ -10,7 +10,7 @@ import path from 'path';
 import fc from 'fast-check';
 import type { RingEpoch } from '../../../node/cluster/epochs';
 import { ownersOf } from '../../../node/cluster/ring';
-import { keyString, type PartitionKey } from '../../../storage/partition';
+import { keyString, type PartitionKey } from '../../../storage/core/partition';
 
 const HOUR = 3_600_000_000;
 const DAY = 24 * HOUR;

@@ -9,7 +9,7 @@ import { RpcRefusal } from '../../../node/cluster/grpc/server';
 import { ownersOf } from '../../../node/cluster/ring';
 import { checkChunks, checkHint, checkOrigin, refusalRecorder } from '../../../node/cluster/share-checks';
 import { chunkEvents, type EventChunk } from '../../../storage/buffer/event-chunk';
-import type { Placement } from '../../../storage/partition';
+import type { Placement } from '../../../storage/core/partition';
 
 const HOUR = 3600e6;
 const PLACEMENT: Placement = { bucketSpanMicros: HOUR, partitions: 8 };

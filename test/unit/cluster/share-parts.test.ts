@@ -10,8 +10,8 @@ import { chunkEventsOf } from '../../../storage/buffer/chunk-read';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { sliceChunk } from '../../../storage/buffer/chunk-slice';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
-import type { LogEvent } from '../../../storage/event';
-import { keyString, type Placement } from '../../../storage/partition';
+import type { LogEvent } from '../../../storage/core/event';
+import { keyString, type Placement } from '../../../storage/core/partition';
 
 const HOUR = 3_600_000_000;
 const PLACEMENT: Placement = { bucketSpanMicros: HOUR, partitions: 4 };

@@ -1,8 +1,8 @@
 /**
- * The hot-source spill (storage/partition-spill.ts) on both ingest paths: the general one
- * (chunkEvents) and the native byte scanner (scanNativeBatch). Within a request, event k (from 0)
- * of a (host, source) pair goes to partition (home + floor(k / 256)) mod partitions, where home is
- * the partition the pair's events go to when it sends few.
+ * The hot-source spill (storage/core/request-placement.ts, which both ingest paths place through) on
+ * both: the general one (chunkEvents) and the native byte scanner (scanNativeBatch). Within a
+ * request, event k (from 0) of a (host, source) pair goes to partition (home + floor(k / 256)) mod
+ * partitions, where home is the partition the pair's events go to when it sends few.
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
@@ -11,8 +11,8 @@ import { parseNativeBatch } from '../../../node/ingest/native';
 import { scanNativeBatch } from '../../../node/ingest/native-scan';
 import { encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents, unpackStrings, type EventChunk } from '../../../storage/buffer/event-chunk';
-import { SPILL_EVENTS } from '../../../storage/partition-spill';
-import type { PartitionKey, Placement } from '../../../storage/partition';
+import { SPILL_EVENTS } from '../../../storage/core/request-placement';
+import type { PartitionKey, Placement } from '../../../storage/core/partition';
 import { ctx } from '../ingest/helpers';
 
 const HOUR = 3_600_000_000;

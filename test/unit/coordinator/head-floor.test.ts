@@ -26,8 +26,8 @@ import { mergeShardResults } from '../../../query/exec/shard-results';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { StorageEngine } from '../../../storage/engine';
-import type { LogEvent } from '../../../storage/event';
-import { keyString } from '../../../storage/partition';
+import type { LogEvent } from '../../../storage/core/event';
+import { keyString } from '../../../storage/core/partition';
 import { openTestEngine } from '../../helpers/engine';
 import { sessionSpec } from '../../helpers/query-run';
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import type { FieldValue } from '../../../storage/event';
+import type { FieldValue } from '../../../storage/core/event';
 import { flattenInto, MAX_FLATTEN_DEPTH } from '../../../node/ingest/flatten';
 import { MAX_FIELDS_PER_EVENT } from '../../../node/ingest/refusal';
 

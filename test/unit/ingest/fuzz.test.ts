@@ -3,7 +3,7 @@
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import { ApiError } from '../../../node/core/errors';
 import { parseBulk, parseEsDoc } from '../../../node/ingest/bulk';
 import { parseHecLines } from '../../../node/ingest/hec';

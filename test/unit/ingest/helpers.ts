@@ -2,8 +2,8 @@
 import { strict as assert } from 'assert';
 import * as fs from 'fs';
 import * as path from 'path';
-import type { LogEvent } from '../../../storage/event';
-import { isValidIndexName } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
+import { isValidIndexName } from '../../../storage/core/event';
 import type { IngestContext } from '../../../node/ingest/common';
 import { MAX_EVENT_MICROS, MIN_EVENT_MICROS } from '../../../node/ingest/datetime';
 

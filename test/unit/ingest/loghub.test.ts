@@ -3,7 +3,7 @@
  * Receive time fixed at 2024-06-15T12:00:00Z, so year-less formats resolve to 2023 or 2024.
  */
 import { strict as assert } from 'assert';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import { normalizeLevel } from '../../../node/ingest/level';
 import { parseRawLines } from '../../../node/ingest/raw';
 import { assertValidEvent, ctx, fixture, NOW } from './helpers';

@@ -13,7 +13,7 @@ import { scanNativeBatch } from '../../../node/ingest/native-scan';
 import { MAX_FIELDS_PER_EVENT } from '../../../node/ingest/refusal';
 import { encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
-import type { Placement } from '../../../storage/partition';
+import type { Placement } from '../../../storage/core/partition';
 import { EventGenerator } from '../../../scripts/bench/generate';
 import { ctx } from './helpers';
 

@@ -3,7 +3,7 @@ import { ApiError } from '../../../node/core/errors';
 import { parseNativeBatch } from '../../../node/ingest/native';
 import fc from 'fast-check';
 import { flattenInto } from '../../../node/ingest/flatten';
-import type { FieldValue } from '../../../storage/event';
+import type { FieldValue } from '../../../storage/core/event';
 import { assertValidEvent, ctx, NOW } from './helpers';
 
 const isInvalidJson = (e: unknown): boolean => e instanceof ApiError && e.code === 'INVALID_JSON' && e.status === 400;

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import { runPipeline } from '../../../node/ingest/pipeline';
 import { assertValidEvent, NOW, utc } from './helpers';
 

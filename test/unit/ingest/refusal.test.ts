@@ -15,7 +15,7 @@ import { parseOtlpLogs, partialSuccess } from '../../../node/ingest/otlp';
 import { parseRawLines } from '../../../node/ingest/raw';
 import { checkEvent, MAX_FIELDS_PER_EVENT } from '../../../node/ingest/refusal';
 import { StorageEngine } from '../../../storage/engine';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import { assertValidEvent, NOW } from './helpers';
 
 const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@
 
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import type { Column, ColumnBatch } from '../../../storage/column';
+import type { Column, ColumnBatch } from '../../../storage/core/column';
 import { parseQuery, planQuery } from '../../../query/stages';
 import type { CompiledExpr } from '../../../query/exec/compiled';
 import { filterTrue } from '../../../query/exec/vectors';

@@ -7,7 +7,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { expandHeldReads, fillHeld, HeldBlocks, HeldMirror, keepReceived, planHeldReads } from '../../../query/exec/held-blocks';
-import type { BlockInput } from '../../../query/exec/shard-session';
+import type { BlockInput } from '../../../storage/read/block-input';
 
 const COLUMNS = ['_time', 'status', 'path', '_raw'];
 

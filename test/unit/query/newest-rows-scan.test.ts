@@ -10,7 +10,7 @@ import { executePlan } from '../../../query/exec/execute';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { parseQuery, planQuery } from '../../../query/stages';
 import type { StorageEngine } from '../../../storage/engine';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import { openTestEngine } from '../../helpers/engine';
 import { executeOptions, sessionSpec } from '../../helpers/query-run';
 

@@ -5,7 +5,7 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { requiredTokens } from '../../../query/exec/compile-search';
 import type { SearchExpr } from '../../../query/syntax/ast';
-import type { FieldValue } from '../../../storage/event';
+import type { FieldValue } from '../../../storage/core/event';
 import { bloomMayContainAll } from '../../../storage/segment/bloom';
 import { rowSetFromEvents } from '../../../storage/segment/row-set';
 import { encodeSegment } from '../../../storage/segment/segment-encoder';

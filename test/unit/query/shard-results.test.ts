@@ -13,7 +13,7 @@ import { combineShardResults, decodeShardResult, encodeShardResult, mergeShardRe
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { parseQuery, planQuery } from '../../../query/stages';
 import type { StorageEngine } from '../../../storage/engine';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import { openTestEngine } from '../../helpers/engine';
 import { executeOptions, sessionSpec } from '../../helpers/query-run';
 import { prng } from '../../../scripts/bench/generate';

@@ -2,9 +2,9 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import type { Column } from '../../../storage/column';
-import { columnLength, valueAt } from '../../../storage/column';
-import type { FieldValue } from '../../../storage/event';
+import type { Column } from '../../../storage/core/column';
+import { columnLength, valueAt } from '../../../storage/core/column';
+import type { FieldValue } from '../../../storage/core/event';
 import {
   ColumnEncoding,
   decodeColumnBlock,
@@ -323,7 +323,7 @@ describe('segment column codec', () => {
       const column = decodeColumnBlock(workerData.block);
       parentPort.postMessage(Array.from({ length: 1000 }, (_, i) => valueAt(column, i)));
     `;
-    const columnPath = path.resolve(__dirname, '../../../storage/column');
+    const columnPath = path.resolve(__dirname, '../../../storage/core/column');
     const worker = new Worker(code, { eval: true, workerData: { block: data, modulePath, columnPath } });
     const result = await new Promise<V[]>((resolve, reject) => {
       worker.once('message', resolve);

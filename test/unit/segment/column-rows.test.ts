@@ -4,7 +4,7 @@
 
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { valueAt } from '../../../storage/column';
+import { valueAt } from '../../../storage/core/column';
 import { ColumnEncoding, decodeColumnBlock, decodeColumnBlockRows, encodeColumnBlock, readBlockHeader } from '../../../storage/segment/column-codec';
 
 describe('column blocks: decoding listed rows only', () => {

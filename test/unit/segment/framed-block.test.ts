@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
-import { valueAt } from '../../../storage/column';
-import type { LogEvent } from '../../../storage/event';
+import { valueAt } from '../../../storage/core/column';
+import type { LogEvent } from '../../../storage/core/event';
 import { bloomMayContainAll, framesMayContainAll } from '../../../storage/segment/bloom';
 import { ColumnEncoding, decodeColumnBlock, decodeColumnBlockMatching, decodeColumnBlockRows, readBlockHeader } from '../../../storage/segment/column-codec';
 import { FRAME_ROWS, openFramed } from '../../../storage/segment/framed-block';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { valueAt } from '../../../storage/column';
+import { valueAt } from '../../../storage/core/column';
 import { ListedRows } from '../../../storage/segment/listed-rows';
 import { denseIndexes, nonNullCountOfBits } from '../../../storage/segment/null-bits';
 import { packBits } from '../../../storage/segment/bytes';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { valueAt } from '../../../storage/column';
+import { valueAt } from '../../../storage/core/column';
 import { ColumnEncoding } from '../../../storage/segment/block-envelope';
 import { ByteReader, ByteWriter } from '../../../storage/segment/bytes';
 import { decodeColumnBlock, decodeColumnBlockMatching, decodeColumnBlockRows, encodeColumnBlock } from '../../../storage/segment/column-codec';

@@ -5,7 +5,7 @@
 
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { valueAt, type Column } from '../../../storage/column';
+import { valueAt, type Column } from '../../../storage/core/column';
 import { ColumnEncoding, decodeColumnBlock, decodeColumnBlockRows, encodeColumnBlock, readBlockHeader } from '../../../storage/segment/column-codec';
 import { selectPacked } from '../../../storage/segment/packed-select';
 import { nameBlock, payloadCacheCounters, setPayloadCacheBytes } from '../../../storage/segment/payload-cache';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import type { FieldValue, LogEvent } from '../../../storage/event';
+import type { FieldValue, LogEvent } from '../../../storage/core/event';
 import { ColumnEncoding, decodeColumnBlock, readBlockHeader } from '../../../storage/segment/column-codec';
 import { bloomMayContainAll, framesToRead } from '../../../storage/segment/bloom';
 import { FRAME_ROWS, openFramed } from '../../../storage/segment/framed-block';
@@ -11,7 +11,7 @@ import { tokenize } from '../../../storage/segment/tokenizer';
 import { rowSetFromEvents } from '../../../storage/segment/row-set';
 import { encodeSegment } from '../../../storage/segment/segment-encoder';
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
-import { valueAt } from '../../../storage/column';
+import { valueAt } from '../../../storage/core/column';
 import { mergeSegments } from '../../../storage/threads/codec-worker';
 import type { SegmentHeader } from '../../../storage/segment/header';
 

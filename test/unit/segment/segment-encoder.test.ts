@@ -1,7 +1,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { valueAt } from '../../../storage/column';
-import type { FieldValue, LogEvent } from '../../../storage/event';
+import { valueAt } from '../../../storage/core/column';
+import type { FieldValue, LogEvent } from '../../../storage/core/event';
 import { bloomMayContain } from '../../../storage/segment/bloom';
 import { ColumnEncoding, readBlockHeader } from '../../../storage/segment/column-codec';
 import { MAX_HEADER_DICT } from '../../../storage/segment/header';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'assert';
-import { BloomCache } from '../../../storage/byte-lru';
+import { BloomCache } from '../../../storage/core/byte-lru';
 
 describe('bloom cache', () => {
   it('keeps recently used filters within its byte budget and forgets a segment', () => {

@@ -11,9 +11,9 @@ import { CHUNK_RECORD_KIND, decodeChunkRecord, encodeChunkRecord, encodeChunkRec
 import { encodeJsonChunkRecord, JSON_CHUNK_RECORD_KIND } from '../../../storage/buffer/chunk-record-json';
 import { chunkEvents, unpackStrings, type EventChunk } from '../../../storage/buffer/event-chunk';
 import { Generation } from '../../../storage/buffer/write-buffer';
-import type { LogEvent } from '../../../storage/event';
+import type { LogEvent } from '../../../storage/core/event';
 import { buildSegments } from '../../../storage/lifecycle/segment-builder';
-import type { Placement } from '../../../storage/partition';
+import type { Placement } from '../../../storage/core/partition';
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
 import { CodecPool } from '../../../storage/threads/codec-pool';
 import { overClaimingRecord, withHeader } from '../../helpers/chunk-records';

@@ -2,8 +2,8 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { MessageChannel, receiveMessageOnPort } from 'worker_threads';
 import { chunkColumn, rowSetOfPieces } from '../../../storage/buffer/chunk-read';
-import { valueAt } from '../../../storage/column';
-import type { FieldValue, LogEvent } from '../../../storage/event';
+import { valueAt } from '../../../storage/core/column';
+import type { FieldValue, LogEvent } from '../../../storage/core/event';
 import {
   chunkEvents,
   groupChunkRows,
@@ -11,7 +11,7 @@ import {
   unpackStrings,
   type EventChunk,
 } from '../../../storage/buffer/event-chunk';
-import { keyOf, keyString, type Placement } from '../../../storage/partition';
+import { keyOf, keyString, type Placement } from '../../../storage/core/partition';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { rowText } from '../../../storage/segment/ascii-text';
 import { entryValue, isCoded, type RowSet } from '../../../storage/segment/row-set';

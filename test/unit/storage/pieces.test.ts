@@ -5,7 +5,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
-import { bucketOf, pieceEnd, pieceOf, piecesOfBucket, splitsOf, type Placement } from '../../../storage/partition';
+import { bucketOf, pieceEnd, pieceOf, piecesOfBucket, splitsOf, type Placement } from '../../../storage/core/partition';
 
 const HOUR = 3_600_000_000;
 const T0 = 1_717_200_000_000_000;

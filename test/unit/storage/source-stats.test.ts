@@ -2,11 +2,11 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { sourcesOfChunk } from '../../../storage/catalog';
-import type { FieldValue, LogEvent } from '../../../storage/event';
+import type { FieldValue, LogEvent } from '../../../storage/core/event';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { SourceStats } from '../../../storage/segment/header';
 import { entryValue, type CodedColumn, type RowSet, type SparseColumn } from '../../../storage/segment/row-set';
-import { sourceStatsOf } from '../../../storage/source-stats';
+import { sourceStatsOf } from '../../../storage/segment/source-stats';
 
 /** The summaries computed row by row with plain objects, sources in order of first row. */
 function expected(rows: RowSet): SourceStats[] {

@@ -3,8 +3,8 @@
  * computed in the codec worker whenever a segment is written (flush and compaction). Sources are
  * numbered once, so the per-row and per-field loops index typed arrays instead of hashing names.
  */
-import { MAX_SOURCE_FIELDS, type SourceStats } from './segment/header';
-import { isCoded, type RowSet } from './segment/row-set';
+import { MAX_SOURCE_FIELDS, type SourceStats } from './header';
+import { isCoded, type RowSet } from './row-set';
 
 /**
  * Source names numbered in order of first sight, for per-row typed arrays. Number 0 is '', which

@@ -4,7 +4,7 @@
  * inside, the last such start at or before the event (a split: segments never cross it, and the
  * pieces on either side are placed by their own epochs). The partition comes from a hash of
  * `host` and `source` modulo `cluster.partitions` (the pair's home; a pair that sends many events
- * in one request spills past it, partition-spill.ts). The key is decided once, where a request's
+ * in one request spills past it, request-placement.ts). The key is decided once, where a request's
  * events are grouped into chunks, and travels with them.
  */
 import type { LogEvent } from './event';
@@ -50,7 +50,7 @@ export function homePartition(pair: string, partitions: number): number {
 
 /**
  * An event's home partition. Within one request a pair that sends many events spills past it
- * (partition-spill.ts): use that where a request's events are grouped.
+ * (request-placement.ts): use that where a request's events are grouped.
  */
 export function partitionOf(event: LogEvent, partitions: number): number {
   if (partitions <= 1) return 0;
