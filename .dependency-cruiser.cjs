@@ -38,27 +38,22 @@ module.exports = {
       from: { path: '^(node|coordinator|query|storage)/' },
       to: { path: '^(test|scripts)/' },
     },
-    // The two folder rules below are warnings until the folder cycles present when they were written
-    // are gone; then make them 'error'. Cycles between sibling folders: query/plan <-> query/exec,
-    // node/http -> node/metadata (time-bound.ts) -> node/http, node/http -> node/cluster -> node/metadata
-    // -> node/http. dependency-cruiser counts a folder's subfolders as part of it, so the rule after
-    // this one covers a root folder and its own subfolders.
+    // dependency-cruiser counts a folder's subfolders as part of it, so the rule after this one
+    // covers a root folder and its own subfolders.
     {
       name: 'no-folder-cycle',
       comment: 'A cycle between two folders: one of them must stop importing the other.',
-      severity: 'warn',
+      severity: 'error',
       scope: 'folder',
       from: {},
       to: { circular: true },
     },
     {
-      // node/ and storage/ root files (app.ts, engine.ts) import their subfolders, so a subfolder importing
-      // a root file closes a cycle: node/{alerts,cluster,http,ingest,metadata} import node/errors.ts,
-      // logger.ts, metrics.ts, app.ts or local-scan-source.ts; storage/{buffer,lifecycle,segment,threads}
-      // import storage/column.ts, event.ts, keys.ts, partition.ts, rocks.ts and others.
+      // node/ and storage/ root files (cli.ts, engine.ts) import their subfolders, so a subfolder importing
+      // a root file would close a cycle: what subfolders share lives in node/core and storage/core.
       name: 'subfolder-imports-no-root-file',
       comment: 'A file in a subfolder of node/ or storage/ imports a file of that root folder, which imports its subfolders.',
-      severity: 'warn',
+      severity: 'error',
       from: { path: '^(node|storage)/[^/]+/' },
       to: { path: '^$1/[^/]+$' },
     },
