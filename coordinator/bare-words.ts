@@ -82,8 +82,7 @@ function isBare(expr: Expr, text: string, made: ReadonlySet<string>): expr is Fi
 /** The warning for a bare word no event in range has as a field. */
 export function bareWordWarning(word: BareWord): QueryWarning {
   const quoted = JSON.stringify(word.field);
-  const compared =
-    word.op === 'in' ? `${word.comparedWith} in (... ${word.field} ...)` : `${word.comparedWith} ${word.op} ${word.field}`;
+  const compared = word.op === 'in' ? `${word.comparedWith} in (... ${word.field} ...)` : `${word.comparedWith} ${word.op} ${word.field}`;
   const fixed = word.op === 'in' ? `${word.comparedWith} in (... ${quoted} ...)` : `${word.comparedWith} ${word.op} ${quoted}`;
   return {
     code: 'BARE_WORD_FIELD',

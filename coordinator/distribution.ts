@@ -96,7 +96,9 @@ export async function runDistributed(
     opStats: output.opStats,
     missing: gathered.missing,
     missingDetail:
-      gathered.missing === 0 ? null : describeMissing(gathered.missingKeys, (key) => view.owners(key), bucketSpanMicros, spec.fromMicros, spec.toMicros),
+      gathered.missing === 0
+        ? null
+        : describeMissing(gathered.missingKeys, (key) => view.owners(key), bucketSpanMicros, spec.fromMicros, spec.toMicros),
     memoryBytes: gathered.results.reduce((total, result) => total + result.memoryBytes, 0),
   };
 }

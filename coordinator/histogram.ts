@@ -87,7 +87,12 @@ export interface HistogramBucket {
  * Every bucket from the one holding `fromMs` to the one holding the last instant before `toMs`,
  * each at its UTC-aligned start, with the counts found (rows of `[bucket start, count]`).
  */
-export function histogramBuckets(fromMs: number, toMs: number, step: HistogramInterval, rows: readonly (readonly unknown[])[]): HistogramBucket[] {
+export function histogramBuckets(
+  fromMs: number,
+  toMs: number,
+  step: HistogramInterval,
+  rows: readonly (readonly unknown[])[],
+): HistogramBucket[] {
   const counts = new Map<number, number>();
   for (const [time, count] of rows) {
     const start = typeof time === 'string' ? Date.parse(time) : Number(time);

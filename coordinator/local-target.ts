@@ -19,7 +19,11 @@ import { reportProgress } from './shard-progress';
 
 /** The plan every node makes of a fragment's query (the planner is deterministic). */
 export function planOf(spec: SessionSpec): QueryPlan {
-  return planQuery(parseQuery(spec.text, spec.variables), { fromMicros: spec.fromMicros, toMicros: spec.toMicros, nowMicros: spec.nowMicros });
+  return planQuery(parseQuery(spec.text, spec.variables), {
+    fromMicros: spec.fromMicros,
+    toMicros: spec.toMicros,
+    nowMicros: spec.nowMicros,
+  });
 }
 
 export interface LocalShardOptions {

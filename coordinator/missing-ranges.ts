@@ -79,7 +79,9 @@ export function describeMissing(
   const spans = missingSpans(keys, bucketSpanMicros, fromMicros, toMicros);
   return {
     nodes: [...nodes].sort(),
-    ranges: spans.slice(0, maxRanges).map((span) => ({ index: span.index, from: isoOf(span.fromMicros, Math.floor), to: isoOf(span.toMicros, Math.ceil) })),
+    ranges: spans
+      .slice(0, maxRanges)
+      .map((span) => ({ index: span.index, from: isoOf(span.fromMicros, Math.floor), to: isoOf(span.toMicros, Math.ceil) })),
     ranges_total: spans.length,
     truncated: spans.length > maxRanges,
   };

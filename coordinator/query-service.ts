@@ -40,7 +40,12 @@ export class TooManyQueriesError extends Error {
 }
 
 /** Which of `names` some event of the indexes and time range holds (this node's events). */
-export type FieldPresence = (indexes: (name: string) => boolean, fromMicros: number, toMicros: number, names: readonly string[]) => Set<string>;
+export type FieldPresence = (
+  indexes: (name: string) => boolean,
+  fromMicros: number,
+  toMicros: number,
+  names: readonly string[],
+) => Set<string>;
 
 export class QueryService {
   readonly cache: ResultCache<JobAnswer>;
@@ -82,7 +87,12 @@ export class QueryService {
     return planQuery(query, { fromMicros: request.fromMicros, toMicros: request.toMicros, nowMicros: request.nowMicros });
   }
 
-  explain(text: string, variables: Record<string, unknown>, fromMicros: number, toMicros: number): { ok: true; plan: string } | { ok: false; errors: QueryError[] } {
+  explain(
+    text: string,
+    variables: Record<string, unknown>,
+    fromMicros: number,
+    toMicros: number,
+  ): { ok: true; plan: string } | { ok: false; errors: QueryError[] } {
     const checked = checkQuery(text, variables);
     if (!checked.ok) return { ok: false, errors: checked.errors };
     try {
@@ -97,7 +107,10 @@ export class QueryService {
    * Starts a query. Throws QueryError (400) for bad text and TooManyQueriesError (429); otherwise
    * returns a job (already done when answered from the cache).
    */
-  start(request: QueryRequest, options: { unlimited?: boolean; onRows?: (rows: TimedRow[]) => Promise<void> } = {}): { job: Job; plan: QueryPlan } {
+  start(
+    request: QueryRequest,
+    options: { unlimited?: boolean; onRows?: (rows: TimedRow[]) => Promise<void> } = {},
+  ): { job: Job; plan: QueryPlan } {
     const query = this.parse(request.text, request.variables);
     const plan = this.planParsed(query, request);
     const limits = this.limits();
@@ -116,7 +129,9 @@ export class QueryService {
     }
     const releaseSlot = this.slots.tryTake();
     if (releaseSlot === null) {
-      throw new TooManyQueriesError(`${limits.maxConcurrent} queries and fragments are already running (query.max_concurrent); retry shortly`);
+      throw new TooManyQueriesError(
+        `${limits.maxConcurrent} queries and fragments are already running (query.max_concurrent); retry shortly`,
+      );
     }
     const version = this.dataVersion();
     const deadlineMs = Date.now() + limits.maxQueryRuntimeMs;
@@ -137,7 +152,13 @@ export class QueryService {
           trace: request.profile === 'trace',
           stream: options.onRows !== undefined,
         };
-        let answered: { data: QueryResultData; opStats: OpStats[]; missing: number; missingDetail: MissingDetail | null; memoryBytes: number };
+        let answered: {
+          data: QueryResultData;
+          opStats: OpStats[];
+          missing: number;
+          missingDetail: MissingDetail | null;
+          memoryBytes: number;
+        };
         if (distribution === null) {
           const { data, opStats } = await executePlan(this.source, plan, {
             limit,
@@ -165,7 +186,8 @@ export class QueryService {
         };
         // Keys no node could answer for: the answer says so rather than counting less in silence,
         // and says which nodes and which stretches of which indexes that leaves out.
-        if (answered.missing > 0) Object.assign(answer.meta, { partial: true, missing_keys: answered.missing, missing: answered.missingDetail });
+        if (answered.missing > 0)
+          Object.assign(answer.meta, { partial: true, missing_keys: answered.missing, missing: answered.missingDetail });
         const warnings = this.warningsOf(query, request, plan);
         if (warnings.length > 0) answer.meta.warnings = warnings;
         if (request.profile !== null) answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
@@ -191,7 +213,12 @@ export class QueryService {
     if (presence === null || this.distribution !== null) return [];
     const words = bareWordsOf(query, request.text);
     if (words.length === 0) return [];
-    const present = presence(indexMatcher(plan.indexPatterns), request.fromMicros, request.toMicros, words.map((word) => word.field));
+    const present = presence(
+      indexMatcher(plan.indexPatterns),
+      request.fromMicros,
+      request.toMicros,
+      words.map((word) => word.field),
+    );
     return words.filter((word) => !present.has(word.field)).map(bareWordWarning);
   }
 

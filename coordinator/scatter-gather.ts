@@ -153,7 +153,9 @@ export async function scatterGather(
     const onProgress = (counters: ShardCounters): void => observer.progress?.(attempt, counters);
     let result: ShardResult;
     try {
-      result = await view.target(node).run({ spec, keys: nodeKeys }, { signal: fragmentSignal, onRows: rowsOf, onProgress, headFloor: floor });
+      result = await view
+        .target(node)
+        .run({ spec, keys: nodeKeys }, { signal: fragmentSignal, onRows: rowsOf, onProgress, headFloor: floor });
     } catch (error) {
       over = true;
       ended(fragmentSignal.aborted ? 'canceled' : 'error');

@@ -51,7 +51,10 @@ export class ProgressSum {
   private readonly shards = new Map<number, ShardCounters>();
   private readonly stats: ScanStats;
 
-  constructor(private readonly target: QueryProgress, trace: boolean) {
+  constructor(
+    private readonly target: QueryProgress,
+    trace: boolean,
+  ) {
     this.stats = emptyScanStats(trace);
     target.attach(this.stats);
   }

@@ -30,14 +30,21 @@ export async function runClusterCommand(argv: string[]): Promise<number> {
     console.error(`trawl: ${base} did not answer: ${(error as Error).message}`);
     return 1;
   }
-  const body = (await answer.json().catch(() => null)) as { data?: Record<string, unknown>; error?: { code: string; message: string } } | null;
+  const body = (await answer.json().catch(() => null)) as {
+    data?: Record<string, unknown>;
+    error?: { code: string; message: string };
+  } | null;
   if (answer.ok && body?.data !== undefined && action === 'forget') {
-    console.log(`node ${nodeId} forgotten: it is no longer a member, the data only it held is given up, and its id may join again as a new node`);
+    console.log(
+      `node ${nodeId} forgotten: it is no longer a member, the data only it held is given up, and its id may join again as a new node`,
+    );
     return 0;
   }
   if (answer.ok && body?.data !== undefined) {
     const { epoch, effective_from: from, ring } = body.data;
-    console.log(`node ${nodeId} removed from future placement: ring epoch ${String(epoch)} from ${String(from)} places data on ${(ring as string[]).join(', ')}`);
+    console.log(
+      `node ${nodeId} removed from future placement: ring epoch ${String(epoch)} from ${String(from)} places data on ${(ring as string[]).join(', ')}`,
+    );
     return 0;
   }
   console.error(`trawl: ${answer.status} ${body?.error?.code ?? ''}: ${body?.error?.message ?? 'no answer body'}`);

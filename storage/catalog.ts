@@ -83,8 +83,7 @@ export class Catalog {
     for (const header of segments) {
       if (filter.index !== null && !filter.index(header.index)) continue;
       if (!overlaps(header.minTime, header.maxTime, filter)) continue;
-      const sourceFields =
-        filter.source === null ? null : new Set(header.sources.find((s) => s.name === filter.source)?.fields ?? []);
+      const sourceFields = filter.source === null ? null : new Set(header.sources.find((s) => s.name === filter.source)?.fields ?? []);
       if (sourceFields !== null && sourceFields.size === 0) continue;
       for (const column of header.columns) {
         if (sourceFields !== null && !sourceFields.has(column.name) && column.name !== TIME_COLUMN && column.name !== RAW_COLUMN) {
@@ -132,7 +131,12 @@ export class Catalog {
   }
 
   /** Which of `names` some event under the filter holds; stops early, reading headers and chunk field names only. */
-  fieldsPresent(segments: Iterable<SegmentHeader>, tables: Iterable<MemTable>, filter: CatalogFilter, names: readonly string[]): Set<string> {
+  fieldsPresent(
+    segments: Iterable<SegmentHeader>,
+    tables: Iterable<MemTable>,
+    filter: CatalogFilter,
+    names: readonly string[],
+  ): Set<string> {
     const found = new Set<string>();
     const wanted = new Set(names);
     const note = (name: string): void => {
@@ -229,7 +233,15 @@ export function sourcesOfChunk(chunk: EventChunk): SourceSummary[] {
     const source = sourceOfRow[row];
     let summary = summaries[source];
     if (summary === undefined) {
-      summary = { name: names[source], eventCount: 0, firstEvent: Infinity, lastEvent: -Infinity, rawBytes: 0, storageBytes: 0, fields: new Set() };
+      summary = {
+        name: names[source],
+        eventCount: 0,
+        firstEvent: Infinity,
+        lastEvent: -Infinity,
+        rawBytes: 0,
+        storageBytes: 0,
+        fields: new Set(),
+      };
       summaries[source] = summary;
       present.push(summary);
     }

@@ -87,7 +87,14 @@ export class StorageEngine extends EventEmitter {
     await store.load();
     const buffer = new WriteBuffer(rocks, options.placement);
     const compactionWorkers = options.codecWorkers === 0 ? 0 : 1;
-    const engine = new StorageEngine(rocks, store, buffer, options, new CodecPool(options.codecWorkers), new CodecPool(compactionWorkers, true));
+    const engine = new StorageEngine(
+      rocks,
+      store,
+      buffer,
+      options,
+      new CodecPool(options.codecWorkers),
+      new CodecPool(compactionWorkers, true),
+    );
     engine.replayed = await buffer.replay();
     return engine;
   }
@@ -126,10 +133,7 @@ export class StorageEngine extends EventEmitter {
     if (this.flushTimer !== null) clearInterval(this.flushTimer);
     if (this.maintenanceTimer !== null) clearInterval(this.maintenanceTimer);
     this.flushTimer = setInterval(() => void this.flush().catch(() => undefined), this.options.flushIntervalMs);
-    this.maintenanceTimer = setInterval(
-      () => void this.maintain().catch(() => undefined),
-      this.options.compactionIntervalMs,
-    );
+    this.maintenanceTimer = setInterval(() => void this.maintain().catch(() => undefined), this.options.compactionIntervalMs);
     this.flushTimer.unref();
     this.maintenanceTimer.unref();
   }
@@ -189,7 +193,8 @@ export class StorageEngine extends EventEmitter {
    * Run it before the node takes writes; a second run moves nothing.
    */
   setApart(partition: number): Promise<void> {
-    if (!(Number.isSafeInteger(partition) && partition < 0)) return Promise.reject(new Error(`events are set apart under a negative partition, not ${partition}`));
+    if (!(Number.isSafeInteger(partition) && partition < 0))
+      return Promise.reject(new Error(`events are set apart under a negative partition, not ${partition}`));
     const run = this.maintenanceChain.then(async () => {
       await this.flush();
       if (this.buffer.bufferedEvents > 0) throw new Error(`${this.buffer.bufferedEvents} events are still buffered after a flush`);
@@ -293,12 +298,12 @@ export class StorageEngine extends EventEmitter {
     return result;
   }
 
-/** The partition keys this node holds data of, in an index and time range (scan.ts localKeys). */
+  /** The partition keys this node holds data of, in an index and time range (scan.ts localKeys). */
   localKeys(request: Pick<ScanRequest, 'index' | 'fromMicros' | 'toMicros'>): Set<string> {
     return localKeys(this.store, this.buffer, request);
   }
 
-    planScan(request: ScanRequest, trace = false): Promise<ScanPlan> {
+  planScan(request: ScanRequest, trace = false): Promise<ScanPlan> {
     return planScan(this.store, this.buffer, request, trace);
   }
 

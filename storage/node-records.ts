@@ -39,7 +39,10 @@ export class NodeRecords {
 
   /** Applies the writes atomically; resolves once they are durable. */
   async write(writes: readonly RecordWrite[]): Promise<void> {
-    await this.rocks.write(writes.map((write) => this.op(write.key, write.value)), this.sync());
+    await this.rocks.write(
+      writes.map((write) => this.op(write.key, write.value)),
+      this.sync(),
+    );
   }
 
   async put(key: string, value: Buffer): Promise<void> {

@@ -241,7 +241,11 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
  * The partition keys (keyString) this node holds data of, in an index and time range: what a
  * coordinator collects from every node before it chooses which node answers for which key.
  */
-export function localKeys(store: SegmentStore, buffer: WriteBuffer, request: Pick<ScanRequest, 'index' | 'fromMicros' | 'toMicros'>): Set<string> {
+export function localKeys(
+  store: SegmentStore,
+  buffer: WriteBuffer,
+  request: Pick<ScanRequest, 'index' | 'fromMicros' | 'toMicros'>,
+): Set<string> {
   const keys = new Set<string>();
   for (const header of store.all()) {
     if (!request.index(header.index) || header.maxTime < request.fromMicros || header.minTime >= request.toMicros) continue;
@@ -249,7 +253,8 @@ export function localKeys(store: SegmentStore, buffer: WriteBuffer, request: Pic
   }
   for (const generation of buffer.generations()) {
     for (const table of generation.tables.values()) {
-      if (table.count === 0 || !request.index(table.key.index) || table.maxTime < request.fromMicros || table.minTime >= request.toMicros) continue;
+      if (table.count === 0 || !request.index(table.key.index) || table.maxTime < request.fromMicros || table.minTime >= request.toMicros)
+        continue;
       keys.add(keyString(table.key));
     }
   }

@@ -25,7 +25,8 @@ function requiredText(fields: Readonly<Record<string, unknown>>, name: string, w
 /** The interval in milliseconds, or a VALIDATION_ERROR: a duration such as `30s`, `1m`, `2m`, `1h`. */
 export function alertIntervalMs(interval: string): number {
   const ms = parseDurationMs(interval);
-  if (ms === null || ms <= 0 || !Number.isSafeInteger(ms)) throw validationError(`interval must be a duration such as 30s, 1m, 5m, 15m or 1h; got ${JSON.stringify(interval)}`, 422);
+  if (ms === null || ms <= 0 || !Number.isSafeInteger(ms))
+    throw validationError(`interval must be a duration such as 30s, 1m, 5m, 15m or 1h; got ${JSON.stringify(interval)}`, 422);
   return ms;
 }
 
@@ -46,7 +47,8 @@ export function alertRecord(fields: Readonly<Record<string, unknown>>, checkChan
   alertIntervalMs(interval);
   const enabled = fields.enabled ?? true;
   if (typeof enabled !== 'boolean') throw validationError('enabled must be true or false', 422);
-  if (fields.channels === undefined || fields.channels === null) throw validationError('channels is required: at least one channel to notify', 422);
+  if (fields.channels === undefined || fields.channels === null)
+    throw validationError('channels is required: at least one channel to notify', 422);
   const channels = checkChannels(fields.channels);
   return { name, q, interval, channels, enabled };
 }

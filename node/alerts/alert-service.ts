@@ -12,7 +12,15 @@ import type { NodeRecords } from '../../storage/node-records';
 import { alertIntervalMs } from './alert-record';
 import { AlertStates } from './alert-states';
 import { evaluateResult, type Evaluation } from './condition';
-import { defaultMessage, dispatchNotification, dryRunChannels, type ChannelOptions, type ChannelResult, type DryRunResult, type Notification } from './index';
+import {
+  defaultMessage,
+  dispatchNotification,
+  dryRunChannels,
+  type ChannelOptions,
+  type ChannelResult,
+  type DryRunResult,
+  type Notification,
+} from './index';
 import { AlertScheduler, type AlertDefinition } from './scheduler';
 
 /** An alert as the metadata store keeps it (with `id`, `created_at`, `updated_at`). */
@@ -71,7 +79,14 @@ export class AlertService {
   view(record: AlertRecord): AlertRecord {
     const state = this.deps.states.get(String(record.id));
     const { created_at, updated_at, ...definition } = record;
-    return { ...definition, last_triggered: state.last_triggered, last_checked: state.last_checked, status: state.status, created_at, updated_at };
+    return {
+      ...definition,
+      last_triggered: state.last_triggered,
+      last_checked: state.last_checked,
+      status: state.status,
+      created_at,
+      updated_at,
+    };
   }
 
   /** Runs the alert's query over [fromMs, toMs) and applies the condition; throws the query's error as an ApiError. */

@@ -6,20 +6,36 @@
  */
 import { CHANNEL_KINDS } from './channel-kinds';
 import { DEFAULT_RETRY, withRetries, type RetryPolicy } from './retry';
-import { channelName, DEFAULT_CHANNEL_OPTIONS, type AlertChannel, type ChannelOptions, type ChannelResult, type Notification } from './types';
+import {
+  channelName,
+  DEFAULT_CHANNEL_OPTIONS,
+  type AlertChannel,
+  type ChannelOptions,
+  type ChannelResult,
+  type Notification,
+} from './types';
 
 export interface DispatchOptions extends Partial<ChannelOptions> {
   retry?: RetryPolicy;
 }
 
-export async function dispatchNotification(channels: readonly AlertChannel[], notification: Notification, options: DispatchOptions = {}): Promise<ChannelResult[]> {
+export async function dispatchNotification(
+  channels: readonly AlertChannel[],
+  notification: Notification,
+  options: DispatchOptions = {},
+): Promise<ChannelResult[]> {
   const { retry = DEFAULT_RETRY, ...overrides } = options;
   const channelOptions: ChannelOptions = { ...DEFAULT_CHANNEL_OPTIONS, ...definedOnly(overrides) };
   const enabled = channels.filter((channel) => channel.enabled);
   return Promise.all(enabled.map((channel) => sendToChannel(channel, notification, channelOptions, retry)));
 }
 
-async function sendToChannel(channel: AlertChannel, notification: Notification, options: ChannelOptions, retry: RetryPolicy): Promise<ChannelResult> {
+async function sendToChannel(
+  channel: AlertChannel,
+  notification: Notification,
+  options: ChannelOptions,
+  retry: RetryPolicy,
+): Promise<ChannelResult> {
   const kind = CHANNEL_KINDS[channel.type];
   const name = channelName(channel);
   let started = 0;

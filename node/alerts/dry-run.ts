@@ -43,7 +43,13 @@ async function checkTarget(target: string, timeoutMs: number): Promise<DryRunSta
     timer = setTimeout(() => resolve('unresolved'), timeoutMs);
   });
   try {
-    return await Promise.race([lookup(host).then((): DryRunStatus => 'reachable', (): DryRunStatus => 'unresolved'), timeout]);
+    return await Promise.race([
+      lookup(host).then(
+        (): DryRunStatus => 'reachable',
+        (): DryRunStatus => 'unresolved',
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -79,7 +79,9 @@ export class AlertScheduler {
     this.lastPollMs = now;
     if (now < this.pausedUntilMs) return;
     const alerts = this.deps.alerts();
-    void this.deps.states.keepOnly(new Set(alerts.map((alert) => alert.id))).catch((error: Error) => this.deps.logger.warn(`alerts: ${error.message}`));
+    void this.deps.states
+      .keepOnly(new Set(alerts.map((alert) => alert.id)))
+      .catch((error: Error) => this.deps.logger.warn(`alerts: ${error.message}`));
     for (const alert of alerts) {
       if (this.running.size >= this.deps.maxConcurrent()) return;
       if (!alert.enabled || this.running.has(alert.id) || !this.deps.evaluates(alert.id)) continue;
@@ -117,11 +119,21 @@ export class AlertScheduler {
       return;
     }
     if (!evaluation.met) {
-      await states.set(alert.id, { status: 'ok', last_checked: checkedAt, last_triggered: state.last_triggered, notifiedTick: state.notifiedTick });
+      await states.set(alert.id, {
+        status: 'ok',
+        last_checked: checkedAt,
+        last_triggered: state.last_triggered,
+        notifiedTick: state.notifiedTick,
+      });
       return;
     }
     const notify = state.notifiedTick < tick;
-    await states.set(alert.id, { status: 'triggered', last_checked: checkedAt, last_triggered: checkedAt, notifiedTick: notify ? tick : state.notifiedTick });
+    await states.set(alert.id, {
+      status: 'triggered',
+      last_checked: checkedAt,
+      last_triggered: checkedAt,
+      notifiedTick: notify ? tick : state.notifiedTick,
+    });
     if (notify) await this.deps.notify(alert, evaluation, tick);
   }
 }

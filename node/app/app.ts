@@ -79,7 +79,9 @@ export class App {
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
     const changes = engine.buffer.changes;
     this.ingestParser = new IngestParser(workerCounts(this.settings).ingest);
-    this.queryWorkers = new QueryWorkerPool(workerCounts(this.settings).query, { blockCacheBytes: this.settings.bufferManager.blockCacheMaxBytes });
+    this.queryWorkers = new QueryWorkerPool(workerCounts(this.settings).query, {
+      blockCacheBytes: this.settings.bufferManager.blockCacheMaxBytes,
+    });
     this.metrics.workerThreads({ ...workerCounts(this.settings) });
     this.metrics.watchBlockCache(() => this.queryWorkers.blockCacheCounters());
     this.queries = new QueryService(
@@ -96,7 +98,8 @@ export class App {
       () => changes.version,
       (version, indexes, from, to) => changes.changedSince(version, indexes, from, to),
     );
-    this.queries.fieldPresence = (index, fromMicros, toMicros, names) => engine.fieldsPresent({ index, fromMicros, toMicros, source: null }, names);
+    this.queries.fieldPresence = (index, fromMicros, toMicros, names) =>
+      engine.fieldsPresent({ index, fromMicros, toMicros, source: null }, names);
     engine.on('error', (error: Error, phase: string) => logger.error(`storage ${phase} failed: ${error.message}`));
   }
 
@@ -107,7 +110,9 @@ export class App {
       logger.info(`replayed ${engine.replayed.events} buffered events from ${engine.replayed.records} write-buffer records`);
     }
     for (const record of engine.replayed.quarantined) {
-      logger.warn(`storage: write-buffer record ${record.seq} does not validate and was set aside in the quarantine as ${record.key}, not replayed: ${record.reason}`);
+      logger.warn(
+        `storage: write-buffer record ${record.seq} does not validate and was set aside in the quarantine as ${record.key}, not replayed: ${record.reason}`,
+      );
     }
     const metadata = await MetadataStore.open(engine.records('metadata'));
     engine.start();
@@ -141,7 +146,13 @@ export class App {
     const queries = clusterQueries(this, onFailure);
     const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, (node) => {
       addMetadataService(node.server, node.membership, this.metadata, onFailure);
-      this.clusterWrites = ClusterWritePath.attach(node, { engine: this.engine, settings: () => this.settings, metrics: this.metrics, logger: this.logger, onFailure });
+      this.clusterWrites = ClusterWritePath.attach(node, {
+        engine: this.engine,
+        settings: () => this.settings,
+        metrics: this.metrics,
+        logger: this.logger,
+        onFailure,
+      });
       queries.addService(node);
     });
     this.cluster = cluster;
@@ -157,7 +168,10 @@ export class App {
   /** The node that checks the alert: this one alone, else a live member (null when none is live). */
   alertChecker(id: string): string | null {
     if (this.cluster === null) return this.settings.cluster.nodeId;
-    const live = this.cluster.membership.members().filter((view) => view.up && !view.removed).map((view) => view.member.id);
+    const live = this.cluster.membership
+      .members()
+      .filter((view) => view.up && !view.removed)
+      .map((view) => view.member.id);
     return evaluatorOf(id, live);
   }
 

@@ -38,7 +38,10 @@ export async function statusesFromCheckers(
   await Promise.all(
     members.map(async (member) => {
       try {
-        const response = await cluster.http.request(member, '/api/v1/alerts', { headers: { [FORWARDED_HEADER]: selfId }, signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+        const response = await cluster.http.request(member, '/api/v1/alerts', {
+          headers: { [FORWARDED_HEADER]: selfId },
+          signal: AbortSignal.timeout(READ_TIMEOUT_MS),
+        });
         if (!response.ok) {
           response.body.resume();
           missing.push(member.id);

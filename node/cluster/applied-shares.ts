@@ -36,7 +36,8 @@ export class AppliedShares {
    */
   async applyOnce(origin: string, shareId: string, apply: (mark: WriteOp) => Promise<void>): Promise<boolean> {
     const key = `${origin}/${shareId}`;
-    for (let running = this.applying.get(key); running !== undefined; running = this.applying.get(key)) await running.catch(() => undefined);
+    for (let running = this.applying.get(key); running !== undefined; running = this.applying.get(key))
+      await running.catch(() => undefined);
     const run = (async () => {
       if ((await this.records.get(key)) !== null) return false;
       await apply(this.records.op(key, Buffer.from('1')));

@@ -82,9 +82,11 @@ export class CatchUp {
     const { self, membership, failureTimeoutMs } = this.options;
     if (this.startedAtMs === null) return false;
     const downCounts = nowMs - this.startedAtMs >= failureTimeoutMs;
-    return membership.state().members.every(
-      ({ id }) => id === self || id === node || membership.hintReports.hasReported(id) || (downCounts && !membership.livenessOf(id).up),
-    );
+    return membership
+      .state()
+      .members.every(
+        ({ id }) => id === self || id === node || membership.hintReports.hasReported(id) || (downCounts && !membership.livenessOf(id).up),
+      );
   }
 
   /** Whether `node` may be asked for its keys, as far as hints go (whether it is up is the caller's). */

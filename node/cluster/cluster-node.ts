@@ -130,7 +130,13 @@ export class ClusterNode {
     logPeerChanges(membership, logger);
     // New events' keys split a bucket wherever a ring epoch starts inside it.
     const bucketSpanMicros = cluster.bucketSpanMs * 1000;
-    const applySplits = (state: ClusterState): void => engine.setSplits(splitsOf(state.epochs.map((epoch) => epoch.fromMicros), bucketSpanMicros));
+    const applySplits = (state: ClusterState): void =>
+      engine.setSplits(
+        splitsOf(
+          state.epochs.map((epoch) => epoch.fromMicros),
+          bucketSpanMicros,
+        ),
+      );
     membership.on('state', applySplits);
     const payload = new MetadataPayload(metadata);
     membership.carryPayload(payload);
@@ -159,7 +165,9 @@ export class ClusterNode {
       await node.close();
       throw error;
     }
-    logger.info(`cluster: node ${self.id} at ${self.grpc}; ${membership.isMaster ? 'it is the master' : `the master is at ${membership.masterAddress}`}`);
+    logger.info(
+      `cluster: node ${self.id} at ${self.grpc}; ${membership.isMaster ? 'it is the master' : `the master is at ${membership.masterAddress}`}`,
+    );
     return node;
   }
 

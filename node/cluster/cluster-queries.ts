@@ -67,7 +67,8 @@ export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void
         peers: node.peers,
         mayAsk: (id) => node.catchUp.mayAsk(id),
         reportsHeard: (signal) => node.catchUp.reportsHeard(app.settings.cluster.heartbeatIntervalMs, signal),
-        localKeys: (range) => app.engine.localKeys({ index: indexMatcher(range.indexPatterns), fromMicros: range.fromMicros, toMicros: range.toMicros }),
+        localKeys: (range) =>
+          app.engine.localKeys({ index: indexMatcher(range.indexPatterns), fromMicros: range.fromMicros, toMicros: range.toMicros }),
         local,
         placement: () => ({
           replicationFactor: app.settings.cluster.replicationFactor,

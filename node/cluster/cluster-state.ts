@@ -77,7 +77,15 @@ export const MAX_MEMBERS = 1024;
 export const MAX_FORGOTTEN = 4096;
 
 /** What a node holds before it has joined any cluster. */
-export const EMPTY_STATE: ClusterState = Object.freeze({ version: 0, members: [], epochs: [], removed: [], forming: [], storedAlone: [], forgotten: [] }) as ClusterState;
+export const EMPTY_STATE: ClusterState = Object.freeze({
+  version: 0,
+  members: [],
+  epochs: [],
+  removed: [],
+  forming: [],
+  storedAlone: [],
+  forgotten: [],
+}) as ClusterState;
 
 /**
  * The first state of a new cluster: the master, ring epoch 0 from the beginning of time, the
@@ -105,7 +113,9 @@ export function storedAloneConflict(state: ClusterState, storedAlone: StoredAlon
     return `node ${storedAlone.node} was forgotten with events it stored alone, which keep the stored-alone partition of its id; a node joining under its id must hold no events (an empty data dir)`;
   }
   const holder = state.storedAlone.find((each) => each.partition === storedAlone.partition && each.node !== storedAlone.node);
-  return holder === undefined ? null : `the events node ${storedAlone.node} stored alone would share partition ${storedAlone.partition} with those of node ${holder.node}`;
+  return holder === undefined
+    ? null
+    : `the events node ${storedAlone.node} stored alone would share partition ${storedAlone.partition} with those of node ${holder.node}`;
 }
 
 /** The state once the cluster stops waiting for seeds (all joined, or the master's wait ran out). */
@@ -234,7 +244,12 @@ export function removeProblem(state: ClusterState, id: string): RemoveProblem | 
  * `epochStartMicros` in `layout` (null: the ring), and its id in `removed`. It stays a member, so
  * its old data stays reachable while it runs. The caller checks removeProblem first.
  */
-export function withRemoved(state: ClusterState, id: string, epochStartMicros: number, layout: EpochLayout | null = CURRENT_LAYOUT): ClusterState {
+export function withRemoved(
+  state: ClusterState,
+  id: string,
+  epochStartMicros: number,
+  layout: EpochLayout | null = CURRENT_LAYOUT,
+): ClusterState {
   return {
     version: state.version + 1,
     members: state.members,
@@ -286,7 +301,10 @@ export function withForgotten(state: ClusterState, id: string): ClusterState {
     removed: state.removed.filter((each) => each !== id),
     forming: state.forming,
     storedAlone: state.storedAlone,
-    forgotten: [...state.forgotten, { id, throughEpoch: lastEpoch(state)?.epoch ?? 0, storedAlone: state.storedAlone.some((each) => each.node === id) }],
+    forgotten: [
+      ...state.forgotten,
+      { id, throughEpoch: lastEpoch(state)?.epoch ?? 0, storedAlone: state.storedAlone.some((each) => each.node === id) },
+    ],
   };
 }
 
@@ -332,12 +350,24 @@ function parseStoredAlone(value: unknown, where: string): StoredAlone {
   const alone = value as Partial<StoredAlone> | null;
   if (typeof alone !== 'object' || alone === null) throw new Error(`${where} is not an object`);
   if (!isString(alone.node) || nodeIdProblem(alone.node) !== null) throw new Error(`${where}.node must be a node id`);
-  if (!(Number.isSafeInteger(alone.partition) && (alone.partition as number) < 0)) throw new Error(`${where}.partition must be a negative integer, not ${quoted(alone.partition)}`);
-  if (!Array.isArray(alone.indexes) || alone.indexes.length > MAX_STORED_ALONE_INDEXES || !alone.indexes.every((name) => isString(name) && isValidIndexName(name))) {
+  if (!(Number.isSafeInteger(alone.partition) && (alone.partition as number) < 0))
+    throw new Error(`${where}.partition must be a negative integer, not ${quoted(alone.partition)}`);
+  if (
+    !Array.isArray(alone.indexes) ||
+    alone.indexes.length > MAX_STORED_ALONE_INDEXES ||
+    !alone.indexes.every((name) => isString(name) && isValidIndexName(name))
+  ) {
     throw new Error(`${where}.indexes must be a list of at most ${MAX_STORED_ALONE_INDEXES} index names`);
   }
-  if (!isCount(alone.fromMicros) || !isCount(alone.toMicros) || alone.fromMicros > alone.toMicros) throw new Error(`${where} needs a time range fromMicros <= toMicros`);
-  return { node: alone.node, partition: alone.partition!, indexes: [...alone.indexes], fromMicros: alone.fromMicros, toMicros: alone.toMicros };
+  if (!isCount(alone.fromMicros) || !isCount(alone.toMicros) || alone.fromMicros > alone.toMicros)
+    throw new Error(`${where} needs a time range fromMicros <= toMicros`);
+  return {
+    node: alone.node,
+    partition: alone.partition!,
+    indexes: [...alone.indexes],
+    fromMicros: alone.fromMicros,
+    toMicros: alone.toMicros,
+  };
 }
 
 /** Checks stored-alone events a joining node announces; throws naming the field that is wrong. */
@@ -350,7 +380,8 @@ export function parseJoinStoredAlone(value: unknown, node: string): StoredAlone 
 function parseForgotten(value: unknown, where: string): ForgottenNode {
   const forgotten = value as Partial<ForgottenNode> | null;
   if (typeof forgotten !== 'object' || forgotten === null) throw new Error(`${where} is not an object`);
-  if (!isString(forgotten.id) || nodeIdProblem(forgotten.id) !== null) throw new Error(`${where}.id must be a node id, not ${quoted(forgotten.id)}`);
+  if (!isString(forgotten.id) || nodeIdProblem(forgotten.id) !== null)
+    throw new Error(`${where}.id must be a node id, not ${quoted(forgotten.id)}`);
   if (!isCount(forgotten.throughEpoch)) throw new Error(`${where}.throughEpoch must be a non-negative integer`);
   return { id: forgotten.id, throughEpoch: forgotten.throughEpoch, storedAlone: forgotten.storedAlone === true };
 }
@@ -364,7 +395,8 @@ function parseEpoch(value: unknown, where: string): RingEpoch {
   const parsed: RingEpoch = { epoch: epoch.epoch, fromMicros: epoch.fromMicros, members: [...epoch.members] };
   if (epoch.layout === undefined) return parsed;
   // A layout this node does not know would make it place keys unlike its peers: refuse the state.
-  if (!EPOCH_LAYOUTS.includes(epoch.layout as EpochLayout)) throw new Error(`${where}.layout must be one of ${EPOCH_LAYOUTS.join(', ')} or absent, not ${quoted(epoch.layout)}`);
+  if (!EPOCH_LAYOUTS.includes(epoch.layout as EpochLayout))
+    throw new Error(`${where}.layout must be one of ${EPOCH_LAYOUTS.join(', ')} or absent, not ${quoted(epoch.layout)}`);
   return { ...parsed, layout: epoch.layout };
 }
 
@@ -380,15 +412,19 @@ export function parseClusterState(value: unknown): ClusterState {
   if (!Array.isArray(forming) || !forming.every(isString)) throw new Error('state.forming must be a list of gRPC addresses');
   const forgotten = state.forgotten ?? [];
   if (!Array.isArray(forgotten)) throw new Error('state.forgotten must be a list');
-  if (forgotten.length > MAX_FORGOTTEN) throw new Error(`state.forgotten holds ${forgotten.length} nodes; a state holds at most ${MAX_FORGOTTEN}`);
-  if (state.members.length > MAX_MEMBERS) throw new Error(`state.members holds ${state.members.length} members; a cluster has at most ${MAX_MEMBERS}`);
+  if (forgotten.length > MAX_FORGOTTEN)
+    throw new Error(`state.forgotten holds ${forgotten.length} nodes; a state holds at most ${MAX_FORGOTTEN}`);
+  if (state.members.length > MAX_MEMBERS)
+    throw new Error(`state.members holds ${state.members.length} members; a cluster has at most ${MAX_MEMBERS}`);
   const parsed: ClusterState = {
     version: state.version,
     members: state.members.map((member, i) => parseMember(member, `state.members[${i}]`)),
     epochs: state.epochs.map((epoch, i) => parseEpoch(epoch, `state.epochs[${i}]`)),
     removed: [...state.removed],
     forming: [...forming],
-    storedAlone: (Array.isArray(state.storedAlone) ? state.storedAlone : []).map((each, i) => parseStoredAlone(each, `state.storedAlone[${i}]`)),
+    storedAlone: (Array.isArray(state.storedAlone) ? state.storedAlone : []).map((each, i) =>
+      parseStoredAlone(each, `state.storedAlone[${i}]`),
+    ),
     forgotten: forgotten.map((each, i) => parseForgotten(each, `state.forgotten[${i}]`)),
   };
   const ids = new Set(parsed.members.map((member) => member.id));
@@ -398,13 +434,17 @@ export function parseClusterState(value: unknown): ClusterState {
   // An epoch may list a forgotten node, up to the epoch it was forgotten in.
   for (const epoch of parsed.epochs) {
     const stranger = epoch.members.find((id) => !ids.has(id) && !isForgottenIn(parsed, id, epoch.epoch));
-    if (stranger !== undefined) throw new Error(`state names node ${quoted(stranger)} in ring epoch ${epoch.epoch}, but neither among its members nor as forgotten`);
+    if (stranger !== undefined)
+      throw new Error(`state names node ${quoted(stranger)} in ring epoch ${epoch.epoch}, but neither among its members nor as forgotten`);
   }
   if (parsed.forming.length > MAX_MEMBERS) throw new Error(`state.forming holds more than ${MAX_MEMBERS} addresses`);
   if (state.storedAlone !== undefined && !Array.isArray(state.storedAlone)) throw new Error('state.storedAlone must be a list');
   const aloneStranger = parsed.storedAlone.find((each) => !ids.has(each.node) && !isStoredAloneForgotten(parsed, each.node));
-  if (aloneStranger !== undefined) throw new Error(`state.storedAlone names node ${quoted(aloneStranger.node)}, which is neither a member nor forgotten with it`);
-  if (new Set(parsed.storedAlone.map((each) => each.node)).size < parsed.storedAlone.length) throw new Error('state.storedAlone names a node twice');
-  if (new Set(parsed.storedAlone.map((each) => each.partition)).size < parsed.storedAlone.length) throw new Error('state.storedAlone gives two nodes one partition');
+  if (aloneStranger !== undefined)
+    throw new Error(`state.storedAlone names node ${quoted(aloneStranger.node)}, which is neither a member nor forgotten with it`);
+  if (new Set(parsed.storedAlone.map((each) => each.node)).size < parsed.storedAlone.length)
+    throw new Error('state.storedAlone names a node twice');
+  if (new Set(parsed.storedAlone.map((each) => each.partition)).size < parsed.storedAlone.length)
+    throw new Error('state.storedAlone gives two nodes one partition');
   return parsed;
 }

@@ -51,7 +51,9 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
   // Its events from before it joined, which it alone answers for: their indexes and time range.
   const storedAloneOf = (id: string): Record<string, unknown> | null => {
     const alone = input.storedAlone?.find((each) => each.node === id);
-    return alone === undefined ? null : { indexes: [...alone.indexes], from: iso(Math.floor(alone.fromMicros / 1000)), to: iso(Math.floor(alone.toMicros / 1000)) };
+    return alone === undefined
+      ? null
+      : { indexes: [...alone.indexes], from: iso(Math.floor(alone.fromMicros / 1000)), to: iso(Math.floor(alone.toMicros / 1000)) };
   };
   return {
     // Forming first: until the seeds joined, ingest is refused whatever the members' state.
@@ -104,7 +106,15 @@ export function membershipStatus(
   options: Pick<ClusterStatusInput, 'dataDir' | 'replicationFactor' | 'catchingUp'>,
 ): Record<string, unknown> {
   const { version, forming, epochs, storedAlone } = membership.state();
-  return clusterStatus({ ...options, stateVersion: version, forming, epochs, storedAlone, members: membership.members(), master: membership.master() });
+  return clusterStatus({
+    ...options,
+    stateVersion: version,
+    forming,
+    epochs,
+    storedAlone,
+    members: membership.members(),
+    master: membership.master(),
+  });
 }
 
 /**
@@ -116,6 +126,9 @@ export function clusterHealth(
   catchingUp: string | null,
 ): { degraded: boolean; catching_up: boolean; down_nodes: string[]; reasons: string[] } {
   const down = members.filter((view) => !view.up && !view.removed).map((view) => view.member.id);
-  const reasons = [...(catchingUp === null ? [] : [catchingUp]), ...down.map((id) => `node ${id} is down (not heard from within cluster.failure_timeout)`)];
+  const reasons = [
+    ...(catchingUp === null ? [] : [catchingUp]),
+    ...down.map((id) => `node ${id} is down (not heard from within cluster.failure_timeout)`),
+  ];
   return { degraded: reasons.length > 0, catching_up: catchingUp !== null, down_nodes: down, reasons };
 }

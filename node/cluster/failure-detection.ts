@@ -67,7 +67,8 @@ export class FailureDetection {
       // A heartbeat may take up to the failure timeout: only then does silence mean down.
       reply = await core.options.peers.call(member.grpc, MEMBERSHIP.Heartbeat, request, core.options.failureTimeoutMs);
     } catch (error) {
-      if (error instanceof PeerCallError && !error.unreachable) core.warnOnce(`refused:${member.id}`, `cluster: node ${member.id} refuses heartbeats: ${error.details}`);
+      if (error instanceof PeerCallError && !error.unreachable)
+        core.warnOnce(`refused:${member.id}`, `cluster: node ${member.id} refuses heartbeats: ${error.details}`);
       return;
     }
     const problem = protocolProblem(reply.protocol_version, `node ${member.id} at ${member.grpc}`);
@@ -78,6 +79,7 @@ export class FailureDetection {
     if (core.closed) return;
     core.peerMinors.heard(member.id, reply.protocol_version);
     core.liveness.heard(member.id, Date.now(), reply.stats === null ? undefined : statsFromWire(reply.stats));
-    if (isVersion(reply.state_version) && isVersion(reply.payload_version)) this.sync.catchUp(reply.state_version, reply.payload_version, member.grpc);
+    if (isVersion(reply.state_version) && isVersion(reply.payload_version))
+      this.sync.catchUp(reply.state_version, reply.payload_version, member.grpc);
   }
 }

@@ -18,7 +18,14 @@ import {
   type ClusterState,
 } from './cluster-state';
 import { CURRENT_LAYOUT, epochStartClearOf, nextEpochStart, type EpochLayout } from './epochs';
-import { ForgetRefusedError, JoinRefusedError, MasterUnavailableError, NodeIdTakenError, NotMasterError, RemoveRefusedError } from './errors';
+import {
+  ForgetRefusedError,
+  JoinRefusedError,
+  MasterUnavailableError,
+  NodeIdTakenError,
+  NotMasterError,
+  RemoveRefusedError,
+} from './errors';
 import type { FailureDetection } from './failure-detection';
 import { PeerCallError } from './grpc/peers';
 import { MEMBERSHIP } from './grpc/proto';
@@ -51,12 +58,20 @@ export class ClusterFormation {
     if (held !== undefined && held.grpc !== self.grpc) throw new NodeIdTakenError(self.id, held.grpc, self.grpc);
     if (core.isMaster) {
       const alone = core.options.storedAlone ?? null;
-      await this.sync.change((state) => (state.version === 0 ? foundCluster(self, core.options.seeds, alone) : withJoined(state, self, this.epochStart(), this.layoutNow(state), alone)));
+      await this.sync.change((state) =>
+        state.version === 0
+          ? foundCluster(self, core.options.seeds, alone)
+          : withJoined(state, self, this.epochStart(), this.layoutNow(state), alone),
+      );
       if (core.current.forming.length > 0) this.awaitFormation();
     } else if (held !== undefined && sameMember(held, self)) {
-      await this.sync.pull(core.masterAddress).catch((error: Error) =>
-        core.options.logger.warn(`cluster: going on with the stored cluster state v${core.current.version}; ${core.masterName()} did not answer (${error instanceof PeerCallError ? error.plainDetails : error.message})`),
-      );
+      await this.sync
+        .pull(core.masterAddress)
+        .catch((error: Error) =>
+          core.options.logger.warn(
+            `cluster: going on with the stored cluster state v${core.current.version}; ${core.masterName()} did not answer (${error instanceof PeerCallError ? error.plainDetails : error.message})`,
+          ),
+        );
     } else {
       await this.join();
     }
@@ -81,7 +96,11 @@ export class ClusterFormation {
       const problem = forgetProblem(state, id, Date.now() * 1000) ?? (this.detection.seenDown(id) ? null : 'up');
       if (problem === 'removal-pending') {
         const removal = removalEpoch(state, id);
-        throw new ForgetRefusedError(problem, id, removal === undefined ? undefined : new Date(Math.floor(removal.fromMicros / 1000)).toISOString());
+        throw new ForgetRefusedError(
+          problem,
+          id,
+          removal === undefined ? undefined : new Date(Math.floor(removal.fromMicros / 1000)).toISOString(),
+        );
       }
       if (problem !== null) throw new ForgetRefusedError(problem, id);
       return withForgotten(state, id);
@@ -97,14 +116,20 @@ export class ClusterFormation {
   private awaitFormation(): void {
     const core = this.core;
     const waitMs = core.options.formationTimeoutMs ?? DEFAULT_FORMATION_TIMEOUT_MS;
-    core.options.logger.info(`cluster: forming; waiting up to ${waitMs} ms for the seeds at ${core.current.forming.join(', ')} (ingest is refused until then)`);
+    core.options.logger.info(
+      `cluster: forming; waiting up to ${waitMs} ms for the seeds at ${core.current.forming.join(', ')} (ingest is refused until then)`,
+    );
     this.formationTimer = setTimeout(() => {
       const missing = core.current.forming;
       if (missing.length === 0 || core.closed) return;
       core.track(
-        this.sync.change(withFormed).then(() =>
-          core.options.logger.warn(`cluster: formed without the seeds at ${missing.join(', ')} (not joined within ${waitMs} ms); they join in a later ring epoch`),
-        ),
+        this.sync
+          .change(withFormed)
+          .then(() =>
+            core.options.logger.warn(
+              `cluster: formed without the seeds at ${missing.join(', ')} (not joined within ${waitMs} ms); they join in a later ring epoch`,
+            ),
+          ),
       );
     }, waitMs);
     this.formationTimer.unref();
@@ -140,11 +165,21 @@ export class ClusterFormation {
         if (!(error instanceof PeerCallError)) throw error;
         if (!error.unreachable) throw this.joinRefusal(error);
         if (core.closed || Date.now() >= deadline) {
-          throw new MasterUnavailableError(core.masterAddress, core.master().id, `node ${self.id} cannot join the cluster`, error.plainDetails);
+          throw new MasterUnavailableError(
+            core.masterAddress,
+            core.master().id,
+            `node ${self.id} cannot join the cluster`,
+            error.plainDetails,
+          );
         }
-        if (!waitLogged) logger.warn(`cluster: waiting up to ${core.joinTimeoutMs} ms for ${core.masterName()} to answer the join (${error.plainDetails})`);
+        if (!waitLogged)
+          logger.warn(
+            `cluster: waiting up to ${core.joinTimeoutMs} ms for ${core.masterName()} to answer the join (${error.plainDetails})`,
+          );
         waitLogged = true;
-        await delay(Math.min(core.options.heartbeatIntervalMs, 1000), undefined, { signal: core.stopWaiting.signal }).catch(() => undefined);
+        await delay(Math.min(core.options.heartbeatIntervalMs, 1000), undefined, { signal: core.stopWaiting.signal }).catch(
+          () => undefined,
+        );
       }
     }
   }
@@ -153,7 +188,12 @@ export class ClusterFormation {
   private joinRefusal(error: PeerCallError): Error {
     const { self } = this.core.options;
     if (error.reason === 'node-id-taken') return new NodeIdTakenError(self.id, error.facts['held-at'] ?? 'another address', self.grpc);
-    if (error.reason === 'not-master' || error.reason === 'protocol-version' || error.reason === 'address-taken' || error.reason === 'invalid-member') {
+    if (
+      error.reason === 'not-master' ||
+      error.reason === 'protocol-version' ||
+      error.reason === 'address-taken' ||
+      error.reason === 'invalid-member'
+    ) {
       return new JoinRefusedError(error.reason, error.details);
     }
     return new Error(`node ${self.id} cannot join the cluster: ${error.message}`);
@@ -165,7 +205,8 @@ export class ClusterFormation {
     const soonest = nextEpochStart(Date.now() * 1000, EPOCH_LEAD_HEARTBEATS * core.options.heartbeatIntervalMs * 1000);
     let newest = core.options.stats().newestEventMicros ?? 0;
     // Every member's last known counts, whether it is up now or not.
-    for (const member of core.current.members) newest = Math.max(newest, core.liveness.of(member.id, Date.now()).stats?.newestEventMicros ?? 0);
+    for (const member of core.current.members)
+      newest = Math.max(newest, core.liveness.of(member.id, Date.now()).stats?.newestEventMicros ?? 0);
     const start = epochStartClearOf(soonest, newest, core.options.bucketSpanMicros);
     if (start !== soonest) {
       core.options.logger.warn(

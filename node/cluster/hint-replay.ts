@@ -123,7 +123,9 @@ export class HintReplayer {
     if (this.stop.signal.aborted || this.running.has(target) || this.options.hints.pending(target) === 0) return;
     if ((this.pausedUntil.get(target) ?? 0) > Date.now() || !this.isUp(target)) return;
     const run = this.replay(target)
-      .catch((error: Error) => this.options.logger.error(`cluster: replaying hints to node ${target} failed: ${error.stack ?? error.message}`))
+      .catch((error: Error) =>
+        this.options.logger.error(`cluster: replaying hints to node ${target} failed: ${error.stack ?? error.message}`),
+      )
       .finally(() => this.running.delete(target));
     this.running.set(target, run);
   }
@@ -179,7 +181,10 @@ export class HintReplayer {
           if (!(await this.pause(BACKPRESSURE_PAUSE_MS))) return false;
           continue;
         }
-        this.warnOnce(`${target}:${error.reason ?? error.code}`, `cluster: node ${target} refuses hint ${hint.seq}; replay to it pauses for ${REFUSED_PAUSE_MS} ms: ${error.details}`);
+        this.warnOnce(
+          `${target}:${error.reason ?? error.code}`,
+          `cluster: node ${target} refuses hint ${hint.seq}; replay to it pauses for ${REFUSED_PAUSE_MS} ms: ${error.details}`,
+        );
         this.pausedUntil.set(target, Date.now() + REFUSED_PAUSE_MS);
         return false;
       }

@@ -29,7 +29,9 @@ export function jobHome(membership: Membership, selfId: string, id: string): Mem
 
 function unavailable(member: Member, error: unknown): ApiError {
   const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-  return new ApiError('NODE_UNAVAILABLE', `the job runs on node ${member.id} (${member.http}), which is not answering: ${reason}`, { node: member.id });
+  return new ApiError('NODE_UNAVAILABLE', `the job runs on node ${member.id} (${member.http}), which is not answering: ${reason}`, {
+    node: member.id,
+  });
 }
 
 /**
@@ -57,7 +59,11 @@ export async function forwardJobRequest(
   let response: PeerHttpResponse;
   let text: string | null = null;
   try {
-    response = await cluster.http.request(member, request.url, { method: request.method, headers, signal: stream ? abort.signal : AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
+    response = await cluster.http.request(member, request.url, {
+      method: request.method,
+      headers,
+      signal: stream ? abort.signal : AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
     if (!stream) text = await response.text();
   } catch (error) {
     throw unavailable(member, error);

@@ -7,7 +7,11 @@ import type { RingEpoch } from './epochs';
 import { ownersOf } from './ring';
 
 /** For a write: each owner's keys (a key of `replicationFactor` owners is in as many lists), nodes in order of first appearance. */
-export function keysByOwner(keys: readonly PartitionKey[], epochs: readonly RingEpoch[], replicationFactor: number): Map<string, PartitionKey[]> {
+export function keysByOwner(
+  keys: readonly PartitionKey[],
+  epochs: readonly RingEpoch[],
+  replicationFactor: number,
+): Map<string, PartitionKey[]> {
   const byNode = new Map<string, PartitionKey[]>();
   for (const key of keys) {
     for (const node of ownersOf(key, epochs, replicationFactor)) {

@@ -6,8 +6,10 @@
 import { piecesOfBucket, type PartitionKey } from '../../storage/core/partition';
 
 function checkPlacement(bucketSpanMicros: number, partitions?: number): void {
-  if (!(bucketSpanMicros > 0) || !Number.isInteger(bucketSpanMicros)) throw new Error(`a bucket span is a whole number of microseconds from 1: ${bucketSpanMicros}`);
-  if (partitions !== undefined && (!Number.isInteger(partitions) || partitions < 1)) throw new Error(`partitions are a whole number from 1: ${partitions}`);
+  if (!(bucketSpanMicros > 0) || !Number.isInteger(bucketSpanMicros))
+    throw new Error(`a bucket span is a whole number of microseconds from 1: ${bucketSpanMicros}`);
+  if (partitions !== undefined && (!Number.isInteger(partitions) || partitions < 1))
+    throw new Error(`partitions are a whole number from 1: ${partitions}`);
 }
 
 /**
@@ -17,7 +19,8 @@ function checkPlacement(bucketSpanMicros: number, partitions?: number): void {
 export const MAX_RANGE_KEYS = 4_000_000;
 
 function checkCount(count: number, what: string): void {
-  if (count > MAX_RANGE_KEYS) throw new RangeError(`a time range of ${count} ${what} is more than ${MAX_RANGE_KEYS}: clamp it to where data can be`);
+  if (count > MAX_RANGE_KEYS)
+    throw new RangeError(`a time range of ${count} ${what} is more than ${MAX_RANGE_KEYS}: clamp it to where data can be`);
 }
 
 /** The starts of the buckets that overlap `[fromMicros, toMicros)`, ascending (none when the range is empty). */

@@ -6,7 +6,14 @@ import type { EventEmitter } from 'events';
 import { EMPTY_STATE, epochsOf, type ClusterState } from './cluster-state';
 import { HintReports } from './hint-reports';
 import { LivenessTracker, type Liveness } from './liveness';
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_JOIN_TIMEOUT_MS, type MasterView, type MembershipEvents, type MembershipOptions, type ReplicatedPayload } from './membership-types';
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_JOIN_TIMEOUT_MS,
+  type MasterView,
+  type MembershipEvents,
+  type MembershipOptions,
+  type ReplicatedPayload,
+} from './membership-types';
 import { PeerMinors } from './peer-minors';
 import { PeerRefusals } from './peer-refusals';
 
@@ -58,7 +65,12 @@ export class MembershipCore {
 
   master(): MasterView {
     const id = this.current.members.find((member) => member.grpc === this.masterAddress)?.id ?? null;
-    return { address: this.masterAddress, id, self: this.isMaster, up: this.isMaster || (id !== null && this.liveness.of(id, Date.now()).up) };
+    return {
+      address: this.masterAddress,
+      id,
+      self: this.isMaster,
+      up: this.isMaster || (id !== null && this.liveness.of(id, Date.now()).up),
+    };
   }
 
   masterName(): string {

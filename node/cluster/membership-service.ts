@@ -31,7 +31,8 @@ import { sameState, successionProblem } from './state-succession';
 import type { StateSync } from './state-sync';
 
 /** A node id a peer sent, as a message names it: quoted (and cut short) when it is no node id. */
-const peerName = (id: string | undefined): string => (id === undefined || id === '' ? '(no id)' : nodeIdProblem(id) === null ? id : quoted(id));
+const peerName = (id: string | undefined): string =>
+  id === undefined || id === '' ? '(no id)' : nodeIdProblem(id) === null ? id : quoted(id);
 
 /** Whether a peer that sent `version` reads ring epoch layouts (protocol 1.4 or a later major). */
 function readsLayouts(version: wire.ProtocolVersion | null): boolean {
@@ -61,19 +62,35 @@ export class MembershipService {
       };
     server.addService(MEMBERSHIP_SERVICE, {
       Join: unary(
-        counted('Join', (request: wire.JoinRequest) => request.node?.id ?? '', (request) => this.onJoin(request)),
+        counted(
+          'Join',
+          (request: wire.JoinRequest) => request.node?.id ?? '',
+          (request) => this.onJoin(request),
+        ),
         failed,
       ),
       Heartbeat: unary(
-        counted('Heartbeat', (request: wire.HeartbeatRequest) => request.from?.id ?? '', (request) => this.onHeartbeat(request)),
+        counted(
+          'Heartbeat',
+          (request: wire.HeartbeatRequest) => request.from?.id ?? '',
+          (request) => this.onHeartbeat(request),
+        ),
         failed,
       ),
       PullState: unary(
-        counted('PullState', (request: wire.PullStateRequest) => request.from, (request) => this.onPullState(request)),
+        counted(
+          'PullState',
+          (request: wire.PullStateRequest) => request.from,
+          (request) => this.onPullState(request),
+        ),
         failed,
       ),
       PushState: unary(
-        counted('PushState', (request: wire.PushStateRequest) => request.from, (request) => this.onPushState(request)),
+        counted(
+          'PushState',
+          (request: wire.PushStateRequest) => request.from,
+          (request) => this.onPushState(request),
+        ),
         failed,
       ),
     });
@@ -112,7 +129,12 @@ export class MembershipService {
     }
     const state = await this.sync.change((current) => {
       const aloneProblem = alone === null ? null : storedAloneConflict(current, alone);
-      if (aloneProblem !== null) throw new RpcRefusal(status.ALREADY_EXISTS, 'stored-alone-conflict', `${aloneProblem}: start node ${member.id} under another cluster.node_id`);
+      if (aloneProblem !== null)
+        throw new RpcRefusal(
+          status.ALREADY_EXISTS,
+          'stored-alone-conflict',
+          `${aloneProblem}: start node ${member.id} under another cluster.node_id`,
+        );
       const conflict = joinConflict(current, member);
       if (conflict?.kind === 'node-id-taken') {
         const message = new NodeIdTakenError(member.id, conflict.holder.grpc, member.grpc).message;
@@ -136,7 +158,11 @@ export class MembershipService {
           `node ${member.id} is up at ${known.grpc} with HTTP ${known.http}; its addresses change only once it is down`,
         );
       }
-      if (!readsLayouts(request.protocol_version) && current.forming.length === 0 && current.epochs.some((epoch) => epoch.layout !== undefined)) {
+      if (
+        !readsLayouts(request.protocol_version) &&
+        current.forming.length === 0 &&
+        current.epochs.some((epoch) => epoch.layout !== undefined)
+      ) {
         throw new RpcRefusal(
           status.FAILED_PRECONDITION,
           'protocol-version',
@@ -154,16 +180,29 @@ export class MembershipService {
     if (!this.core.started) throw new RpcRefusal(status.UNAVAILABLE, 'starting', `node ${this.core.options.self.id} is starting`);
     const from = this.memberOf(request.from, 'from');
     if (!isVersion(request.state_version) || !isVersion(request.payload_version)) {
-      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-heartbeat', 'state_version and payload_version must be integers from 0 to 2^53');
+      throw new RpcRefusal(
+        status.INVALID_ARGUMENT,
+        'invalid-heartbeat',
+        'state_version and payload_version must be integers from 0 to 2^53',
+      );
     }
     const hintsFor = request.hints_for;
     const badTarget = hintsFor.find((id) => nodeIdProblem(id) !== null);
     if (hintsFor.length > MAX_MEMBERS || badTarget !== undefined) {
-      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-heartbeat', `hints_for names at most ${MAX_MEMBERS} node ids${badTarget === undefined ? '' : `, not ${quoted(badTarget)}`}`);
+      throw new RpcRefusal(
+        status.INVALID_ARGUMENT,
+        'invalid-heartbeat',
+        `hints_for names at most ${MAX_MEMBERS} node ids${badTarget === undefined ? '' : `, not ${quoted(badTarget)}`}`,
+      );
     }
     const sender = memberById(this.core.current, from.id);
     if (sender !== undefined && sender.grpc !== from.grpc) {
-      throw new RpcRefusal(status.FAILED_PRECONDITION, 'node-id-taken', `node ${from.id} of this cluster is at ${sender.grpc}, not ${from.grpc}`, { 'held-at': sender.grpc });
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        'node-id-taken',
+        `node ${from.id} of this cluster is at ${sender.grpc}, not ${from.grpc}`,
+        { 'held-at': sender.grpc },
+      );
     }
     if (sender !== undefined && sender.id !== this.core.options.self.id && !this.core.closed) {
       this.core.peerMinors.heard(sender.id, request.protocol_version);
@@ -212,13 +251,18 @@ export class MembershipService {
       throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-state', `the pushed cluster state is not valid: ${(error as Error).message}`);
     }
     const payload = request.payload;
-    if (!isVersion(payload?.version ?? 0)) throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-state', 'the payload version must be an integer from 0 to 2^53');
+    if (!isVersion(payload?.version ?? 0))
+      throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-state', 'the payload version must be an integer from 0 to 2^53');
     this.refuseUnlikelySuccessor(state, payload);
     try {
       await this.sync.pull(this.core.masterAddress);
     } catch (error) {
       if (error instanceof StateRefusedError) throw new RpcRefusal(status.FAILED_PRECONDITION, error.reason, error.message);
-      throw new RpcRefusal(status.UNAVAILABLE, 'master-unavailable', `confirming the push with ${this.core.masterName()} failed: ${(error as Error).message}`);
+      throw new RpcRefusal(
+        status.UNAVAILABLE,
+        'master-unavailable',
+        `confirming the push with ${this.core.masterName()} failed: ${(error as Error).message}`,
+      );
     }
     const heldPayload = this.core.payload?.version() ?? 0;
     const unconfirmed =
@@ -243,7 +287,11 @@ export class MembershipService {
   private refuseUnlikelySuccessor(state: ClusterState, payload: wire.Payload | null): void {
     const held = this.core.current;
     if (state.version === held.version && !sameState(state, held)) {
-      throw new RpcRefusal(status.FAILED_PRECONDITION, 'state-conflict', `the pushed state v${state.version} differs from this node's v${held.version}`);
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        'state-conflict',
+        `the pushed state v${state.version} differs from this node's v${held.version}`,
+      );
     }
     if (state.version > held.version + 1) {
       this.sync.catchUp(state.version, 0, null);
@@ -255,7 +303,12 @@ export class MembershipService {
     }
     if (state.version === held.version + 1) {
       const problem = successionProblem(held, state);
-      if (problem !== null) throw new RpcRefusal(status.FAILED_PRECONDITION, 'state-succession', `the pushed state cannot follow v${held.version} here: ${problem}`);
+      if (problem !== null)
+        throw new RpcRefusal(
+          status.FAILED_PRECONDITION,
+          'state-succession',
+          `the pushed state cannot follow v${held.version} here: ${problem}`,
+        );
     }
     if (payload === null || this.core.payload === null) return;
     const heldPayload = this.core.payload.version();
@@ -269,7 +322,12 @@ export class MembershipService {
     }
     if (payload.version === heldPayload + 1) {
       const problem = this.core.payload.problem(payload.version, payload.data);
-      if (problem !== null) throw new RpcRefusal(status.FAILED_PRECONDITION, 'payload-succession', `the pushed payload cannot follow v${heldPayload} here: ${problem}`);
+      if (problem !== null)
+        throw new RpcRefusal(
+          status.FAILED_PRECONDITION,
+          'payload-succession',
+          `the pushed payload cannot follow v${heldPayload} here: ${problem}`,
+        );
     }
   }
 

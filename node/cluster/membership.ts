@@ -88,7 +88,9 @@ export class Membership extends EventEmitter<MembershipEvents> {
     await this.formation.enter();
     core.started = true;
     core.startedAtMs = Date.now();
-    core.options.logger.info(`cluster: node ${core.options.self.id} is a member (state v${core.current.version}, ${core.current.members.length} members; ${core.masterName()})`);
+    core.options.logger.info(
+      `cluster: node ${core.options.self.id} is a member (state v${core.current.version}, ${core.current.members.length} members; ${core.masterName()})`,
+    );
     this.detection.start();
   }
 

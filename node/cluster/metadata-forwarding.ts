@@ -45,27 +45,47 @@ function metadataWriteOf(json: string): MetadataWrite {
     throw new RpcRefusal(status.INVALID_ARGUMENT, INVALID_WRITE, `the write ${what}`);
   };
   if (!isObject(write)) return refuse('is not a JSON object');
-  if (typeof write.collection !== 'string' || !isMetadataCollection(write.collection)) return refuse(`names no metadata collection (${JSON.stringify(write.collection)?.slice(0, 100)})`);
-  if (write.op !== 'create' && write.op !== 'replace' && write.op !== 'delete') return refuse(`has op ${JSON.stringify(write.op)?.slice(0, 100)}, not create, replace or delete`);
+  if (typeof write.collection !== 'string' || !isMetadataCollection(write.collection))
+    return refuse(`names no metadata collection (${JSON.stringify(write.collection)?.slice(0, 100)})`);
+  if (write.op !== 'create' && write.op !== 'replace' && write.op !== 'delete')
+    return refuse(`has op ${JSON.stringify(write.op)?.slice(0, 100)}, not create, replace or delete`);
   if (write.op !== 'create' && (typeof write.id !== 'string' || write.id === '')) return refuse(`to ${write.op} names no record id`);
   if (write.op !== 'delete' && !isObject(write.record)) return refuse(`to ${write.op} holds no record object`);
   return write as MetadataWrite;
 }
 
 /** The master's Metadata service. */
-export function addMetadataService(server: GrpcServer, membership: Membership, store: MetadataStore, onFailure: (error: Error) => void): void {
+export function addMetadataService(
+  server: GrpcServer,
+  membership: Membership,
+  store: MetadataStore,
+  onFailure: (error: Error) => void,
+): void {
   const apply = async (request: wire.ApplyRequest): Promise<wire.ApplyReply> => {
     const problem = protocolProblem(request.protocol_version, 'the caller');
     if (problem !== null) throw new RpcRefusal(status.FAILED_PRECONDITION, 'protocol-version', problem);
-    if (!membership.isMaster) throw new RpcRefusal(status.FAILED_PRECONDITION, 'not-master', `this node is not the master; the master is ${membership.masterAddress}`);
+    if (!membership.isMaster)
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        'not-master',
+        `this node is not the master; the master is ${membership.masterAddress}`,
+      );
     const write = metadataWriteOf(request.write_json);
     try {
       const applied = await applyOnMaster(store, membership, write);
-      return { protocol_version: protocolVersion(), version: applied.version, record_json: applied.record === null ? '' : JSON.stringify(applied.record) };
+      return {
+        protocol_version: protocolVersion(),
+        version: applied.version,
+        record_json: applied.record === null ? '' : JSON.stringify(applied.record),
+      };
     } catch (error) {
       const api = metadataApiError(error);
       if (!(api instanceof ApiError)) throw error;
-      throw new RpcRefusal(status.FAILED_PRECONDITION, API_ERROR, api.message, { code: api.code, details: JSON.stringify(api.details), status: String(api.status) });
+      throw new RpcRefusal(status.FAILED_PRECONDITION, API_ERROR, api.message, {
+        code: api.code,
+        details: JSON.stringify(api.details),
+        status: String(api.status),
+      });
     }
   };
   server.addService(METADATA_SERVICE, { Apply: unary(apply, onFailure) });
@@ -84,7 +104,12 @@ export class ForwardingMetadataWriter implements MetadataWriter {
     const master = this.membership.masterAddress;
     let reply: wire.ApplyReply;
     try {
-      reply = await this.peers.call(master, METADATA.Apply, { protocol_version: protocolVersion(), write_json: JSON.stringify(write) }, CALL_TIMEOUT_MS);
+      reply = await this.peers.call(
+        master,
+        METADATA.Apply,
+        { protocol_version: protocolVersion(), write_json: JSON.stringify(write) },
+        CALL_TIMEOUT_MS,
+      );
     } catch (error) {
       throw forwardedError(error, this.membership);
     }
@@ -101,5 +126,8 @@ function forwardedError(error: unknown, membership: Membership): unknown {
   }
   const master = membership.master();
   const name = master.id === null ? `at ${master.address}` : `${master.id} at ${master.address}`;
-  return new ApiError('MASTER_UNAVAILABLE', `metadata writes go through the cluster's master, ${name}, which ${error.unreachable ? 'is not answering' : `refused the write (${error.details})`}; retry once it is back (reads keep working)`);
+  return new ApiError(
+    'MASTER_UNAVAILABLE',
+    `metadata writes go through the cluster's master, ${name}, which ${error.unreachable ? 'is not answering' : `refused the write (${error.details})`}; retry once it is back (reads keep working)`,
+  );
 }

@@ -48,7 +48,8 @@ export class MetadataPayload implements ReplicatedPayload {
     for (const [key, text] of after) if (before.get(key) !== text) changed++;
     for (const key of before.keys()) if (!after.has(key)) changed++;
     const steps = version - held.version;
-    if (changed > steps) return `metadata v${version} changes ${changed} records of v${held.version}; ${steps} write${steps === 1 ? '' : 's'} change at most ${steps}`;
+    if (changed > steps)
+      return `metadata v${version} changes ${changed} records of v${held.version}; ${steps} write${steps === 1 ? '' : 's'} change at most ${steps}`;
     return null;
   }
 

@@ -56,22 +56,26 @@ export class PeerHttp {
   request(member: Member, path: string, options: PeerHttpRequest = {}): Promise<PeerHttpResponse> {
     const send = this.secure ? https.request : http.request;
     return new Promise((resolve, reject) => {
-      const outgoing = send(this.url(member, path), { method: options.method ?? 'GET', headers: options.headers, agent: this.agent, signal: options.signal }, (body) => {
-        const status = body.statusCode ?? 0;
-        const text = async (): Promise<string> => {
-          const chunks: Buffer[] = [];
-          for await (const chunk of body) chunks.push(chunk as Buffer);
-          return Buffer.concat(chunks).toString('utf8');
-        };
-        resolve({
-          status,
-          ok: status >= 200 && status < 300,
-          contentType: typeof body.headers['content-type'] === 'string' ? body.headers['content-type'] : null,
-          body,
-          text,
-          json: async () => JSON.parse(await text()) as unknown,
-        });
-      });
+      const outgoing = send(
+        this.url(member, path),
+        { method: options.method ?? 'GET', headers: options.headers, agent: this.agent, signal: options.signal },
+        (body) => {
+          const status = body.statusCode ?? 0;
+          const text = async (): Promise<string> => {
+            const chunks: Buffer[] = [];
+            for await (const chunk of body) chunks.push(chunk as Buffer);
+            return Buffer.concat(chunks).toString('utf8');
+          };
+          resolve({
+            status,
+            ok: status >= 200 && status < 300,
+            contentType: typeof body.headers['content-type'] === 'string' ? body.headers['content-type'] : null,
+            body,
+            text,
+            json: async () => JSON.parse(await text()) as unknown,
+          });
+        },
+      );
       outgoing.on('error', reject);
       outgoing.end();
     });

@@ -34,6 +34,8 @@ export class PeerRefusals {
     const key = `${name} ${refusal.reason}`;
     if (this.logged.has(key) || this.logged.size >= MAX_LOGGED) return;
     this.logged.add(key);
-    this.logger.warn(`cluster: refused ${method} from ${name} (${refusal.reason}): ${refusal.message}; further ones from it for this reason are only counted`);
+    this.logger.warn(
+      `cluster: refused ${method} from ${name} (${refusal.reason}): ${refusal.message}; further ones from it for this reason are only counted`,
+    );
   }
 }

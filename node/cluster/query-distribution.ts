@@ -93,7 +93,11 @@ export { parseKeyString };
  * Whether `owner` can answer for `key` when it answers at all: not where its id stands for a
  * forgotten node (the ring epochs it was forgotten through, its stored-alone entry).
  */
-export function readsForgotten(state: Pick<ClusterState, 'epochs' | 'forgotten'>, owner: string, key: { bucket: number; partition: number }): boolean {
+export function readsForgotten(
+  state: Pick<ClusterState, 'epochs' | 'forgotten'>,
+  owner: string,
+  key: { bucket: number; partition: number },
+): boolean {
   if (state.forgotten.length === 0) return true;
   if (key.partition < 0) return !isStoredAloneForgotten(state, owner);
   return !isForgottenIn(state, owner, epochAt(state.epochs, key.bucket).epoch);
@@ -120,7 +124,10 @@ export function keysWithoutOwners(
   const pieces: Pick<Placement, 'bucketSpanMicros'> & { splits: number[]; partitions: number } = {
     bucketSpanMicros: placement.bucketSpanMicros,
     partitions: placement.partitions,
-    splits: splitsOf(epochs.map((epoch) => epoch.fromMicros), placement.bucketSpanMicros),
+    splits: splitsOf(
+      epochs.map((epoch) => epoch.fromMicros),
+      placement.bucketSpanMicros,
+    ),
   };
   for (const bucket of bucketsInRange(fromMicros, toMicros, placement.bucketSpanMicros)) {
     for (const piece of piecesOfBucket(bucket, pieces)) {
@@ -137,7 +144,10 @@ export function keysWithoutOwners(
       }
     }
   }
-  const silent = { ...state, storedAlone: state.storedAlone.filter((alone) => !answering.has(alone.node) || isStoredAloneForgotten(state, alone.node)) };
+  const silent = {
+    ...state,
+    storedAlone: state.storedAlone.filter((alone) => !answering.has(alone.node) || isStoredAloneForgotten(state, alone.node)),
+  };
   keys.push(...storedAloneKeys(silent as ClusterState, indexes, fromMicros, toMicros, placement.bucketSpanMicros));
   return keys;
 }
@@ -160,8 +170,13 @@ export class QueryDistribution implements Distribution {
     const usable = views.filter((view) => view.up && this.options.mayAsk(view.member.id)).map((view) => view.member.id);
     // Events stored alone keep the buckets of the node that stored them, which only it can list.
     const aloneInRange = state.storedAlone.some((alone) => alone.fromMicros < range.toMicros && alone.toMicros >= range.fromMicros);
-    const splits = splitsOf(state.epochs.map((epoch) => epoch.fromMicros), placement.bucketSpanMicros);
-    const placed = aloneInRange ? null : placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
+    const splits = splitsOf(
+      state.epochs.map((epoch) => epoch.fromMicros),
+      placement.bucketSpanMicros,
+    );
+    const placed = aloneInRange
+      ? null
+      : placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
     const answering = new Set<string>(placed === null ? [] : usable);
     const owners = (key: string): string[] => ownersOfKey(parseKeyString(key), state, placement.replicationFactor);
     // An id that stands for a forgotten node reads nothing there, even once it joined again as a

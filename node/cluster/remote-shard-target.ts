@@ -20,8 +20,12 @@ import { countersFromWire, fragmentToWire } from './shard-query-wire';
 /** The longest a Keys call may take (within the query's own deadline). */
 export const KEYS_TIMEOUT_MS = 5_000;
 
-
-const LIMIT_CODES: ReadonlySet<string> = new Set<QueryLimitCode>(['QUERY_MEMORY_EXCEEDED', 'QUERY_POOL_EXHAUSTED', 'QUERY_CANCELED', 'QUERY_TIMEOUT']);
+const LIMIT_CODES: ReadonlySet<string> = new Set<QueryLimitCode>([
+  'QUERY_MEMORY_EXCEEDED',
+  'QUERY_POOL_EXHAUSTED',
+  'QUERY_CANCELED',
+  'QUERY_TIMEOUT',
+]);
 
 /**
  * A failed call as what the coordinator acts on: a query limit ends the query, a node without a
@@ -34,7 +38,11 @@ function callError(address: string, error: grpc.ServiceError): Error {
   if (failure.reason === QUERY_LIMIT_REFUSAL && code !== undefined && LIMIT_CODES.has(code)) {
     return new QueryLimitError(code as QueryLimitCode, `node at ${address}: ${failure.details}`);
   }
-  if (failure.code === grpc.status.DEADLINE_EXCEEDED) return new QueryLimitError('QUERY_TIMEOUT', `the query ran past its deadline (query.max_query_runtime) waiting for the node at ${address}`);
+  if (failure.code === grpc.status.DEADLINE_EXCEEDED)
+    return new QueryLimitError(
+      'QUERY_TIMEOUT',
+      `the query ran past its deadline (query.max_query_runtime) waiting for the node at ${address}`,
+    );
   return failure;
 }
 
@@ -95,7 +103,12 @@ class FloorRaiser {
       this.sent = time;
       const request: wire.RaiseFloorRequest = { protocol_version: protocolVersion(), fragment_id: this.fragmentId, time };
       try {
-        const reply = await this.peers.call(this.address, SHARD_QUERY.RaiseFloor, request, Math.max(1, Math.min(KEYS_TIMEOUT_MS, this.deadlineMs - Date.now())));
+        const reply = await this.peers.call(
+          this.address,
+          SHARD_QUERY.RaiseFloor,
+          request,
+          Math.max(1, Math.min(KEYS_TIMEOUT_MS, this.deadlineMs - Date.now())),
+        );
         if (!reply.running) this.stopped = true;
       } catch {
         this.stopped = true;
@@ -147,7 +160,14 @@ export class RemoteShardTarget implements ShardTarget {
         quiet();
         silence = setTimeout(() => {
           call.cancel();
-          settle(new PeerCallError(this.address, grpc.status.UNAVAILABLE, null, `the node sent nothing for ${this.silenceMs} ms in the middle of its fragment (cluster.failure_timeout)`));
+          settle(
+            new PeerCallError(
+              this.address,
+              grpc.status.UNAVAILABLE,
+              null,
+              `the node sent nothing for ${this.silenceMs} ms in the middle of its fragment (cluster.failure_timeout)`,
+            ),
+          );
         }, this.silenceMs);
         silence.unref();
       };
@@ -159,7 +179,8 @@ export class RemoteShardTarget implements ShardTarget {
         raiser?.stop();
         signal.removeEventListener('abort', cancel);
         if (error !== null) reject(error);
-        else if (result === null) reject(new PeerCallError(this.address, grpc.status.INTERNAL, null, 'the shard stream ended without a result'));
+        else if (result === null)
+          reject(new PeerCallError(this.address, grpc.status.INTERNAL, null, 'the shard stream ended without a result'));
         else resolve(result);
       };
       const cancel = (): void => {
@@ -181,16 +202,18 @@ export class RemoteShardTarget implements ShardTarget {
             const bound = message.rows.bound;
             call.pause();
             quiet();
-            handing = handing.then(() => onRows(rows, bound)).then(
-              () => {
-                if (!settled) watch();
-                call.resume();
-              },
-              (error: Error) => {
-                call.cancel();
-                settle(error);
-              },
-            );
+            handing = handing
+              .then(() => onRows(rows, bound))
+              .then(
+                () => {
+                  if (!settled) watch();
+                  call.resume();
+                },
+                (error: Error) => {
+                  call.cancel();
+                  settle(error);
+                },
+              );
           }
         } catch (error) {
           call.cancel();

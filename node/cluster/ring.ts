@@ -136,7 +136,8 @@ function dealtOwners(epoch: RingEpoch, key: PartitionKey, replicationFactor: num
  * when no epoch is in force at the bucket (a cluster state always has epoch 0 from time 0).
  */
 export function ownersOf(key: PartitionKey, epochs: readonly RingEpoch[], replicationFactor: number): string[] {
-  if (!Number.isInteger(replicationFactor) || replicationFactor < 1) throw new Error(`a replication factor is a whole number from 1: ${replicationFactor}`);
+  if (!Number.isInteger(replicationFactor) || replicationFactor < 1)
+    throw new Error(`a replication factor is a whole number from 1: ${replicationFactor}`);
   const epoch = epochAt(epochs, key.bucket);
   if (epoch.members.length === 0) return [];
   if (epoch.layout === 'dealt') return dealtOwners(epoch, key, replicationFactor);

@@ -82,7 +82,11 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
   const floors = options.floors ?? new FragmentFloors();
   const keys = async (request: wire.ShardKeysRequest): Promise<wire.ShardKeysReply> => {
     checkProtocol(request.protocol_version);
-    const held = options.engine.localKeys({ index: indexMatcher(request.index_patterns), fromMicros: request.from_micros, toMicros: request.to_micros });
+    const held = options.engine.localKeys({
+      index: indexMatcher(request.index_patterns),
+      fromMicros: request.from_micros,
+      toMicros: request.to_micros,
+    });
     return { protocol_version: protocolVersion(), keys: [...held].sort() };
   };
 
@@ -92,9 +96,11 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
       checkProtocol(call.request.protocol_version);
       fragment = fragmentFromWire(call.request);
       const catchingUp = options.catchingUp?.() ?? null;
-      if (catchingUp !== null) throw new RpcRefusal(grpc.status.UNAVAILABLE, CATCHING_UP_REFUSAL, `${catchingUp}; ask the keys' other owners`);
+      if (catchingUp !== null)
+        throw new RpcRefusal(grpc.status.UNAVAILABLE, CATCHING_UP_REFUSAL, `${catchingUp}; ask the keys' other owners`);
     } catch (error) {
-      const refusal = error instanceof RpcRefusal ? error : new RpcRefusal(grpc.status.INVALID_ARGUMENT, 'invalid-fragment', (error as Error).message);
+      const refusal =
+        error instanceof RpcRefusal ? error : new RpcRefusal(grpc.status.INVALID_ARGUMENT, 'invalid-fragment', (error as Error).message);
       endWith(call, refusal);
       return;
     }
@@ -102,7 +108,10 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     if (releaseSlot === null) {
       const { running, limit } = options.slots;
       const message = `all ${limit} query slots of this node are taken (query.max_concurrent); retry shortly`;
-      endWith(call, new RpcRefusal(grpc.status.RESOURCE_EXHAUSTED, QUERY_SLOTS_REFUSAL, message, { running: String(running), limit: String(limit) }));
+      endWith(
+        call,
+        new RpcRefusal(grpc.status.RESOURCE_EXHAUSTED, QUERY_SLOTS_REFUSAL, message, { running: String(running), limit: String(limit) }),
+      );
       return;
     }
     const controller = new AbortController();
@@ -112,7 +121,10 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     // A caller that canceled before this handler ran has already had its event.
     if (call.cancelled) onCancelled();
     const runtimeMs = Math.min(untilDeadline(call), options.maxQueryRuntimeMs());
-    const timer = setTimeout(() => controller.abort(new QueryLimitError('QUERY_TIMEOUT', `the query fragment ran longer than ${runtimeMs} ms`)), Math.max(0, runtimeMs));
+    const timer = setTimeout(
+      () => controller.abort(new QueryLimitError('QUERY_TIMEOUT', `the query fragment ran longer than ${runtimeMs} ms`)),
+      Math.max(0, runtimeMs),
+    );
     timer.unref();
 
     /** Writes a message; resolves once the stream takes more (or the call is gone). */
@@ -152,7 +164,9 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
       stopProgress();
     };
     options.metrics
-      .serve(signal, () => runFragment(options.source, options.workers, spec, signal, onRows, { ...options.fragment, progress, headFloor: entry.floor }))
+      .serve(signal, () =>
+        runFragment(options.source, options.workers, spec, signal, onRows, { ...options.fragment, progress, headFloor: entry.floor }),
+      )
       .then(
         async (result) => {
           stopAll();

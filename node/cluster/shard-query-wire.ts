@@ -11,7 +11,10 @@ export interface FragmentRun {
   headFloor: number;
 }
 
-export function fragmentToWire(fragment: ShardFragment, run: FragmentRun = { fragmentId: '', headFloor: -Infinity }): wire.ShardQueryRequest {
+export function fragmentToWire(
+  fragment: ShardFragment,
+  run: FragmentRun = { fragmentId: '', headFloor: -Infinity },
+): wire.ShardQueryRequest {
   const { spec } = fragment;
   return {
     protocol_version: protocolVersion(),
@@ -42,7 +45,8 @@ const KEY_PATTERN = /^([^|]{1,128})\|(-?\d{1,16})\|(-?\d{1,10})$/;
 
 function checkKey(key: string): void {
   const match = KEY_PATTERN.exec(key);
-  if (match === null || !isValidIndexName(match[1]!)) throw new Error(`key ${JSON.stringify(key.slice(0, 200))} is not index|bucket|partition`);
+  if (match === null || !isValidIndexName(match[1]!))
+    throw new Error(`key ${JSON.stringify(key.slice(0, 200))} is not index|bucket|partition`);
 }
 
 /** Throws naming what is wrong. */
@@ -51,13 +55,23 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
   if (request.text.length > MAX_FRAGMENT_TEXT) throw new Error(`the query text is longer than ${MAX_FRAGMENT_TEXT} characters`);
   if (request.variables_json.length > MAX_FRAGMENT_TEXT) throw new Error(`variables_json is longer than ${MAX_FRAGMENT_TEXT} characters`);
   const variables: unknown = JSON.parse(request.variables_json === '' ? '{}' : request.variables_json);
-  if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) throw new Error('variables_json is not a JSON object');
-  for (const [name, value] of Object.entries({ from_micros: request.from_micros, to_micros: request.to_micros, now_micros: request.now_micros, limit: request.limit, offset: request.offset })) {
+  if (typeof variables !== 'object' || variables === null || Array.isArray(variables))
+    throw new Error('variables_json is not a JSON object');
+  for (const [name, value] of Object.entries({
+    from_micros: request.from_micros,
+    to_micros: request.to_micros,
+    now_micros: request.now_micros,
+    limit: request.limit,
+    offset: request.offset,
+  })) {
     if (!Number.isSafeInteger(value)) throw new Error(`${name} is not a whole number: ${value}`);
   }
-  if (request.limit < 0 || request.offset < 0) throw new Error(`limit and offset must not be negative: ${request.limit}, ${request.offset}`);
-  if (request.from_micros > request.to_micros) throw new Error(`from_micros ${request.from_micros} is after to_micros ${request.to_micros}`);
-  if (request.keys.length > MAX_FRAGMENT_KEYS) throw new Error(`the fragment names ${request.keys.length} keys, more than ${MAX_FRAGMENT_KEYS}`);
+  if (request.limit < 0 || request.offset < 0)
+    throw new Error(`limit and offset must not be negative: ${request.limit}, ${request.offset}`);
+  if (request.from_micros > request.to_micros)
+    throw new Error(`from_micros ${request.from_micros} is after to_micros ${request.to_micros}`);
+  if (request.keys.length > MAX_FRAGMENT_KEYS)
+    throw new Error(`the fragment names ${request.keys.length} keys, more than ${MAX_FRAGMENT_KEYS}`);
   for (const key of request.keys) checkKey(key);
   if (request.fragment_id.length > 128) throw new Error('fragment_id is longer than 128 characters');
   return {

@@ -68,7 +68,11 @@ function receiveShare(bytes: Buffer, placement: Placement, origin: string): Shar
   try {
     decoded = decodeChunkRecord(record);
   } catch (error) {
-    throw new RpcRefusal(status.INVALID_ARGUMENT, INVALID_RECORD_REFUSAL, `the record from node ${quote(origin)} does not add up (${(error as Error).message}): nothing was stored`);
+    throw new RpcRefusal(
+      status.INVALID_ARGUMENT,
+      INVALID_RECORD_REFUSAL,
+      `the record from node ${quote(origin)} does not add up (${(error as Error).message}): nothing was stored`,
+    );
   }
   if (!samePlacement(decoded.placement, placement)) {
     throw new RpcRefusal(
@@ -85,7 +89,11 @@ function receiveShare(bytes: Buffer, placement: Placement, origin: string): Shar
 /** A share id is empty (a peer before protocol 1.3) or one share-ids.ts made. */
 function checkShareId(origin: string, shareId: string): void {
   if (shareId !== '' && shareIdCreatedMs(shareId) === null) {
-    throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-share-id', `node ${origin} sent share id ${JSON.stringify(shareId.slice(0, 64))}, which is not <13-digit ms>-<16 hex>-<part>`);
+    throw new RpcRefusal(
+      status.INVALID_ARGUMENT,
+      'invalid-share-id',
+      `node ${origin} sent share id ${JSON.stringify(shareId.slice(0, 64))}, which is not <13-digit ms>-<16 hex>-<part>`,
+    );
   }
 }
 

@@ -33,7 +33,12 @@ export function quote(text: string): string {
 
 /** The share's origin is another member of the state this node knows (a removed node stays one, so its hints still arrive). */
 export function checkOrigin(origin: string, self: string, state: ClusterState): void {
-  if (origin === self) throw new RpcRefusal(status.INVALID_ARGUMENT, 'invalid-origin', `the share names this node (${self}) as its origin; a node never writes to itself`);
+  if (origin === self)
+    throw new RpcRefusal(
+      status.INVALID_ARGUMENT,
+      'invalid-origin',
+      `the share names this node (${self}) as its origin; a node never writes to itself`,
+    );
   if (memberById(state, origin) === undefined) {
     throw new RpcRefusal(
       status.FAILED_PRECONDITION,
@@ -58,11 +63,22 @@ export function checkHint(hintLog: string, seq: number): void {
  * The chunks' field names are names HTTP ingest stores, every key starts a bucket or a piece of
  * one (a ring epoch's start inside it), and this node owns every key under the epochs it knows.
  */
-export function checkChunks(chunks: readonly EventChunk[], origin: string, self: string, state: ClusterState, replicationFactor: number, bucketSpanMicros: number): void {
+export function checkChunks(
+  chunks: readonly EventChunk[],
+  origin: string,
+  self: string,
+  state: ClusterState,
+  replicationFactor: number,
+  bucketSpanMicros: number,
+): void {
   for (const chunk of chunks) {
     for (const field of chunk.fields) {
       if (!isStorableFieldName(field.name)) {
-        throw new RpcRefusal(status.INVALID_ARGUMENT, INVALID_RECORD_REFUSAL, `the record from node ${quote(origin)} holds field ${quote(field.name)}, a name ingest never stores: nothing was stored`);
+        throw new RpcRefusal(
+          status.INVALID_ARGUMENT,
+          INVALID_RECORD_REFUSAL,
+          `the record from node ${quote(origin)} holds field ${quote(field.name)}, a name ingest never stores: nothing was stored`,
+        );
       }
     }
   }
@@ -81,7 +97,11 @@ export function checkChunks(chunks: readonly EventChunk[], origin: string, self:
     try {
       owners = ownersOf(chunk.key, state.epochs, replicationFactor);
     } catch {
-      throw new RpcRefusal(status.FAILED_PRECONDITION, NOT_OWNER_REFUSAL, `node ${self} knows no ring epoch that places ${at} (state v${state.version}): nothing was stored`);
+      throw new RpcRefusal(
+        status.FAILED_PRECONDITION,
+        NOT_OWNER_REFUSAL,
+        `node ${self} knows no ring epoch that places ${at} (state v${state.version}): nothing was stored`,
+      );
     }
     if (!owners.includes(self)) {
       throw new RpcRefusal(
@@ -100,13 +120,18 @@ const MAX_LOGGED_PAIRS = 1024;
  * Counts each refusal of a ShardWrite call by method and reason, and logs the first of each
  * origin and reason (a faulty peer retries: one line says what is wrong with it).
  */
-export function refusalRecorder(logger: Logger, count: (method: string, reason: string) => void): (method: string, origin: string, refusal: RpcRefusal) => void {
+export function refusalRecorder(
+  logger: Logger,
+  count: (method: string, reason: string) => void,
+): (method: string, origin: string, refusal: RpcRefusal) => void {
   const logged = new Set<string>();
   return (method, origin, refusal) => {
     count(method, refusal.reason);
     const pair = `${origin}\n${refusal.reason}`;
     if (logged.has(pair) || logged.size >= MAX_LOGGED_PAIRS) return;
     logged.add(pair);
-    logger.warn(`cluster: refused ShardWrite.${method} from ${quote(origin)} (${refusal.reason}; later ones from it are only counted): ${refusal.message}`);
+    logger.warn(
+      `cluster: refused ShardWrite.${method} from ${quote(origin)} (${refusal.reason}; later ones from it are only counted): ${refusal.message}`,
+    );
   };
 }

@@ -44,7 +44,7 @@ export function shareParts(chunks: readonly EventChunk[], maxBytes = SHARE_PART_
     // Rows a slice may hold on average; a slice that still weighs too much (rows of unequal size)
     // is halved until it fits or is one row.
     const rows = Math.max(1, Math.floor((chunk.count * maxBytes) / bytes));
-    for (let start = 0; start < chunk.count; ) {
+    for (let start = 0; start < chunk.count;) {
       let end = Math.min(chunk.count, start + rows);
       let slice = sliceChunk(chunk, start, end);
       let sliceBytes = chunkRecordBytes(slice);

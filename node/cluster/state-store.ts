@@ -13,7 +13,9 @@ export async function loadClusterState(records: NodeRecords): Promise<ClusterSta
   try {
     return parseClusterState(JSON.parse(stored.toString('utf8')));
   } catch (error) {
-    throw new Error(`the stored cluster state (records area ${records.area}) cannot be read: ${(error as Error).message}`, { cause: error });
+    throw new Error(`the stored cluster state (records area ${records.area}) cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 

@@ -21,13 +21,16 @@ export function successionProblem(held: ClusterState, next: ClusterState): strin
   for (const member of held.members) {
     const kept = memberById(next, member.id);
     // A forgotten node may join again as a new node within the same steps.
-    if (kept === undefined && !newlyForgotten.has(member.id)) return `v${next.version} drops member ${member.id} without recording it forgotten`;
-    if (kept !== undefined && kept.grpc !== member.grpc && !newlyForgotten.has(member.id)) return `v${next.version} moves member ${member.id} from ${member.grpc} to ${quoted(kept.grpc)}`;
+    if (kept === undefined && !newlyForgotten.has(member.id))
+      return `v${next.version} drops member ${member.id} without recording it forgotten`;
+    if (kept !== undefined && kept.grpc !== member.grpc && !newlyForgotten.has(member.id))
+      return `v${next.version} moves member ${member.id} from ${member.grpc} to ${quoted(kept.grpc)}`;
   }
   const dropped = held.removed.find((id) => !next.removed.includes(id) && !newlyForgotten.has(id));
   if (dropped !== undefined) return `v${next.version} takes back the removal of ${dropped}`;
   // One version on, a forget takes only a removed node (further on, the removal may lie between).
-  const forgottenUp = steps === 1 ? [...newlyForgotten].find((id) => !held.removed.includes(id) && memberById(held, id) !== undefined) : undefined;
+  const forgottenUp =
+    steps === 1 ? [...newlyForgotten].find((id) => !held.removed.includes(id) && memberById(held, id) !== undefined) : undefined;
   if (forgottenUp !== undefined) return `v${next.version} forgets ${forgottenUp}, which was not removed`;
   for (const epoch of held.epochs) {
     const kept = next.epochs.find((each) => each.epoch === epoch.epoch);
@@ -38,7 +41,8 @@ export function successionProblem(held: ClusterState, next: ClusterState): strin
   }
   for (const alone of held.storedAlone) {
     const kept = next.storedAlone.find((each) => each.node === alone.node);
-    if (kept === undefined || JSON.stringify(kept) !== JSON.stringify(alone)) return `v${next.version} drops or rewrites what node ${alone.node} stored alone`;
+    if (kept === undefined || JSON.stringify(kept) !== JSON.stringify(alone))
+      return `v${next.version} drops or rewrites what node ${alone.node} stored alone`;
   }
   const newlyAwaited = next.forming.find((seed) => !held.forming.includes(seed));
   if (newlyAwaited !== undefined) return `v${next.version} waits for the seed ${quoted(newlyAwaited)}, which v${held.version} did not`;
@@ -50,7 +54,8 @@ export function successionProblem(held: ClusterState, next: ClusterState): strin
     'forgotten nodes': next.forgotten.length - held.forgotten.length,
   };
   for (const [what, count] of Object.entries(added)) {
-    if (count > steps) return `v${next.version} adds ${count} ${what} to v${held.version}; ${steps} version${steps === 1 ? '' : 's'} add at most ${steps}`;
+    if (count > steps)
+      return `v${next.version} adds ${count} ${what} to v${held.version}; ${steps} version${steps === 1 ? '' : 's'} add at most ${steps}`;
   }
   return null;
 }

@@ -53,14 +53,25 @@ export class StateSync {
       if (newState) {
         const { self } = core.options;
         if (memberById(state, self.id)?.grpc !== self.grpc) {
-          throw new StateRefusedError('not-this-cluster', `the cluster state v${state.version} of ${source} does not hold this node, ${self.id} at ${self.grpc}`);
+          throw new StateRefusedError(
+            'not-this-cluster',
+            `the cluster state v${state.version} of ${source} does not hold this node, ${self.id} at ${self.grpc}`,
+          );
         }
         const problem = successionProblem(core.current, state);
-        if (problem !== null) throw new StateRefusedError('state-succession', `the cluster state of ${source} cannot follow v${core.current.version} here: ${problem}`);
+        if (problem !== null)
+          throw new StateRefusedError(
+            'state-succession',
+            `the cluster state of ${source} cannot follow v${core.current.version} here: ${problem}`,
+          );
       }
       if (newPayload) {
         const problem = core.payload!.problem(payload.version, payload.data);
-        if (problem !== null) throw new StateRefusedError('payload-succession', `the payload of ${source} cannot follow v${core.payload!.version()} here: ${problem}`);
+        if (problem !== null)
+          throw new StateRefusedError(
+            'payload-succession',
+            `the payload of ${source} cannot follow v${core.payload!.version()} here: ${problem}`,
+          );
       }
       if (newState) {
         await saveClusterState(core.options.records, state);
@@ -76,7 +87,8 @@ export class StateSync {
     const ids = new Set(state.members.map((member) => member.id));
     core.liveness.retain(ids);
     core.hintReports.retain(ids);
-    if (core.started) core.options.logger.info(`cluster: state v${state.version} (${state.members.length} members, ${state.epochs.length} ring epochs)`);
+    if (core.started)
+      core.options.logger.info(`cluster: state v${state.version} (${state.members.length} members, ${state.epochs.length} ring epochs)`);
     core.events.emit('state', state);
   }
 
@@ -89,9 +101,16 @@ export class StateSync {
   async pushToMembers(skip: string | null): Promise<PushOutcome> {
     const core = this.core;
     const { self } = core.options;
-    const request: wire.PushStateRequest = { protocol_version: protocolVersion(), from: self.id, state: stateToWire(core.current), payload: this.payloadOut() };
+    const request: wire.PushStateRequest = {
+      protocol_version: protocolVersion(),
+      from: self.id,
+      state: stateToWire(core.current),
+      payload: this.payloadOut(),
+    };
     const targets = core.current.members.filter((member) => member.id !== self.id && member.id !== skip);
-    const results = await Promise.allSettled(targets.map((member) => core.options.peers.call(member.grpc, MEMBERSHIP.PushState, request, core.callTimeoutMs)));
+    const results = await Promise.allSettled(
+      targets.map((member) => core.options.peers.call(member.grpc, MEMBERSHIP.PushState, request, core.callTimeoutMs)),
+    );
     const outcome: PushOutcome = { reached: [], missed: [] };
     results.forEach((result, i) => (result.status === 'fulfilled' ? outcome.reached : outcome.missed).push(targets[i]!.id));
     return outcome;
@@ -101,7 +120,12 @@ export class StateSync {
   async pull(address: string): Promise<void> {
     const core = this.core;
     this.lastPullMs = Date.now();
-    const reply = await core.options.peers.call(address, MEMBERSHIP.PullState, { protocol_version: protocolVersion(), from: core.options.self.id }, core.callTimeoutMs);
+    const reply = await core.options.peers.call(
+      address,
+      MEMBERSHIP.PullState,
+      { protocol_version: protocolVersion(), from: core.options.self.id },
+      core.callTimeoutMs,
+    );
     const source = address === core.masterAddress ? core.masterName() : `the seed at ${address}`;
     const problem = protocolProblem(reply.protocol_version, source);
     if (problem !== null) throw new Error(problem);
@@ -118,12 +142,18 @@ export class StateSync {
     const core = this.core;
     const behind = stateVersion > core.current.version || (core.payload !== null && payloadVersion > core.payload.version());
     if (!behind || this.pulling || core.closed || Date.now() - this.lastPullMs < core.options.heartbeatIntervalMs) return;
-    const address = !core.isMaster ? core.masterAddress : core.current.version <= 1 && seed !== null && seed !== core.options.self.grpc && core.options.seeds.includes(seed) ? seed : null;
+    const address = !core.isMaster
+      ? core.masterAddress
+      : core.current.version <= 1 && seed !== null && seed !== core.options.self.grpc && core.options.seeds.includes(seed)
+        ? seed
+        : null;
     if (address === null) return;
     this.pulling = true;
     core.track(
       this.pull(address)
-        .catch((error: Error) => core.warnOnce(`pull:${address}:${error.message}`, `cluster: pulling the cluster state from ${address} failed: ${error.message}`))
+        .catch((error: Error) =>
+          core.warnOnce(`pull:${address}:${error.message}`, `cluster: pulling the cluster state from ${address} failed: ${error.message}`),
+        )
         .finally(() => (this.pulling = false)),
     );
   }

@@ -41,7 +41,13 @@ export function ownersOfKey(key: PartitionKey, state: ClusterState, replicationF
  * The stored-alone keys of `indexes` whose bucket overlaps `[fromMicros, toMicros)`: every
  * bucket of an entry's time range in the range, for each of its indexes asked.
  */
-export function storedAloneKeys(state: ClusterState, indexes: readonly string[], fromMicros: number, toMicros: number, bucketSpanMicros: number): string[] {
+export function storedAloneKeys(
+  state: ClusterState,
+  indexes: readonly string[],
+  fromMicros: number,
+  toMicros: number,
+  bucketSpanMicros: number,
+): string[] {
   const keys: string[] = [];
   const asked = new Set(indexes);
   for (const alone of state.storedAlone) {

@@ -107,7 +107,10 @@ export class WriteRouter {
     const { forming } = this.options.membership.state();
     // Until the seeds have joined, ring epoch 0 may still grow: nothing may be placed by it yet.
     if (forming.length > 0) {
-      throw new ApiError('CLUSTER_FORMING', `the cluster is forming: the master waits for the seeds at ${forming.join(', ')} to join; retry shortly`);
+      throw new ApiError(
+        'CLUSTER_FORMING',
+        `the cluster is forming: the master waits for the seeds at ${forming.join(', ')} to join; retry shortly`,
+      );
     }
     const shares = this.shares(chunks);
     this.admit(shares);
@@ -143,7 +146,8 @@ export class WriteRouter {
     const shares: Share[] = [];
     for (const [owner, all] of byOwner) {
       // A forgotten node takes nothing: its copies of the keys of its epochs were given up.
-      const keys = state.forgotten.length === 0 ? all : all.filter((key) => !isForgottenIn(state, owner, epochAt(state.epochs, key.bucket).epoch));
+      const keys =
+        state.forgotten.length === 0 ? all : all.filter((key) => !isForgottenIn(state, owner, epochAt(state.epochs, key.bucket).epoch));
       if (keys.length === 0) continue;
       const ownerChunks = keys.flatMap((key) => chunksOfKey.get(key)!);
       for (const key of keys) owned.add(key);
@@ -170,19 +174,31 @@ export class WriteRouter {
         const limit = this.options.maxBufferedEvents();
         if (buffered + share.events > limit) {
           metrics.share('refused', share.events);
-          throw new ApiError('BACKPRESSURE', `node ${self} could not store this request: its write buffer holds ${buffered} events (limit ingest.max_buffered_events = ${limit}); nothing was stored; retry shortly`);
+          throw new ApiError(
+            'BACKPRESSURE',
+            `node ${self} could not store this request: its write buffer holds ${buffered} events (limit ingest.max_buffered_events = ${limit}); nothing was stored; retry shortly`,
+          );
         }
       } else if (!this.knownDown(share.owner)) {
         const backlog = hints.pendingBytes(share.owner);
         if (backlog >= HINT_BACKLOG_BYTES) {
-          throw new ApiError('BACKPRESSURE', `node ${share.owner} is behind: ${Math.round(backlog / 2 ** 20)} MiB of writes for it wait on node ${self}; nothing was stored; retry shortly`);
+          throw new ApiError(
+            'BACKPRESSURE',
+            `node ${share.owner} is behind: ${Math.round(backlog / 2 ** 20)} MiB of writes for it wait on node ${self}; nothing was stored; retry shortly`,
+          );
         }
         const incompatible = this.incompatible.get(share.owner);
         if (incompatible !== undefined && incompatible.untilMs > now) {
-          throw new ApiError('SHARD_UNAVAILABLE', `node ${share.owner} refuses writes from node ${self}: ${incompatible.why}; nothing was stored`);
+          throw new ApiError(
+            'SHARD_UNAVAILABLE',
+            `node ${share.owner} refuses writes from node ${self}: ${incompatible.why}; nothing was stored`,
+          );
         }
         if ((this.backpressureUntil.get(share.owner) ?? 0) > now) {
-          throw new ApiError('BACKPRESSURE', `node ${share.owner} refused writes for its full write buffer just now; nothing was stored; retry shortly`);
+          throw new ApiError(
+            'BACKPRESSURE',
+            `node ${share.owner} refused writes for its full write buffer just now; nothing was stored; retry shortly`,
+          );
         }
       }
     }
@@ -217,13 +233,20 @@ export class WriteRouter {
       await this.options.peers.call(
         address,
         SHARD_WRITE.Write,
-        { protocol_version: protocolVersion(), origin: self, record: part.record, share_id: part.shareId, share_floor_ms: floors.floorFor(part.owner) },
+        {
+          protocol_version: protocolVersion(),
+          origin: self,
+          record: part.record,
+          share_id: part.shareId,
+          share_floor_ms: floors.floorFor(part.owner),
+        },
         this.options.writeTimeoutMs(),
       );
       metrics.share('sent', part.events);
       return { kind: 'stored' };
     } catch (error) {
-      if (error instanceof PeerCallError && error.unreachable) return { kind: 'unanswered', why: `did not answer in time (${error.details})` };
+      if (error instanceof PeerCallError && error.unreachable)
+        return { kind: 'unanswered', why: `did not answer in time (${error.details})` };
       metrics.share('refused', part.events);
       const backpressure = error instanceof PeerCallError && error.reason === BACKPRESSURE_REFUSAL;
       if (backpressure) this.backpressureUntil.set(part.owner, Date.now() + BACKPRESSURE_HOLD_MS);
@@ -246,7 +269,10 @@ export class WriteRouter {
     const kept = await Promise.all(parts.map((part, i) => (outcomes[i]!.kind === 'stored' ? null : this.hint(part))));
     const lost = kept.filter((message): message is string => message !== null);
     if (lost.length > 0) {
-      throw new ApiError('SHARD_UNAVAILABLE', `node ${this.options.self} stored part of this request but could not keep the rest as hints: ${lost.join('; ')}`);
+      throw new ApiError(
+        'SHARD_UNAVAILABLE',
+        `node ${this.options.self} stored part of this request but could not keep the rest as hints: ${lost.join('; ')}`,
+      );
     }
   }
 

@@ -17,7 +17,8 @@ export const MAX_ADDRESS_LENGTH = 261;
 export function nodeIdProblem(id: string): string | null {
   if (id.length === 0) return 'a node id is required';
   if (id.length > MAX_NODE_ID_LENGTH) return `a node id has at most ${MAX_NODE_ID_LENGTH} characters, not ${id.length}`;
-  if (!NODE_ID.test(id)) return `node id ${JSON.stringify(id)} may hold letters, digits, ".", "_" and "-", and starts with a letter or digit`;
+  if (!NODE_ID.test(id))
+    return `node id ${JSON.stringify(id)} may hold letters, digits, ".", "_" and "-", and starts with a letter or digit`;
   return null;
 }
 
@@ -35,5 +36,7 @@ export function isHostPort(address: string): boolean {
 
 /** Whether `address` can be a member's (from a peer, a stored state, or this node's listen addresses in a cluster). */
 export function isMemberAddress(address: string): boolean {
-  return address.length <= MAX_ADDRESS_LENGTH && MEMBER_ADDRESS.test(address) && Number(address.slice(address.lastIndexOf(':') + 1)) <= 65535;
+  return (
+    address.length <= MAX_ADDRESS_LENGTH && MEMBER_ADDRESS.test(address) && Number(address.slice(address.lastIndexOf(':') + 1)) <= 65535
+  );
 }

@@ -5,16 +5,7 @@
  */
 import os from 'os';
 
-export type FieldKind =
-  | 'string'
-  | 'duration'
-  | 'size'
-  | 'integer'
-  | 'boolean'
-  | 'string-list'
-  | 'listen'
-  | 'log-level'
-  | 'free';
+export type FieldKind = 'string' | 'duration' | 'size' | 'integer' | 'boolean' | 'string-list' | 'listen' | 'log-level' | 'free';
 
 type Schema = Record<string, FieldKind | Record<string, FieldKind>>;
 

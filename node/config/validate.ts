@@ -79,7 +79,9 @@ export function coerceValue(key: string, kind: FieldKind, value: unknown): Confi
  */
 /** Every key a config may hold, dotted (`storage.flush_interval`). */
 function configKeyNames(): string[] {
-  return Object.entries(CONFIG_SCHEMA).flatMap(([key, kind]) => (typeof kind === 'string' ? [key] : Object.keys(kind).map((sub) => `${key}.${sub}`)));
+  return Object.entries(CONFIG_SCHEMA).flatMap(([key, kind]) =>
+    typeof kind === 'string' ? [key] : Object.keys(kind).map((sub) => `${key}.${sub}`),
+  );
 }
 
 /** The refusal of an unknown key, with the key meant when one is close, or of the same name in another section. */
@@ -144,12 +146,19 @@ function checkConsistency(config: Config): void {
   if ((cluster.seeds as string[]).length > 0) {
     const idProblem = nodeIdProblem(String(cluster.node_id ?? ''));
     if (idProblem !== null) throw new ConfigError(`cluster.node_id: ${idProblem}`);
-    for (const [key, address] of [['listen', config.listen], ['cluster.grpc_listen', cluster.grpc_listen]] as const) {
+    for (const [key, address] of [
+      ['listen', config.listen],
+      ['cluster.grpc_listen', cluster.grpc_listen],
+    ] as const) {
       if (WILDCARD_HOST.test(address as string)) {
-        throw new ConfigError(`${key} = "${String(address)}": in a cluster the peers reach this node at the address it listens on; listen on one they can reach (its host name or IP), not a wildcard`);
+        throw new ConfigError(
+          `${key} = "${String(address)}": in a cluster the peers reach this node at the address it listens on; listen on one they can reach (its host name or IP), not a wildcard`,
+        );
       }
       if (!isMemberAddress(address as string)) {
-        throw new ConfigError(`${key} = "${String(address)}": in a cluster a host name (letters, digits, ".", "_", "-"), an IPv4 address or [IPv6] and a port`);
+        throw new ConfigError(
+          `${key} = "${String(address)}": in a cluster a host name (letters, digits, ".", "_", "-"), an IPv4 address or [IPv6] and a port`,
+        );
       }
     }
   }

@@ -31,7 +31,10 @@ export const ERROR_CATALOGUE = {
   HEADERS_TOO_LARGE: { status: 431, message: 'the request line or headers are too large' },
   INTERNAL_ERROR: { status: 500, message: 'internal error; see the server log' },
   BACKPRESSURE: { status: 503, message: 'the write buffer is full (ingest.max_buffered_events); retry shortly' },
-  SHARD_UNAVAILABLE: { status: 503, message: 'an owner of some of the events could not store them, and they could not be kept for it; retry' },
+  SHARD_UNAVAILABLE: {
+    status: 503,
+    message: 'an owner of some of the events could not store them, and they could not be kept for it; retry',
+  },
   SHUTTING_DOWN: { status: 503, message: 'the server is shutting down' },
   CLUSTER_FORMING: { status: 503, message: 'the cluster is forming: waiting for its seed nodes to join; retry shortly' },
   MASTER_UNAVAILABLE: { status: 503, message: 'the cluster master is not answering; metadata writes wait for it' },

@@ -10,7 +10,7 @@ const RELATIVE = /^(?:now)?\s*([+-])\s*(\d+(?:\.\d+)?\s*(?:ms|s|m|h|d|w|y))$/i;
 /** Milliseconds since the epoch, or a VALIDATION_ERROR naming the parameter. */
 export function parseTimeBound(name: string, text: string, nowMs: number): number {
   const value = text.trim();
-  if (value === '' ) throw validationError(`${name} is empty`);
+  if (value === '') throw validationError(`${name} is empty`);
   if (value.toLowerCase() === 'now') return nowMs;
   const relative = RELATIVE.exec(value);
   if (relative !== null) {

@@ -111,7 +111,9 @@ function jsonValue(bytes: Buffer, example: string | undefined): unknown {
   } catch (error) {
     // Text that does not even start like JSON is most likely the query itself, sent bare.
     const bare = example !== undefined && !/^\s*[[{"]/.test(text);
-    throw invalidJson(`the request body is not valid JSON: ${(error as Error).message}${bare ? `; send a JSON object such as ${example}` : ''}`);
+    throw invalidJson(
+      `the request body is not valid JSON: ${(error as Error).message}${bare ? `; send a JSON object such as ${example}` : ''}`,
+    );
   }
 }
 
@@ -120,7 +122,9 @@ export function installBodyParser(app: FastifyInstance, limit: () => number): vo
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done) => {
     const truncate = request.routeOptions.config?.bodyLimitMode === 'truncate';
-    const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+    const encoding = String(request.headers['content-encoding'] ?? 'identity')
+      .toLowerCase()
+      .trim();
     if (!['identity', '', 'gzip', 'x-gzip', 'deflate'].includes(encoding)) {
       payload.resume();
       done(new ApiError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Encoding "${encoding}" (use gzip or deflate)`), undefined);

@@ -37,9 +37,15 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 
 /** What node's HTTP parser (llhttp) means by the codes a client can provoke. */
 const PARSER_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
-  HPE_HEADER_OVERFLOW: { code: 'HEADERS_TOO_LARGE', message: 'the request line and headers exceed 16 KB (a long query string? send it in a POST body)' },
+  HPE_HEADER_OVERFLOW: {
+    code: 'HEADERS_TOO_LARGE',
+    message: 'the request line and headers exceed 16 KB (a long query string? send it in a POST body)',
+  },
   HPE_CHUNK_EXTENSIONS_OVERFLOW: { code: 'PAYLOAD_TOO_LARGE', message: 'the chunk extensions of the request body are too large' },
-  HPE_INVALID_EOF_STATE: { code: 'INVALID_REQUEST', message: 'the client closed its side of the connection before the request was complete (a body shorter than its Content-Length?)' },
+  HPE_INVALID_EOF_STATE: {
+    code: 'INVALID_REQUEST',
+    message: 'the client closed its side of the connection before the request was complete (a body shorter than its Content-Length?)',
+  },
   HPE_INVALID_CHUNK_SIZE: { code: 'INVALID_REQUEST', message: 'invalid chunked transfer encoding: a chunk size is not hexadecimal' },
   HPE_INVALID_METHOD: { code: 'INVALID_REQUEST', message: 'the request method is not an HTTP method' },
   HPE_INVALID_URL: { code: 'INVALID_REQUEST', message: 'the request target is not a valid URL path' },
@@ -66,7 +72,12 @@ function frameworkError(error: FrameworkError): ApiError {
       return new ApiError('REQUEST_TIMEOUT');
     case 'FST_ERR_MAX_PARAM_LENGTH':
       // Fastify's message echoes the whole path; the limit is what the client needs.
-      return new ApiError('URI_TOO_LONG', `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters, the most an id or a name in a path may have`, {}, 414);
+      return new ApiError(
+        'URI_TOO_LONG',
+        `a path segment is longer than ${MAX_PATH_PARAM_LENGTH} characters, the most an id or a name in a path may have`,
+        {},
+        414,
+      );
   }
   const parser = PARSER_ERRORS[code];
   if (parser !== undefined) return new ApiError(parser.code, parser.message);

@@ -92,7 +92,8 @@ export function nodeServerFactory(options: NodeServerOptions): FastifyServerFact
     requireHostHeader: false,
   };
   return (handler) => {
-    const server = options.tls === null ? http.createServer(serverOptions, handler) : https.createServer({ ...serverOptions, ...options.tls }, handler);
+    const server =
+      options.tls === null ? http.createServer(serverOptions, handler) : https.createServer({ ...serverOptions, ...options.tls }, handler);
     followRequestTimeout(server, options.requestTimeoutMs);
     server.on('clientError', answerClientError);
     server.on('checkExpectation', refuseExpectation);

@@ -48,9 +48,19 @@ const QUERY_FIELDS = {
 const PAGING_FIELDS = {
   limit: { type: 'integer', nullable: true, minimum: 0 },
   offset: { type: 'integer', nullable: true, minimum: 0 },
-  wait: { type: 'number', nullable: true, minimum: 0, description: 'must be a number of seconds >= 0; 0 answers at once with a job handle' },
+  wait: {
+    type: 'number',
+    nullable: true,
+    minimum: 0,
+    description: 'must be a number of seconds >= 0; 0 answers at once with a job handle',
+  },
   profile: { type: 'string', nullable: true, enum: ['basic', 'full', 'trace', null] },
-  format: { type: 'string', nullable: true, enum: ['', 'json', null], description: 'must be json (or empty); use POST /query/stream for NDJSON' },
+  format: {
+    type: 'string',
+    nullable: true,
+    enum: ['', 'json', null],
+    description: 'must be json (or empty); use POST /query/stream for NDJSON',
+  },
 } as const;
 
 const variables = { type: 'object', nullable: true } as const;
@@ -92,7 +102,10 @@ export function parseQueryRequest(params: QueryParams, settings: Settings, nowMs
   const q = params.q ?? params.query ?? undefined;
   if (q === undefined || q.trim() === '') throw validationError('q (or query) is required: the query text');
   if (q.length > settings.query.maxQueryLength) {
-    throw new ApiError('QUERY_TOO_LARGE', `the query is ${q.length} characters long; query.max_query_length is ${settings.query.maxQueryLength}`);
+    throw new ApiError(
+      'QUERY_TOO_LARGE',
+      `the query is ${q.length} characters long; query.max_query_length is ${settings.query.maxQueryLength}`,
+    );
   }
   const fromText = params.from ?? params.earliest ?? undefined;
   const toText = params.to ?? params.latest ?? undefined;

@@ -34,7 +34,9 @@ export class IngestRateLimiter {
     bucket.updatedMs = nowMs;
     if (events > bucket.tokens) {
       const waitSeconds = Math.ceil((events - bucket.tokens) / rate);
-      throw new ApiError('RATE_LIMITED', `ingest rate limit of ${rate} events/s exceeded for ${client}: this request has ${events} events; retry in ${waitSeconds}s` +
+      throw new ApiError(
+        'RATE_LIMITED',
+        `ingest rate limit of ${rate} events/s exceeded for ${client}: this request has ${events} events; retry in ${waitSeconds}s` +
           (events > rate ? ' (or send smaller batches: a request may carry at most one second of the limit)' : ''),
       );
     }

@@ -55,7 +55,10 @@ function describe(error: VerboseError, part: RequestPart): string {
       const accepted = Object.entries(error.parentSchema?.properties ?? {})
         .filter(([, schema]) => !(typeof schema === 'object' && schema !== null && 'not' in schema))
         .map(([name]) => name);
-      return `${member} "${String(params.additionalProperty)}"${path === '' ? '' : ` in ${path}`} is not accepted` + (accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : '');
+      return (
+        `${member} "${String(params.additionalProperty)}"${path === '' ? '' : ` in ${path}`} is not accepted` +
+        (accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : '')
+      );
     }
   }
   if (path === '' && part === 'body' && error.data === null) return 'the request needs a JSON object body';
@@ -66,7 +69,10 @@ function describe(error: VerboseError, part: RequestPart): string {
     case 'type':
       return `${field} must be ${typeWords(params.type)}${got}`;
     case 'enum':
-      return `${field} must be one of ${(params.allowedValues as unknown[]).filter((value) => value !== null).map(preview).join(', ')}${got}`;
+      return `${field} must be one of ${(params.allowedValues as unknown[])
+        .filter((value) => value !== null)
+        .map(preview)
+        .join(', ')}${got}`;
     case 'minimum':
     case 'maximum':
       return `${field} must be ${String(params.comparison)} ${String(params.limit)}${got}`;

@@ -34,11 +34,7 @@ export interface BulkItemResult {
 }
 
 /** One response item keyed by its action; malformed or unknown action lines are reported under `index`. */
-export type BulkItem =
-  | { index: BulkItemResult }
-  | { create: BulkItemResult }
-  | { update: BulkItemResult }
-  | { delete: BulkItemResult };
+export type BulkItem = { index: BulkItemResult } | { create: BulkItemResult } | { update: BulkItemResult } | { delete: BulkItemResult };
 
 export interface BulkResult {
   events: LogEvent[];
@@ -92,14 +88,24 @@ type Action =
 function parseAction(line: string): Action {
   const parsed = tryParseJson(line);
   if (!parsed.ok) {
-    return { ok: false, name: 'index', index: quotedIndex(line), error: { type: 'parse_exception', reason: `malformed action line: ${parsed.message}` } };
+    return {
+      ok: false,
+      name: 'index',
+      index: quotedIndex(line),
+      error: { type: 'parse_exception', reason: `malformed action line: ${parsed.message}` },
+    };
   }
   const v = parsed.value;
   const keys = isPlainObject(v) ? Object.keys(v) : [];
   if (!isPlainObject(v) || keys.length === 0) {
     return {
-      ok: false, name: 'index', index: undefined,
-      error: { type: 'illegal_argument_exception', reason: 'malformed action line: expected an object whose first key names the action (index, create, update or delete)' },
+      ok: false,
+      name: 'index',
+      index: undefined,
+      error: {
+        type: 'illegal_argument_exception',
+        reason: 'malformed action line: expected an object whose first key names the action (index, create, update or delete)',
+      },
     };
   }
   const key = keys[0]!;
@@ -108,15 +114,26 @@ function parseAction(line: string): Action {
   const index = indexIn(meta) ?? keys.map((k) => (ACTIONS.has(k) ? indexIn(v[k]) : undefined)).find((i) => i !== undefined);
   if (!ACTIONS.has(key)) {
     return {
-      ok: false, name, index,
-      error: { type: 'illegal_argument_exception', reason: `unknown action [${excerpt(key, 40)}]: expected one of [create, delete, index, update]` },
+      ok: false,
+      name,
+      index,
+      error: {
+        type: 'illegal_argument_exception',
+        reason: `unknown action [${excerpt(key, 40)}]: expected one of [create, delete, index, update]`,
+      },
     };
   }
   if (!isPlainObject(meta) || (meta._index !== undefined && meta._index !== null && typeof meta._index !== 'string')) {
-    return { ok: false, name, index, error: { type: 'illegal_argument_exception', reason: `malformed [${key}] action: metadata must be an object with a string _index` } };
+    return {
+      ok: false,
+      name,
+      index,
+      error: { type: 'illegal_argument_exception', reason: `malformed [${key}] action: metadata must be an object with a string _index` },
+    };
   }
   const rawId = meta._id;
-  const id = typeof rawId === 'string' && rawId !== '' ? rawId : typeof rawId === 'number' && Number.isFinite(rawId) ? String(rawId) : undefined;
+  const id =
+    typeof rawId === 'string' && rawId !== '' ? rawId : typeof rawId === 'number' && Number.isFinite(rawId) ? String(rawId) : undefined;
   return { ok: true, name, index, id };
 }
 
@@ -154,7 +171,13 @@ function item(name: BulkActionName, r: BulkItemResult): BulkItem {
 export function parseBulk(body: string, ctx: IngestContext, idSeed: string, defaultIndex?: string): BulkResult {
   const lines = new Lines(body);
   const result: BulkResult = { events: [], items: [], errors: false, refused: {} };
-  const fail = (name: BulkActionName, index: string | undefined, id: string, error: BulkError, refusal: Refusal = invalid(error.reason)): void => {
+  const fail = (
+    name: BulkActionName,
+    index: string | undefined,
+    id: string,
+    error: BulkError,
+    refusal: Refusal = invalid(error.reason),
+  ): void => {
     result.errors = true;
     countRefusal(result.refused, refusal);
     result.items.push(item(name, { _index: index ?? DEFAULT_INDEX, _id: id, status: 400, error }));
@@ -165,13 +188,13 @@ export function parseBulk(body: string, ctx: IngestContext, idSeed: string, defa
     if (!action.ok) {
       const next = lines.peek();
       if (next !== null && !isActionLine(next)) lines.next();
-      fail(action.name, (action.index ?? defaultIndex), `${idSeed}-${n}`, action.error);
+      fail(action.name, action.index ?? defaultIndex, `${idSeed}-${n}`, action.error);
       continue;
     }
     const id = action.id ?? `${idSeed}-${n}`;
     if (action.name === 'delete' || action.name === 'update') {
       if (action.name === 'update') lines.next();
-      fail(action.name, (action.index ?? defaultIndex), id, {
+      fail(action.name, action.index ?? defaultIndex, id, {
         type: 'illegal_argument_exception',
         reason: `[${action.name}] is not supported: events are append-only; use index or create`,
       });
@@ -179,18 +202,21 @@ export function parseBulk(body: string, ctx: IngestContext, idSeed: string, defa
     }
     const docLine = lines.next();
     if (docLine === null) {
-      fail(action.name, (action.index ?? defaultIndex), id, { type: 'illegal_argument_exception', reason: `[${action.name}] action without a document line` });
+      fail(action.name, action.index ?? defaultIndex, id, {
+        type: 'illegal_argument_exception',
+        reason: `[${action.name}] action without a document line`,
+      });
       break;
     }
-    const doc = mapDocumentLine(docLine, (action.index ?? defaultIndex), ctx);
+    const doc = mapDocumentLine(docLine, action.index ?? defaultIndex, ctx);
     if (isRefusal(doc)) {
-      fail(action.name, (action.index ?? defaultIndex), id, bulkError(doc), doc);
+      fail(action.name, action.index ?? defaultIndex, id, bulkError(doc), doc);
       continue;
     }
     result.events.push(doc);
     result.items.push(
       item(action.name, {
-        _index: (action.index ?? defaultIndex) ?? DEFAULT_INDEX,
+        _index: action.index ?? defaultIndex ?? DEFAULT_INDEX,
         _id: id,
         _version: 1,
         result: 'created',
@@ -210,7 +236,8 @@ export function parseBulk(body: string, ctx: IngestContext, idSeed: string, defa
  * window, an `illegal_argument_exception` (its answer to `index.mapping.total_fields.limit`).
  */
 export function bulkError(refusal: Refusal): BulkError {
-  const type = refusal.reason === 'invalid' || refusal.reason === 'non_finite_number' ? 'mapper_parsing_exception' : 'illegal_argument_exception';
+  const type =
+    refusal.reason === 'invalid' || refusal.reason === 'non_finite_number' ? 'mapper_parsing_exception' : 'illegal_argument_exception';
   return { type, reason: refusal.message };
 }
 
@@ -243,7 +270,10 @@ function mapDocument(raw: string, doc: Record<string, unknown>, source: string |
  * `<idSeed>-0`. A document checkEvent refuses gives the refusal (the route answers 400) and no event.
  */
 export function parseEsDoc(
-  body: string, pathIndex: string, ctx: IngestContext, idSeed: string,
+  body: string,
+  pathIndex: string,
+  ctx: IngestContext,
+  idSeed: string,
 ): { event: LogEvent; refusal: null; id: string } | { event: null; refusal: Refusal; id: string } {
   const text = body.trim();
   const parsed = tryParseJson(text);

@@ -40,7 +40,13 @@ export const MAX_REPORTED_ERRORS = 100;
  * their text stays in `_raw` on every path except the native `fields` object.
  */
 export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set([
-  '_time', '_raw', 'index', '_timestamp', '_source', '_sourcetype', '__proto__',
+  '_time',
+  '_raw',
+  'index',
+  '_timestamp',
+  '_source',
+  '_sourcetype',
+  '__proto__',
 ]);
 
 /**

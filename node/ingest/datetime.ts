@@ -24,7 +24,14 @@ export { daysFromCivil, daysInMonth, isLeapYear } from '../../query/functions/ca
  * the result falls outside the accepted event range. Second 60 (leap second) rolls into the next minute.
  */
 export function civilMicros(
-  y: number, mo: number, d: number, h: number, mi: number, s: number, micros: number, offsetMinutes: number,
+  y: number,
+  mo: number,
+  d: number,
+  h: number,
+  mi: number,
+  s: number,
+  micros: number,
+  offsetMinutes: number,
 ): number {
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 60) return NaN;
   const seconds = ((daysFromCivil(y, mo, d) * 24 + h) * 60 + mi - offsetMinutes) * 60 + s;
@@ -48,9 +55,7 @@ export function yearOf(micros: number): number {
  * For formats without a year (syslog, logcat, Proxifier): the latest year that does not put the time more
  * than a day after `nowMicros` (the receive time). Looks back up to 8 years so that Feb 29 finds a leap year.
  */
-export function inferYearMicros(
-  mo: number, d: number, h: number, mi: number, s: number, micros: number, nowMicros: number,
-): number {
+export function inferYearMicros(mo: number, d: number, h: number, mi: number, s: number, micros: number, nowMicros: number): number {
   const limit = nowMicros + MICROS_PER_DAY;
   const y0 = yearOf(nowMicros);
   for (let y = y0 + 1; y >= y0 - 8; y--) {
@@ -134,9 +139,7 @@ function key3(a: string): number {
   return (a.charCodeAt(0) << 16) | (a.charCodeAt(1) << 8) | a.charCodeAt(2);
 }
 
-['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].forEach((m, k) =>
-  MONTHS.set(key3(m), k + 1),
-);
+['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].forEach((m, k) => MONTHS.set(key3(m), k + 1));
 ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].forEach((d) => WEEKDAYS.add(key3(d)));
 
 function lowerKey3(s: string, i: number): number {
@@ -150,7 +153,7 @@ function lowerKey3(s: string, i: number): number {
 /** Three-letter English month abbreviation at i (any case): 1..12, or 0. */
 export function monthAt(s: string, i: number): number {
   const k = lowerKey3(s, i);
-  return k < 0 ? 0 : MONTHS.get(k) ?? 0;
+  return k < 0 ? 0 : (MONTHS.get(k) ?? 0);
 }
 
 export function isWeekdayAt(s: string, i: number): boolean {

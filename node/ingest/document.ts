@@ -82,7 +82,12 @@ export function fieldsHoldDocument(doc: Record<string, unknown>, fields: Record<
     const v = doc[key];
     if (v === null || v === undefined) continue;
     if (RESERVED_FIELD_NAMES.has(key)) return false;
-    if (key === 'source' && (typeof v !== 'object' || Array.isArray(v)) && fields.source !== (typeof v === 'string' ? v : JSON.stringify(v))) return false;
+    if (
+      key === 'source' &&
+      (typeof v !== 'object' || Array.isArray(v)) &&
+      fields.source !== (typeof v === 'string' ? v : JSON.stringify(v))
+    )
+      return false;
   }
   return true;
 }

@@ -74,11 +74,7 @@ export function scalarField(v: unknown): FieldValue | undefined {
 }
 
 /** Flattens `obj` into `fields`; returns the refusal of a value that cannot be stored exactly, else null. */
-export function flattenInto(
-  fields: Record<string, FieldValue>,
-  obj: Record<string, unknown>,
-  opts: FlattenOptions,
-): Refusal | null {
+export function flattenInto(fields: Record<string, FieldValue>, obj: Record<string, unknown>, opts: FlattenOptions): Refusal | null {
   return walk(fields, obj, opts.prefix ?? '', 0, opts.keepExisting, opts.refuseReserved === true);
 }
 
@@ -121,6 +117,7 @@ function walk(
 
 /** Why an event whose client-named field is empty or reserved is refused. */
 export function reservedName(name: string): Refusal {
-  if (name === '' || name.endsWith('.')) return invalid(`a field name is empty${name === '' ? '' : ` (under '${name.slice(0, 100)}')`}: name every field`);
+  if (name === '' || name.endsWith('.'))
+    return invalid(`a field name is empty${name === '' ? '' : ` (under '${name.slice(0, 100)}')`}: name every field`);
   return invalid(`field '${name}' uses a reserved name (${[...RESERVED_FIELD_NAMES].join(', ')}): rename it`);
 }

@@ -12,13 +12,20 @@
 import type { LogEvent } from '../../storage/core/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import { ApiError } from '../core/errors';
-import {
-  coerceLabels, hasField, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext,
-} from './common';
+import { coerceLabels, hasField, isPlainObject, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext } from './common';
 import { applyDocument } from './document';
 import { flattenInto, storedJsonText } from './flatten';
 import { runPipeline } from './pipeline';
-import { checkEvent, countRefusal, invalid, isRefusal, nonFiniteNumber, type Refusal, type RefusalCounts, type RefusalReason } from './refusal';
+import {
+  checkEvent,
+  countRefusal,
+  invalid,
+  isRefusal,
+  nonFiniteNumber,
+  type Refusal,
+  type RefusalCounts,
+  type RefusalReason,
+} from './refusal';
 import { secondsToMicros } from './timevalue';
 
 export interface HecError {
@@ -89,7 +96,11 @@ export function parseHecLines(body: string, ctx: IngestContext): HecResult {
 export function noEventAccepted(failed: number, errors: HecError[]): ApiError {
   const first = errors[0];
   const where = first === undefined ? '' : `: line ${first.line}: ${first.reason}`;
-  return new ApiError(first === undefined || first.code === 'invalid' ? 'INVALID_JSON' : 'VALIDATION_ERROR', `no valid event in the body${where}`, { failed, errors });
+  return new ApiError(
+    first === undefined || first.code === 'invalid' ? 'INVALID_JSON' : 'VALIDATION_ERROR',
+    `no valid event in the body${where}`,
+    { failed, errors },
+  );
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; message: string };

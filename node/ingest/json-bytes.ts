@@ -187,7 +187,7 @@ export class JsonByteReader {
   unescapeInto(start: number, end: number, out: Buffer, at: number): number {
     const src = this.src;
     let o = at;
-    for (let i = start; i < end; ) {
+    for (let i = start; i < end;) {
       const c = src[i];
       if (c !== BACKSLASH) {
         out[o++] = c;

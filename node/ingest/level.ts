@@ -70,14 +70,21 @@ export function levelFromOtlpSeverity(n: number): Level | undefined {
 /** Android logcat priority letters. */
 export function levelFromLogcatLetter(c: number): Level | undefined {
   switch (c) {
-    case 86: return 'trace'; // V
-    case 68: return 'debug'; // D
-    case 73: return 'info'; // I
-    case 87: return 'warn'; // W
-    case 69: return 'error'; // E
+    case 86:
+      return 'trace'; // V
+    case 68:
+      return 'debug'; // D
+    case 73:
+      return 'info'; // I
+    case 87:
+      return 'warn'; // W
+    case 69:
+      return 'error'; // E
     case 70: // F
-    case 65: return 'fatal'; // A (assert)
-    default: return undefined;
+    case 65:
+      return 'fatal'; // A (assert)
+    default:
+      return undefined;
   }
 }
 
@@ -129,11 +136,7 @@ export function detectLevel(s: string, start: number): Level | undefined {
         if (level !== undefined) {
           const kase = letterCase(s, i, j);
           const marked = firstWord || isMarkBefore(before) || isMarkAfter(after);
-          if (
-            kase === UPPER ||
-            (kase === TITLE && (marked || TITLE_OK.has(word))) ||
-            (kase === LOWER && (marked || after === 58))
-          ) {
+          if (kase === UPPER || (kase === TITLE && (marked || TITLE_OK.has(word))) || (kase === LOWER && (marked || after === 58))) {
             return level;
           }
         }

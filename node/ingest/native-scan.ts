@@ -20,17 +20,7 @@ import type { Placement } from '../../storage/core/partition';
 import { KeyedChunks, PairSpill } from '../../storage/core/request-placement';
 import { isStorableFieldName, LABEL_FIELDS, receivedAt, type IngestContext } from './common';
 import { MAX_FIELDS_PER_EVENT } from './refusal';
-import {
-  CLOSE_BRACE,
-  CLOSE_BRACKET,
-  COLON,
-  hashBytes,
-  JSON_FALLBACK,
-  JsonByteReader,
-  OPEN_BRACE,
-  OPEN_BRACKET,
-  QUOTE,
-} from './json-bytes';
+import { CLOSE_BRACE, CLOSE_BRACKET, COLON, hashBytes, JSON_FALLBACK, JsonByteReader, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes';
 import { secondsToMicros } from './timevalue';
 
 /** Kinds of a `fields` entry's value. */
@@ -198,7 +188,12 @@ class NativeScanner {
     this.rowsHint = Math.max(16, Math.min(1 << 16, rows));
     this.pairs = placement.partitions > 1 ? new ByteDictionary() : null;
     this.spill = new PairSpill(placement.partitions);
-    this.chunks = new KeyedChunks(placement, (key) => ({ builder: new ByteChunkBuilder(key, this.newChunkRows()), shape: [], slots: [], labels: [] }));
+    this.chunks = new KeyedChunks(placement, (key) => ({
+      builder: new ByteChunkBuilder(key, this.newChunkRows()),
+      shape: [],
+      slots: [],
+      labels: [],
+    }));
   }
 
   run(): EventChunk[] {
@@ -535,7 +530,15 @@ class NativeScanner {
   }
 
   /** Adds a string value read earlier (unescaped and rehashed first when it has escapes). */
-  private addString(field: ByteFieldBuilder, row: number, start: number, end: number, escaped: boolean, ascii: boolean, hash: number): void {
+  private addString(
+    field: ByteFieldBuilder,
+    row: number,
+    start: number,
+    end: number,
+    escaped: boolean,
+    ascii: boolean,
+    hash: number,
+  ): void {
     if (!escaped) {
       field.addString(row, this.src, start, end, ascii, hash);
       return;
@@ -583,9 +586,25 @@ class NativeScanner {
       const label = slot.label;
       if (label !== 0 && label !== LEVEL && this.labelStart[label] >= 0) {
         replaced |= 1 << label;
-        this.addString(field, row, this.labelStart[label], this.labelEnd[label], this.labelEscaped[label], this.labelAscii[label], this.labelHash[label]);
+        this.addString(
+          field,
+          row,
+          this.labelStart[label],
+          this.labelEnd[label],
+          this.labelEscaped[label],
+          this.labelAscii[label],
+          this.labelHash[label],
+        );
       } else if (kind === STRING) {
-        this.addString(field, row, this.valueStart[j], this.valueEnd[j], this.valueEscaped[j] === 1, this.valueAscii[j] === 1, this.valueHash[j]);
+        this.addString(
+          field,
+          row,
+          this.valueStart[j],
+          this.valueEnd[j],
+          this.valueEscaped[j] === 1,
+          this.valueAscii[j] === 1,
+          this.valueHash[j],
+        );
       } else if (label !== 0) {
         throw JSON_FALLBACK; // a label given as a number or boolean is stored as its text there
       } else if (kind === NUMBER) {
@@ -606,7 +625,15 @@ class NativeScanner {
     for (const label of APPENDED_LABELS) {
       if (this.labelStart[label] < 0 || (replaced & (1 << label)) !== 0) continue;
       const field = state.labels[label] ?? (state.labels[label] = builder.field(LABEL_NAMES[label]));
-      this.addString(field, row, this.labelStart[label], this.labelEnd[label], this.labelEscaped[label], this.labelAscii[label], this.labelHash[label]);
+      this.addString(
+        field,
+        row,
+        this.labelStart[label],
+        this.labelEnd[label],
+        this.labelEscaped[label],
+        this.labelAscii[label],
+        this.labelHash[label],
+      );
     }
   }
 }

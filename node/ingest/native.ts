@@ -5,7 +5,15 @@
 import type { FieldValue, LogEvent } from '../../storage/core/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import { invalidJson } from '../core/errors';
-import { coerceLabels, isPlainObject, isStorableFieldName, MAX_REPORTED_ERRORS, receivedAt, tryParseJson, type IngestContext } from './common';
+import {
+  coerceLabels,
+  isPlainObject,
+  isStorableFieldName,
+  MAX_REPORTED_ERRORS,
+  receivedAt,
+  tryParseJson,
+  type IngestContext,
+} from './common';
 import { flattenInto } from './flatten';
 import { checkEvent, countRefusal, invalid, isRefusal, type Refusal, type RefusalCounts, type RefusalReason } from './refusal';
 import { secondsToMicros } from './timevalue';

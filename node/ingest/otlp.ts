@@ -17,7 +17,16 @@
 import type { FieldValue, LogEvent } from '../../storage/core/event';
 import { DEFAULT_INDEX, isValidIndexName } from '../../storage/core/event';
 import { invalidJson, invalidRequest } from '../core/errors';
-import { coerceLabels, isPlainObject, isStorableFieldName, MAX_REPORTED_ERRORS, receivedAt, RESERVED_FIELD_NAMES, tryParseJson, type IngestContext } from './common';
+import {
+  coerceLabels,
+  isPlainObject,
+  isStorableFieldName,
+  MAX_REPORTED_ERRORS,
+  receivedAt,
+  RESERVED_FIELD_NAMES,
+  tryParseJson,
+  type IngestContext,
+} from './common';
 import { isValidEventMicros } from './datetime';
 import { MAX_FLATTEN_DEPTH, reservedName, storedJsonText } from './flatten';
 import { levelFromOtlpSeverity, normalizeLevel } from './level';
@@ -176,7 +185,12 @@ function resourceInfo(resource: unknown, where: string): ResourceInfo {
   if (resource === undefined || resource === null) return info;
   const sink: Sink = { fields: info.labels, refusal: null };
   for (const { key, value } of attributes(object(resource, where).attributes, where)) {
-    const text = typeof value === 'string' ? value : (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' ? String(value) : undefined;
+    const text =
+      typeof value === 'string'
+        ? value
+        : (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean'
+          ? String(value)
+          : undefined;
     if (key === 'service.name' && text !== undefined) info.labels.source = text;
     else if (key === 'host.name' && text !== undefined) info.labels.host = text;
     else if ((key === 'deployment.environment' || key === 'deployment.environment.name') && text !== undefined) {
@@ -226,7 +240,11 @@ export function parseOtlpLogs(body: string, ctx: IngestContext): OtlpResult {
 }
 
 function mapRecord(
-  rec: Record<string, unknown>, res: ResourceInfo, scope: Record<string, unknown>, now: number, where: string,
+  rec: Record<string, unknown>,
+  res: ResourceInfo,
+  scope: Record<string, unknown>,
+  now: number,
+  where: string,
 ): LogEvent | Refusal {
   let time = nanosToMicros(rec.timeUnixNano);
   if (Number.isNaN(time)) time = nanosToMicros(rec.observedTimeUnixNano);
@@ -243,7 +261,8 @@ function mapRecord(
   if (typeof scope.version === 'string' && scope.version !== '') fields['scope.version'] = scope.version;
   if (typeof rec.traceId === 'string' && rec.traceId !== '') fields.trace_id = rec.traceId;
   if (typeof rec.spanId === 'string' && rec.spanId !== '') fields.span_id = rec.spanId;
-  const level = (typeof rec.severityText === 'string' ? normalizeLevel(rec.severityText) : undefined) ??
+  const level =
+    (typeof rec.severityText === 'string' ? normalizeLevel(rec.severityText) : undefined) ??
     levelFromOtlpSeverity(severityNumber(rec.severityNumber));
   if (level !== undefined) fields.level = level;
   coerceLabels(fields);
@@ -257,7 +276,10 @@ const MESSAGE_REFUSALS = 10;
  * The ExportLogsServiceResponse of a request with refused records: `rejectedLogRecords` (int64, so
  * a decimal string in OTLP JSON) and an `errorMessage` naming the first records and their reasons.
  */
-export function partialSuccess(rejected: number, errors: OtlpResult['errors']): { partialSuccess: { rejectedLogRecords: string; errorMessage: string } } {
+export function partialSuccess(
+  rejected: number,
+  errors: OtlpResult['errors'],
+): { partialSuccess: { rejectedLogRecords: string; errorMessage: string } } {
   const named = errors.slice(0, MESSAGE_REFUSALS).map((error) => `${error.record}: ${error.reason}`);
   const rest = rejected - named.length;
   const message = `${rejected} log record${rejected === 1 ? '' : 's'} refused: ${named.join('; ')}${rest > 0 ? `; and ${rest} more` : ''}`;

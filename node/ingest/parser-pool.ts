@@ -34,9 +34,7 @@ export interface ParseRequest {
   placement: Placement;
 }
 
-export type ParseResponse =
-  | { id: number; ok: true; parsed: Omit<ParsedBody, 'chunks'> }
-  | { id: number; ok: false; error: ParseFailure };
+export type ParseResponse = { id: number; ok: true; parsed: Omit<ParsedBody, 'chunks'> } | { id: number; ok: false; error: ParseFailure };
 
 /** A failed parse: an ApiError's parts, or (apiError false) an unexpected error's stack. */
 export interface ParseFailure {

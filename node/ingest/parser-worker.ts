@@ -19,7 +19,13 @@ if (parentPort !== null) {
       const failure =
         error instanceof ApiError
           ? { apiError: true, status: error.status, code: error.code, message: error.message, details: error.details }
-          : { apiError: false, status: 500, code: 'INTERNAL_ERROR' as const, message: (error as Error).stack ?? String(error), details: {} };
+          : {
+              apiError: false,
+              status: 500,
+              code: 'INTERNAL_ERROR' as const,
+              message: (error as Error).stack ?? String(error),
+              details: {},
+            };
       response = { id: request.id, ok: false, error: failure };
     }
     port.postMessage(response, transfer);

@@ -15,7 +15,12 @@ import { applyDocument } from './document';
 import { detectLevel, levelFromLogcatLetter, levelFromSyslogSeverity, type Level } from './level';
 import type { Refusal } from './refusal';
 import {
-  detectAfterFirstToken, detectCommonLog, detectLeadingTimestamp, parseIsoAt, TS_LOGCAT, TS_SYSLOG,
+  detectAfterFirstToken,
+  detectCommonLog,
+  detectLeadingTimestamp,
+  parseIsoAt,
+  TS_LOGCAT,
+  TS_SYSLOG,
   type TsMatch,
 } from './timestamp';
 

@@ -24,8 +24,20 @@
  * line (HPC's fifth column), named zones other than UTC/GMT.
  */
 import {
-  civilMicros, digitRun, inferYearMicros, isAlnumCode, isAlphaCode, isDigitCode, isValidEventMicros,
-  isWeekdayAt, monthAt, readDigits, readFraction, readHms, readZone, MICROS_PER_DAY,
+  civilMicros,
+  digitRun,
+  inferYearMicros,
+  isAlnumCode,
+  isAlphaCode,
+  isDigitCode,
+  isValidEventMicros,
+  isWeekdayAt,
+  monthAt,
+  readDigits,
+  readFraction,
+  readHms,
+  readZone,
+  MICROS_PER_DAY,
   MICROS_PER_SECOND,
 } from './datetime';
 
@@ -161,9 +173,7 @@ function optFraction(s: string, j: number, sepA: number, sepB = sepA): [number, 
   return [0, j];
 }
 
-function fromSecondsOfDay(
-  y: number, mo: number, d: number, sod: number, frac: number, offset: number,
-): number {
+function fromSecondsOfDay(y: number, mo: number, d: number, sod: number, frac: number, offset: number): number {
   return civilMicros(y, mo, d, Math.floor(sod / 3600), Math.floor(sod / 60) % 60, sod % 60, frac, offset);
 }
 

@@ -21,13 +21,30 @@ export interface MetadataCollection {
   validate(fields: Readonly<Record<string, unknown>>): Record<string, unknown>;
 }
 
-export const SAVED_QUERIES: MetadataCollection = { name: 'saved_queries', idPrefix: 'sq_', noun: 'saved query', validate: savedQueryRecord };
+export const SAVED_QUERIES: MetadataCollection = {
+  name: 'saved_queries',
+  idPrefix: 'sq_',
+  noun: 'saved query',
+  validate: savedQueryRecord,
+};
 
-export const DASHBOARDS: MetadataCollection = { name: 'dashboards', idPrefix: 'dsh_', noun: 'dashboard', validate: (fields) => dashboardRecord(fields) };
+export const DASHBOARDS: MetadataCollection = {
+  name: 'dashboards',
+  idPrefix: 'dsh_',
+  noun: 'dashboard',
+  validate: (fields) => dashboardRecord(fields),
+};
 
-export const ALERTS: MetadataCollection = { name: 'alerts', idPrefix: 'alt_', noun: 'alert', validate: (fields) => alertRecord(fields, validateChannels) };
+export const ALERTS: MetadataCollection = {
+  name: 'alerts',
+  idPrefix: 'alt_',
+  noun: 'alert',
+  validate: (fields) => alertRecord(fields, validateChannels),
+};
 
-const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map([SAVED_QUERIES, DASHBOARDS, ALERTS].map((collection) => [collection.name, collection]));
+const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map(
+  [SAVED_QUERIES, DASHBOARDS, ALERTS].map((collection) => [collection.name, collection]),
+);
 
 /** Whether a collection of that name exists (a name from outside is checked before it is used). */
 export function isMetadataCollection(name: string): boolean {

@@ -73,9 +73,11 @@ function variable(value: unknown, path: string): Record<string, unknown> {
   const fields = objectAt(value, path);
   onlyFields(fields, VARIABLE_FIELDS, path);
   const name = text(fields, 'name', path, true)!;
-  if (!VARIABLE_NAME.test(name)) throw validationError(`${path}.name must be letters, digits and _ (not starting with a digit), as $${name} is written in queries`);
+  if (!VARIABLE_NAME.test(name))
+    throw validationError(`${path}.name must be letters, digits and _ (not starting with a digit), as $${name} is written in queries`);
   const type = text(fields, 'type', path, true)!;
-  if (!(VARIABLE_TYPES as readonly string[]).includes(type)) throw validationError(`${path}.type must be one of ${VARIABLE_TYPES.join(', ')}`);
+  if (!(VARIABLE_TYPES as readonly string[]).includes(type))
+    throw validationError(`${path}.type must be one of ${VARIABLE_TYPES.join(', ')}`);
   const record: Record<string, unknown> = { name, type, field: text(fields, 'field', path, true) };
   for (const optional of ['default', 'label']) {
     const given = text(fields, optional, path, false);
@@ -83,8 +85,10 @@ function variable(value: unknown, path: string): Record<string, unknown> {
   }
   const values = fields.values;
   if (values !== undefined && values !== null) {
-    if (type !== 'custom') throw validationError(`${path}.values is only for a custom variable (field_values variables take theirs from the field)`);
-    if (!Array.isArray(values) || values.some((item) => typeof item !== 'string')) throw validationError(`${path}.values must be an array of strings`);
+    if (type !== 'custom')
+      throw validationError(`${path}.values is only for a custom variable (field_values variables take theirs from the field)`);
+    if (!Array.isArray(values) || values.some((item) => typeof item !== 'string'))
+      throw validationError(`${path}.values must be an array of strings`);
     record.values = [...(values as string[])];
   }
   return record;
@@ -98,7 +102,8 @@ function panel(value: unknown, path: string, declared: ReadonlySet<string>, maxQ
   const type = text(fields, 'type', path, true)!;
   if (!(PANEL_TYPES as readonly string[]).includes(type)) throw validationError(`${path}.type must be one of ${PANEL_TYPES.join(', ')}`);
   const q = text(fields, 'q', path, true)!;
-  if (q.length > maxQueryLength) throw validationError(`${path}.q is ${q.length} characters long; query.max_query_length is ${maxQueryLength}`);
+  if (q.length > maxQueryLength)
+    throw validationError(`${path}.q is ${q.length} characters long; query.max_query_length is ${maxQueryLength}`);
   const used = variableNames(q);
   const undeclared = used.find((name) => !declared.has(name));
   if (undeclared !== undefined) throw validationError(`${path}.q uses $${undeclared}, which no entry of variables declares`);

@@ -23,7 +23,8 @@ function requiredText(fields: Readonly<Record<string, unknown>>, name: string, w
  */
 export function savedQueryRecord(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
   for (const key of Object.keys(fields)) {
-    if (!SAVED_QUERY_FIELDS.includes(key)) throw validationError(`field "${key}" is not accepted (accepted: ${SAVED_QUERY_FIELDS.join(', ')})`);
+    if (!SAVED_QUERY_FIELDS.includes(key))
+      throw validationError(`field "${key}" is not accepted (accepted: ${SAVED_QUERY_FIELDS.join(', ')})`);
   }
   const name = requiredText(fields, 'name', '');
   const q = requiredText(fields, 'q', ': the query text');

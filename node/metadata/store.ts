@@ -97,7 +97,8 @@ function checkSnapshot(snapshot: MetadataSnapshot): void {
     if (!COLLECTION_NAME.test(name)) throw new Error(`metadata snapshot: "${name}" is not a collection name`);
     if (!isObject(items)) throw new Error(`metadata snapshot: collection "${name}" is not an object`);
     for (const [id, record] of Object.entries(items)) {
-      if (id === '' || !isObject(record)) throw new Error(`metadata snapshot: ${name} record "${id}" needs a non-empty id and a JSON object`);
+      if (id === '' || !isObject(record))
+        throw new Error(`metadata snapshot: ${name} record "${id}" needs a non-empty id and a JSON object`);
     }
   }
 }

@@ -139,7 +139,11 @@ export class Metrics {
       });
     };
     monotonic('trawl_block_cache_hits_total', 'Column blocks the query workers read from their block cache', () => counters().hits);
-    monotonic('trawl_block_cache_misses_total', 'Column blocks the query workers decompressed into their block cache', () => counters().misses);
+    monotonic(
+      'trawl_block_cache_misses_total',
+      'Column blocks the query workers decompressed into their block cache',
+      () => counters().misses,
+    );
     new client.Gauge({
       name: 'trawl_block_cache_bytes',
       help: 'Decompressed column block bytes the query workers hold',
@@ -152,7 +156,12 @@ export class Metrics {
 
   /** The worker threads of each pool (`server.*_workers`, or sized from the cores). */
   workerThreads(counts: Record<string, number>): void {
-    const gauge = new client.Gauge({ name: 'trawl_worker_threads', help: 'Worker threads by pool', labelNames: ['pool'], registers: [this.registry] });
+    const gauge = new client.Gauge({
+      name: 'trawl_worker_threads',
+      help: 'Worker threads by pool',
+      labelNames: ['pool'],
+      registers: [this.registry],
+    });
     for (const [pool, count] of Object.entries(counts)) gauge.set({ pool }, count);
   }
 
@@ -179,7 +188,11 @@ export class Metrics {
   }
 
   async refusedEvents(): Promise<RefusedEvents> {
-    const out: RefusedEvents = { total: 0, by_reason: Object.fromEntries(REFUSAL_REASONS.map((reason) => [reason, 0])) as Record<RefusalReason, number>, by_format: {} };
+    const out: RefusedEvents = {
+      total: 0,
+      by_reason: Object.fromEntries(REFUSAL_REASONS.map((reason) => [reason, 0])) as Record<RefusalReason, number>,
+      by_format: {},
+    };
     for (const { value, labels } of (await this.ingestRefused.get()).values) {
       if (value === 0) continue;
       const reason = labels.reason as RefusalReason;

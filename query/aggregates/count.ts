@@ -5,7 +5,11 @@ import { badPartial, factory } from './common';
 import type { AggregateSite, AggregateState } from './types';
 
 /** What a counter counts: every row, non-null values, or true conditions. */
-const enum Counts { ROWS, VALUES, TRUE }
+const enum Counts {
+  ROWS,
+  VALUES,
+  TRUE,
+}
 
 export class CountState implements AggregateState {
   n = 0;
@@ -51,7 +55,8 @@ function readCount(name: string, json: unknown): number {
 
 function counter(counts: (site: AggregateSite) => Counts, rate: boolean) {
   // A request without `from` reaches the plan as the epoch: no range to divide by (null), not 56 years.
-  const seconds = (site: AggregateSite): number | null => (!rate ? null : site.ctx.fromMicros > 0 ? (site.ctx.toMicros - site.ctx.fromMicros) / 1e6 : Infinity);
+  const seconds = (site: AggregateSite): number | null =>
+    !rate ? null : site.ctx.fromMicros > 0 ? (site.ctx.toMicros - site.ctx.fromMicros) / 1e6 : Infinity;
   const create = (site: AggregateSite): CountState => new CountState(site.name, counts(site), seconds(site));
   return factory(
     () => 'number',

@@ -86,7 +86,7 @@ export class MomentsState implements AggregateState {
     const n = this.n + o.n;
     const d = o.mean - this.mean;
     this.mean += (d * o.n) / n;
-    this.m2 += o.m2 + ((d * d * this.n) * o.n) / n;
+    this.m2 += o.m2 + (d * d * this.n * o.n) / n;
     this.n = n;
   }
 

@@ -136,8 +136,16 @@ export class PercentileState implements AggregateState {
     const negative = storeFromJSON(sketch.negativeStore, json.m);
     const { z, min, max } = json;
     const sum = numberField(json, 'sum', site.name);
-    if (positive === null || negative === null || typeof z !== 'number' || !(z >= 0) || typeof min !== 'number' ||
-      typeof max !== 'number' || !Number.isFinite(min) || !Number.isFinite(max)) {
+    if (
+      positive === null ||
+      negative === null ||
+      typeof z !== 'number' ||
+      !(z >= 0) ||
+      typeof min !== 'number' ||
+      typeof max !== 'number' ||
+      !Number.isFinite(min) ||
+      !Number.isFinite(max)
+    ) {
       throw badPartial(site.name, json);
     }
     sketch.zeroCount = z;
@@ -153,11 +161,17 @@ export class PercentileState implements AggregateState {
 /** The quantile (0-1] of a site: fixed by the name, or percentile's q / 100. */
 export function quantileOf(site: AggregateSite): number {
   switch (site.name) {
-    case 'median': case 'p50': return 0.5;
-    case 'p75': return 0.75;
-    case 'p90': return 0.9;
-    case 'p95': return 0.95;
-    case 'p99': return 0.99;
+    case 'median':
+    case 'p50':
+      return 0.5;
+    case 'p75':
+      return 0.75;
+    case 'p90':
+      return 0.9;
+    case 'p95':
+      return 0.95;
+    case 'p99':
+      return 0.99;
     default: {
       const q = site.parameter;
       if (q === null || !(q > 0 && q <= 100)) throw new Error(`${site.name}() needs 0 < q <= 100, got ${String(q)}`);

@@ -72,7 +72,8 @@ export const values = factory(
     if (!isRecord(json) || !Array.isArray(json.v)) throw badPartial(site.name, json);
     const s = new ValuesState(site.argType === 'time');
     for (const v of json.v as unknown[]) {
-      if (!(typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)))) throw badPartial(site.name, json);
+      if (!(typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))))
+        throw badPartial(site.name, json);
       s.add(v);
     }
     return s;

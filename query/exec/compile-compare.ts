@@ -68,7 +68,14 @@ function selectByTable(table: Uint8Array, codes: ArrayLike<number>, sel: Uint32A
  * Keeps the selected rows whose number compares true with `constant` (null and NaN rows never
  * do): one loop per operator, so the row loop has no dispatch.
  */
-function selectNumbers(op: ComparisonOp, values: Float64Array, nulls: Uint8Array | null, constant: number, sel: Uint32Array, n: number): number {
+function selectNumbers(
+  op: ComparisonOp,
+  values: Float64Array,
+  nulls: Uint8Array | null,
+  constant: number,
+  sel: Uint32Array,
+  n: number,
+): number {
   if (Number.isNaN(constant)) return 0;
   let kept = 0;
   switch (op) {
@@ -258,7 +265,9 @@ function compileTextTest(operand: CompiledExpr, matcher: TextMatcher, negated: b
       }
       return out;
     }
-    perValue(column, sel, n, out, cache, (value) => (value === null ? 2 : matcher.test(typeof value === 'string' ? value : String(value)) ? hit : miss));
+    perValue(column, sel, n, out, cache, (value) =>
+      value === null ? 2 : matcher.test(typeof value === 'string' ? value : String(value)) ? hit : miss,
+    );
     return out;
   });
 }

@@ -130,31 +130,37 @@ export function compileNot(operand: CompiledExpr): CompiledExpr {
 /** Three-valued `and`/`or`: false wins for `and`, true wins for `or`, else null if any is null. */
 export function compileLogical(op: 'and' | 'or', operands: CompiledExpr[]): CompiledExpr {
   const decisive = op === 'and' ? 0 : 1;
-  return booleanExpr(operands, (batch, sel, n) => {
-    const inputs = operands.map((operand) => operand.evaluate(batch, sel, n));
-    const out = truthColumn(batch.rowCount);
-    for (let i = 0; i < n; i++) {
-      const row = sel[i];
-      let result: 0 | 1 | 2 = decisive === 0 ? 1 : 0;
-      for (let j = 0; j < inputs.length; j++) {
-        const truth = truthAt(inputs[j], row);
-        if (truth === decisive) {
-          result = decisive;
-          break;
+  return booleanExpr(
+    operands,
+    (batch, sel, n) => {
+      const inputs = operands.map((operand) => operand.evaluate(batch, sel, n));
+      const out = truthColumn(batch.rowCount);
+      for (let i = 0; i < n; i++) {
+        const row = sel[i];
+        let result: 0 | 1 | 2 = decisive === 0 ? 1 : 0;
+        for (let j = 0; j < inputs.length; j++) {
+          const truth = truthAt(inputs[j], row);
+          if (truth === decisive) {
+            result = decisive;
+            break;
+          }
+          if (truth === 2) result = 2;
         }
-        if (truth === 2) result = 2;
+        setTruth(out, row, result);
       }
-      setTruth(out, row, result);
-    }
-    return out;
-  }, op === 'and' ? (batch, sel, n) => {
-    // True only where every operand is: each narrows what the previous ones kept.
-    for (const operand of operands) {
-      if (n === 0) break;
-      n = selectTrue(operand, batch, sel, n);
-    }
-    return n;
-  } : undefined);
+      return out;
+    },
+    op === 'and'
+      ? (batch, sel, n) => {
+          // True only where every operand is: each narrows what the previous ones kept.
+          for (const operand of operands) {
+            if (n === 0) break;
+            n = selectTrue(operand, batch, sel, n);
+          }
+          return n;
+        }
+      : undefined,
+  );
 }
 
 function compileIsNull(operand: CompiledExpr, negated: boolean): CompiledExpr {

@@ -74,7 +74,10 @@ export function compileSearch(expr: SearchExpr, resolveField: (name: string) => 
     }
     case 'and':
     case 'or':
-      return compileLogical(expr.kind, expr.operands.map((operand) => compileSearch(operand, resolveField)));
+      return compileLogical(
+        expr.kind,
+        expr.operands.map((operand) => compileSearch(operand, resolveField)),
+      );
     case 'not':
       return compileNot(compileSearch(expr.operand, resolveField));
   }

@@ -72,7 +72,8 @@ type WorkUnit =
   | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
 
 /** What one session message carries: consecutive segment blocks, or one buffered unit. */
-type WorkGroup = { kind: 'segment'; reads: SegmentBlockRead[]; maxTime: number } | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
+type WorkGroup =
+  { kind: 'segment'; reads: SegmentBlockRead[]; maxTime: number } | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
 
 /** Units newest first: the default order, and what makes head pushdown stop early. */
 function workUnits(plan: ScanPlan): WorkUnit[] {
@@ -146,7 +147,11 @@ class SessionSlot {
 }
 
 /** Runs a plan over this node's storage and finishes the answer. */
-export async function executePlan(source: ScanSource, plan: QueryPlan, options: ExecuteOptions): Promise<{ data: QueryResultData; opStats: OpStats[] }> {
+export async function executePlan(
+  source: ScanSource,
+  plan: QueryPlan,
+  options: ExecuteOptions,
+): Promise<{ data: QueryResultData; opStats: OpStats[] }> {
   const output = mergeShardResults(await scanShards(source, plan, options), plan, options);
   return { data: finishResult(plan, output, options), opStats: output.opStats };
 }
@@ -302,7 +307,14 @@ export async function scanShards(source: ScanSource, plan: QueryPlan, options: E
         lastPreview = performance.now();
         const onPreview = options.onPreview;
         void Promise.all(slots.map((s) => s.handle.preview(100)))
-          .then((lists) => onPreview(lists.flat().sort((a, b) => b.time - a.time).slice(0, 100)))
+          .then((lists) =>
+            onPreview(
+              lists
+                .flat()
+                .sort((a, b) => b.time - a.time)
+                .slice(0, 100),
+            ),
+          )
           .catch(() => undefined);
       }
     }

@@ -117,7 +117,8 @@ export function fillHeld(blocks: HeldBlocks, input: BlockInput): void {
 export function keepReceived(blocks: HeldBlocks, input: BlockInput): void {
   input.stored.forEach((column, position) => {
     const buffer = input.buffers[position];
-    if (buffer !== null && cachesColumn(column) && !(input.held?.includes(position) ?? false)) blocks.keep(storedBlockName(input.segment, input.block, column), buffer);
+    if (buffer !== null && cachesColumn(column) && !(input.held?.includes(position) ?? false))
+      blocks.keep(storedBlockName(input.segment, input.block, column), buffer);
   });
 }
 
@@ -171,11 +172,20 @@ export interface HeldPlan {
 }
 
 /** Plans the reads of row blocks bound for the worker `mirror` describes (null: read everything). */
-export function planHeldReads(mirror: HeldMirror | null, blocks: readonly { segment: string; block: number; stored: readonly string[] }[]): HeldPlan {
+export function planHeldReads(
+  mirror: HeldMirror | null,
+  blocks: readonly { segment: string; block: number; stored: readonly string[] }[],
+): HeldPlan {
   const held = blocks.map((block) =>
-    mirror === null ? [] : block.stored.flatMap((column, position) => (cachesColumn(column) && mirror.has(storedBlockName(block.segment, block.block, column)) ? [position] : [])),
+    mirror === null
+      ? []
+      : block.stored.flatMap((column, position) =>
+          cachesColumn(column) && mirror.has(storedBlockName(block.segment, block.block, column)) ? [position] : [],
+        ),
   );
-  const toRead = blocks.map((block, i) => (held[i].length === 0 ? [...block.stored] : block.stored.filter((_, position) => !held[i].includes(position))));
+  const toRead = blocks.map((block, i) =>
+    held[i].length === 0 ? [...block.stored] : block.stored.filter((_, position) => !held[i].includes(position)),
+  );
   const any = mirror !== null && held.some((positions) => positions.length > 0);
   return { decision: any ? { mirror, token: mirror.decide() } : null, held, toRead };
 }

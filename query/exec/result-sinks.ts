@@ -117,7 +117,10 @@ class SortedSink implements ResultSink {
     count: number,
     private readonly keepNulls: boolean,
   ) {
-    this.rows = new SortedRows(keys.map((key) => key.direction), count);
+    this.rows = new SortedRows(
+      keys.map((key) => key.direction),
+      count,
+    );
   }
 
   /** The sort keys are evaluated for every selected row; only rows that enter the first N are built. */

@@ -93,7 +93,8 @@ function formatCell(value: Value, type: StaticType): Value {
  * well-known fields first unless a `keep` chose the order.
  */
 export function eventFormatter(plan: QueryPlan): (row: Row) => Row {
-  const ordered = !plan.shardOps.some((op) => op.kind === 'keep') && !plan.rowOps.some((op) => op.kind === 'batch' && op.op.kind === 'keep');
+  const ordered =
+    !plan.shardOps.some((op) => op.kind === 'keep') && !plan.rowOps.some((op) => op.kind === 'batch' && op.op.kind === 'keep');
   return (row) => {
     const formatted = formatRow(row, plan.finalTypes);
     return ordered ? orderEventFields(formatted) : formatted;
@@ -124,7 +125,10 @@ export function finishResult(plan: QueryPlan, shard: ShardOutput, options: Resul
 
   const { offset, limit } = options;
   if (plan.resultKind === 'aggregate') {
-    const columns = plan.columns.length > 0 ? plan.columns : [...new Set(rows.flatMap((row) => Object.keys(row)))].map((name) => ({ name, type: plan.finalTypes.get(name) ?? 'any' }));
+    const columns =
+      plan.columns.length > 0
+        ? plan.columns
+        : [...new Set(rows.flatMap((row) => Object.keys(row)))].map((name) => ({ name, type: plan.finalTypes.get(name) ?? 'any' }));
     const page = rows.slice(offset, offset + limit);
     return {
       type: 'aggregate',

@@ -54,7 +54,12 @@ export function rowsToBatch(rows: readonly Row[]): Batch {
   const columns = new Map<string, Column>();
   for (const name of names) {
     const values = rows.map((row) => (name in row ? row[name] : null));
-    columns.set(name, name === '_time' && values.every((value) => typeof value === 'number') ? { kind: 'time', values: Float64Array.from(values as number[]) } : columnFromValues(values));
+    columns.set(
+      name,
+      name === '_time' && values.every((value) => typeof value === 'number')
+        ? { kind: 'time', values: Float64Array.from(values as number[]) }
+        : columnFromValues(values),
+    );
   }
   return { rowCount: rows.length, columns };
 }
@@ -96,7 +101,10 @@ export function compareSortKeys(directions: readonly ('asc' | 'desc')[], a: read
 
 /** A stable sort by the keys: rows that tie keep their order. */
 export function sortRows(rows: Row[], keys: { expr: CompiledExpr; direction: 'asc' | 'desc' }[]): Row[] {
-  const values = evaluateOverRows(rows, keys.map((key) => key.expr));
+  const values = evaluateOverRows(
+    rows,
+    keys.map((key) => key.expr),
+  );
   const directions = keys.map((key) => key.direction);
   const keyed = rows.map((_, i) => values.map((column) => column[i]));
   const order = rows.map((_, i) => i);

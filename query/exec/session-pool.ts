@@ -244,7 +244,8 @@ export class QueryWorkerPool {
   open(plan: QueryPlan, spec: SessionSpec, limit = Infinity): SessionHandle[] {
     if (this.size === 0) return [new LocalHandle(new ShardSession(plan, spec))];
     this.warm();
-    const chosen = limit >= this.workers.length ? this.workers : [...this.workers].sort((a, b) => a.sessions - b.sessions).slice(0, Math.max(1, limit));
+    const chosen =
+      limit >= this.workers.length ? this.workers : [...this.workers].sort((a, b) => a.sessions - b.sessions).slice(0, Math.max(1, limit));
     return chosen.map((worker) => {
       const session = this.nextSession++;
       worker.sessions++;
@@ -266,7 +267,12 @@ export class QueryWorkerPool {
 
   /** The workers' block caches together: hits and misses so far, bytes and entries held, and the budget. */
   blockCacheCounters(): PayloadCacheCounters & { maxBytes: number } {
-    const total = { ...this.retiredCache, bytes: 0, entries: 0, maxBytes: (this.workerData.payloadCacheBytes + this.workerData.heldBlockBytes) * this.size };
+    const total = {
+      ...this.retiredCache,
+      bytes: 0,
+      entries: 0,
+      maxBytes: (this.workerData.payloadCacheBytes + this.workerData.heldBlockBytes) * this.size,
+    };
     for (const { cache } of this.workers) {
       total.hits += cache.hits;
       total.misses += cache.misses;

@@ -34,7 +34,12 @@ function sumOpStats(results: readonly ShardResult[]): OpStats[] {
 
 function newestOf(results: readonly ShardResult[], capacity: number): TimedRow[] | null {
   const lists = results.map((result) => result.newest).filter((rows): rows is TimedRow[] => rows !== null);
-  return lists.length === 0 ? null : lists.flat().sort((a, b) => b.time - a.time).slice(0, capacity);
+  return lists.length === 0
+    ? null
+    : lists
+        .flat()
+        .sort((a, b) => b.time - a.time)
+        .slice(0, capacity);
 }
 
 function sortedOf(results: readonly ShardResult[], plan: QueryPlan, capacity: number): ShardResult['sorted'] {
@@ -172,7 +177,10 @@ function encodeExact(value: unknown): Buffer {
 }
 
 function decodeExact<T>(bytes: Uint8Array): T {
-  const { result, nonFinite } = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as { result: T; nonFinite: NonFinite };
+  const { result, nonFinite } = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as {
+    result: T;
+    nonFinite: NonFinite;
+  };
   for (const [path, text] of nonFinite) {
     let target = result as unknown as Record<string | number, unknown>;
     for (let i = 0; i < path.length - 1; i++) target = target[path[i]] as Record<string | number, unknown>;

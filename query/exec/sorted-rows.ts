@@ -20,7 +20,11 @@ export interface KeyedRow {
 }
 
 /** Orders keyed rows by their key values (with `directions`), then newest first. */
-export function compareKeyed(directions: readonly ('asc' | 'desc')[], a: { time: number; keys: Value[] }, b: { time: number; keys: Value[] }): number {
+export function compareKeyed(
+  directions: readonly ('asc' | 'desc')[],
+  a: { time: number; keys: Value[] },
+  b: { time: number; keys: Value[] },
+): number {
   return compareSortKeys(directions, a.keys, b.keys) || b.time - a.time;
 }
 

@@ -75,9 +75,13 @@ export class StatsAccumulator {
   constructor(readonly spec: StatsSpec) {
     this.keyCount = spec.keys.length;
     this.dictionaries = spec.keys.map(() => new KeyDictionary());
-    this.countsRows = spec.aggregates.map((aggregate) => aggregate.arg === null && typeof aggregate.factory.create(aggregate.site).addRows === 'function');
+    this.countsRows = spec.aggregates.map(
+      (aggregate) => aggregate.arg === null && typeof aggregate.factory.create(aggregate.site).addRows === 'function',
+    );
     this.onlyCounts = this.countsRows.every((counts) => counts);
-    this.rowCounter = spec.aggregates.every((aggregate) => aggregate.arg === null && (aggregate.site.name === 'count' || aggregate.site.name === 'rate'));
+    this.rowCounter = spec.aggregates.every(
+      (aggregate) => aggregate.arg === null && (aggregate.site.name === 'count' || aggregate.site.name === 'rate'),
+    );
   }
 
   get groupCount(): number {
@@ -292,7 +296,9 @@ export class StatsAccumulator {
     const groupCount = this.groups;
     return {
       groupCount,
-      keys: this.dictionaries.map((dictionary, k) => Array.from({ length: groupCount }, (_, group) => dictionary.values[this.keyIdOf(group, k)])),
+      keys: this.dictionaries.map((dictionary, k) =>
+        Array.from({ length: groupCount }, (_, group) => dictionary.values[this.keyIdOf(group, k)]),
+      ),
       // A row counter's JSON state is its bare count (count.ts).
       states: this.spec.aggregates.map((_, a) =>
         this.rowCounter ? Array.from(this.groupRows.subarray(0, groupCount)) : this.states.map((states) => states[a].toJSON()),

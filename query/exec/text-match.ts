@@ -22,8 +22,7 @@ function re2(regex: WildcardRegex): RE2 {
 export function literalMatcher(literal: string): TextMatcher {
   const startsWithToken = literal.length > 0 && isTokenChar(literal.charCodeAt(0));
   const endsWithToken = literal.length > 0 && isTokenChar(literal.charCodeAt(literal.length - 1));
-  const source =
-    (startsWithToken ? `(?<![${TOKEN_CLASS}])` : '') + escapeRegExp(literal) + (endsWithToken ? `(?![${TOKEN_CLASS}])` : '');
+  const source = (startsWithToken ? `(?<![${TOKEN_CLASS}])` : '') + escapeRegExp(literal) + (endsWithToken ? `(?![${TOKEN_CLASS}])` : '');
   const regex = new RegExp(source, 'i');
   return { test: (text) => regex.test(text) };
 }

@@ -45,10 +45,11 @@ export type WorkerRequest = (
 ) & { release?: number };
 
 /** Every response also carries `held`: the stored blocks held and dropped since the previous response. */
-export type WorkerResponse = (
+export type WorkerResponse =
   /** `cache`: the worker's block cache counters, for the pool's metrics. */
-  | { type: 'ack'; session: number; seq: number; ack: UnitAck; cache: PayloadCacheCounters }
-  | { type: 'preview'; session: number; seq: number; rows: ReturnType<ShardSession['preview']> }
-  | { type: 'result'; session: number; seq: number; result: ShardResult }
-  | { type: 'error'; session: number; seq: number; message: string }
-) & { held?: HeldDelta };
+  (
+    | { type: 'ack'; session: number; seq: number; ack: UnitAck; cache: PayloadCacheCounters }
+    | { type: 'preview'; session: number; seq: number; rows: ReturnType<ShardSession['preview']> }
+    | { type: 'result'; session: number; seq: number; result: ShardResult }
+    | { type: 'error'; session: number; seq: number; message: string }
+  ) & { held?: HeldDelta };

@@ -30,7 +30,12 @@ export function daysInMonth(year: number, month: number): number {
  * before the next call, so nothing is allocated per row).
  */
 export const parts = {
-  year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0,
+  year: 1970,
+  month: 1,
+  day: 1,
+  hour: 0,
+  minute: 0,
+  second: 0,
   /** Microseconds within the second, 0-999999. */
   micros: 0,
   /** Day of the year, 1-366. */

@@ -7,17 +7,22 @@ import type { ScalarFactory } from './types';
 
 /** coalesce(a, b, ...): the first argument that is not null (an empty string is a value), else null. */
 export const coalesce: ScalarFactory = (site) =>
-  fn(commonType(site, site.argTypes.map((_, i) => i)), (args) => {
-    for (let i = 0; i < args.length; i++) {
-      const v = args[i]!;
-      if (v !== null) return v;
-    }
-    return null;
-  });
+  fn(
+    commonType(
+      site,
+      site.argTypes.map((_, i) => i),
+    ),
+    (args) => {
+      for (let i = 0; i < args.length; i++) {
+        const v = args[i]!;
+        if (v !== null) return v;
+      }
+      return null;
+    },
+  );
 
 /** if(cond, a, b): a when cond is true, else b (also when cond is null). */
-export const if_: ScalarFactory = (site) =>
-  fn(commonType(site, [1, 2]), (args) => (args[0] === true ? args[1]! : args[2]!));
+export const if_: ScalarFactory = (site) => fn(commonType(site, [1, 2]), (args) => (args[0] === true ? args[1]! : args[2]!));
 
 /**
  * case(c1, v1, c2, v2, ..., [else]): the value after the first true condition; with an odd number of

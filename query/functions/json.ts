@@ -83,9 +83,7 @@ function findMember(s: string, i: number, key: string): number {
     if (s.charCodeAt(i) !== 34) return -1;
     const keyEnd = scanString(s, i);
     if (keyEnd < 0) return -1;
-    const same = hasEscape(s, i, keyEnd)
-      ? decodeString(s, i, keyEnd) === key
-      : keyEnd - i - 2 === key.length && s.startsWith(key, i + 1);
+    const same = hasEscape(s, i, keyEnd) ? decodeString(s, i, keyEnd) === key : keyEnd - i - 2 === key.length && s.startsWith(key, i + 1);
     i = skipWs(s, keyEnd);
     if (s.charCodeAt(i) !== 58) return -1;
     i = skipWs(s, i + 1);
@@ -141,7 +139,12 @@ export const json_extract: ScalarFactory = (site) => {
   if (typeof constant === 'string') {
     const steps = compilePath(constant);
     if (steps === null) {
-      throw new FunctionArgumentError(`json_extract(): invalid path ${JSON.stringify(constant)}; write it as "$.a.b[0]"`, 'E005', 1, '"$.a.b[0]"');
+      throw new FunctionArgumentError(
+        `json_extract(): invalid path ${JSON.stringify(constant)}; write it as "$.a.b[0]"`,
+        'E005',
+        1,
+        '"$.a.b[0]"',
+      );
     }
     return fn('any', (args) => {
       const s = args[0]!;

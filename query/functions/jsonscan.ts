@@ -30,7 +30,8 @@ export function scanString(s: string, i: number): number {
     if (c === 92) {
       const e = s.charCodeAt(++i);
       if (e === 117) {
-        if (!(isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2)) && isHex(s.charCodeAt(i + 3)) && isHex(s.charCodeAt(i + 4)))) return -1;
+        if (!(isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2)) && isHex(s.charCodeAt(i + 3)) && isHex(s.charCodeAt(i + 4))))
+          return -1;
         i += 4;
       } else if (!(e === 34 || e === 92 || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116)) {
         return -1;
@@ -53,16 +54,27 @@ export function decodeString(s: string, start: number, end: number): string {
     }
     const e = body[++i]!;
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
       case 'u':
         out += String.fromCharCode(parseInt(body.slice(i + 1, i + 5), 16));
         i += 4;
         break;
-      default: out += e;
+      default:
+        out += e;
     }
   }
   return out;
@@ -113,7 +125,8 @@ export function skipValue(s: string, i: number): number {
   for (;;) {
     i = skipWs(s, i);
     let c = s.charCodeAt(i);
-    if (c === 123 || c === 91) { // { [
+    if (c === 123 || c === 91) {
+      // { [
       const close = c === 123 ? 125 : 93;
       i = skipWs(s, i + 1);
       if (s.charCodeAt(i) === close) {

@@ -61,41 +61,49 @@ export const round: ScalarFactory = (site) => {
 };
 
 // Each function is written out so that its call stays monomorphic.
-export const floor: ScalarFactory = () => fn('number', (args) => {
-  const x = toNumber(args[0]!);
-  return x === null ? null : finite(Math.floor(x));
-});
-export const ceil: ScalarFactory = () => fn('number', (args) => {
-  const x = toNumber(args[0]!);
-  return x === null ? null : finite(Math.ceil(x));
-});
-export const abs: ScalarFactory = () => fn('number', (args) => {
-  const x = toNumber(args[0]!);
-  return x === null ? null : finite(Math.abs(x));
-});
-export const sqrt: ScalarFactory = () => fn('number', (args) => {
-  const x = toNumber(args[0]!);
-  return x === null ? null : finite(Math.sqrt(x));
-});
+export const floor: ScalarFactory = () =>
+  fn('number', (args) => {
+    const x = toNumber(args[0]!);
+    return x === null ? null : finite(Math.floor(x));
+  });
+export const ceil: ScalarFactory = () =>
+  fn('number', (args) => {
+    const x = toNumber(args[0]!);
+    return x === null ? null : finite(Math.ceil(x));
+  });
+export const abs: ScalarFactory = () =>
+  fn('number', (args) => {
+    const x = toNumber(args[0]!);
+    return x === null ? null : finite(Math.abs(x));
+  });
+export const sqrt: ScalarFactory = () =>
+  fn('number', (args) => {
+    const x = toNumber(args[0]!);
+    return x === null ? null : finite(Math.sqrt(x));
+  });
 /** ln(x) and log10(x): null for x <= 0. */
-export const ln: ScalarFactory = () => fn('number', (args) => {
-  const x = toNumber(args[0]!);
-  return x === null ? null : finite(Math.log(x));
-});
-export const log10: ScalarFactory = () => fn('number', (args) => {
-  const x = toNumber(args[0]!);
-  return x === null ? null : finite(Math.log10(x));
-});
-export const exp: ScalarFactory = () => fn('number', (args) => {
-  const x = toNumber(args[0]!);
-  return x === null ? null : finite(Math.exp(x));
-});
+export const ln: ScalarFactory = () =>
+  fn('number', (args) => {
+    const x = toNumber(args[0]!);
+    return x === null ? null : finite(Math.log(x));
+  });
+export const log10: ScalarFactory = () =>
+  fn('number', (args) => {
+    const x = toNumber(args[0]!);
+    return x === null ? null : finite(Math.log10(x));
+  });
+export const exp: ScalarFactory = () =>
+  fn('number', (args) => {
+    const x = toNumber(args[0]!);
+    return x === null ? null : finite(Math.exp(x));
+  });
 /** pow(x, y): null when the result is not a finite number (pow(-8, 1/3), pow(0, -1)). */
-export const pow: ScalarFactory = () => fn('number', (args) => {
-  const x = toNumber(args[0]!);
-  const y = toNumber(args[1]!);
-  return x === null || y === null ? null : finite(x ** y);
-});
+export const pow: ScalarFactory = () =>
+  fn('number', (args) => {
+    const x = toNumber(args[0]!);
+    const y = toNumber(args[1]!);
+    return x === null || y === null ? null : finite(x ** y);
+  });
 
 /**
  * least/greatest(a, b, ...): nulls are ignored (all null gives null). When every other argument reads
@@ -145,7 +153,18 @@ function extremumType(site: FunctionSite): StaticType {
 }
 
 export const NUMERIC_FUNCTIONS = {
-  tonumber, toint, tostring, round, floor, ceil, abs, sqrt, ln, log10, exp, pow,
+  tonumber,
+  toint,
+  tostring,
+  round,
+  floor,
+  ceil,
+  abs,
+  sqrt,
+  ln,
+  log10,
+  exp,
+  pow,
   least: extremum(-1),
   greatest: extremum(1),
 } satisfies Record<string, ScalarFactory>;

@@ -48,7 +48,10 @@ export const extract: ScalarFactory = (site) => {
   }
   if (typeof g === 'string') {
     if (!groups.names.includes(g)) {
-      const named = groups.names.length > 0 ? `one of the named groups: ${groups.names.map((name) => JSON.stringify(name)).join(', ')}` : 'a group number, e.g. 1';
+      const named =
+        groups.names.length > 0
+          ? `one of the named groups: ${groups.names.map((name) => JSON.stringify(name)).join(', ')}`
+          : 'a group number, e.g. 1';
       throw new FunctionArgumentError(`extract(): the regular expression has no group named ${JSON.stringify(g)}`, 'E005', 2, named);
     }
     return fn('string', (args) => {

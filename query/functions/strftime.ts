@@ -73,27 +73,69 @@ export function runStrftime(f: CompiledStrftime, micros: number): string {
   const { ops, texts, widths } = f;
   for (let i = 0; i < ops.length; i++) {
     switch (ops[i]!) {
-      case LITERAL: out += texts[i]!; break;
-      case Directive.YEAR: out += parts.year >= 0 ? pad(parts.year, 4) : `-${pad(-parts.year, 4)}`; break;
-      case Directive.YEAR2: out += pad2(((parts.year % 100) + 100) % 100); break;
-      case Directive.MONTH: out += pad2(parts.month); break;
-      case Directive.DAY: out += pad2(parts.day); break;
-      case Directive.DAY_SPACE: out += parts.day < 10 ? ` ${parts.day}` : String(parts.day); break;
-      case Directive.HOUR: out += pad2(parts.hour); break;
-      case Directive.HOUR12: out += pad2(parts.hour % 12 === 0 ? 12 : parts.hour % 12); break;
-      case Directive.AMPM: out += parts.hour < 12 ? 'AM' : 'PM'; break;
-      case Directive.MINUTE: out += pad2(parts.minute); break;
-      case Directive.SECOND: out += pad2(parts.second); break;
-      case Directive.YDAY: out += pad(parts.yday, 3); break;
-      case Directive.DAY_ABBR: out += DAY_ABBR[parts.wday]!; break;
-      case Directive.DAY_NAME: out += DAY_NAMES[parts.wday]!; break;
-      case Directive.MONTH_ABBR: out += MONTH_ABBR[parts.month - 1]!; break;
-      case Directive.MONTH_NAME: out += MONTH_NAMES[parts.month - 1]!; break;
-      case Directive.WDAY_ISO: out += String(parts.wday === 0 ? 7 : parts.wday); break;
-      case Directive.WDAY: out += String(parts.wday); break;
-      case Directive.ZONE_OFFSET: out += '+0000'; break;
-      case Directive.ZONE_NAME: out += 'UTC'; break;
-      case Directive.EPOCH: out += String(parts.epochSeconds); break;
+      case LITERAL:
+        out += texts[i]!;
+        break;
+      case Directive.YEAR:
+        out += parts.year >= 0 ? pad(parts.year, 4) : `-${pad(-parts.year, 4)}`;
+        break;
+      case Directive.YEAR2:
+        out += pad2(((parts.year % 100) + 100) % 100);
+        break;
+      case Directive.MONTH:
+        out += pad2(parts.month);
+        break;
+      case Directive.DAY:
+        out += pad2(parts.day);
+        break;
+      case Directive.DAY_SPACE:
+        out += parts.day < 10 ? ` ${parts.day}` : String(parts.day);
+        break;
+      case Directive.HOUR:
+        out += pad2(parts.hour);
+        break;
+      case Directive.HOUR12:
+        out += pad2(parts.hour % 12 === 0 ? 12 : parts.hour % 12);
+        break;
+      case Directive.AMPM:
+        out += parts.hour < 12 ? 'AM' : 'PM';
+        break;
+      case Directive.MINUTE:
+        out += pad2(parts.minute);
+        break;
+      case Directive.SECOND:
+        out += pad2(parts.second);
+        break;
+      case Directive.YDAY:
+        out += pad(parts.yday, 3);
+        break;
+      case Directive.DAY_ABBR:
+        out += DAY_ABBR[parts.wday]!;
+        break;
+      case Directive.DAY_NAME:
+        out += DAY_NAMES[parts.wday]!;
+        break;
+      case Directive.MONTH_ABBR:
+        out += MONTH_ABBR[parts.month - 1]!;
+        break;
+      case Directive.MONTH_NAME:
+        out += MONTH_NAMES[parts.month - 1]!;
+        break;
+      case Directive.WDAY_ISO:
+        out += String(parts.wday === 0 ? 7 : parts.wday);
+        break;
+      case Directive.WDAY:
+        out += String(parts.wday);
+        break;
+      case Directive.ZONE_OFFSET:
+        out += '+0000';
+        break;
+      case Directive.ZONE_NAME:
+        out += 'UTC';
+        break;
+      case Directive.EPOCH:
+        out += String(parts.epochSeconds);
+        break;
       case Directive.FRACTION: {
         const w = widths[i]!;
         const six = pad(parts.micros, 6);

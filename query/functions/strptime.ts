@@ -130,27 +130,43 @@ export function runStrptime(f: CompiledStrptime, s: string, defaultYear: number)
       case SPACE:
         while (isSpace(s.charCodeAt(pos))) pos++;
         continue;
-      case Directive.YEAR: v = year = readNumber(s, 4, false); break;
+      case Directive.YEAR:
+        v = year = readNumber(s, 4, false);
+        break;
       case Directive.YEAR2:
         v = readNumber(s, 2, true);
         year = v >= 69 ? 1900 + v : 2000 + v;
         break;
-      case Directive.MONTH: v = month = readNumber(s, 2, false); break;
+      case Directive.MONTH:
+        v = month = readNumber(s, 2, false);
+        break;
       case Directive.DAY_SPACE:
         if (s.charCodeAt(pos) === 32) pos++;
         v = day = readNumber(s, 2, false);
         break;
-      case Directive.DAY: v = day = readNumber(s, 2, false); break;
-      case Directive.HOUR: v = hour = readNumber(s, 2, false); break;
+      case Directive.DAY:
+        v = day = readNumber(s, 2, false);
+        break;
+      case Directive.HOUR:
+        v = hour = readNumber(s, 2, false);
+        break;
       case Directive.HOUR12:
         v = hour = readNumber(s, 2, false);
         hour12 = true;
         break;
-      case Directive.MINUTE: v = minute = readNumber(s, 2, false); break;
-      case Directive.SECOND: v = second = readNumber(s, 2, false); break;
-      case Directive.YDAY: v = yday = readNumber(s, 3, false); break;
+      case Directive.MINUTE:
+        v = minute = readNumber(s, 2, false);
+        break;
+      case Directive.SECOND:
+        v = second = readNumber(s, 2, false);
+        break;
+      case Directive.YDAY:
+        v = yday = readNumber(s, 3, false);
+        break;
       case Directive.DAY_ABBR:
-      case Directive.DAY_NAME: v = readName(s, DAY_NAMES); break;
+      case Directive.DAY_NAME:
+        v = readName(s, DAY_NAMES);
+        break;
       case Directive.MONTH_ABBR:
       case Directive.MONTH_NAME:
         v = readName(s, MONTH_NAMES);
@@ -165,7 +181,8 @@ export function runStrptime(f: CompiledStrptime, s: string, defaultYear: number)
       }
       case Directive.ZONE_OFFSET: {
         const c = s.charCodeAt(pos);
-        if (c === 90 || c === 122) { // Z
+        if (c === 90 || c === 122) {
+          // Z
           pos++;
           continue;
         }

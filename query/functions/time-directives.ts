@@ -10,23 +10,77 @@
 
 /** What a directive stands for. */
 export const enum Directive {
-  YEAR, YEAR2, MONTH, DAY, DAY_SPACE, HOUR, HOUR12, AMPM, MINUTE, SECOND, YDAY, DAY_ABBR, DAY_NAME,
-  MONTH_ABBR, MONTH_NAME, WDAY_ISO, WDAY, ZONE_OFFSET, ZONE_NAME, EPOCH, FRACTION, PERCENT, NEWLINE, TAB,
+  YEAR,
+  YEAR2,
+  MONTH,
+  DAY,
+  DAY_SPACE,
+  HOUR,
+  HOUR12,
+  AMPM,
+  MINUTE,
+  SECOND,
+  YDAY,
+  DAY_ABBR,
+  DAY_NAME,
+  MONTH_ABBR,
+  MONTH_NAME,
+  WDAY_ISO,
+  WDAY,
+  ZONE_OFFSET,
+  ZONE_NAME,
+  EPOCH,
+  FRACTION,
+  PERCENT,
+  NEWLINE,
+  TAB,
 }
 
 export const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+export const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** Composite directives, replaced by what they stand for before a format is compiled. */
 const EXPANSIONS: Record<string, string> = { F: '%Y-%m-%d', T: '%H:%M:%S', D: '%m/%d/%y', R: '%H:%M' };
 
 /** The directives of one letter (fractions of the second are read by directiveAt). */
 const LETTERS: Record<string, Directive> = {
-  Y: Directive.YEAR, y: Directive.YEAR2, m: Directive.MONTH, d: Directive.DAY, e: Directive.DAY_SPACE, H: Directive.HOUR,
-  I: Directive.HOUR12, p: Directive.AMPM, M: Directive.MINUTE, S: Directive.SECOND, j: Directive.YDAY, a: Directive.DAY_ABBR,
-  A: Directive.DAY_NAME, b: Directive.MONTH_ABBR, h: Directive.MONTH_ABBR, B: Directive.MONTH_NAME, u: Directive.WDAY_ISO,
-  w: Directive.WDAY, z: Directive.ZONE_OFFSET, Z: Directive.ZONE_NAME, s: Directive.EPOCH, '%': Directive.PERCENT,
-  n: Directive.NEWLINE, t: Directive.TAB,
+  Y: Directive.YEAR,
+  y: Directive.YEAR2,
+  m: Directive.MONTH,
+  d: Directive.DAY,
+  e: Directive.DAY_SPACE,
+  H: Directive.HOUR,
+  I: Directive.HOUR12,
+  p: Directive.AMPM,
+  M: Directive.MINUTE,
+  S: Directive.SECOND,
+  j: Directive.YDAY,
+  a: Directive.DAY_ABBR,
+  A: Directive.DAY_NAME,
+  b: Directive.MONTH_ABBR,
+  h: Directive.MONTH_ABBR,
+  B: Directive.MONTH_NAME,
+  u: Directive.WDAY_ISO,
+  w: Directive.WDAY,
+  z: Directive.ZONE_OFFSET,
+  Z: Directive.ZONE_NAME,
+  s: Directive.EPOCH,
+  '%': Directive.PERCENT,
+  n: Directive.NEWLINE,
+  t: Directive.TAB,
 };
 
 /** The format with its composite directives (%F %T %D %R) written out; `%%` stays as it is. */

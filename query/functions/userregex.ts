@@ -102,7 +102,7 @@ export function requiredLiteral(p: string): string | null {
     if (run.length > best.length) best = run;
     run = '';
   };
-  for (let i = 0; i < p.length; ) {
+  for (let i = 0; i < p.length;) {
     const c = p[i]!;
     if (c === '?' || c === '*' || c === '+' || c === '{') {
       run = run.slice(0, -1); // the quantified character is not required as it stands
@@ -148,7 +148,10 @@ export class UserRegex {
   /** Text every match contains (requiredLiteral), or null. */
   readonly required: string | null;
 
-  constructor(readonly source: string, argument: number) {
+  constructor(
+    readonly source: string,
+    argument: number,
+  ) {
     this.re = compileRegex(source, '', argument);
     this.required = requiredLiteral(source);
   }

@@ -16,12 +16,18 @@ import type { Extractor, ExtractorFactory } from './types';
  */
 export const createExtractor: ExtractorFactory = (format: ParseFormat, pattern: string | null): Extractor => {
   switch (format) {
-    case 'json': return jsonExtractor();
-    case 'kv': return kvExtractor();
-    case 'logfmt': return logfmtExtractor();
-    case 'combined': return combinedExtractor();
-    case 'clf': return clfExtractor();
-    case 'syslog': return syslogExtractor();
+    case 'json':
+      return jsonExtractor();
+    case 'kv':
+      return kvExtractor();
+    case 'logfmt':
+      return logfmtExtractor();
+    case 'combined':
+      return combinedExtractor();
+    case 'clf':
+      return clfExtractor();
+    case 'syslog':
+      return syslogExtractor();
     case 'regex':
     case 'pattern':
       if (pattern === null) throw new FunctionArgumentError(`parse ${format}() needs a pattern`, 'E005', 1);

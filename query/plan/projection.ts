@@ -47,4 +47,3 @@ export function projection(shardOps: BatchOp[], boundary: Boundary): string[] | 
   }
   return [...read];
 }
-

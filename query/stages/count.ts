@@ -8,7 +8,11 @@ import type { ValidationContext } from './stage';
 export const DEFAULT_COUNT = 10;
 
 /** `head [N]` and `tail [N]` as written (`head -3` parses so that validation can say E012). */
-export interface ParsedCountStage<Kind extends 'head' | 'tail'> { kind: Kind; count: CountSpec | null; pos: Pos }
+export interface ParsedCountStage<Kind extends 'head' | 'tail'> {
+  kind: Kind;
+  count: CountSpec | null;
+  pos: Pos;
+}
 
 export function buildCountStage<Kind extends 'head' | 'tail'>(kind: Kind, match: StageMatch): ParsedCountStage<Kind> {
   return { kind, count: match.data.length === 2 ? (match.data[1] as CountSpec) : null, pos: stagePos(match) };

@@ -7,7 +7,11 @@ import { listOf, stagePos } from '../syntax/builders';
 import { fieldListToString } from '../syntax/print';
 import type { StageModule } from './stage';
 
-export interface DedupStage { kind: 'dedup'; fields: FieldName[]; pos: Pos }
+export interface DedupStage {
+  kind: 'dedup';
+  fields: FieldName[];
+  pos: Pos;
+}
 
 export const dedup: StageModule<DedupStage, DedupStage> = {
   name: 'dedup',

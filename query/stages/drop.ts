@@ -8,7 +8,11 @@ import { patternToString } from '../syntax/print';
 import { checkFieldPatterns, fieldMatchers } from './field-patterns';
 import type { StageModule } from './stage';
 
-export interface DropStage { kind: 'drop'; fields: NamePattern[]; pos: Pos }
+export interface DropStage {
+  kind: 'drop';
+  fields: NamePattern[];
+  pos: Pos;
+}
 
 export const drop: StageModule<DropStage, DropStage> = {
   name: 'drop',

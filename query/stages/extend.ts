@@ -10,7 +10,11 @@ import { checkExpr } from '../syntax/validate-expr';
 import type { EvalContext } from '../value';
 import type { StageModule } from './stage';
 
-export interface ExtendStage { kind: 'extend'; assignments: Assignment[]; pos: Pos }
+export interface ExtendStage {
+  kind: 'extend';
+  assignments: Assignment[];
+  pos: Pos;
+}
 
 export const extend: StageModule<ExtendStage, ExtendStage> = {
   name: 'extend',

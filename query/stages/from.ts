@@ -6,7 +6,11 @@ import { listOf, stagePos } from '../syntax/builders';
 import { patternToString } from '../syntax/print';
 import type { StageModule } from './stage';
 
-export interface FromStage { kind: 'from'; indexes: NamePattern[]; pos: Pos }
+export interface FromStage {
+  kind: 'from';
+  indexes: NamePattern[];
+  pos: Pos;
+}
 
 export const from: StageModule<FromStage, FromStage> = {
   name: 'from',

@@ -6,7 +6,11 @@ import { buildCountStage, checkCount, type ParsedCountStage } from './count';
 import type { StageModule } from './stage';
 
 /** `count` is a positive safe integer; 10 when the query leaves it out. */
-export interface HeadStage { kind: 'head'; count: number; pos: Pos }
+export interface HeadStage {
+  kind: 'head';
+  count: number;
+  pos: Pos;
+}
 
 export const head: StageModule<ParsedCountStage<'head'>, HeadStage> = {
   name: 'head',

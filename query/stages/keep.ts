@@ -8,7 +8,11 @@ import { patternToString } from '../syntax/print';
 import { checkFieldPatterns, fieldMatchers } from './field-patterns';
 import type { StageModule } from './stage';
 
-export interface KeepStage { kind: 'keep'; fields: NamePattern[]; pos: Pos }
+export interface KeepStage {
+  kind: 'keep';
+  fields: NamePattern[];
+  pos: Pos;
+}
 
 export const keep: StageModule<KeepStage, KeepStage> = {
   name: 'keep',

@@ -10,7 +10,9 @@ import { stageModule, stageModules, type ParsedStage } from './registry';
 const LEXICON: StageLexicon = {
   lexer: createLexer(stageModules()),
   stageNames: stageModules().map((stage) => stage.name),
-  expectedAfterName: new Map(stageModules().flatMap((stage) => (stage.expectedAfterName === undefined ? [] : [[`st_${stage.name}`, stage.expectedAfterName]]))),
+  expectedAfterName: new Map(
+    stageModules().flatMap((stage) => (stage.expectedAfterName === undefined ? [] : [[`st_${stage.name}`, stage.expectedAfterName]])),
+  ),
 };
 
 /** Parses the (substituted) text into stages, each built by its module; throws QueryError. */

@@ -18,9 +18,21 @@ export const PARSE_FORMATS: readonly ParseFormat[] = ['json', 'kv', 'logfmt', 'r
 const KNOWN_FIELD_FORMATS: readonly ParseFormat[] = ['regex', 'pattern', 'combined', 'clf'];
 
 /** `pattern` is set exactly for `regex` and `pattern` formats (validated). */
-export interface ParseStage { kind: 'parse'; format: ParseFormat; field: FieldName; pattern: StringLiteral | null; pos: Pos }
+export interface ParseStage {
+  kind: 'parse';
+  format: ParseFormat;
+  field: FieldName;
+  pattern: StringLiteral | null;
+  pos: Pos;
+}
 /** As written: the format is any name until validation. */
-export interface ParsedParseStage { kind: 'parse'; format: FieldName; field: FieldName; pattern: StringLiteral | null; pos: Pos }
+export interface ParsedParseStage {
+  kind: 'parse';
+  format: FieldName;
+  field: FieldName;
+  pattern: StringLiteral | null;
+  pos: Pos;
+}
 
 export const parse: StageModule<ParsedParseStage, ParseStage> = {
   name: 'parse',
@@ -42,18 +54,34 @@ export const parse: StageModule<ParsedParseStage, ParseStage> = {
     const known = PARSE_FORMATS.includes(format);
     if (!known) {
       const hint = nearest(format, PARSE_FORMATS);
-      context.error('E013', `unknown parse format ${show(s.format.name)}${hint ? `; did you mean ${hint}?` : `; formats are ${PARSE_FORMATS.join(', ')}`}`, s.format.pos, hint ?? `one of: ${PARSE_FORMATS.join(', ')}`);
+      context.error(
+        'E013',
+        `unknown parse format ${show(s.format.name)}${hint ? `; did you mean ${hint}?` : `; formats are ${PARSE_FORMATS.join(', ')}`}`,
+        s.format.pos,
+        hint ?? `one of: ${PARSE_FORMATS.join(', ')}`,
+      );
     }
     const needsPattern = format === 'regex' || format === 'pattern';
     if (known && needsPattern && s.pattern === null) {
       const example = format === 'regex' ? '"(?<name>...)"' : '"<name> ..."';
-      context.error('E005', `parse ${format}() needs a pattern: parse ${format}(${s.field.name}, ${example})`, s.format.pos, `${format}(${s.field.name}, ${example})`);
+      context.error(
+        'E005',
+        `parse ${format}() needs a pattern: parse ${format}(${s.field.name}, ${example})`,
+        s.format.pos,
+        `${format}(${s.field.name}, ${example})`,
+      );
     } else if (known && !needsPattern && s.pattern !== null) {
       context.error('E005', `parse ${format}() takes only a field`, s.pattern.pos, `${format}(${s.field.name})`);
     } else if (s.pattern !== null && format === 'regex') {
       const r = checkRegex(s.pattern.value);
       if (!r.ok) context.errors.push(patternError('regular expression', r, s.pattern.pos));
-      else if (r.groups.length === 0) context.error('E008', 'the regular expression has no named group (?<name>...) to extract', s.pattern.pos, namedGroupSuggestion(s.pattern.value));
+      else if (r.groups.length === 0)
+        context.error(
+          'E008',
+          'the regular expression has no named group (?<name>...) to extract',
+          s.pattern.pos,
+          namedGroupSuggestion(s.pattern.value),
+        );
     } else if (s.pattern !== null && format === 'pattern') {
       const r = checkPattern(s.pattern.value);
       if (!r.ok) context.errors.push(patternError('pattern', r, s.pattern.pos));

@@ -19,17 +19,43 @@ import { top, type ParsedTopStage, type TopStage } from './top';
 import type { ParsedCountStage } from './count';
 
 export type Stage =
-  | FromStage | SearchStage | WhereStage | ExtendStage | ParseStage | KeepStage | DropStage | RenameStage
-  | HeadStage | TailStage | DedupStage | StatsStage | SortStage | TopStage;
+  | FromStage
+  | SearchStage
+  | WhereStage
+  | ExtendStage
+  | ParseStage
+  | KeepStage
+  | DropStage
+  | RenameStage
+  | HeadStage
+  | TailStage
+  | DedupStage
+  | StatsStage
+  | SortStage
+  | TopStage;
 export type StageKind = Stage['kind'];
 
 /** What the grammar's matches are built into, before validation. */
 export type ParsedStage =
-  | FromStage | SearchStage | WhereStage | ExtendStage | ParsedParseStage | KeepStage | DropStage | RenameStage
-  | ParsedCountStage<'head'> | ParsedCountStage<'tail'> | DedupStage | ParsedStatsStage | SortStage | ParsedTopStage;
+  | FromStage
+  | SearchStage
+  | WhereStage
+  | ExtendStage
+  | ParsedParseStage
+  | KeepStage
+  | DropStage
+  | RenameStage
+  | ParsedCountStage<'head'>
+  | ParsedCountStage<'tail'>
+  | DedupStage
+  | ParsedStatsStage
+  | SortStage
+  | ParsedTopStage;
 
 /** A validated query: `stages[0]` is always a `from` stage, and no other stage is. */
-export interface Query { stages: Stage[] }
+export interface Query {
+  stages: Stage[];
+}
 
 /** Any stage's module, as the readers of the registry see it. */
 export type AnyStageModule = StageModule<ParsedStage, Stage>;

@@ -8,7 +8,11 @@ import { listOf, stagePos } from '../syntax/builders';
 import { nameToString } from '../syntax/print';
 import type { StageModule } from './stage';
 
-export interface RenameStage { kind: 'rename'; renames: Rename[]; pos: Pos }
+export interface RenameStage {
+  kind: 'rename';
+  renames: Rename[];
+  pos: Pos;
+}
 
 export const rename: StageModule<RenameStage, RenameStage> = {
   name: 'rename',

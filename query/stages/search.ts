@@ -10,7 +10,11 @@ import { searchToString } from '../syntax/print';
 import { checkSearch } from '../syntax/validate-search';
 import type { StageModule } from './stage';
 
-export interface SearchStage { kind: 'search'; expr: SearchExpr; pos: Pos }
+export interface SearchStage {
+  kind: 'search';
+  expr: SearchExpr;
+  pos: Pos;
+}
 
 export const search: StageModule<SearchStage, SearchStage> = {
   name: 'search',

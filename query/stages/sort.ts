@@ -12,7 +12,11 @@ import type { EvalContext } from '../value';
 import type { HeadStage } from './head';
 import type { StageModule } from './stage';
 
-export interface SortStage { kind: 'sort'; keys: SortKey[]; pos: Pos }
+export interface SortStage {
+  kind: 'sort';
+  keys: SortKey[];
+  pos: Pos;
+}
 
 export const sort: StageModule<SortStage, SortStage> = {
   name: 'sort',
@@ -32,7 +36,11 @@ export const sort: StageModule<SortStage, SortStage> = {
     return {
       kind: 'handOver',
       boundary: { kind: 'sorted', keys: compileKeys(s, schema, ctx), count, label: sort.print(s) },
-      rewrites: [count === null ? 'sort pushed into scan (each shard keeps the page)' : `sort+head ${count} pushed into scan (top ${count} per shard)`],
+      rewrites: [
+        count === null
+          ? 'sort pushed into scan (each shard keeps the page)'
+          : `sort+head ${count} pushed into scan (top ${count} per shard)`,
+      ],
       consumed: count === null ? 1 : 2,
     };
   },

@@ -17,12 +17,32 @@ import type { EvalContext } from '../value';
 import type { StageModule, ValidationContext } from './stage';
 
 /** One aggregate column; `name` is the output column (alias or the default from names.ts). */
-export interface StatsAggregate { call: AggregateCall; alias: string | null; name: string; pos: Pos }
+export interface StatsAggregate {
+  call: AggregateCall;
+  alias: string | null;
+  name: string;
+  pos: Pos;
+}
 /** One group key: a field, `bin(field, size)` or another scalar expression; `name` as above. */
-export interface StatsKey { expr: Expr; alias: string | null; name: string; pos: Pos }
+export interface StatsKey {
+  expr: Expr;
+  alias: string | null;
+  name: string;
+  pos: Pos;
+}
 /** Output columns: keys first, then aggregates. `aggregates` may be empty (`stats by host`). */
-export interface StatsStage { kind: 'stats'; aggregates: StatsAggregate[]; by: StatsKey[]; pos: Pos }
-export interface ParsedStatsStage { kind: 'stats'; aggregates: Aliased[]; by: Aliased[]; pos: Pos }
+export interface StatsStage {
+  kind: 'stats';
+  aggregates: StatsAggregate[];
+  by: StatsKey[];
+  pos: Pos;
+}
+export interface ParsedStatsStage {
+  kind: 'stats';
+  aggregates: Aliased[];
+  by: Aliased[];
+  pos: Pos;
+}
 
 /** The rewrite every stats boundary records (top's too). */
 export const STATS_SPLIT_REWRITE = 'stats split into partial (per segment) and final (merge)';
@@ -73,9 +93,15 @@ function validateStats(s: ParsedStatsStage, context: ValidationContext): StatsSt
     ...aggregates.map((a) => ({ alias: a.alias?.name ?? null, defaultName: defaultAggregateName(a.call), pos: a.alias?.pos ?? a.pos })),
   ];
   const { names, duplicateAliases } = assignColumnNames(items);
-  for (const i of duplicateAliases) context.error('E001', `duplicate column name ${show(items[i]!.alias!)} in stats`, items[i]!.pos, `${items[i]!.alias!}_2`);
+  for (const i of duplicateAliases)
+    context.error('E001', `duplicate column name ${show(items[i]!.alias!)} in stats`, items[i]!.pos, `${items[i]!.alias!}_2`);
   const by: StatsKey[] = keys.map((k, i) => ({ expr: k.expr, alias: k.alias?.name ?? null, name: names[i]!, pos: k.pos }));
-  const aggs: StatsAggregate[] = aggregates.map((a, i) => ({ call: a.call, alias: a.alias?.name ?? null, name: names[keys.length + i]!, pos: a.pos }));
+  const aggs: StatsAggregate[] = aggregates.map((a, i) => ({
+    call: a.call,
+    alias: a.alias?.name ?? null,
+    name: names[keys.length + i]!,
+    pos: a.pos,
+  }));
   context.columns = new Map();
   for (const a of aggs) {
     const text = exprToString(a.call);
@@ -92,17 +118,41 @@ function statsAggregate(e: Expr, context: ValidationContext): AggregateCall | nu
     checkExpr(e, scope); // E004 with the nearest name
   } else if (e.kind === 'field' && isAggregateFunction(e.name)) {
     context.error('E010', `stats needs aggregate calls: write ${e.name}() instead of ${e.name}`, e.pos, `${e.name}()`);
-  } else if (e.kind === 'binary' && e.op === '=' && e.left.kind === 'field' && e.right.kind === 'call' && isAggregateFunction(e.right.name)) {
+  } else if (
+    e.kind === 'binary' &&
+    e.op === '=' &&
+    e.left.kind === 'field' &&
+    e.right.kind === 'call' &&
+    isAggregateFunction(e.right.name)
+  ) {
     const before = context.errors.length;
     const call = checkAggregateCall(e.right, scope, 1);
     const text = context.errors.length === before ? exprToString(call) : `${e.right.name}(...)`;
-    context.error('E010', `name a stats column with "as", e.g. count() as ${e.left.name}`, e.pos, short(`${text} as ${e.left.name}`, 'count() as n'));
+    context.error(
+      'E010',
+      `name a stats column with "as", e.g. count() as ${e.left.name}`,
+      e.pos,
+      short(`${text} as ${e.left.name}`, 'count() as n'),
+    );
   } else if (e.kind === 'call') {
     // A scalar of each event is what groups: offer it as a key.
-    context.error('E010', `${e.name}() is not an aggregate; stats needs aggregates such as count() or avg(x)`, e.pos, short(`count() by ${exprToString(e)}`, 'count() by x'));
+    context.error(
+      'E010',
+      `${e.name}() is not an aggregate; stats needs aggregates such as count() or avg(x)`,
+      e.pos,
+      short(`count() by ${exprToString(e)}`, 'count() by x'),
+    );
   } else {
-    const suggestion = e.kind === 'field' ? `count() by ${exprToString(e)}` : 'an aggregate such as count() or avg(x); compute expressions with extend after stats';
-    context.error('E010', 'a stats column must be a single aggregate call such as count() or avg(x); compute expressions with extend after stats', e.pos, suggestion);
+    const suggestion =
+      e.kind === 'field'
+        ? `count() by ${exprToString(e)}`
+        : 'an aggregate such as count() or avg(x); compute expressions with extend after stats';
+    context.error(
+      'E010',
+      'a stats column must be a single aggregate call such as count() or avg(x); compute expressions with extend after stats',
+      e.pos,
+      suggestion,
+    );
   }
   return null;
 }

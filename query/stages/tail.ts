@@ -5,7 +5,11 @@ import { buildCountStage, checkCount, type ParsedCountStage } from './count';
 import type { StageModule } from './stage';
 
 /** `count` is a positive safe integer; 10 when the query leaves it out. */
-export interface TailStage { kind: 'tail'; count: number; pos: Pos }
+export interface TailStage {
+  kind: 'tail';
+  count: number;
+  pos: Pos;
+}
 
 export const tail: StageModule<ParsedCountStage<'tail'>, TailStage> = {
   name: 'tail',

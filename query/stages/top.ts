@@ -14,8 +14,20 @@ import type { StageModule } from './stage';
 import { compileAggregate, STATS_SPLIT_REWRITE } from './stats';
 
 /** Columns: fields..., `count`, `percent`; `by` groups the ranking. */
-export interface TopStage { kind: 'top'; count: number; fields: FieldName[]; by: FieldName[]; pos: Pos }
-export interface ParsedTopStage { kind: 'top'; count: CountSpec | null; fields: FieldName[]; by: FieldName[]; pos: Pos }
+export interface TopStage {
+  kind: 'top';
+  count: number;
+  fields: FieldName[];
+  by: FieldName[];
+  pos: Pos;
+}
+export interface ParsedTopStage {
+  kind: 'top';
+  count: CountSpec | null;
+  fields: FieldName[];
+  by: FieldName[];
+  pos: Pos;
+}
 
 export const top: StageModule<ParsedTopStage, TopStage> = {
   name: 'top',
@@ -39,7 +51,12 @@ export const top: StageModule<ParsedTopStage, TopStage> = {
   atShard(s, { schema, ctx }) {
     const { spec, finish } = desugarTop(s, schema, ctx);
     schema.becomeStatsColumns(spec, finish);
-    return { kind: 'handOver', boundary: { kind: 'stats', spec, top: finish }, rewrites: ['top -> stats+sort+head', STATS_SPLIT_REWRITE], consumed: 1 };
+    return {
+      kind: 'handOver',
+      boundary: { kind: 'stats', spec, top: finish },
+      rewrites: ['top -> stats+sort+head', STATS_SPLIT_REWRITE],
+      consumed: 1,
+    };
   },
   atCoordinator(s, { schema, ctx }) {
     const { spec, finish } = desugarTop(s, schema, ctx);

@@ -12,7 +12,11 @@ import { checkExpr } from '../syntax/validate-expr';
 import type { EvalContext } from '../value';
 import type { StageModule } from './stage';
 
-export interface WhereStage { kind: 'where'; expr: Expr; pos: Pos }
+export interface WhereStage {
+  kind: 'where';
+  expr: Expr;
+  pos: Pos;
+}
 
 export const where: StageModule<WhereStage, WhereStage> = {
   name: 'where',

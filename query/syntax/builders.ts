@@ -10,7 +10,10 @@ type D = any[];
 
 /** A persistent list that grows at the end in O(1); converted to an array once. */
 export class Seq<T> {
-  constructor(readonly prev: Seq<T> | null, readonly item: T) {}
+  constructor(
+    readonly prev: Seq<T> | null,
+    readonly item: T,
+  ) {}
   toArray(): T[] {
     const out: T[] = [];
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- a cursor walking the list from this node
@@ -20,15 +23,27 @@ export class Seq<T> {
 }
 
 /** A stage name the grammar does not know; validation turns it into E002/E003/E006. */
-export interface UnknownStage { kind: 'unknown'; name: string; tokens: Token[]; pos: A.Pos }
+export interface UnknownStage {
+  kind: 'unknown';
+  name: string;
+  tokens: Token[];
+  pos: A.Pos;
+}
 /** A count as written (`head -3` parses so that validation can say E012, not E001). */
-export interface CountSpec { value: number; pos: A.Pos; text: string }
+export interface CountSpec {
+  value: number;
+  pos: A.Pos;
+  text: string;
+}
 
 /**
  * A stage as the grammar matched it: its keyword token and nearley's data for the rule. The stage's
  * own module builds its node from it, once the whole parse succeeded.
  */
-export interface StageMatch { readonly keyword: Token; readonly data: GrammarData }
+export interface StageMatch {
+  readonly keyword: Token;
+  readonly data: GrammarData;
+}
 /** The data nearley hands a postprocessor: one entry per symbol of the rule. */
 export type GrammarData = readonly unknown[];
 
@@ -50,12 +65,18 @@ export const first = (d: D): unknown => d[0];
 export function literal(d: D): A.Expr {
   const t = tok(d[0]);
   switch (t.type) {
-    case 'number': return { kind: 'number', value: t.num, pos: t.pos };
-    case 'duration': return { kind: 'duration', micros: t.num, pos: t.pos };
-    case 'string': return { kind: 'string', value: t.value, pos: t.pos };
-    case 'kw_true': return { kind: 'boolean', value: true, pos: t.pos };
-    case 'kw_false': return { kind: 'boolean', value: false, pos: t.pos };
-    default: return { kind: 'null', pos: t.pos };
+    case 'number':
+      return { kind: 'number', value: t.num, pos: t.pos };
+    case 'duration':
+      return { kind: 'duration', micros: t.num, pos: t.pos };
+    case 'string':
+      return { kind: 'string', value: t.value, pos: t.pos };
+    case 'kw_true':
+      return { kind: 'boolean', value: true, pos: t.pos };
+    case 'kw_false':
+      return { kind: 'boolean', value: false, pos: t.pos };
+    default:
+      return { kind: 'null', pos: t.pos };
   }
 }
 
@@ -101,8 +122,18 @@ export function logical(d: D): A.LogicalExpr {
 }
 
 const BINARY_OPS: Record<string, A.BinaryOp> = {
-  eq: '=', eqeq: '=', neq: '!=', lt: '<', lte: '<=', gt: '>', gte: '>=',
-  plus: '+', minus: '-', star: '*', slash: '/', percent: '%',
+  eq: '=',
+  eqeq: '=',
+  neq: '!=',
+  lt: '<',
+  lte: '<=',
+  gt: '>',
+  gte: '>=',
+  plus: '+',
+  minus: '-',
+  star: '*',
+  slash: '/',
+  percent: '%',
 };
 
 export function binary(d: D): A.BinaryExpr {
@@ -160,8 +191,13 @@ export function searchField(d: D): A.SearchFieldMatch {
   const v = tok(d[2]);
   const quoted = v.type === 'string';
   const node: A.SearchFieldMatch = {
-    kind: 'fieldmatch', field: f.value, op: tok(d[1]).type === 'neq' ? '!=' : '=', value: v.value,
-    glob: !quoted && /[*?]/.test(v.value), quoted, pos: f.pos,
+    kind: 'fieldmatch',
+    field: f.value,
+    op: tok(d[1]).type === 'neq' ? '!=' : '=',
+    value: v.value,
+    glob: !quoted && /[*?]/.test(v.value),
+    quoted,
+    pos: f.pos,
   };
   if (f.type === 'term' && !BARE_FIELD.test(f.value)) invalidSearchFields.add(node);
   return node;
@@ -213,7 +249,10 @@ export function count(d: D): CountSpec {
 }
 
 /** An expression with an optional `as name` (stats aggregates and keys). */
-export interface Aliased { expr: A.Expr; alias: A.FieldName | null }
+export interface Aliased {
+  expr: A.Expr;
+  alias: A.FieldName | null;
+}
 export function aliased(d: D): Aliased {
   return { expr: d[0] as A.Expr, alias: d.length === 3 ? fieldName([d[2]]) : null };
 }

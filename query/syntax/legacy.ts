@@ -8,10 +8,25 @@ export const LEGACY_STAGES = new Set(['eval', 'rex', 'table', 'fields', 'timecha
 
 /** Stage names of other languages that are not legacy stages of ours: a direct hint for E002. */
 export const STAGE_HINTS: Readonly<Record<string, string>> = {
-  summarize: 'stats', project: 'keep', 'project-away': 'drop', 'project-rename': 'rename', take: 'head',
-  order: 'sort', filter: 'where', distinct: 'stats by', count: 'stats count()', bin: 'stats ... by bin(_time, 5m)',
-  bucket: 'stats ... by bin(_time, 5m)', uniq: 'dedup', reverse: 'sort _time asc', regex: 'where field =~ "regex"',
-  kv: 'parse kv(_raw)', extract: 'parse kv(_raw)', json: 'parse json(_raw)', select: 'keep', mvexpand: 'parse json(_raw)',
+  summarize: 'stats',
+  project: 'keep',
+  'project-away': 'drop',
+  'project-rename': 'rename',
+  take: 'head',
+  order: 'sort',
+  filter: 'where',
+  distinct: 'stats by',
+  count: 'stats count()',
+  bin: 'stats ... by bin(_time, 5m)',
+  bucket: 'stats ... by bin(_time, 5m)',
+  uniq: 'dedup',
+  reverse: 'sort _time asc',
+  regex: 'where field =~ "regex"',
+  kv: 'parse kv(_raw)',
+  extract: 'parse kv(_raw)',
+  json: 'parse json(_raw)',
+  select: 'keep',
+  mvexpand: 'parse json(_raw)',
 };
 
 const AGGREGATE_WORDS = /^(?:count|dc|sum|avg|min|max|values|first|last|earliest|latest|median|stdev|var|rate)$/i;
@@ -59,13 +74,19 @@ function aggregatesText(b: Body, from: number, to: number): string {
     }
   }
   parts.push(b.text(from, to));
-  const out = parts.filter((p) => p !== '').join(' ').replace(/\s+,/g, ',');
+  const out = parts
+    .filter((p) => p !== '')
+    .join(' ')
+    .replace(/\s+,/g, ',');
   return out === '' ? 'count()' : out;
 }
 
 /** Word list `a b, c` -> `a, b, c`. */
 function fieldList(text: string): string {
-  return text.split(/[\s,]+/).filter((x) => x !== '').join(', ');
+  return text
+    .split(/[\s,]+/)
+    .filter((x) => x !== '')
+    .join(', ');
 }
 
 function indexOfType(b: Body, type: string, from = 0): number {
@@ -79,13 +100,15 @@ export function legacySuggestion(stage: UnknownStage, source: string): string {
   const name = stage.name.toLowerCase();
   const n = b.tokens.length;
   switch (name) {
-    case 'eval': return `extend ${b.text()}`.trim();
+    case 'eval':
+      return `extend ${b.text()}`.trim();
     case 'rex': {
       const opts = options(b);
       const re = b.tokens.find((t) => t.type === 'string');
       return `parse regex(${opts.values.get('field') ?? '_raw'}, ${re ? re.text : '"(?<name>...)"'})`;
     }
-    case 'table': return `keep ${fieldList(b.text())}`.trim();
+    case 'table':
+      return `keep ${fieldList(b.text())}`.trim();
     case 'fields': {
       const sign = b.tokens[0]?.type;
       if (sign === 'minus') return `drop ${fieldList(b.text(1))}`.trim();
@@ -118,16 +141,23 @@ export function legacySuggestion(stage: UnknownStage, source: string): string {
       const keys = by < 0 ? fields : `${fieldList(b.text(by + 1))}, ${fields}`;
       return `stats count() by ${keys} | sort count asc | head 10`;
     }
-    case 'limit': return `head ${b.text()}`.trim();
+    case 'limit':
+      return `head ${b.text()}`.trim();
     case 'index': {
       // `index=main error` (the usual first line of a legacy query) -> `from main | search error`
       const value = b.tokens[0]?.type === 'eq' ? b.tokens.slice(1) : b.tokens;
       let end = 0;
-      while (end < value.length && (end === 0 || value[end]!.pos.offset === value[end - 1]!.pos.offset + value[end - 1]!.text.length)) end++;
-      const index = value.slice(0, end).map((t) => t.text).join('') || '<index>';
+      while (end < value.length && (end === 0 || value[end]!.pos.offset === value[end - 1]!.pos.offset + value[end - 1]!.text.length))
+        end++;
+      const index =
+        value
+          .slice(0, end)
+          .map((t) => t.text)
+          .join('') || '<index>';
       const rest = b.text(n - value.length + end);
       return rest === '' ? `from ${index}` : `from ${index} | search ${rest}`;
     }
-    default: return '';
+    default:
+      return '';
   }
 }

@@ -22,7 +22,11 @@ const NUMBER_END = `(?![${NAME_CHARS}])`;
 export const KEYWORDS = ['and', 'or', 'not', 'in', 'like', 'has', 'is', 'null', 'true', 'false', 'as', 'by', 'asc', 'desc'] as const;
 
 const KEYWORD_TYPES = new Map<string, string>(KEYWORDS.map((k) => [k, `kw_${k}`]));
-const SEARCH_KEYWORD_TYPES = new Map<string, string>([['and', 'kw_and'], ['or', 'kw_or'], ['not', 'kw_not']]);
+const SEARCH_KEYWORD_TYPES = new Map<string, string>([
+  ['and', 'kw_and'],
+  ['or', 'kw_or'],
+  ['not', 'kw_not'],
+]);
 
 /** How the words after a stage name are lexed: expressions, names with globs, or search terms. */
 export type ArgumentLexing = 'main' | 'glob' | 'search';
@@ -34,7 +38,10 @@ export interface StageWord {
 }
 
 function caseInsensitive(word: string): string {
-  return word.split('').map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
+  return word
+    .split('')
+    .map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`)
+    .join('');
 }
 
 const ws = { match: /\s+/, lineBreaks: true };
@@ -57,28 +64,58 @@ function stageRules(stages: readonly StageWord[]): moo.Rules {
 
 const argumentStates: Record<ArgumentLexing, moo.Rules> = {
   main: {
-    ws, comment, string, unterminated_string: unterminatedString, qident, unterminated_qident: unterminatedQident,
+    ws,
+    comment,
+    string,
+    unterminated_string: unterminatedString,
+    qident,
+    unterminated_qident: unterminatedQident,
     variable: /\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/,
     duration: new RegExp(`[0-9]+(?:ms|[smhdw])${NUMBER_END}`),
     number: new RegExp(`[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?${NUMBER_END}`),
     bad_number: /[0-9][A-Za-z0-9_.@:]*/,
     ident: { match: new RegExp(NAME_SOURCE), type: (text: string) => KEYWORD_TYPES.get(text.toLowerCase()) ?? 'ident' },
-    eqeq: '==', match: '=~', neq: '!=', nmatch: '!~', lte: '<=', gte: '>=',
-    eq: '=', lt: '<', gt: '>', plus: '+', minus: '-', star: '*', slash: '/', percent: '%',
-    lparen: '(', rparen: ')', comma: ',',
+    eqeq: '==',
+    match: '=~',
+    neq: '!=',
+    nmatch: '!~',
+    lte: '<=',
+    gte: '>=',
+    eq: '=',
+    lt: '<',
+    gt: '>',
+    plus: '+',
+    minus: '-',
+    star: '*',
+    slash: '/',
+    percent: '%',
+    lparen: '(',
+    rparen: ')',
+    comma: ',',
     pipe: { match: '|', next: 'stage' },
     invalid,
   },
   glob: {
-    ws, comment, qident, unterminated_qident: unterminatedQident,
+    ws,
+    comment,
+    qident,
+    unterminated_qident: unterminatedQident,
     comma: ',',
     pipe: { match: '|', next: 'stage' },
     pattern: /(?:[A-Za-z0-9_.@:*?]|-(?!-))+/,
     invalid,
   },
   search: {
-    ws, comment, string, unterminated_string: unterminatedString, qident, unterminated_qident: unterminatedQident,
-    lparen: '(', rparen: ')', neq: '!=', eq: '=',
+    ws,
+    comment,
+    string,
+    unterminated_string: unterminatedString,
+    qident,
+    unterminated_qident: unterminatedQident,
+    lparen: '(',
+    rparen: ')',
+    neq: '!=',
+    eq: '=',
     pipe: { match: '|', next: 'stage' },
     term: {
       match: /(?:[^\s"'`()|=!-]|!(?!=)|-(?!-))+/,
@@ -109,7 +146,11 @@ export interface Token {
 }
 
 /** Characters from other languages: the message's hint and the replacement. */
-const CHARACTER_HINTS: Record<string, [string, string]> = { '&': ['; use "and"', 'and'], '!': ['; use "not"', 'not'], '^': ['; use pow(x, y)', 'pow(x, y)'] };
+const CHARACTER_HINTS: Record<string, [string, string]> = {
+  '&': ['; use "and"', 'and'],
+  '!': ['; use "not"', 'not'],
+  '^': ['; use pow(x, y)', 'pow(x, y)'],
+};
 const NAME_HINT = '; write names with other characters in backticks: `name`';
 
 function characterSuggestion(text: string): string {
@@ -148,21 +189,37 @@ function decodeString(raw: string, at: (i: number) => Pos): string {
     const e = body[i + 1]!;
     i++;
     switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case '"': case "'": case '\\': out += e; break;
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '"':
+      case "'":
+      case '\\':
+        out += e;
+        break;
       case 'u': {
         const hex = body.slice(i + 1, i + 5);
         if (!/^[0-9A-Fa-f]{4}$/.test(hex)) {
-          throw new QueryError('E001', 'invalid \\u escape: expected 4 hexadecimal digits after "\\u"', at(at0), 'write 4 hexadecimal digits after \\u (\\u00e9), or \\\\u for a backslash and a u');
+          throw new QueryError(
+            'E001',
+            'invalid \\u escape: expected 4 hexadecimal digits after "\\u"',
+            at(at0),
+            'write 4 hexadecimal digits after \\u (\\u00e9), or \\\\u for a backslash and a u',
+          );
         }
         out += String.fromCharCode(parseInt(hex, 16));
         i += 4;
         break;
       }
       // Unknown escapes keep their backslash so that regular expressions such as "\d+" read naturally.
-      default: out += '\\' + e;
+      default:
+        out += '\\' + e;
     }
   }
   return out;
@@ -183,7 +240,11 @@ export class TokenStream {
   private prefixRun = 0;
 
   /** `requireFrom`: E006 unless the first token is a stage name (`tokenize` lexes fragments too). */
-  constructor(private readonly mooLexer: moo.Lexer, private readonly map: SourceMap, private readonly requireFrom = true) {}
+  constructor(
+    private readonly mooLexer: moo.Lexer,
+    private readonly map: SourceMap,
+    private readonly requireFrom = true,
+  ) {}
 
   reset(chunk: string): void {
     this.mooLexer.reset(chunk);
@@ -246,11 +307,18 @@ export class TokenStream {
         return;
       case 'qident':
         token.value = text.slice(1, -1);
-        if (token.value.trim() === '') throw new QueryError('E001', 'empty backtick name', pos, 'write the field name between the backticks: `name`');
+        if (token.value.trim() === '')
+          throw new QueryError('E001', 'empty backtick name', pos, 'write the field name between the backticks: `name`');
         return;
       case 'number':
         token.num = Number(text);
-        if (!Number.isFinite(token.num)) throw new QueryError('E001', `number ${show(text)} is out of range`, pos, asString(text, 'use a number below 1.8e308, or quote it as a string'));
+        if (!Number.isFinite(token.num))
+          throw new QueryError(
+            'E001',
+            `number ${show(text)} is out of range`,
+            pos,
+            asString(text, 'use a number below 1.8e308, or quote it as a string'),
+          );
         return;
       case 'duration':
         token.num = durationMicros(text, pos);
@@ -267,11 +335,21 @@ export class TokenStream {
         // Substitution skips a `$name` glued to a word (`search$x`); as a search term it could not
         // be printed back without turning into a variable, and it is almost surely a typo.
         if (/^\$[A-Za-z_]/.test(text)) {
-          throw new QueryError('E014', `${show(text)} is glued to the word before it: put a space before a $variable`, pos, `put a space before ${text}`);
+          throw new QueryError(
+            'E014',
+            `${show(text)} is glued to the word before it: put a space before a $variable`,
+            pos,
+            `put a space before ${text}`,
+          );
         }
         return;
       case 'invalid':
-        throw new QueryError('E001', `unexpected character ${show(text)}${CHARACTER_HINTS[text]?.[0] ?? (/\p{L}/u.test(text) ? NAME_HINT : '')}`, pos, characterSuggestion(text));
+        throw new QueryError(
+          'E001',
+          `unexpected character ${show(text)}${CHARACTER_HINTS[text]?.[0] ?? (/\p{L}/u.test(text) ? NAME_HINT : '')}`,
+          pos,
+          characterSuggestion(text),
+        );
       default:
     }
   }
@@ -282,7 +360,12 @@ export class TokenStream {
     const { type, pos } = token;
     if (type === 'lparen') {
       if (++this.parenDepth > MAX_PAREN_DEPTH) {
-        throw new QueryError('E001', `parentheses nested more than ${MAX_PAREN_DEPTH} deep`, pos, `nest at most ${MAX_PAREN_DEPTH} parentheses`);
+        throw new QueryError(
+          'E001',
+          `parentheses nested more than ${MAX_PAREN_DEPTH} deep`,
+          pos,
+          `nest at most ${MAX_PAREN_DEPTH} parentheses`,
+        );
       }
     } else if (type === 'rparen') {
       this.parenDepth = Math.max(0, this.parenDepth - 1);
@@ -291,7 +374,12 @@ export class TokenStream {
     }
     if (type === 'kw_not' || type === 'minus') {
       if (++this.prefixRun > MAX_PREFIX_RUN) {
-        throw new QueryError('E001', `more than ${MAX_PREFIX_RUN} operators in a row`, pos, `write at most ${MAX_PREFIX_RUN} "not" or "-" in a row`);
+        throw new QueryError(
+          'E001',
+          `more than ${MAX_PREFIX_RUN} operators in a row`,
+          pos,
+          `write at most ${MAX_PREFIX_RUN} "not" or "-" in a row`,
+        );
       }
     } else {
       this.prefixRun = 0;
@@ -302,7 +390,8 @@ export class TokenStream {
 function durationMicros(text: string, pos: Pos): number {
   const m = /^([0-9]+)(ms|[smhdw])$/.exec(text)!;
   const micros = Number(m[1]) * DURATION_MICROS[m[2]!]!;
-  if (!Number.isSafeInteger(micros)) throw new QueryError('E009', `duration ${show(text)} is too large`, pos, 'use a duration of at most about 285 years, e.g. 520w');
+  if (!Number.isSafeInteger(micros))
+    throw new QueryError('E009', `duration ${show(text)} is too large`, pos, 'use a duration of at most about 285 years, e.g. 520w');
   return micros;
 }
 
@@ -350,8 +439,16 @@ export function tokenize(text: string, lexer: moo.Lexer): Token[] {
 /** The lexer object compiled into the grammar; each parse passes its own TokenStream instead. */
 export const grammarLexer = {
   reset(): void {},
-  next(): undefined { return undefined; },
-  save(): undefined { return undefined; },
-  formatError(): string { return 'syntax error'; },
-  has(_type: string): boolean { return true; },
+  next(): undefined {
+    return undefined;
+  },
+  save(): undefined {
+    return undefined;
+  },
+  formatError(): string {
+    return 'syntax error';
+  },
+  has(_type: string): boolean {
+    return true;
+  },
 };

@@ -87,7 +87,11 @@ function unexpectedToken(parser: nearley.Parser, found: Token, previous: Token |
   const adjacent = previous?.type === 'pipe' && previous.pos.offset + 1 === found.pos.offset;
   const logicalOr = found.type === 'other' && found.text === '|' && adjacent;
   const hint = logicalOr ? '; use "or" for a logical or' : '';
-  const suggestion = logicalOr ? 'or' : found.type === 'other' ? `write a stage name here: ${lexicon.stageNames.join(', ')}` : `write ${expected} here`;
+  const suggestion = logicalOr
+    ? 'or'
+    : found.type === 'other'
+      ? `write a stage name here: ${lexicon.stageNames.join(', ')}`
+      : `write ${expected} here`;
   return new QueryError('E001', `${what}, found ${show(found.text)}${hint}`, found.pos, suggestion);
 }
 
@@ -110,19 +114,69 @@ function isExpressionStart(types: Set<string>): boolean {
 const EXPRESSION_START = ['number', 'string', 'duration', 'kw_true', 'kw_false', 'kw_null', 'ident', 'qident', 'lparen', 'minus', 'kw_not'];
 const SEARCH_START = ['term', 'string', 'qident', 'lparen', 'kw_not'];
 const OPERATORS = [
-  'eq', 'eqeq', 'neq', 'lt', 'lte', 'gt', 'gte', 'match', 'nmatch', 'plus', 'minus', 'star', 'slash', 'percent',
-  'kw_and', 'kw_or', 'kw_in', 'kw_not', 'kw_like', 'kw_has', 'kw_is',
+  'eq',
+  'eqeq',
+  'neq',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'match',
+  'nmatch',
+  'plus',
+  'minus',
+  'star',
+  'slash',
+  'percent',
+  'kw_and',
+  'kw_or',
+  'kw_in',
+  'kw_not',
+  'kw_like',
+  'kw_has',
+  'kw_is',
 ];
 const SYMBOLS: Record<string, string> = {
-  eq: '=', eqeq: '==', neq: '!=', lt: '<', lte: '<=', gt: '>', gte: '>=', match: '=~', nmatch: '!~', plus: '+',
-  minus: '-', star: '*', slash: '/', percent: '%', lparen: '(', rparen: ')', comma: ',', pipe: '|',
+  eq: '=',
+  eqeq: '==',
+  neq: '!=',
+  lt: '<',
+  lte: '<=',
+  gt: '>',
+  gte: '>=',
+  match: '=~',
+  nmatch: '!~',
+  plus: '+',
+  minus: '-',
+  star: '*',
+  slash: '/',
+  percent: '%',
+  lparen: '(',
+  rparen: ')',
+  comma: ',',
+  pipe: '|',
 };
 const WORDS: Record<string, string> = {
-  ident: 'a field name', qident: 'a field name', pattern: 'a name or glob pattern', term: 'a search term',
-  string: 'a string', number: 'a number', duration: 'a duration',
+  ident: 'a field name',
+  qident: 'a field name',
+  pattern: 'a name or glob pattern',
+  term: 'a search term',
+  string: 'a string',
+  number: 'a number',
+  duration: 'a duration',
 };
 
-const ORDER = ['an expression', 'a search term', 'a stage name', 'a field name', 'a name or glob pattern', 'a string', 'a number', 'a duration', 'an operator'];
+const ORDER = [
+  'an expression',
+  'a search term',
+  'a stage name',
+  'a field name',
+  'a name or glob pattern',
+  'a string',
+  'a number',
+  'a duration',
+  'an operator',
+];
 const rank = (phrase: string): number => {
   const i = ORDER.indexOf(phrase);
   if (i >= 0) return i;

@@ -16,7 +16,10 @@ export interface Replacement {
 export class SourceMap {
   private readonly lineStarts: number[] = [0];
 
-  constructor(readonly original: string, private readonly replacements: readonly Replacement[] = []) {
+  constructor(
+    readonly original: string,
+    private readonly replacements: readonly Replacement[] = [],
+  ) {
     for (let i = 0; i < original.length; i++) {
       if (original.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
     }

@@ -10,17 +10,28 @@ const PRECEDENCE = { or: 1, and: 2, not: 3, compare: 4, add: 5, mul: 6, unary: 7
 
 function precedence(e: A.Expr): number {
   switch (e.kind) {
-    case 'logical': return e.op === 'or' ? PRECEDENCE.or : PRECEDENCE.and;
-    case 'not': return PRECEDENCE.not;
+    case 'logical':
+      return e.op === 'or' ? PRECEDENCE.or : PRECEDENCE.and;
+    case 'not':
+      return PRECEDENCE.not;
     case 'binary':
       if (e.op === '+' || e.op === '-') return PRECEDENCE.add;
       if (e.op === '*' || e.op === '/' || e.op === '%') return PRECEDENCE.mul;
       return PRECEDENCE.compare;
-    case 'in': case 'like': case 'has': case 'regex': case 'isnull': return PRECEDENCE.compare;
-    case 'negate': return PRECEDENCE.unary;
-    case 'number': return e.value < 0 || Object.is(e.value, -0) ? PRECEDENCE.unary : PRECEDENCE.primary;
-    case 'duration': return e.micros < 0 ? PRECEDENCE.unary : PRECEDENCE.primary;
-    default: return PRECEDENCE.primary;
+    case 'in':
+    case 'like':
+    case 'has':
+    case 'regex':
+    case 'isnull':
+      return PRECEDENCE.compare;
+    case 'negate':
+      return PRECEDENCE.unary;
+    case 'number':
+      return e.value < 0 || Object.is(e.value, -0) ? PRECEDENCE.unary : PRECEDENCE.primary;
+    case 'duration':
+      return e.micros < 0 ? PRECEDENCE.unary : PRECEDENCE.primary;
+    default:
+      return PRECEDENCE.primary;
   }
 }
 
@@ -49,7 +60,14 @@ export function nameToString(name: string): string {
   return isBareName(name) ? name : '`' + name + '`';
 }
 
-const UNITS: Array<[string, number]> = [['w', 604800e6], ['d', 86400e6], ['h', 3600e6], ['m', 60e6], ['s', 1e6], ['ms', 1e3]];
+const UNITS: Array<[string, number]> = [
+  ['w', 604800e6],
+  ['d', 86400e6],
+  ['h', 3600e6],
+  ['m', 60e6],
+  ['s', 1e6],
+  ['ms', 1e3],
+];
 
 export function durationToString(micros: number): string {
   const sign = micros < 0 ? '-' : '';
@@ -63,17 +81,24 @@ export function durationToString(micros: number): string {
 
 export function exprToString(e: A.Expr): string {
   switch (e.kind) {
-    case 'string': return quote(e.value);
-    case 'number': return Object.is(e.value, -0) ? '-0' : String(e.value);
-    case 'boolean': return e.value ? 'true' : 'false';
-    case 'null': return 'null';
-    case 'duration': return durationToString(e.micros);
-    case 'field': return nameToString(e.name);
+    case 'string':
+      return quote(e.value);
+    case 'number':
+      return Object.is(e.value, -0) ? '-0' : String(e.value);
+    case 'boolean':
+      return e.value ? 'true' : 'false';
+    case 'null':
+      return 'null';
+    case 'duration':
+      return durationToString(e.micros);
+    case 'field':
+      return nameToString(e.name);
     case 'negate': {
       const inner = wrap(e.operand, PRECEDENCE.unary);
       return inner.startsWith('-') ? `-(${inner})` : `-${inner}`;
     }
-    case 'not': return `not ${wrap(e.operand, PRECEDENCE.not)}`;
+    case 'not':
+      return `not ${wrap(e.operand, PRECEDENCE.not)}`;
     case 'logical': {
       const p = precedence(e) + 1;
       return e.operands.map((o) => wrap(o, p)).join(` ${e.op} `);
@@ -120,12 +145,18 @@ function searchWord(text: string): string {
 
 export function searchToString(s: A.SearchExpr): string {
   switch (s.kind) {
-    case 'term': return searchWord(s.text);
-    case 'phrase': return quote(s.text);
-    case 'fieldmatch': return `${nameToString(s.field)}${s.op}${s.quoted ? quote(s.value) : searchWord(s.value)}`;
-    case 'not': return `NOT ${searchWrap(s.operand, 3)}`;
-    case 'and': return s.operands.map((o) => searchWrap(o, 3)).join(' ');
-    case 'or': return s.operands.map((o) => searchWrap(o, 2)).join(' OR ');
+    case 'term':
+      return searchWord(s.text);
+    case 'phrase':
+      return quote(s.text);
+    case 'fieldmatch':
+      return `${nameToString(s.field)}${s.op}${s.quoted ? quote(s.value) : searchWord(s.value)}`;
+    case 'not':
+      return `NOT ${searchWrap(s.operand, 3)}`;
+    case 'and':
+      return s.operands.map((o) => searchWrap(o, 3)).join(' ');
+    case 'or':
+      return s.operands.map((o) => searchWrap(o, 2)).join(' OR ');
   }
 }
 

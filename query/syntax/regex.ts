@@ -32,7 +32,10 @@ const RE2_ADVICE: Array<[string, string]> = [
   ['invalid character class range: [:', 'use a known class such as [[:alpha:]], [[:digit:]] or [[:space:]]'],
   ['invalid character class range', 'write each range low to high, e.g. [a-z]'],
   ['invalid character class', 'check the class: [abc], [^abc], [a-z], [[:alpha:]] or \\pL'],
-  ['invalid repetition size', `write counts as {n}, {n,} or {min,max} with min <= max, at most ${MAX_REPEAT} with nested counts multiplied together`],
+  [
+    'invalid repetition size',
+    `write counts as {n}, {n,} or {min,max} with min <= max, at most ${MAX_REPEAT} with nested counts multiplied together`,
+  ],
   ['bad repetition operator', 'use one quantifier at a time (a* not a**), or escape a literal * + ? as \\*'],
   ['missing argument to repetition operator', 'put the quantifier after something to repeat, or escape a literal * + ? as \\*'],
   ['no argument for repetition operator', 'put the quantifier after something to repeat, or escape a literal * + ? as \\*'],
@@ -81,7 +84,10 @@ export function checkRegex(source: string): RegexCheck {
       if (e === undefined) return fail('it ends with a lone backslash', 'end the pattern with \\\\ to match a backslash');
       const backreference = !inClass && (/[1-9]/.test(e) || (e === 'k' && source[i + 2] === '<'));
       if (backreference) {
-        return fail(`backreferences such as \\${e} are not supported (${LINEAR})`, 'repeat the group\'s pattern instead of referring back to it');
+        return fail(
+          `backreferences such as \\${e} are not supported (${LINEAR})`,
+          "repeat the group's pattern instead of referring back to it",
+        );
       }
       i++;
       continue;
@@ -100,16 +106,23 @@ export function checkRegex(source: string): RegexCheck {
     if (c === '{') {
       const m = /^\{(\d+)(?:,(\d*))?\}/.exec(source.slice(i, i + 24));
       if (m && (Number(m[1]) > MAX_REPEAT || (m[2] !== undefined && m[2] !== '' && Number(m[2]) > MAX_REPEAT))) {
-        return fail(`repetition count ${m[0]} is too large (at most ${MAX_REPEAT})`, `use a count of at most ${MAX_REPEAT}, or + for "one or more"`);
+        return fail(
+          `repetition count ${m[0]} is too large (at most ${MAX_REPEAT})`,
+          `use a count of at most ${MAX_REPEAT}, or + for "one or more"`,
+        );
       }
     }
     if (c === '(' && source[i + 1] === '?') {
       const rest = source.slice(i + 2, i + 160);
       const twoConditions = 'drop it and combine two conditions instead: x =~ "a" and x !~ "b"';
       if (rest.startsWith('=') || rest.startsWith('!')) return fail(`lookahead (?= and (?! is not supported (${LINEAR})`, twoConditions);
-      if (rest.startsWith('<=') || rest.startsWith('<!')) return fail(`lookbehind (?<= and (?<! is not supported (${LINEAR})`, twoConditions);
+      if (rest.startsWith('<=') || rest.startsWith('<!'))
+        return fail(`lookbehind (?<= and (?<! is not supported (${LINEAR})`, twoConditions);
       if (rest.startsWith('P=') || rest.startsWith('P>')) {
-        return fail(`backreferences such as (?P=name) are not supported (${LINEAR})`, 'repeat the group\'s pattern instead of referring back to it');
+        return fail(
+          `backreferences such as (?P=name) are not supported (${LINEAR})`,
+          "repeat the group's pattern instead of referring back to it",
+        );
       }
       if (rest.startsWith('>')) return fail('atomic groups (?> are not supported', 'use a plain group (?:...)');
       const named = /^P?<([^>]*)>/.exec(rest);
@@ -145,12 +158,18 @@ export function checkPattern(pattern: string): PatternCheck {
       };
     }
     if (name !== '_') {
-      if (fields.includes(name)) return { ok: false, message: `capture <${name}> appears twice`, suggestion: `rename one of them, e.g. <${name}_2>, or skip it with <_>` };
+      if (fields.includes(name))
+        return {
+          ok: false,
+          message: `capture <${name}> appears twice`,
+          suggestion: `rename one of them, e.g. <${name}_2>, or skip it with <_>`,
+        };
       fields.push(name);
     }
     lastEnd = m.index + m[0].length;
     lastName = name;
   }
-  if (fields.length === 0) return { ok: false, message: 'the pattern has no <name> capture', suggestion: 'capture a field with <name>, e.g. "<ip> - <user>"' };
+  if (fields.length === 0)
+    return { ok: false, message: 'the pattern has no <name> capture', suggestion: 'capture a field with <name>, e.g. "<ip> - <user>"' };
   return { ok: true, fields };
 }

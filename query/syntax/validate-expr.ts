@@ -3,7 +3,14 @@
 
 import type * as A from './ast';
 import { QueryError } from './errors';
-import { AGGREGATE_FUNCTIONS, FUNCTION_HINTS, SCALAR_FUNCTIONS, isAggregateFunction, isScalarFunction, type FunctionSpec } from './functions';
+import {
+  AGGREGATE_FUNCTIONS,
+  FUNCTION_HINTS,
+  SCALAR_FUNCTIONS,
+  isAggregateFunction,
+  isScalarFunction,
+  type FunctionSpec,
+} from './functions';
 import { exprToString } from './print';
 import { checkRegex, patternError } from './regex';
 import { hintFor, nearest } from './suggest';
@@ -24,7 +31,9 @@ export interface ExprScope {
 
 export function checkExpr(e: A.Expr, scope: ExprScope, depth = 0): A.Expr {
   if (depth > MAX_EXPR_DEPTH) {
-    scope.errors.push(new QueryError('E001', `expression nested more than ${MAX_EXPR_DEPTH} levels deep`, e.pos, `nest at most ${MAX_EXPR_DEPTH} levels`));
+    scope.errors.push(
+      new QueryError('E001', `expression nested more than ${MAX_EXPR_DEPTH} levels deep`, e.pos, `nest at most ${MAX_EXPR_DEPTH} levels`),
+    );
     // Cut the subtree so that later steps (printing, naming) never walk an unbounded depth.
     return { kind: 'null', pos: e.pos };
   }
@@ -33,7 +42,9 @@ export function checkExpr(e: A.Expr, scope: ExprScope, depth = 0): A.Expr {
     case 'logical':
       e.operands = flatten(e).map(sub);
       return e;
-    case 'not': case 'negate': case 'isnull':
+    case 'not':
+    case 'negate':
+    case 'isnull':
       e.operand = sub(e.operand);
       return e;
     case 'binary':
@@ -122,7 +133,14 @@ export function checkAggregateCall(e: A.CallExpr, scope: ExprScope, depth: numbe
   if (checkArity(agg, AGGREGATE_FUNCTIONS[agg.name], scope) && agg.name === 'percentile') {
     const q = args[1]!;
     if (q.kind !== 'number' || !(q.value > 0 && q.value <= 100)) {
-      scope.errors.push(new QueryError('E012', `percentile() needs a number q with 0 < q <= 100 as its second argument, got ${brief(exprToString(q))}`, q.pos, 'percentile(x, 95)'));
+      scope.errors.push(
+        new QueryError(
+          'E012',
+          `percentile() needs a number q with 0 < q <= 100 as its second argument, got ${brief(exprToString(q))}`,
+          q.pos,
+          'percentile(x, 95)',
+        ),
+      );
     }
   }
   return agg;
@@ -133,10 +151,20 @@ function aggregateOutsideStats(agg: A.AggregateCall, scope: ExprScope): QueryErr
   if ((agg.name === 'min' || agg.name === 'max') && agg.args.length >= 2) {
     const fn = agg.name === 'min' ? 'least' : 'greatest';
     const call = `${fn}(${agg.args.map(exprToString).join(', ')})`;
-    return new QueryError('E010', `${agg.name}() is an aggregate; for the ${agg.name === 'min' ? 'smallest' : 'largest'} of several values use ${fn}()`, agg.pos, call.length > 200 ? `${fn}(...)` : call);
+    return new QueryError(
+      'E010',
+      `${agg.name}() is an aggregate; for the ${agg.name === 'min' ? 'smallest' : 'largest'} of several values use ${fn}()`,
+      agg.pos,
+      call.length > 200 ? `${fn}(...)` : call,
+    );
   }
   const where = scope.columns ? 'it is not a column of the preceding stats' : `use it in stats, e.g. stats ${brief(text)}`;
-  return new QueryError('E010', `aggregate ${brief(text)} cannot be used ${scope.place}: ${where}`, agg.pos, outsideStatsSuggestion(text, scope.columns));
+  return new QueryError(
+    'E010',
+    `aggregate ${brief(text)} cannot be used ${scope.place}: ${where}`,
+    agg.pos,
+    outsideStatsSuggestion(text, scope.columns),
+  );
 }
 
 function outsideStatsSuggestion(text: string, columns: ReadonlyMap<string, string> | null): string {
@@ -157,9 +185,12 @@ function plural(n: number): string {
 function checkArity(e: A.CallExpr | A.AggregateCall, spec: FunctionSpec, scope: ExprScope): boolean {
   const n = e.args.length;
   if (n >= spec.min && n <= spec.max) return true;
-  const want = spec.min === spec.max ? plural(spec.min)
-    : spec.max === Infinity ? `at least ${plural(spec.min)}`
-    : `${spec.min} to ${plural(spec.max)}`;
+  const want =
+    spec.min === spec.max
+      ? plural(spec.min)
+      : spec.max === Infinity
+        ? `at least ${plural(spec.min)}`
+        : `${spec.min} to ${plural(spec.max)}`;
   scope.errors.push(new QueryError('E005', `${e.name}() takes ${want}, got ${n}`, e.pos, spec.signature));
   return false;
 }
@@ -179,7 +210,9 @@ function checkLikeLiteral(p: A.Expr, scope: ExprScope): void {
 function regexArgument(e: A.CallExpr, i: number, scope: ExprScope): void {
   const arg = e.args[i]!;
   if (arg.kind !== 'string') {
-    scope.errors.push(new QueryError('E005', `the regular expression of ${e.name}() must be a string literal`, arg.pos, SCALAR_FUNCTIONS[e.name].signature));
+    scope.errors.push(
+      new QueryError('E005', `the regular expression of ${e.name}() must be a string literal`, arg.pos, SCALAR_FUNCTIONS[e.name].signature),
+    );
     return;
   }
   checkRegexLiteral(arg, scope);
@@ -188,7 +221,9 @@ function regexArgument(e: A.CallExpr, i: number, scope: ExprScope): void {
 function checkScalarArgs(e: A.CallExpr, scope: ExprScope): void {
   const args = e.args;
   switch (e.name) {
-    case 'match': case 'extract': case 'replace':
+    case 'match':
+    case 'extract':
+    case 'replace':
       regexArgument(e, 1, scope);
       if (e.name === 'extract' && args[2]?.kind === 'number' && !(Number.isInteger(args[2].value) && args[2].value >= 0)) {
         scope.errors.push(new QueryError('E005', 'the group of extract() must be a whole number >= 0 or a group name', args[2].pos, '1'));
@@ -196,12 +231,16 @@ function checkScalarArgs(e: A.CallExpr, scope: ExprScope): void {
       return;
     case 'round':
       if (args[1]?.kind === 'number' && !Number.isInteger(args[1].value)) {
-        scope.errors.push(new QueryError('E005', 'the digits of round() must be a whole number', args[1].pos, String(Math.round(args[1].value))));
+        scope.errors.push(
+          new QueryError('E005', 'the digits of round() must be a whole number', args[1].pos, String(Math.round(args[1].value))),
+        );
       }
       return;
     case 'json_extract':
       if (args[1]?.kind === 'string' && !args[1].value.startsWith('$')) {
-        scope.errors.push(new QueryError('E005', 'the path of json_extract() must start with "$", e.g. "$.a.b"', args[1].pos, `"$.${args[1].value}"`));
+        scope.errors.push(
+          new QueryError('E005', 'the path of json_extract() must start with "$", e.g. "$.a.b"', args[1].pos, `"$.${args[1].value}"`),
+        );
       }
       return;
     case 'bin': {
@@ -209,7 +248,8 @@ function checkScalarArgs(e: A.CallExpr, scope: ExprScope): void {
       if (size.kind === 'duration') {
         if (size.micros <= 0) scope.errors.push(new QueryError('E009', 'the bin size must be a positive duration', size.pos, '5m'));
       } else if (size.kind === 'number') {
-        if (!(size.value > 0)) scope.errors.push(new QueryError('E005', 'the bin size must be positive', size.pos, String(Math.abs(size.value) || 1)));
+        if (!(size.value > 0))
+          scope.errors.push(new QueryError('E005', 'the bin size must be positive', size.pos, String(Math.abs(size.value) || 1)));
       } else {
         scope.errors.push(new QueryError('E009', 'bin() needs a duration literal such as 5m (or a positive number)', size.pos, '5m'));
       }

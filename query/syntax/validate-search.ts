@@ -12,11 +12,19 @@ import { MAX_EXPR_DEPTH } from './validate-expr';
 
 export function checkSearch(e: A.SearchExpr, errors: QueryError[], depth = 0): A.SearchExpr {
   if (depth > MAX_EXPR_DEPTH) {
-    errors.push(new QueryError('E001', `search expression nested more than ${MAX_EXPR_DEPTH} levels deep`, e.pos, `nest at most ${MAX_EXPR_DEPTH} levels`));
+    errors.push(
+      new QueryError(
+        'E001',
+        `search expression nested more than ${MAX_EXPR_DEPTH} levels deep`,
+        e.pos,
+        `nest at most ${MAX_EXPR_DEPTH} levels`,
+      ),
+    );
     return { kind: 'term', text: '', glob: false, pos: e.pos };
   }
   switch (e.kind) {
-    case 'and': case 'or': {
+    case 'and':
+    case 'or': {
       // Flatten the chain without recursing along it (implied AND chains can be very long).
       const out: A.SearchExpr[] = [];
       const stack: A.SearchExpr[] = [e];
@@ -34,8 +42,12 @@ export function checkSearch(e: A.SearchExpr, errors: QueryError[], depth = 0): A
     case 'fieldmatch':
       if (invalidSearchFields.has(e)) {
         const cmp = /^(.*?)([<>])$/.exec(e.field);
-        const suggestion = cmp ? `where ${cmp[1]} ${cmp[2]}${e.op === '=' ? '=' : ''} ${e.value}` : `${inBackticks(e.field)}${e.op}${e.quoted ? quote(e.value) : e.value}`;
-        errors.push(new QueryError('E001', `${show(e.field)} is not a field name${cmp ? '; compare numbers with where' : ''}`, e.pos, suggestion));
+        const suggestion = cmp
+          ? `where ${cmp[1]} ${cmp[2]}${e.op === '=' ? '=' : ''} ${e.value}`
+          : `${inBackticks(e.field)}${e.op}${e.quoted ? quote(e.value) : e.value}`;
+        errors.push(
+          new QueryError('E001', `${show(e.field)} is not a field name${cmp ? '; compare numbers with where' : ''}`, e.pos, suggestion),
+        );
       } else if (e.glob && !e.quoted) {
         checkGlob(valueGlobRegex(e.value), e.pos, errors);
       }

@@ -107,7 +107,11 @@ async function ingest(servers: TestServer[], all: Buffer[], concurrency: number)
       const n = next++;
       const server = servers[n % servers.length]!;
       for (;;) {
-        const answer = await request(`${server.api}/ingest`, { method: 'POST', body: all[n], headers: { 'content-type': 'application/json' } });
+        const answer = await request(`${server.api}/ingest`, {
+          method: 'POST',
+          body: all[n],
+          headers: { 'content-type': 'application/json' },
+        });
         if (answer.status === 200) break;
         if (answer.status !== 503) throw new Error(`ingest answered ${answer.status}: ${answer.text}`);
         retries++;
@@ -138,7 +142,11 @@ async function waitSettled(servers: TestServer[]): Promise<void> {
 
 /** An answer as text that two correct engines give alike (rows of an aggregate; events in order). */
 async function answerOf(server: TestServer, q: string, range: Range): Promise<string> {
-  const answer = await request(`${server.api}/query`, { method: 'POST', body: JSON.stringify({ q, limit: 1000, ...range }), headers: { 'content-type': 'application/json' } });
+  const answer = await request(`${server.api}/query`, {
+    method: 'POST',
+    body: JSON.stringify({ q, limit: 1000, ...range }),
+    headers: { 'content-type': 'application/json' },
+  });
   const data = answer.body.data;
   if (answer.status !== 200) return `error ${answer.status}`;
   if (data.type === 'aggregate') return JSON.stringify(data.rows);
@@ -167,7 +175,15 @@ async function ingestInto(setup: Setup, all: Buffer[], options: ClusterBenchOpti
   const { seconds, retries } = await ingest(servers, all, options.concurrency);
   const cpuSeconds = cpuSince();
   await waitSettled(servers);
-  return { setup, servers, seconds, cpuSeconds, settledSeconds: (performance.now() - started) / 1000, settledCpuSeconds: cpuSince(), retries };
+  return {
+    setup,
+    servers,
+    seconds,
+    cpuSeconds,
+    settledSeconds: (performance.now() - started) / 1000,
+    settledCpuSeconds: cpuSince(),
+    retries,
+  };
 }
 
 /** A setup's CPU seconds so far, summed over every node's process (/proc). */
@@ -248,13 +264,17 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
     await Promise.all(started.flat().map((server) => server.stop()));
   }
   const single = outcomes[0]!;
-  console.log(`\ncluster benchmark: ${options.events} events, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs (ms), ratios against the single node`);
+  console.log(
+    `\ncluster benchmark: ${options.events} events, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs (ms), ratios against the single node`,
+  );
   console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);
   console.log(`|---|${outcomes.map(() => '---:').join('|')}|`);
   console.log(
     `| ingest events/s | ${outcomes.map((o) => `${o.ingestEventsPerSecond.toFixed(0)} (${(o.ingestEventsPerSecond / single.ingestEventsPerSecond).toFixed(2)}x)`).join(' | ')} |`,
   );
-  console.log(`| ingest CPU per event, all nodes (µs) | ${outcomes.map((o) => `${o.cpuMicrosPerEvent.toFixed(2)} (${(o.cpuMicrosPerEvent / single.cpuMicrosPerEvent).toFixed(2)}x)`).join(' | ')} |`);
+  console.log(
+    `| ingest CPU per event, all nodes (µs) | ${outcomes.map((o) => `${o.cpuMicrosPerEvent.toFixed(2)} (${(o.cpuMicrosPerEvent / single.cpuMicrosPerEvent).toFixed(2)}x)`).join(' | ')} |`,
+  );
   console.log(
     `| events/s until flushed and compacted | ${outcomes.map((o) => `${o.settledEventsPerSecond.toFixed(0)} (${(o.settledEventsPerSecond / single.settledEventsPerSecond).toFixed(2)}x)`).join(' | ')} |`,
   );
@@ -273,10 +293,14 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   }
   for (const query of QUERIES) {
     const base = single.queryCpuMs.get(query.name)!;
-    const cells = outcomes.map((o) => `${o.queryCpuMs.get(query.name)!.toFixed(1)} (${(o.queryCpuMs.get(query.name)! / base).toFixed(2)}x)`);
+    const cells = outcomes.map(
+      (o) => `${o.queryCpuMs.get(query.name)!.toFixed(1)} (${(o.queryCpuMs.get(query.name)! / base).toFixed(2)}x)`,
+    );
     console.log(`| CPU per query, all nodes (ms): ${query.name} | ${cells.join(' | ')} |`);
   }
-  console.log(`| storage bytes, all nodes | ${outcomes.map((o) => `${(o.storageBytes / 1e6).toFixed(1)} MB (${(o.storageBytes / single.storageBytes).toFixed(2)}x)`).join(' | ')} |`);
+  console.log(
+    `| storage bytes, all nodes | ${outcomes.map((o) => `${(o.storageBytes / 1e6).toFixed(1)} MB (${(o.storageBytes / single.storageBytes).toFixed(2)}x)`).join(' | ')} |`,
+  );
   console.log(
     `| events per node (min share of even) | ${outcomes
       .map((o) => {

@@ -11,7 +11,11 @@ import { EventGenerator } from './generate';
 /** What the benches need of a build. */
 export interface CodecBuild {
   name: string;
-  scanNativeBatch: (body: Buffer, ctx: { receivedAtMicros: number; pipeline: boolean; oldestMicros: number; newestMicros: number }, placement: Placement) => EventChunk[] | null;
+  scanNativeBatch: (
+    body: Buffer,
+    ctx: { receivedAtMicros: number; pipeline: boolean; oldestMicros: number; newestMicros: number },
+    placement: Placement,
+  ) => EventChunk[] | null;
   encodeChunkRecord: (chunks: readonly EventChunk[], placement: Placement) => Buffer;
   decodeChunkRecord: (value: Uint8Array) => { chunks: EventChunk[] };
   groupChunkRows: (chunks: readonly EventChunk[], size: number) => ChunkPiece[][];
@@ -29,7 +33,11 @@ function requireModule<T>(dist: string, current: string, older: string): T {
 
 function loadBuild(dist: string, name: string): CodecBuild {
   const scan = require(path.join(dist, 'node/ingest/native-scan.js')) as Pick<CodecBuild, 'scanNativeBatch'>;
-  const record = requireModule<Pick<CodecBuild, 'encodeChunkRecord' | 'decodeChunkRecord'>>(dist, 'storage/buffer/chunk-record.js', 'storage/chunk-record.js');
+  const record = requireModule<Pick<CodecBuild, 'encodeChunkRecord' | 'decodeChunkRecord'>>(
+    dist,
+    'storage/buffer/chunk-record.js',
+    'storage/chunk-record.js',
+  );
   const chunk = requireModule<Pick<CodecBuild, 'groupChunkRows'>>(dist, 'storage/buffer/event-chunk.js', 'storage/event-chunk.js');
   const codec = requireModule<Pick<CodecBuild, 'runCodecRequest'>>(dist, 'storage/threads/codec-worker.js', 'storage/codec-worker.js');
   return { name, ...scan, ...record, ...chunk, ...codec };

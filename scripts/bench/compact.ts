@@ -33,34 +33,47 @@ export async function runCompactBench(options: CompactBenchOptions): Promise<voi
   const compactedBytes = builds.map(() => 0);
   const compactions = builds.map((build, b) => {
     const perInput = Math.ceil(bodies.length / options.inputs);
-    const parts = Array.from({ length: options.inputs }, (_, i) => bodies.slice(i * perInput, (i + 1) * perInput)).filter((part) => part.length > 0);
-    const inputs: MergeInput[] = parts.flatMap((part) => flushGroups(build, part)).map((pieces, i) => {
-      const request = { id: 0, type: 'encode', pieces, options: { compressionLevel: flushZstdLevel(COMPRESSION_LEVEL), blockRows: BLOCK_ROWS } } as CodecRequest;
-      const flushed = build.runCodecRequest(request);
-      flushedBytes[b] += flushed.stats.bytes;
-      const header: SegmentHeader = {
-        ...flushed.stats,
-        version: 3,
-        id: `bench${i}`,
-        index: 'main',
-        bucket: 0,
-        partition: 0,
-        level: 0,
-        createdAt: 0,
-        sources: flushed.sources,
-      };
-      return { header, blocks: flushed.blockData, blooms: flushed.blooms };
-    });
+    const parts = Array.from({ length: options.inputs }, (_, i) => bodies.slice(i * perInput, (i + 1) * perInput)).filter(
+      (part) => part.length > 0,
+    );
+    const inputs: MergeInput[] = parts
+      .flatMap((part) => flushGroups(build, part))
+      .map((pieces, i) => {
+        const request = {
+          id: 0,
+          type: 'encode',
+          pieces,
+          options: { compressionLevel: flushZstdLevel(COMPRESSION_LEVEL), blockRows: BLOCK_ROWS },
+        } as CodecRequest;
+        const flushed = build.runCodecRequest(request);
+        flushedBytes[b] += flushed.stats.bytes;
+        const header: SegmentHeader = {
+          ...flushed.stats,
+          version: 3,
+          id: `bench${i}`,
+          index: 'main',
+          bucket: 0,
+          partition: 0,
+          level: 0,
+          createdAt: 0,
+          sources: flushed.sources,
+        };
+        return { header, blocks: flushed.blockData, blooms: flushed.blooms };
+      });
     const merge = { compressionLevel: compactionZstdLevel(COMPRESSION_LEVEL), blockRows: BLOCK_ROWS, rawRefs: true };
     return (): void => {
       compactedBytes[b] = build.runCodecRequest({ id: 0, type: 'merge', inputs, options: merge } as CodecRequest).stats.bytes;
     };
   });
   const cpu = alternate(compactions, options.runs, options.events);
-  console.log(`\ncompaction benchmark: ${options.events} events flushed into ${options.inputs} segment(s) and compacted into one, ${options.runs} runs`);
+  console.log(
+    `\ncompaction benchmark: ${options.events} events flushed into ${options.inputs} segment(s) and compacted into one, ${options.runs} runs`,
+  );
   console.log(`| build | codec CPU per event, median (min) | bytes flushed | bytes compacted |`);
   console.log(`|---|---:|---:|---:|`);
   builds.forEach((build, b) => {
-    console.log(`| ${build.name} | ${median(cpu[b]).toFixed(2)} µs (${Math.min(...cpu[b]).toFixed(2)}) | ${flushedBytes[b]} | ${compactedBytes[b]} |`);
+    console.log(
+      `| ${build.name} | ${median(cpu[b]).toFixed(2)} µs (${Math.min(...cpu[b]).toFixed(2)}) | ${flushedBytes[b]} | ${compactedBytes[b]} |`,
+    );
   });
 }

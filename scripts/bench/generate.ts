@@ -100,7 +100,11 @@ export class EventGenerator {
   private timeMs: number;
 
   /** Events start at `startMs` and advance by `stepMs` on average. */
-  constructor(seed: number, startMs: number, private readonly stepMs: number) {
+  constructor(
+    seed: number,
+    startMs: number,
+    private readonly stepMs: number,
+  ) {
     this.random = prng(seed);
     this.timeMs = startMs;
   }
@@ -136,7 +140,11 @@ export class EventGenerator {
     }
     const service = pick(random, SERVICES);
     const message = pick(random, MESSAGES);
-    const requestId = `${Math.floor(random() * 2 ** 24).toString(16).padStart(6, '0')}${Math.floor(random() * 2 ** 24).toString(16).padStart(6, '0')}`;
+    const requestId = `${Math.floor(random() * 2 ** 24)
+      .toString(16)
+      .padStart(6, '0')}${Math.floor(random() * 2 ** 24)
+      .toString(16)
+      .padStart(6, '0')}`;
     const body: Record<string, string | number> = {
       ts: new Date(this.timeMs).toISOString(),
       level,

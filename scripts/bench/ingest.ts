@@ -176,7 +176,11 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     if (process.env.BENCH_THREADS === '1') printThreadCpu('compaction', threadCpu(server.process.pid), threadsFlushed);
     const settled = (await request(`${server.api}/stats`)).body.data;
     // Which compactions ran: merges or lone rewrites, and how many kept their inputs' column blocks (segment-rewrite.ts).
-    const history = (await request(`${server.api}/compaction/history?limit=10000&since=${warm.since}`)).body.data.compactions as { inputs: unknown[]; rows: number; blocks_kept: boolean }[];
+    const history = (await request(`${server.api}/compaction/history?limit=10000&since=${warm.since}`)).body.data.compactions as {
+      inputs: unknown[];
+      rows: number;
+      blocks_kept: boolean;
+    }[];
     const rowsOf = (manifests: typeof history): number => manifests.reduce((sum, manifest) => sum + manifest.rows, 0);
     const merged = history.filter((manifest) => manifest.inputs.length > 1);
     const alone = history.filter((manifest) => manifest.inputs.length === 1);
@@ -185,7 +189,9 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     const dataBytes = directoryBytes(server.dataDir);
 
     const row = (name: string, value: string): void => console.log(`| ${name.padEnd(44)} | ${value.padStart(16)} |`);
-    console.log(`\ningest benchmark: ${options.events} events, batches of ${options.batch}, ${options.concurrency} in flight, fsync ${options.fsync}, warm-up ${options.warmup} events`);
+    console.log(
+      `\ningest benchmark: ${options.events} events, batches of ${options.batch}, ${options.concurrency} in flight, fsync ${options.fsync}, warm-up ${options.warmup} events`,
+    );
     console.log(`| ${'measure'.padEnd(44)} | ${'value'.padStart(16)} |`);
     console.log(`|${'-'.repeat(46)}|${'-'.repeat(18)}|`);
     row('events/s (POST /ingest, acknowledged)', eventsPerSecond.toFixed(0));
@@ -197,9 +203,15 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     row('server CPU cores busy while ingesting', (cpuSeconds / seconds).toFixed(2));
     row('events/s until all are in segments', (options.events / flushedSeconds).toFixed(0));
     row('server CPU per event, ingest + flush, µs', ((flushedCpuSeconds * 1e6) / options.events).toFixed(2));
-    row(`bound: ${os.availableParallelism()} cores / CPU per event with flush`, ((os.availableParallelism() * options.events) / flushedCpuSeconds).toFixed(0));
+    row(
+      `bound: ${os.availableParallelism()} cores / CPU per event with flush`,
+      ((os.availableParallelism() * options.events) / flushedCpuSeconds).toFixed(0),
+    );
     row('server CPU per event, with compaction, µs', ((compactedCpuSeconds * 1e6) / options.events).toFixed(2));
-    row(`bound: ${os.availableParallelism()} cores / CPU with compaction`, ((os.availableParallelism() * options.events) / compactedCpuSeconds).toFixed(0));
+    row(
+      `bound: ${os.availableParallelism()} cores / CPU with compaction`,
+      ((os.availableParallelism() * options.events) / compactedCpuSeconds).toFixed(0),
+    );
     row('compactions: merges / rows', `${merged.length} / ${rowsOf(merged)}`);
     row('compactions: lone rewrites / rows', `${alone.length} / ${rowsOf(alone)}`);
     row('compactions that kept column blocks / rows', `${kept.length} / ${rowsOf(kept)}`);
@@ -207,7 +219,10 @@ export async function runIngestBench(options: IngestBenchOptions): Promise<void>
     row('request body bytes', String(bodyBytes));
     row('segment bytes after flush / log-line bytes', `${(((stats.segment_bytes - warm.segmentBytes) / lineBytes) * 100).toFixed(1)}%`);
     row('segments after flush', String(stats.segment_count - warm.segments));
-    row('segment bytes after compaction / log-line bytes', `${(((settled.segment_bytes - warm.segmentBytes) / lineBytes) * 100).toFixed(1)}%`);
+    row(
+      'segment bytes after compaction / log-line bytes',
+      `${(((settled.segment_bytes - warm.segmentBytes) / lineBytes) * 100).toFixed(1)}%`,
+    );
     if (options.warmup === 0) {
       row('data dir bytes after compaction and shutdown', String(dataBytes));
       row('data dir after compaction / log-line bytes', `${((dataBytes / lineBytes) * 100).toFixed(1)}%`);

@@ -83,13 +83,17 @@ export function runPlacementBench(options: PlacementBenchOptions): void {
       }
     }
   }
-  console.log(`\nplacement: ${options.events} bench events over ${options.nodes} nodes, ${options.partitions} partitions, ${options.spans} six-hour spans`);
+  console.log(
+    `\nplacement: ${options.events} bench events over ${options.nodes} nodes, ${options.partitions} partitions, ${options.spans} six-hour spans`,
+  );
   console.log('| layout | replication | median distance of the farthest node from even | largest | spans over 20% |');
   console.log('|---|---:|---:|---:|---:|');
   for (const [name, list] of deviations) {
     const [layout, replication] = name.split('|');
     const sorted = [...list].sort((a, b) => a - b);
     const percent = (value: number): string => `${(value * 100).toFixed(1)}%`;
-    console.log(`| ${layout} | ${replication} | ${percent(sorted[Math.floor(sorted.length / 2)]!)} | ${percent(sorted.at(-1)!)} | ${sorted.filter((value) => value > 0.2).length} of ${sorted.length} |`);
+    console.log(
+      `| ${layout} | ${replication} | ${percent(sorted[Math.floor(sorted.length / 2)]!)} | ${percent(sorted.at(-1)!)} | ${sorted.filter((value) => value > 0.2).length} of ${sorted.length} |`,
+    );
   }
 }

@@ -40,7 +40,11 @@ export interface BenchQuery {
 }
 
 export const QUERIES: BenchQuery[] = [
-  { name: 'stats count() by host', native: 'from main | stats count() by host', sql: 'SELECT host, count(*) FROM logs GROUP BY host ORDER BY host' },
+  {
+    name: 'stats count() by host',
+    native: 'from main | stats count() by host',
+    sql: 'SELECT host, count(*) FROM logs GROUP BY host ORDER BY host',
+  },
   {
     name: `search ${NEEDLE} (rare needle)`,
     native: `from main | search ${NEEDLE}`,
@@ -141,7 +145,11 @@ async function waitSettled(server: TestServer): Promise<void> {
 
 /** `body` adds to each request (e.g. an explicit time range, so that answers timed minutes apart agree). */
 /** One timed query with a fresh result cache (we measure the engine, not the cache): ms and the answer's row count. */
-export async function timeNativeOnce(server: TestServer, query: BenchQuery, body: Record<string, unknown> = {}): Promise<{ ms: number; rows: number }> {
+export async function timeNativeOnce(
+  server: TestServer,
+  query: BenchQuery,
+  body: Record<string, unknown> = {},
+): Promise<{ ms: number; rows: number }> {
   await request(`${server.api}/cache`, { method: 'DELETE' });
   const started = performance.now();
   const response = await postJson(`${server.api}/query`, { q: query.native, limit: 1000, ...body });
@@ -177,7 +185,8 @@ function duckdbModule(): string {
   const entry = path.join(dir, 'node_modules', '@duckdb', 'node-api');
   if (!fs.existsSync(entry)) {
     fs.mkdirSync(dir, { recursive: true });
-    if (!fs.existsSync(path.join(dir, 'package.json'))) fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"trawl-bench-duckdb","private":true}\n');
+    if (!fs.existsSync(path.join(dir, 'package.json')))
+      fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"trawl-bench-duckdb","private":true}\n');
     execFileSync('npm', ['install', '--no-save', '--prefix', dir, '@duckdb/node-api'], { stdio: 'inherit' });
   }
   return entry;
@@ -222,7 +231,11 @@ function timeRipgrep(ndjsonPath: string, runs: number): number | string {
  * first send to the last, plus one batch interval): a server that keeps up with the schedule
  * shows the target rate. `lagMs` is how far behind its schedule the last batch went out.
  */
-async function latencyUnderIngest(server: TestServer, rate: number, seconds: number): Promise<{ p99: number; achieved: number; lagMs: number }> {
+async function latencyUnderIngest(
+  server: TestServer,
+  rate: number,
+  seconds: number,
+): Promise<{ p99: number; achieved: number; lagMs: number }> {
   const generator = new EventGenerator(99, Date.now() - 60_000, 1);
   const batchSize = Math.max(1000, Math.round(rate / 10));
   // Live traffic: the events carry no time of their own, so each is stamped with its receive
@@ -275,7 +288,9 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<void> {
   try {
     console.log(`loading ${options.events} events ...`);
     const loaded = await load(server, options, ndjsonPath);
-    console.log(`loaded in ${loaded.seconds.toFixed(0)} s (${(options.events / loaded.seconds).toFixed(0)} events/s); waiting for flush and compaction`);
+    console.log(
+      `loaded in ${loaded.seconds.toFixed(0)} s (${(options.events / loaded.seconds).toFixed(0)} events/s); waiting for flush and compaction`,
+    );
     await waitSettled(server);
     const native = new Map<string, { median: number; first: number; result: unknown }>();
     for (const query of QUERIES) native.set(query.name, await timeNative(server, query, options.runs));
@@ -296,11 +311,15 @@ export async function runQueryBench(options: QueryBenchOptions): Promise<void> {
       const ours = native.get(query.name)?.median ?? NaN;
       const first = native.get(query.name)?.first ?? NaN;
       const theirs = typeof duck === 'string' ? NaN : (duck.get(query.name) ?? NaN);
-      console.log(`| ${query.name} | ${ours.toFixed(1)} | ${Number.isNaN(theirs) ? '-' : theirs.toFixed(1)} | ${Number.isNaN(theirs) ? '-' : (ours / theirs).toFixed(2)} | ${first.toFixed(1)} |`);
+      console.log(
+        `| ${query.name} | ${ours.toFixed(1)} | ${Number.isNaN(theirs) ? '-' : theirs.toFixed(1)} | ${Number.isNaN(theirs) ? '-' : (ours / theirs).toFixed(2)} | ${first.toFixed(1)} |`,
+      );
     }
     if (typeof duck === 'string') console.log(duck);
     const needle = native.get(QUERIES[1].name)?.median ?? NaN;
-    console.log(`| ripgrep -c ${NEEDLE} (raw NDJSON) | ${typeof rg === 'string' ? rg : rg.toFixed(1)} | | ${typeof rg === 'string' ? '-' : `trawl ${(rg / needle).toFixed(1)}x faster`} |`);
+    console.log(
+      `| ripgrep -c ${NEEDLE} (raw NDJSON) | ${typeof rg === 'string' ? rg : rg.toFixed(1)} | | ${typeof rg === 'string' ? '-' : `trawl ${(rg / needle).toFixed(1)}x faster`} |`,
+    );
     console.log(`\n${latency}`);
   } finally {
     await server.stop();
@@ -340,7 +359,9 @@ async function compareBuilds(dataDir: string, baselineDist: string, runs: number
     for (const build of builds) fs.rmSync(build.dataDir, { recursive: true, force: true });
   }
   const [ours, theirs] = builds;
-  console.log(`\nthis build against ${theirs.name}: the same data, ${COMPARE_ROUNDS} alternating rounds, median of the rounds' medians (ms)`);
+  console.log(
+    `\nthis build against ${theirs.name}: the same data, ${COMPARE_ROUNDS} alternating rounds, median of the rounds' medians (ms)`,
+  );
   console.log('| query | this build | baseline | ratio |');
   console.log('|---|---:|---:|---:|');
   for (const query of QUERIES) {

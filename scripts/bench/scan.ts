@@ -87,7 +87,12 @@ function alternateBothWays(jobs: (() => void)[], runs: number, events: number): 
 export async function runScanBench(options: ScanBenchOptions): Promise<void> {
   const builds = [loadBuild(path.resolve(__dirname, '../..'), 'this build')];
   if (options.baseline !== null) builds.push(loadBuild(path.resolve(options.baseline), `baseline ${options.baseline}`));
-  const ctx: IngestContext = { receivedAtMicros: Date.UTC(2024, 5, 15, 13) * 1000, pipeline: true, oldestMicros: 0, newestMicros: Number.MAX_SAFE_INTEGER };
+  const ctx: IngestContext = {
+    receivedAtMicros: Date.UTC(2024, 5, 15, 13) * 1000,
+    pipeline: true,
+    oldestMicros: 0,
+    newestMicros: Number.MAX_SAFE_INTEGER,
+  };
   const rows: string[] = [];
   for (const oneHost of [false, true]) {
     const set = bodies(options.events, oneHost);
@@ -112,12 +117,16 @@ export async function runScanBench(options: ScanBenchOptions): Promise<void> {
         const cpu = alternateBothWays(jobs, options.runs, options.events);
         builds.forEach((build, b) => {
           const bodiesLabel = oneHost ? 'one host' : 'mixed';
-          rows.push(`| ${build.name} | ${bodiesLabel} | ${partitions} | ${fast ? 'fast' : 'general'} | ${median(cpu[b]).toFixed(3)} µs (${Math.min(...cpu[b]).toFixed(3)}) | ${(chunks[b] / set.length).toFixed(1)} |`);
+          rows.push(
+            `| ${build.name} | ${bodiesLabel} | ${partitions} | ${fast ? 'fast' : 'general'} | ${median(cpu[b]).toFixed(3)} µs (${Math.min(...cpu[b]).toFixed(3)}) | ${(chunks[b] / set.length).toFixed(1)} |`,
+          );
         });
       }
     }
   }
-  console.log(`\nparse benchmark: ${options.events} events, bodies of 10,000, ${options.runs} runs (CPU of parse and chunk record per event)`);
+  console.log(
+    `\nparse benchmark: ${options.events} events, bodies of 10,000, ${options.runs} runs (CPU of parse and chunk record per event)`,
+  );
   console.log(`| build | bodies | partitions | path | CPU per event, median (min) | chunks a body |`);
   console.log(`|---|---|---:|---|---:|---:|`);
   for (const row of rows) console.log(row);

@@ -53,7 +53,13 @@ async function startNodes(setup: Setup, build: Build): Promise<TestServer[]> {
   // Flushes stay out of the timed requests: the write buffer takes every request of the run.
   const base = { 'cluster.bucket_span': BUCKET_SPAN, 'storage.flush_interval': '1h' };
   if (setup.nodes === 1) return [await TestServer.start({ set: base, cli: build.cli })];
-  const set = { ...base, 'cluster.replication_factor': setup.replication, 'server.ingest_workers': 1, 'server.query_workers': 1, 'server.codec_workers': 1 };
+  const set = {
+    ...base,
+    'cluster.replication_factor': setup.replication,
+    'server.ingest_workers': 1,
+    'server.query_workers': 1,
+    'server.codec_workers': 1,
+  };
   return startBenchCluster(setup.nodes, set, build.cli);
 }
 
@@ -87,7 +93,8 @@ export async function runSpreadBench(options: SpreadBenchOptions): Promise<void>
     { name: `${options.nodes} nodes, replication 2`, nodes: options.nodes, replication: 2 },
   ];
   const builds: Build[] = [{ name: 'this build', cli: undefined }];
-  if (options.baseline !== null) builds.push({ name: `baseline ${options.baseline}`, cli: path.join(path.resolve(options.baseline), 'scripts', 'trawl') });
+  if (options.baseline !== null)
+    builds.push({ name: `baseline ${options.baseline}`, cli: path.join(path.resolve(options.baseline), 'scripts', 'trawl') });
   const rows: { setup: Setup; build: Build; measured: Measured }[] = [];
   for (const setup of setups) {
     console.log(`${setup.name}: starting`);
@@ -113,7 +120,9 @@ export async function runSpreadBench(options: SpreadBenchOptions): Promise<void>
       await Promise.all(running.flat().map((server) => server.stop()));
     }
   }
-  console.log(`\nspread benchmark: ${options.events} events a request, spread over an hour or in one bucket, cluster.bucket_span ${BUCKET_SPAN}, median of ${options.runs} requests each`);
+  console.log(
+    `\nspread benchmark: ${options.events} events a request, spread over an hour or in one bucket, cluster.bucket_span ${BUCKET_SPAN}, median of ${options.runs} requests each`,
+  );
   console.log('| setup | build | spread ms | one bucket ms | ratio | spread CPU ms, all nodes | one bucket CPU ms | CPU ratio |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const { setup, build, measured } of rows) {

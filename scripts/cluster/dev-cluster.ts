@@ -97,7 +97,8 @@ function parseOptions(argv: string[]): Options {
       if (arg === '--data-dir') dataDir = value;
       else {
         basePort = Number(value);
-        if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65535 - 2 * MAX_NODES) throw new Error(`--base-port must be a port number, not "${value}"`);
+        if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65535 - 2 * MAX_NODES)
+          throw new Error(`--base-port must be a port number, not "${value}"`);
       }
     } else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
     else positionals.push(arg);
@@ -225,7 +226,8 @@ export async function main(): Promise<void> {
       console.log(`dev-cluster: starting ${node.id}`);
       const ready = start(node);
       // A node that cannot start says why in its own lines, and the exit line follows.
-      if (await Promise.race([ready.then(() => true), running.get(node.id)!.exited.then(() => false)])) console.log(`dev-cluster: ${node.id} is listening again`);
+      if (await Promise.race([ready.then(() => true), running.get(node.id)!.exited.then(() => false)]))
+        console.log(`dev-cluster: ${node.id} is listening again`);
       return;
     }
     if (!alive) return console.log(`dev-cluster: ${node.id} is not running (\`restart ${node.id}\` starts it)`);

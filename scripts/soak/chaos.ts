@@ -35,7 +35,8 @@ function between([least, most]: [number, number], random: () => number): number 
 /** Sleeps `ms`, or less once `running()` turns false. */
 async function pause(ms: number, running: () => boolean): Promise<void> {
   const until = performance.now() + ms;
-  while (running() && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, Math.min(100, until - performance.now())));
+  while (running() && performance.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, until - performance.now())));
 }
 
 function sleep(ms: number): Promise<void> {

@@ -126,7 +126,9 @@ export async function gaugeSum(node: SoakNode, name: string): Promise<number> {
 /** Whether `node` sees every one of `ids` up. */
 export async function seesAllUp(node: SoakNode, ids: readonly string[]): Promise<boolean> {
   const status = (await getJson(`${node.api}/cluster/status`)).data;
-  const up = new Set(((status?.nodes ?? []) as { id: string; state: string }[]).filter((each) => each.state === 'up').map((each) => each.id));
+  const up = new Set(
+    ((status?.nodes ?? []) as { id: string; state: string }[]).filter((each) => each.state === 'up').map((each) => each.id),
+  );
   return ids.every((id) => up.has(id));
 }
 

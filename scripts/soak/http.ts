@@ -28,8 +28,10 @@ export function call(url: string, options: CallOptions = {}): Promise<CallOutcom
       settled = true;
       resolve(outcome);
     };
-    const fail = (error: Error): void => settle(connected ? { kind: 'lost', error: error.message } : { kind: 'unreachable', error: error.message });
-    const headers: Record<string, string> = options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) };
+    const fail = (error: Error): void =>
+      settle(connected ? { kind: 'lost', error: error.message } : { kind: 'unreachable', error: error.message });
+    const headers: Record<string, string> =
+      options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) };
     const req = http.request(url, { method: options.method ?? 'GET', agent: false, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));

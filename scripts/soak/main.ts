@@ -30,7 +30,8 @@ async function main(): Promise<void> {
     log: (line) => console.log(line),
   });
   console.log(`\n${report.table}\n`);
-  if (report.partialAnswers.length > 0) console.log(`answers that said meta.partial (no failure):\n${report.partialAnswers.map((line) => `- ${line}`).join('\n')}\n`);
+  if (report.partialAnswers.length > 0)
+    console.log(`answers that said meta.partial (no failure):\n${report.partialAnswers.map((line) => `- ${line}`).join('\n')}\n`);
   if (report.passed) {
     console.log('soak passed');
     return;

@@ -65,10 +65,15 @@ async function ask(kind: QueryKind, api: string, node: string, ledger: Ledger): 
     counted: 0,
     countedByWriter: new Map(),
   };
-  const answer = await call(`${api}/query`, { method: 'POST', body: JSON.stringify({ q: QUERIES[kind], ...ALL_TIME, limit: 100 }), timeoutMs: 60_000 });
+  const answer = await call(`${api}/query`, {
+    method: 'POST',
+    body: JSON.stringify({ q: QUERIES[kind], ...ALL_TIME, limit: 100 }),
+    timeoutMs: 60_000,
+  });
   record.answeredMs = performance.now();
   if (answer.kind !== 'answered') return { ...record, outcome: answer.kind, detail: answer.error };
-  if (answer.status !== 200) return { ...record, outcome: 'error', detail: `${answer.status} ${answer.body?.error?.code ?? answer.text.slice(0, 100)}` };
+  if (answer.status !== 200)
+    return { ...record, outcome: 'error', detail: `${answer.status} ${answer.body?.error?.code ?? answer.text.slice(0, 100)}` };
   record.partial = answer.body.meta?.partial === true;
   record.missingKeys = answer.body.meta?.missing_keys ?? 0;
   const data = answer.body.data;
@@ -83,7 +88,12 @@ async function ask(kind: QueryKind, api: string, node: string, ledger: Ledger): 
 }
 
 /** Asks queries in turn through random nodes until `running()` turns false. */
-export async function runQueryLoop(options: QueryLoopOptions, ledger: Ledger, records: QueryRecord[], running: () => boolean): Promise<void> {
+export async function runQueryLoop(
+  options: QueryLoopOptions,
+  ledger: Ledger,
+  records: QueryRecord[],
+  running: () => boolean,
+): Promise<void> {
   const kinds = Object.keys(QUERIES) as QueryKind[];
   for (let turn = 0; running(); turn++) {
     const pick = Math.floor(options.random() * options.apis().length);
@@ -122,24 +132,47 @@ export function judgeQueries(records: readonly QueryRecord[], ledger: Ledger, or
       continue;
     }
     judgement.answered++;
-    if (record.partial) judgement.partial.push(explain(record, originMs, `meta.partial, ${record.missingKeys} keys missing, ${record.counted} counted of ${record.ackedBefore} acknowledged`));
+    if (record.partial)
+      judgement.partial.push(
+        explain(
+          record,
+          originMs,
+          `meta.partial, ${record.missingKeys} keys missing, ${record.counted} counted of ${record.ackedBefore} acknowledged`,
+        ),
+      );
     if (record.kind === 'head') {
       const least = Math.min(5, record.ackedBefore);
-      if (!record.partial && record.counted < least) judgement.silentUndercounts.push(explain(record, originMs, `${record.counted} events, ${least} expected`));
+      if (!record.partial && record.counted < least)
+        judgement.silentUndercounts.push(explain(record, originMs, `${record.counted} events, ${least} expected`));
       continue;
     }
     const most = ledger.mostStoredBefore(record.answeredMs);
-    if (record.counted > most) judgement.overcounts.push(explain(record, originMs, `counted ${record.counted}, at most ${most} could be stored`));
+    if (record.counted > most)
+      judgement.overcounts.push(explain(record, originMs, `counted ${record.counted}, at most ${most} could be stored`));
     if (!record.partial && record.counted < record.ackedBefore) {
-      judgement.silentUndercounts.push(explain(record, originMs, `counted ${record.counted} of ${record.ackedBefore} acknowledged before it was sent, without meta.partial`));
+      judgement.silentUndercounts.push(
+        explain(
+          record,
+          originMs,
+          `counted ${record.counted} of ${record.ackedBefore} acknowledged before it was sent, without meta.partial`,
+        ),
+      );
       continue;
     }
     if (record.kind !== 'count by writer') continue;
     for (const [writer, acked] of record.ackedBeforeByWriter) {
       const counted = record.countedByWriter.get(writer) ?? 0;
-      if (!record.partial && counted < acked) judgement.silentUndercounts.push(explain(record, originMs, `writer ${writer}: counted ${counted} of ${acked} acknowledged before it was sent, without meta.partial`));
+      if (!record.partial && counted < acked)
+        judgement.silentUndercounts.push(
+          explain(
+            record,
+            originMs,
+            `writer ${writer}: counted ${counted} of ${acked} acknowledged before it was sent, without meta.partial`,
+          ),
+        );
       const writerMost = ledger.mostStoredBefore(record.answeredMs, writer);
-      if (counted > writerMost) judgement.overcounts.push(explain(record, originMs, `writer ${writer}: counted ${counted}, at most ${writerMost} could be stored`));
+      if (counted > writerMost)
+        judgement.overcounts.push(explain(record, originMs, `writer ${writer}: counted ${counted}, at most ${writerMost} could be stored`));
     }
   }
   return judgement;

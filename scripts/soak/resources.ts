@@ -80,10 +80,14 @@ export function judgeRss(node: string, samples: readonly RssSample[], bounds: Rs
   for (const [pid, life] of lives) {
     if (life.length < 6 || life[life.length - 1]!.atSeconds - life[0]!.atSeconds < bounds.minLifeSeconds) continue;
     const third = Math.floor(life.length / 3);
-    const [first, middle, last] = [life.slice(0, third), life.slice(third, -third), life.slice(-third)].map((part) => median(part.map((sample) => sample.mb))) as [number, number, number];
+    const [first, middle, last] = [life.slice(0, third), life.slice(third, -third), life.slice(-third)].map((part) =>
+      median(part.map((sample) => sample.mb)),
+    ) as [number, number, number];
     // Caches fill and level off; a leak keeps rising through every third of the life.
     if (middle > first && last > middle && last - first > bounds.growthMb) {
-      failures.push(`${node} (pid ${pid}): RSS rose through one life from ${first.toFixed(0)} to ${middle.toFixed(0)} to ${last.toFixed(0)} MB (medians of its thirds), more than ${bounds.growthMb} MB`);
+      failures.push(
+        `${node} (pid ${pid}): RSS rose through one life from ${first.toFixed(0)} to ${middle.toFixed(0)} to ${last.toFixed(0)} MB (medians of its thirds), more than ${bounds.growthMb} MB`,
+      );
     }
   }
   return failures;

@@ -56,13 +56,26 @@ async function run(nodes: readonly SoakNode[], options: SoakOptions, log: (line:
   const progress = setInterval(() => {
     const attempts = [...ledger.batches.values()].flatMap((batch) => batch.attempts);
     const count = (outcome: string): number => attempts.filter((attempt) => attempt.outcome === outcome).length;
-    log(`${ledger.ackedEvents()} events acknowledged; attempts refused ${count('refused')}, lost ${count('lost')}; ${records.length} queries`);
+    log(
+      `${ledger.ackedEvents()} events acknowledged; attempts refused ${count('refused')}, lost ${count('lost')}; ${records.length} queries`,
+    );
   }, 15_000);
   try {
-    log(`running for ${options.minutes} minute(s): ${options.writers} writers, ${options.queryLoops} query loops${options.faults ? ', chaos' : ', no faults'}`);
+    log(
+      `running for ${options.minutes} minute(s): ${options.writers} writers, ${options.queryLoops} query loops${options.faults ? ', chaos' : ', no faults'}`,
+    );
     const writers = Array.from({ length: options.writers }, (_, i) =>
       runWriter(
-        { name: `w${i + 1}`, minEvents: 50, maxEvents: 400, intervalMs: 300, apis, nodeIds, random: prng(options.seed * 1000 + i), timeBase },
+        {
+          name: `w${i + 1}`,
+          minEvents: 50,
+          maxEvents: 400,
+          intervalMs: 300,
+          apis,
+          nodeIds,
+          random: prng(options.seed * 1000 + i),
+          timeBase,
+        },
         ledger,
         running,
         () => endMs + DRAIN_MS,
@@ -71,7 +84,13 @@ async function run(nodes: readonly SoakNode[], options: SoakOptions, log: (line:
     const queryLoops = Array.from({ length: options.queryLoops }, (_, i) =>
       runQueryLoop({ apis, nodeIds, random: prng(options.seed * 2000 + i), pauseMs: 250 }, ledger, records, running),
     );
-    const chaosOptions = { random: prng(options.seed), pauseMs: [2_000, 6_000] as [number, number], downMs: [2_000, 6_000] as [number, number], recoveryTimeoutMs: RECOVERY_MS, log };
+    const chaosOptions = {
+      random: prng(options.seed),
+      pauseMs: [2_000, 6_000] as [number, number],
+      downMs: [2_000, 6_000] as [number, number],
+      recoveryTimeoutMs: RECOVERY_MS,
+      log,
+    };
     const chaos = await runChaos(nodes, chaosOptions, () => options.faults && running());
     await Promise.all([...writers, ...queryLoops]);
     return { ledger, records, chaos };
@@ -81,11 +100,25 @@ async function run(nodes: readonly SoakNode[], options: SoakOptions, log: (line:
 }
 
 /** The final checks through every node, as failures and the outcome the summary prints. */
-async function check(nodes: readonly SoakNode[], { ledger, records, chaos }: RunRecord, resources: ResourceWatch, ownExits: OwnExit[], options: SoakOptions, originMs: number): Promise<{ failures: string[]; outcome: SoakOutcome }> {
+async function check(
+  nodes: readonly SoakNode[],
+  { ledger, records, chaos }: RunRecord,
+  resources: ResourceWatch,
+  ownExits: OwnExit[],
+  options: SoakOptions,
+  originMs: number,
+): Promise<{ failures: string[]; outcome: SoakOutcome }> {
   const failures = [...chaos.failures, ...ledger.unexpected.map((line) => `unexpected ingest answer: ${line}`)];
   const verdicts: NodeVerdict[] = [];
   for (const node of nodes) {
-    const failed = (error: Error): NodeVerdict => ({ node: node.id, counted: NaN, missing: NaN, duplicates: NaN, inDoubtCopies: NaN, failures: [`the final check through ${node.id} failed: ${error.message}`] });
+    const failed = (error: Error): NodeVerdict => ({
+      node: node.id,
+      counted: NaN,
+      missing: NaN,
+      duplicates: NaN,
+      inDoubtCopies: NaN,
+      failures: [`the final check through ${node.id} failed: ${error.message}`],
+    });
     verdicts.push(await judgeThrough(node, ledger).catch(failed));
   }
   for (const verdict of verdicts) failures.push(...verdict.failures);
@@ -94,12 +127,17 @@ async function check(nodes: readonly SoakNode[], { ledger, records, chaos }: Run
     return { held: NaN, least: 0, most: 0 };
   });
   if (Number.isFinite(stats.held) && !(stats.held >= stats.least && stats.held <= stats.most)) {
-    failures.push(`the nodes' /stats hold ${stats.held} events in all; twice the acknowledged events is ${stats.least}${stats.most > stats.least ? `, and lost answers allow up to ${stats.most}` : ''}`);
+    failures.push(
+      `the nodes' /stats hold ${stats.held} events in all; twice the acknowledged events is ${stats.least}${stats.most > stats.least ? `, and lost answers allow up to ${stats.most}` : ''}`,
+    );
   }
   const queries = judgeQueries(records, ledger, originMs);
   failures.push(...queries.silentUndercounts.map((line) => `silent undercount: ${line}`));
   failures.push(...queries.overcounts.map((line) => `overcount: ${line}`));
-  for (const exit of ownExits) failures.push(`${exit.node} exited on its own at ${exit.atSeconds.toFixed(1)}s (code ${exit.code}, signal ${exit.signal}); its log ends:\n${exit.logTail}`);
+  for (const exit of ownExits)
+    failures.push(
+      `${exit.node} exited on its own at ${exit.atSeconds.toFixed(1)}s (code ${exit.code}, signal ${exit.signal}); its log ends:\n${exit.logTail}`,
+    );
   resources.stop();
   for (const node of nodes) failures.push(...judgeRss(node.id, resources.samples.get(node.id)!, options.rss));
   const queryTimesMs = records.filter((record) => record.outcome === 'ok').map((record) => record.answeredMs - record.sentMs);

@@ -84,7 +84,9 @@ export function summaryTable(outcome: SoakOutcome): string {
   for (const node of outcome.nodes) {
     const samples = outcome.resources.samples.get(node.id)!;
     const mbs = samples.map((sample) => sample.mb);
-    lines.push(`| ${node.id} | ${Math.min(...mbs).toFixed(0)} | ${Math.max(...mbs).toFixed(0)} | ${node.cpuSeconds().toFixed(1)} | ${rssSeries(samples, spanSeconds)} |`);
+    lines.push(
+      `| ${node.id} | ${Math.min(...mbs).toFixed(0)} | ${Math.max(...mbs).toFixed(0)} | ${node.cpuSeconds().toFixed(1)} | ${rssSeries(samples, spanSeconds)} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -56,9 +56,15 @@ function attemptsText(batch: Batch): string {
 }
 
 async function query(node: SoakNode, q: string): Promise<{ rows: unknown[][]; partial: boolean }> {
-  const answer = await call(`${node.api}/query`, { method: 'POST', body: JSON.stringify({ q, ...ALL_TIME, limit: 1000 }), timeoutMs: 120_000 });
+  const answer = await call(`${node.api}/query`, {
+    method: 'POST',
+    body: JSON.stringify({ q, ...ALL_TIME, limit: 1000 }),
+    timeoutMs: 120_000,
+  });
   if (answer.kind !== 'answered' || answer.status !== 200 || answer.body?.data?.type !== 'aggregate') {
-    throw new Error(`${q} through ${node.id}: ${answer.kind === 'answered' ? `${answer.status} ${answer.text.slice(0, 300)}` : answer.error}`);
+    throw new Error(
+      `${q} through ${node.id}: ${answer.kind === 'answered' ? `${answer.status} ${answer.text.slice(0, 300)}` : answer.error}`,
+    );
   }
   return { rows: answer.body.data.rows, partial: answer.body.meta?.partial === true };
 }
@@ -67,10 +73,17 @@ async function query(node: SoakNode, q: string): Promise<{ rows: unknown[][]; pa
 async function batchRows(node: SoakNode): Promise<{ rows: BatchRow[]; partial: boolean }> {
   const q = `from ${SOAK_INDEX} | stats count() as copies, dc(id) as ids, min(n) as lo, max(n) as hi by batch`;
   const answer = await call(`${node.api}/query/stream`, { method: 'POST', body: JSON.stringify({ q, ...ALL_TIME }), timeoutMs: 300_000 });
-  if (answer.kind !== 'answered' || answer.status !== 200) throw new Error(`export through ${node.id}: ${answer.kind === 'answered' ? `${answer.status} ${answer.text.slice(0, 300)}` : answer.error}`);
-  const lines = answer.text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  if (answer.kind !== 'answered' || answer.status !== 200)
+    throw new Error(
+      `export through ${node.id}: ${answer.kind === 'answered' ? `${answer.status} ${answer.text.slice(0, 300)}` : answer.error}`,
+    );
+  const lines = answer.text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
   const last = lines.pop();
-  if (last?.__meta === undefined) throw new Error(`export through ${node.id} did not end with __meta: ${JSON.stringify(last).slice(0, 300)}`);
+  if (last?.__meta === undefined)
+    throw new Error(`export through ${node.id} did not end with __meta: ${JSON.stringify(last).slice(0, 300)}`);
   return { rows: lines as BatchRow[], partial: last.__meta.partial === true };
 }
 
@@ -115,7 +128,8 @@ export async function judgeThrough(node: SoakNode, ledger: Ledger): Promise<Node
     const excess = beyondOnce === 0 ? 0 : allowed === 1 ? beyondOnce : await excessCopies(node, batch.id, allowed);
     verdict.duplicates += excess;
     if (lost > 0) verdict.inDoubtCopies += Math.max(0, row.copies - acknowledged * batch.size - excess);
-    if (excess > 0) fail(`batch ${batch.id} holds ${excess} copies more than it may (${batch.size} events; attempts: ${attemptsText(batch)})`);
+    if (excess > 0)
+      fail(`batch ${batch.id} holds ${excess} copies more than it may (${batch.size} events; attempts: ${attemptsText(batch)})`);
   }
   return verdict;
 }

@@ -47,7 +47,12 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** One attempt's outcome for the ledger; an answer no shipper expects is also noted in `unexpected`. */
-function judge(outcome: Awaited<ReturnType<typeof call>>, size: number, unexpected: string[], where: string): { outcome: AttemptOutcome; detail: string } {
+function judge(
+  outcome: Awaited<ReturnType<typeof call>>,
+  size: number,
+  unexpected: string[],
+  where: string,
+): { outcome: AttemptOutcome; detail: string } {
   if (outcome.kind === 'unreachable') return { outcome: 'refused', detail: `unreachable: ${outcome.error}` };
   if (outcome.kind === 'lost') return { outcome: 'lost', detail: `lost: ${outcome.error}` };
   const code = outcome.body?.error?.code ?? '';
@@ -66,7 +71,12 @@ function judge(outcome: Awaited<ReturnType<typeof call>>, size: number, unexpect
  * Posts batches until `running()` turns false, then finishes the batch at hand: it is sent until
  * acknowledged or until `drainDeadline()` (performance.now() ms) passes.
  */
-export async function runWriter(options: WriterOptions, ledger: Ledger, running: () => boolean, drainDeadline: () => number): Promise<void> {
+export async function runWriter(
+  options: WriterOptions,
+  ledger: Ledger,
+  running: () => boolean,
+  drainDeadline: () => number,
+): Promise<void> {
   if (options.maxEvents > MAX_BATCH_EVENTS) throw new Error(`a batch holds at most ${MAX_BATCH_EVENTS} events (got ${options.maxEvents})`);
   for (let seq = 1; running(); seq++) {
     const started = performance.now();

@@ -196,7 +196,11 @@ function entryArrays(capacity: number, from: EntryArrays | null, count: number):
     arrays = { values: new Float64Array(capacity), rows: new Uint32Array(capacity), kinds: new Uint8Array(capacity) };
   } else {
     const buffer = new ArrayBuffer(capacity * 13);
-    arrays = { values: new Float64Array(buffer, 0, capacity), rows: new Uint32Array(buffer, capacity * 8, capacity), kinds: new Uint8Array(buffer, capacity * 12, capacity) };
+    arrays = {
+      values: new Float64Array(buffer, 0, capacity),
+      rows: new Uint32Array(buffer, capacity * 8, capacity),
+      kinds: new Uint8Array(buffer, capacity * 12, capacity),
+    };
   }
   if (from !== null) {
     for (let i = 0; i < count; i++) {

@@ -29,34 +29,47 @@ const quoted = (text: string): string => `'${text.slice(0, 140)}'`;
 
 /** Throws unless `header` (parsed JSON) has the shape of a record header; what the sections hold is checked by checkChunk. */
 export function checkHeaderShape(header: unknown): asserts header is { placement: Placement; chunks: unknown[] } {
-  if (!isObject(header) || !isObject(header.placement) || !Array.isArray(header.chunks)) throw new ChunkRecordError('the header is not an object with a placement and chunks');
+  if (!isObject(header) || !isObject(header.placement) || !Array.isArray(header.chunks))
+    throw new ChunkRecordError('the header is not an object with a placement and chunks');
   const { bucketSpanMicros, partitions } = header.placement;
-  if (!(Number.isSafeInteger(bucketSpanMicros) && (bucketSpanMicros as number) > 0 && Number.isSafeInteger(partitions) && (partitions as number) > 0)) {
-    throw new ChunkRecordError(`placement ${JSON.stringify(header.placement).slice(0, 100)} has no positive bucket span and partition count`);
+  if (!(
+    Number.isSafeInteger(bucketSpanMicros) &&
+    (bucketSpanMicros as number) > 0 &&
+    Number.isSafeInteger(partitions) &&
+    (partitions as number) > 0
+  )) {
+    throw new ChunkRecordError(
+      `placement ${JSON.stringify(header.placement).slice(0, 100)} has no positive bucket span and partition count`,
+    );
   }
   header.chunks.forEach((chunk, c) => checkChunkShape(chunk, `chunk ${c}`));
 }
 
 function checkSectionShape(section: unknown, what: string): void {
-  if (!(Array.isArray(section) && section.length === 2 && isCount(section[0]) && isCount(section[1]))) throw new ChunkRecordError(`${what} is not a section [offset, length]`);
+  if (!(Array.isArray(section) && section.length === 2 && isCount(section[0]) && isCount(section[1])))
+    throw new ChunkRecordError(`${what} is not a section [offset, length]`);
 }
 
 function checkPackedShape(packed: unknown, what: string): void {
-  if (!isObject(packed) || !ENCODINGS.has(packed.encoding)) throw new ChunkRecordError(`${what} is not a list of strings in a known encoding`);
+  if (!isObject(packed) || !ENCODINGS.has(packed.encoding))
+    throw new ChunkRecordError(`${what} is not a list of strings in a known encoding`);
   checkSectionShape(packed.bytes, `${what}.bytes`);
   checkSectionShape(packed.ends, `${what}.ends`);
 }
 
 function checkChunkShape(chunk: unknown, what: string): void {
-  if (!isObject(chunk) || !isObject(chunk.key) || !Array.isArray(chunk.fields)) throw new ChunkRecordError(`${what} is not an object with a key and fields`);
+  if (!isObject(chunk) || !isObject(chunk.key) || !Array.isArray(chunk.fields))
+    throw new ChunkRecordError(`${what} is not an object with a key and fields`);
   const { index, bucket, partition } = chunk.key;
-  if (typeof index !== 'string' || !Number.isSafeInteger(bucket) || !Number.isSafeInteger(partition)) throw new ChunkRecordError(`${what}'s key is not an index, a bucket and a partition`);
+  if (typeof index !== 'string' || !Number.isSafeInteger(bucket) || !Number.isSafeInteger(partition))
+    throw new ChunkRecordError(`${what}'s key is not an index, a bucket and a partition`);
   if (!isCount(chunk.count)) throw new ChunkRecordError(`${what}'s count ${String(chunk.count).slice(0, 30)} is not a whole number`);
   checkSectionShape(chunk.times, `${what}.times`);
   checkPackedShape(chunk.raws, `${what}.raws`);
   chunk.fields.forEach((field: unknown, f) => {
     const at = `${what} field ${f}`;
-    if (!isObject(field) || typeof field.name !== 'string' || !FIELD_TYPES.has(field.type)) throw new ChunkRecordError(`${at} has no name or no known type`);
+    if (!isObject(field) || typeof field.name !== 'string' || !FIELD_TYPES.has(field.type))
+      throw new ChunkRecordError(`${at} has no name or no known type`);
     for (const name of ['rows', 'numbers', 'codes'] as const) if (field[name] !== null) checkSectionShape(field[name], `${at}.${name}`);
     if (field.dict !== null) checkPackedShape(field.dict, `${at}.dict`);
     if (field.mixed !== null && !Array.isArray(field.mixed)) throw new ChunkRecordError(`${at}.mixed is not a list`);
@@ -73,14 +86,17 @@ export function checkChunk(chunk: EventChunk, placement: Placement, what: string
   if (!isValidIndexName(key.index)) throw new ChunkRecordError(`${what} is of index ${quoted(key.index)}, which is not an index name`);
   // A key's bucket is a bucket's start or a split inside it: which splits exist, the cluster knows (share-checks.ts).
   if (!(key.bucket >= 0)) throw new ChunkRecordError(`${what}'s bucket ${key.bucket} is before 1970`);
-  if (key.partition < 0 || key.partition >= placement.partitions) throw new ChunkRecordError(`${what}'s partition ${key.partition} is not in [0, ${placement.partitions})`);
+  if (key.partition < 0 || key.partition >= placement.partitions)
+    throw new ChunkRecordError(`${what}'s partition ${key.partition} is not in [0, ${placement.partitions})`);
   if (chunk.times.length !== count) throw new ChunkRecordError(`${what} claims ${count} rows but holds ${chunk.times.length} times`);
-  if (chunk.raws.ends.length !== count) throw new ChunkRecordError(`${what} claims ${count} rows but holds ${chunk.raws.ends.length} _raw texts`);
+  if (chunk.raws.ends.length !== count)
+    throw new ChunkRecordError(`${what} claims ${count} rows but holds ${chunk.raws.ends.length} _raw texts`);
   checkPacked(chunk.raws, `${what} _raw`);
   checkTimes(chunk, placement, what);
   const names = new Set<string>();
   for (const field of chunk.fields) {
-    if (field.name === '' || STORED_COLUMNS.has(field.name)) throw new ChunkRecordError(`${what} has a field named ${quoted(field.name)}, which names no field`);
+    if (field.name === '' || STORED_COLUMNS.has(field.name))
+      throw new ChunkRecordError(`${what} has a field named ${quoted(field.name)}, which names no field`);
     if (names.has(field.name)) throw new ChunkRecordError(`${what} has field ${quoted(field.name)} twice`);
     names.add(field.name);
     checkField(field, count, `${what} field ${quoted(field.name)}`);
@@ -94,7 +110,8 @@ function checkTimes(chunk: EventChunk, placement: Placement, what: string): void
   let max = Number.NEGATIVE_INFINITY;
   for (let row = 0; row < chunk.count; row++) {
     const time = chunk.times[row];
-    if (!(time >= bucket && time < end)) throw new ChunkRecordError(`${what} row ${row} has time ${time}, not in its bucket [${bucket}, ${end})`);
+    if (!(time >= bucket && time < end))
+      throw new ChunkRecordError(`${what} row ${row} has time ${time}, not in its bucket [${bucket}, ${end})`);
     if (time < min) min = time;
     if (time > max) max = time;
   }
@@ -109,11 +126,13 @@ function checkPacked(packed: PackedStrings, what: string): void {
   let previous = 0;
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i];
-    if (end < previous || end > bytes.length) throw new ChunkRecordError(`${what} string ${i} ends at ${end}, outside [${previous}, ${bytes.length}]`);
+    if (end < previous || end > bytes.length)
+      throw new ChunkRecordError(`${what} string ${i} ends at ${end}, outside [${previous}, ${bytes.length}]`);
     if (packed.encoding === 'utf16le' && end % 2 !== 0) throw new ChunkRecordError(`${what} string ${i} ends inside a UTF-16 unit`);
     previous = end;
   }
-  if (packed.encoding === 'latin1' && !isAscii(bytes.subarray(0, previous))) throw new ChunkRecordError(`${what} is marked ASCII but holds other bytes`);
+  if (packed.encoding === 'latin1' && !isAscii(bytes.subarray(0, previous)))
+    throw new ChunkRecordError(`${what} is marked ASCII but holds other bytes`);
 }
 
 function checkField(field: ChunkField, count: number, what: string): void {
@@ -121,12 +140,16 @@ function checkField(field: ChunkField, count: number, what: string): void {
   if (rows !== null) {
     if (rows.length > count) throw new ChunkRecordError(`${what} has ${rows.length} rows of ${count}`);
     for (let i = 0; i < rows.length; i++) {
-      if (rows[i] >= count || (i > 0 && rows[i] <= rows[i - 1])) throw new ChunkRecordError(`${what} entry ${i} is in row ${rows[i]}, not after the previous entry's and below ${count}`);
+      if (rows[i] >= count || (i > 0 && rows[i] <= rows[i - 1]))
+        throw new ChunkRecordError(`${what} entry ${i} is in row ${rows[i]}, not after the previous entry's and below ${count}`);
     }
   }
   const entries = rows === null ? count : rows.length;
   const holds = (numbers: boolean, codes: boolean, mixed: boolean): boolean =>
-    (field.numbers !== null) === numbers && (field.codes !== null) === codes && (field.dict !== null) === codes && (field.mixed !== null) === mixed;
+    (field.numbers !== null) === numbers &&
+    (field.codes !== null) === codes &&
+    (field.dict !== null) === codes &&
+    (field.mixed !== null) === mixed;
   const length = (values: { length: number }): void => {
     if (values.length !== entries) throw new ChunkRecordError(`${what} holds ${values.length} values for ${entries} entries`);
   };
@@ -138,7 +161,8 @@ function checkField(field: ChunkField, count: number, what: string): void {
       length(codes);
       checkPacked(dict, `${what} dictionary`);
       for (let i = 0; i < codes.length; i++) {
-        if (codes[i] >= dict.ends.length) throw new ChunkRecordError(`${what} entry ${i} has code ${codes[i]} of a dictionary of ${dict.ends.length}`);
+        if (codes[i] >= dict.ends.length)
+          throw new ChunkRecordError(`${what} entry ${i} has code ${codes[i]} of a dictionary of ${dict.ends.length}`);
       }
       return;
     }
@@ -150,7 +174,10 @@ function checkField(field: ChunkField, count: number, what: string): void {
       for (let i = 0; i < numbers.length; i++) {
         const value = numbers[i];
         const valid = field.type === 'number' ? Number.isFinite(value) : value === 0 || value === 1;
-        if (!valid) throw new ChunkRecordError(`${what} entry ${i} holds ${value}, not a ${field.type === 'number' ? 'finite number' : 'boolean (0 or 1)'}`);
+        if (!valid)
+          throw new ChunkRecordError(
+            `${what} entry ${i} holds ${value}, not a ${field.type === 'number' ? 'finite number' : 'boolean (0 or 1)'}`,
+          );
       }
       return;
     }

@@ -36,7 +36,9 @@ export function chunkBatch(chunk: EventChunk, scan: ChunkScan): ColumnBatch {
         : [TIME_COLUMN, ...scan.columns];
   const inRange: number[] = [];
   const all = chunk.minTime >= scan.fromMicros && chunk.maxTime < scan.toMicros;
-  if (!all) for (let row = 0; row < chunk.count; row++) if (chunk.times[row] >= scan.fromMicros && chunk.times[row] < scan.toMicros) inRange.push(row);
+  if (!all)
+    for (let row = 0; row < chunk.count; row++)
+      if (chunk.times[row] >= scan.fromMicros && chunk.times[row] < scan.toMicros) inRange.push(row);
   const columns = new Map<string, Column>();
   for (const name of names) {
     const column = chunkColumn(chunk, name);

@@ -39,7 +39,9 @@ export type MixedValueJSON = FieldValue | { number: string };
 
 export function mixedToJSON(values: readonly FieldValue[]): MixedValueJSON[] {
   return values.map((value) =>
-    typeof value === 'number' && (Object.is(value, -0) || !Number.isFinite(value)) ? { number: Object.is(value, -0) ? '-0' : String(value) } : value,
+    typeof value === 'number' && (Object.is(value, -0) || !Number.isFinite(value))
+      ? { number: Object.is(value, -0) ? '-0' : String(value) }
+      : value,
   );
 }
 
@@ -66,7 +68,11 @@ interface RecordHeader {
 export function encodeJsonChunkRecord(chunks: readonly EventChunk[], placement: Placement): Buffer {
   const layout = new SectionLayout();
   const place = (array: ArrayBufferView & { length: number }): Section => [layout.place(array), array.length];
-  const packed = (strings: PackedStrings): PackedHeader => ({ bytes: place(strings.bytes), ends: place(strings.ends), encoding: strings.encoding });
+  const packed = (strings: PackedStrings): PackedHeader => ({
+    bytes: place(strings.bytes),
+    ends: place(strings.ends),
+    encoding: strings.encoding,
+  });
   const headers = chunks.map((chunk) => ({
     key: chunk.key,
     count: chunk.count,
@@ -95,7 +101,11 @@ export function encodeJsonChunkRecord(chunks: readonly EventChunk[], placement: 
 }
 
 /** The chunks of a kind-2 record (aligned, its header `headerLength` bytes at 5). */
-export function decodeJsonChunkRecord(record: Uint8Array, view: Buffer, headerLength: number): { chunks: EventChunk[]; placement: Placement } {
+export function decodeJsonChunkRecord(
+  record: Uint8Array,
+  view: Buffer,
+  headerLength: number,
+): { chunks: EventChunk[]; placement: Placement } {
   let header: unknown;
   try {
     header = JSON.parse(view.toString('utf8', 5, 5 + headerLength));
@@ -107,7 +117,8 @@ export function decodeJsonChunkRecord(record: Uint8Array, view: Buffer, headerLe
   const sections = new RecordSections(record, align8(5 + headerLength));
   const u32 = ([offset, length]: Section, what: string): Uint32Array => sections.u32(offset, length, () => what);
   const f64 = ([offset, length]: Section, what: string): Float64Array => sections.f64(offset, length, () => what);
-  const packed = (p: PackedHeader, what: string): PackedStrings => sections.packed(p.bytes[0], p.bytes[1], p.ends[0], p.ends[1], p.encoding, () => what);
+  const packed = (p: PackedHeader, what: string): PackedStrings =>
+    sections.packed(p.bytes[0], p.bytes[1], p.ends[0], p.ends[1], p.encoding, () => what);
   const chunks = (header.chunks as ChunkHeader[]).map((chunk, c): EventChunk => {
     const what = `chunk ${c}`;
     const decoded: EventChunk = {

@@ -85,25 +85,23 @@ export function encodeChunkRecordViews(chunks: readonly EventChunk[], placement:
   };
   const packed = (list: PackedStrings): PackedStrings => ({ bytes: view(list.bytes), ends: view(list.ends), encoding: list.encoding });
   // The same order as encodeWithLayout places the arrays.
-  const views = chunks.map(
-    (chunk): EventChunk => ({
-      key: chunk.key,
-      count: chunk.count,
-      minTime: chunk.minTime,
-      maxTime: chunk.maxTime,
-      times: view(chunk.times),
-      raws: packed(chunk.raws),
-      fields: chunk.fields.map((field) => ({
-        name: field.name,
-        type: field.type,
-        rows: field.rows === null ? null : view(field.rows),
-        numbers: field.numbers === null ? null : view(field.numbers),
-        codes: field.codes === null ? null : view(field.codes),
-        dict: field.dict === null ? null : packed(field.dict),
-        mixed: field.mixed,
-      })),
-    }),
-  );
+  const views = chunks.map((chunk): EventChunk => ({
+    key: chunk.key,
+    count: chunk.count,
+    minTime: chunk.minTime,
+    maxTime: chunk.maxTime,
+    times: view(chunk.times),
+    raws: packed(chunk.raws),
+    fields: chunk.fields.map((field) => ({
+      name: field.name,
+      type: field.type,
+      rows: field.rows === null ? null : view(field.rows),
+      numbers: field.numbers === null ? null : view(field.numbers),
+      codes: field.codes === null ? null : view(field.codes),
+      dict: field.dict === null ? null : packed(field.dict),
+      mixed: field.mixed,
+    })),
+  }));
   return { record, chunks: views };
 }
 
@@ -134,7 +132,13 @@ function encodeWithLayout(chunks: readonly EventChunk[], placement: Placement): 
     for (const field of chunk.fields) {
       body.u32(strings.id(field.name));
       body.u8(TYPE_CODE.get(field.type)!);
-      body.u8((field.rows === null ? 0 : ROWS) | (field.numbers === null ? 0 : NUMBERS) | (field.codes === null ? 0 : CODES) | (field.dict === null ? 0 : DICT) | (field.mixed === null ? 0 : MIXED));
+      body.u8(
+        (field.rows === null ? 0 : ROWS) |
+          (field.numbers === null ? 0 : NUMBERS) |
+          (field.codes === null ? 0 : CODES) |
+          (field.dict === null ? 0 : DICT) |
+          (field.mixed === null ? 0 : MIXED),
+      );
       if (field.rows !== null) section(field.rows);
       if (field.numbers !== null) section(field.numbers);
       if (field.codes !== null) section(field.codes);
@@ -168,10 +172,12 @@ function encodeWithLayout(chunks: readonly EventChunk[], placement: Placement): 
  */
 export function decodeChunkRecord(value: Uint8Array): { chunks: EventChunk[]; placement: Placement } {
   const record = value.byteOffset % 8 === 0 ? value : new Uint8Array(value);
-  if (record.byteLength < 5 || !isChunkRecordKind(record[0])) throw new ChunkRecordError(`not a chunk record (kind ${record[0]}, ${record.byteLength} bytes)`);
+  if (record.byteLength < 5 || !isChunkRecordKind(record[0]))
+    throw new ChunkRecordError(`not a chunk record (kind ${record[0]}, ${record.byteLength} bytes)`);
   const view = Buffer.from(record.buffer, record.byteOffset, record.byteLength);
   const headerLength = view.readUInt32LE(1);
-  if (5 + headerLength > record.byteLength) throw new ChunkRecordError(`a header of ${headerLength} bytes in a record of ${record.byteLength}`);
+  if (5 + headerLength > record.byteLength)
+    throw new ChunkRecordError(`a header of ${headerLength} bytes in a record of ${record.byteLength}`);
   if (record[0] === JSON_CHUNK_RECORD_KIND) return decodeJsonChunkRecord(record, view, headerLength);
   return decodeBinary(record, view, headerLength);
 }
@@ -181,7 +187,9 @@ function decodeBinary(record: Uint8Array, view: Buffer, headerLength: number): {
   const bucketSpanMicros = header.f64('the placement');
   const partitions = header.f64('the placement');
   if (!(Number.isSafeInteger(bucketSpanMicros) && bucketSpanMicros > 0 && Number.isSafeInteger(partitions) && partitions > 0)) {
-    throw new ChunkRecordError(`placement ${bucketSpanMicros} µs, ${partitions} partitions has no positive bucket span and partition count`);
+    throw new ChunkRecordError(
+      `placement ${bucketSpanMicros} µs, ${partitions} partitions has no positive bucket span and partition count`,
+    );
   }
   const placement: Placement = { bucketSpanMicros, partitions };
   const stringCount = header.u32('the string count');
@@ -268,7 +276,13 @@ function decodeField(
   const numbers = holds & NUMBERS ? f64('numbers') : null;
   const codes = holds & CODES ? u32('codes') : null;
   const dict = holds & DICT ? packed(() => `${at()} dictionary`) : null;
-  const mixed = holds & MIXED ? mixedValues(string(() => `${at()}.mixed`), at) : null;
+  const mixed =
+    holds & MIXED
+      ? mixedValues(
+          string(() => `${at()}.mixed`),
+          at,
+        )
+      : null;
   return { name, type: TYPES[typeCode], rows, numbers, codes, dict, mixed };
 }
 

@@ -278,7 +278,7 @@ export function groupChunkRows(chunks: readonly EventChunk[], size: number): Chu
   let group: ChunkPiece[] = [];
   let rows = 0;
   for (const chunk of chunks) {
-    for (let start = 0; start < chunk.count; ) {
+    for (let start = 0; start < chunk.count;) {
       if (rows === size) {
         groups.push(group);
         group = [];

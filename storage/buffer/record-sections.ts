@@ -24,7 +24,10 @@ export class RecordSections {
 
   private check(offset: number, length: number, size: number, what: () => string): void {
     if (offset % size !== 0) throw new ChunkRecordError(`${what()} starts at ${offset}, not a multiple of ${size}`);
-    if (offset + length * size > this.bytes) throw new ChunkRecordError(`${what()} of ${length} x ${size} bytes at ${offset} passes the end of the record's ${this.bytes} bytes of sections`);
+    if (offset + length * size > this.bytes)
+      throw new ChunkRecordError(
+        `${what()} of ${length} x ${size} bytes at ${offset} passes the end of the record's ${this.bytes} bytes of sections`,
+      );
   }
 
   u8(offset: number, length: number, what: () => string): Uint8Array {
@@ -42,8 +45,19 @@ export class RecordSections {
     return new Float64Array(this.record.buffer, this.base + offset, length);
   }
 
-  packed(bytes: number, bytesLength: number, ends: number, endsLength: number, encoding: PackedStrings['encoding'], what: () => string): PackedStrings {
-    return { bytes: this.u8(bytes, bytesLength, () => `${what()} bytes`), ends: this.u32(ends, endsLength, () => `${what()} ends`), encoding };
+  packed(
+    bytes: number,
+    bytesLength: number,
+    ends: number,
+    endsLength: number,
+    encoding: PackedStrings['encoding'],
+    what: () => string,
+  ): PackedStrings {
+    return {
+      bytes: this.u8(bytes, bytesLength, () => `${what()} bytes`),
+      ends: this.u32(ends, endsLength, () => `${what()} ends`),
+      encoding,
+    };
   }
 }
 

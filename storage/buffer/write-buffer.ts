@@ -188,7 +188,11 @@ export class WriteBuffer {
   /** Makes events durable (as a JSON record), then readable: for callers without a parse worker. */
   async appendEvents(events: LogEvent[], sync: boolean): Promise<void> {
     if (events.length === 0) return;
-    await this.put(chunkEvents(events, this.placement), Buffer.concat([Buffer.of(JSON_EVENTS_KIND), Buffer.from(JSON.stringify(events))]), sync);
+    await this.put(
+      chunkEvents(events, this.placement),
+      Buffer.concat([Buffer.of(JSON_EVENTS_KIND), Buffer.from(JSON.stringify(events))]),
+      sync,
+    );
   }
 
   private async put(chunks: readonly EventChunk[], value: Buffer, sync: boolean, alongside: readonly WriteOp[] = []): Promise<void> {

@@ -62,14 +62,7 @@ export interface ConstColumn {
   length: number;
 }
 
-export type Column =
-  | TimeColumn
-  | NumberColumn
-  | BooleanColumn
-  | DictColumn
-  | StringColumn
-  | MixedColumn
-  | ConstColumn;
+export type Column = TimeColumn | NumberColumn | BooleanColumn | DictColumn | StringColumn | MixedColumn | ConstColumn;
 
 /** Rows of one row block, column by column. Only the requested columns are present. */
 export interface ColumnBatch {

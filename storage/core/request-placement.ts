@@ -111,7 +111,8 @@ export class KeyedChunks<C> {
   chunkFor(index: string, time: number, partition: number): C {
     // Consecutive events mostly share their key: reuse the last chunk without building a key string.
     const last = this.lastKey;
-    if (last !== null && index === last.index && time >= last.bucket && time < this.lastEnd && partition === last.partition) return this.lastChunk as C;
+    if (last !== null && index === last.index && time >= last.bucket && time < this.lastEnd && partition === last.partition)
+      return this.lastChunk as C;
     const placement = this.placement;
     const key: PartitionKey = { index, bucket: pieceOf(time, placement), partition };
     const name = keyString(key);

@@ -9,9 +9,7 @@ import path from 'path';
 const RocksDB = require('rocksdb-native');
 
 export type WriteOp =
-  | { type: 'put'; key: Buffer; value: Buffer }
-  | { type: 'del'; key: Buffer }
-  | { type: 'delRange'; start: Buffer; end: Buffer };
+  { type: 'put'; key: Buffer; value: Buffer } | { type: 'del'; key: Buffer } | { type: 'delRange'; start: Buffer; end: Buffer };
 
 interface NativeBatch {
   put(key: Buffer, value: Buffer): Promise<void>;
@@ -57,7 +55,10 @@ export class Rocks {
     } catch (error) {
       // RocksDB says "While lock file: .../LOCK: Resource temporarily unavailable": say who holds it.
       if (/lock file/i.test((error as Error).message)) {
-        throw new Error(`the data dir ${path.dirname(dir)} is in use by another trawl process (RocksDB holds the lock ${path.join(dir, 'LOCK')}): stop it, or give this one its own --data-dir`, { cause: error });
+        throw new Error(
+          `the data dir ${path.dirname(dir)} is in use by another trawl process (RocksDB holds the lock ${path.join(dir, 'LOCK')}): stop it, or give this one its own --data-dir`,
+          { cause: error },
+        );
       }
       throw error;
     }

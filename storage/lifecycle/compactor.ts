@@ -132,7 +132,10 @@ async function readAllBlocks(store: SegmentStore, inputs: SegmentHeader[]): Prom
     const names = header.columns.map((column) => column.name);
     const blocks: (Uint8Array | null)[][] = [];
     for (let block = 0; block < header.blocks.length; block++) blocks.push(await store.readBlockBuffers(header, block, names));
-    const blooms = await store.readBlooms(header, header.blocks.map((_, block) => block));
+    const blooms = await store.readBlooms(
+      header,
+      header.blocks.map((_, block) => block),
+    );
     out.push({ header, blocks, blooms });
   }
   return out;

@@ -18,12 +18,7 @@ export function retentionCutoffMicros(nowMs: number, retentionMs: number): numbe
   return (nowMs - retentionMs) * 1000;
 }
 
-export async function applyRetention(
-  store: SegmentStore,
-  rocks: Rocks,
-  retentionMs: number,
-  nowMs: number,
-): Promise<RetentionResult> {
+export async function applyRetention(store: SegmentStore, rocks: Rocks, retentionMs: number, nowMs: number): Promise<RetentionResult> {
   const cutoffMicros = retentionCutoffMicros(nowMs, retentionMs);
   const expired = [...store.all()].filter((header) => header.maxTime < cutoffMicros);
   const result: RetentionResult = { segments: 0, rows: 0, bytes: 0 };
@@ -37,6 +32,9 @@ export async function applyRetention(
   // Manifests finished before the cutoff go too, so the history does not grow without bound.
   ops.push({ type: 'delRange', start: MANIFEST_PREFIX, end: manifestKey(nowMs - retentionMs, '') });
   await rocks.write(ops);
-  store.apply([], expired.map((header) => header.id));
+  store.apply(
+    [],
+    expired.map((header) => header.id),
+  );
   return result;
 }

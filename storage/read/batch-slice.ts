@@ -3,7 +3,11 @@ import type { Column } from '../core/column';
 import { lowerBound } from '../core/sorted';
 
 /** The rows of a block (sorted by time) inside the time range [fromMicros, toMicros): [start, end). */
-export function timeSlice(times: Column | undefined, rows: number, range: { fromMicros: number; toMicros: number }): { start: number; end: number } {
+export function timeSlice(
+  times: Column | undefined,
+  rows: number,
+  range: { fromMicros: number; toMicros: number },
+): { start: number; end: number } {
   if (times === undefined || times.kind !== 'time') return { start: 0, end: rows };
   return { start: lowerBound(times.values, range.fromMicros), end: lowerBound(times.values, range.toMicros) };
 }

@@ -43,7 +43,14 @@ export class RawSearch {
     // decodeRawRefsMatching indexes by frame: spread the per-chosen-frame searches out.
     const byFrame: (LiteralByteSearch | null)[] = [];
     input.rawFrames?.forEach((frame, i) => (byFrame[frame] = searches?.[i] ?? null));
-    return decodeRawRefsMatching(buffer, rows, input.rawFrames, byFrame, fieldSource(block, undefined, decodedFields), this.longestRawToken);
+    return decodeRawRefsMatching(
+      buffer,
+      rows,
+      input.rawFrames,
+      byFrame,
+      fieldSource(block, undefined, decodedFields),
+      this.longestRawToken,
+    );
   }
 
   /** The longest token every match's `_raw` holds (null: none): frames with field references look for it in their values too. */

@@ -137,7 +137,7 @@ export function encodeAsciiTextBlock(
   w.ensure(total + 1); // + 1: room for the sink's sentinel byte
   // Rows in sort order are mostly consecutive in the text: each run is copied at once.
   const out = w.buf;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const first = rowAt(i);
     let last = first;
     while (++i < n && rowAt(i) === last + 1) last++;

@@ -37,7 +37,6 @@ function hashFrom(h: number, s: string): number {
   return h;
 }
 
-
 /** The 32-bit (int32) hash of a token, exactly as given (pass tokenizer output: lower-cased). */
 export function hashToken(token: string): number {
   return hashFrom(FNV_OFFSET, token);

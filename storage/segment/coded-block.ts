@@ -68,7 +68,14 @@ export function encodeCodedBlock(column: DenseCodedColumn, start: number, end: n
  * column-encode.ts encodePlain over codes: the range, byte count and tokens come from each
  * distinct value once, and the list is written only when no typed layout fits.
  */
-function encodeCodedPlain(column: DenseCodedColumn, start: number, end: number, level: number, s: ColumnBlockSummary, sink: TokenSink): EncodedCodedBlock {
+function encodeCodedPlain(
+  column: DenseCodedColumn,
+  start: number,
+  end: number,
+  level: number,
+  s: ColumnBlockSummary,
+  sink: TokenSink,
+): EncodedCodedBlock {
   const n = end - start;
   const { codes, stamps, dict, dictBytes } = column;
   const stamp = ++column.stamp;
@@ -138,5 +145,13 @@ function encodeCodedDict(
   const dict = sorted.map((code) => strings[code - 1]);
   const remap = new Uint32Array(dict.length + 1);
   for (let j = 0; j < sorted.length; j++) remap[blockCodes[sorted[j]]] = j + 1;
-  return sealDict(dict, Array.from(sorted, (code) => column.dictBytes[code - 1]), first, remap, level, s, sink);
+  return sealDict(
+    dict,
+    Array.from(sorted, (code) => column.dictBytes[code - 1]),
+    first,
+    remap,
+    level,
+    s,
+    sink,
+  );
 }

@@ -11,7 +11,14 @@ import { ListedRows } from './listed-rows';
 import type { LiteralByteSearch } from './literal-search';
 import { denseIndexes, nonNullCountOfBits } from './null-bits';
 import { dictionaryInterner } from './string-intern';
-import { openStringList, readStringList, readStringListMatching, readStringListRows, stringsOfRows, type StringListLayout } from './string-list';
+import {
+  openStringList,
+  readStringList,
+  readStringListMatching,
+  readStringListRows,
+  stringsOfRows,
+  type StringListLayout,
+} from './string-list';
 
 type TypedCtor<T> = {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
@@ -57,7 +64,10 @@ function accumulateDeltas(first: number, deltas: ArrayLike<number>, values: Floa
 export function decodeColumnBlock(block: Buffer | Uint8Array): Column {
   if (readBlockHeader(block).encoding === ColumnEncoding.Framed) {
     const { rows, frames } = openFramed(block);
-    return concatColumns(frames.map((frame) => decodeColumnBlock(frame.data)), rows);
+    return concatColumns(
+      frames.map((frame) => decodeColumnBlock(frame.data)),
+      rows,
+    );
   }
   const { encoding, rows: n, payload } = openBlock(block);
   return decodeOpened(encoding, n, payload);

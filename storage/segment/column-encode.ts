@@ -187,7 +187,9 @@ export function encodeColumnBlock(
     data = encodeMixed(values, start, end, level, s);
   } else if (nNum > 0) {
     const packed = nInt === nNum && !negativeZero && max - min < 2 ** 53 && Number.isSafeInteger(min) && Number.isSafeInteger(max);
-    data = packed ? encodePackedInts(values, start, end, level, s, nNum) : encodeNumbers(values, start, end, level, s, int32, nInt === nNum);
+    data = packed
+      ? encodePackedInts(values, start, end, level, s, nNum)
+      : encodeNumbers(values, start, end, level, s, int32, nInt === nNum);
   } else if (nBool > 0) {
     data = encodeBooleans(values, start, end, level, s);
   } else {
@@ -253,7 +255,14 @@ function encodeNumbers(
  * Integers as NumberPacked: the non-null values only, minus the block's minimum, as byte planes
  * (a 0..20000 column with 40% nulls: 2 planes over 60% of the rows instead of int16 per row).
  */
-function encodePackedInts(values: ArrayLike<Value>, start: number, end: number, level: number, s: ColumnBlockSummary, count: number): Buffer {
+function encodePackedInts(
+  values: ArrayLike<Value>,
+  start: number,
+  end: number,
+  level: number,
+  s: ColumnBlockSummary,
+  count: number,
+): Buffer {
   const n = end - start;
   const hasNulls = s.nullCount > 0;
   const min = s.min ?? 0;
@@ -317,7 +326,15 @@ function encodeDict(
   const dict = [...map.keys()].sort();
   const remap = new Uint32Array(dict.length + 1);
   for (let j = 0; j < dict.length; j++) remap[map.get(dict[j]) as number] = j + 1;
-  return sealDict(dict, Array.from(dict, (entry) => Buffer.byteLength(entry, 'utf8')), first, remap, level, s, sink);
+  return sealDict(
+    dict,
+    Array.from(dict, (entry) => Buffer.byteLength(entry, 'utf8')),
+    first,
+    remap,
+    level,
+    s,
+    sink,
+  );
 }
 
 /**
@@ -437,7 +454,13 @@ function typedStringCandidate(values: ArrayLike<string | null | undefined>, star
  * between maximal runs of decimal digits is the same in every row, and no run has a leading
  * zero (so the number gives the run back exactly). Returns false (leaving junk in `w`) if not.
  */
-function writeStringTemplate(w: ByteWriter, values: ArrayLike<string | null | undefined>, start: number, end: number, hasNulls: boolean): boolean {
+function writeStringTemplate(
+  w: ByteWriter,
+  values: ArrayLike<string | null | undefined>,
+  start: number,
+  end: number,
+  hasNulls: boolean,
+): boolean {
   let literals: string[] | null = null;
   let holes: Float64Array[] = [];
   let count = 0;
@@ -517,7 +540,13 @@ function skeletonOf(v: string): string[] | null {
 }
 
 /** Writes a HexString payload when every string is hex of one even length and one case; false if not. */
-function writeHexStrings(w: ByteWriter, values: ArrayLike<string | null | undefined>, start: number, end: number, hasNulls: boolean): boolean {
+function writeHexStrings(
+  w: ByteWriter,
+  values: ArrayLike<string | null | undefined>,
+  start: number,
+  end: number,
+  hasNulls: boolean,
+): boolean {
   let length = -1;
   let lower = false;
   let upper = false;

@@ -45,4 +45,3 @@ export function denseIndexes(bits: Uint8Array | null, rows: ArrayLike<number>): 
   }
   return out;
 }
-

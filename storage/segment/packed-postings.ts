@@ -68,7 +68,15 @@ function build(packed: PackedInts): PackedPostings | null {
  * [lo, hi] (outside it with `outside`), ascending, and returns their count; null when more than
  * a quarter of the rows pass, where the plain loop costs no more.
  */
-export function selectByPostings(postings: PackedPostings, lo: number, hi: number, outside: boolean, sel: Uint32Array, n: number, offset: number): number | null {
+export function selectByPostings(
+  postings: PackedPostings,
+  lo: number,
+  hi: number,
+  outside: boolean,
+  sel: Uint32Array,
+  n: number,
+  offset: number,
+): number | null {
   const { values, starts, rows } = postings;
   let passing = 0;
   for (let g = 0; g < values.length; g++) {

@@ -101,14 +101,14 @@ export function selectPacked(block: Uint8Array, op: RangeOp, constant: number, s
       if (all) {
         for (let i = 0; i < n; i++) {
           sel[kept] = i;
-          kept += (((planes[i + offset] - lo) >>> 0) <= span ? 1 : 0) ^ flip;
+          kept += ((planes[i + offset] - lo) >>> 0 <= span ? 1 : 0) ^ flip;
         }
         return kept;
       }
       for (let i = 0; i < n; i++) {
         const row = sel[i];
         sel[kept] = row;
-        kept += (((planes[row + offset] - lo) >>> 0) <= span ? 1 : 0) ^ flip;
+        kept += ((planes[row + offset] - lo) >>> 0 <= span ? 1 : 0) ^ flip;
       }
       return kept;
     }
@@ -116,14 +116,14 @@ export function selectPacked(block: Uint8Array, op: RangeOp, constant: number, s
     if (all) {
       for (let i = 0; i < n; i++) {
         sel[kept] = i;
-        kept += ((((planes[i + offset] | (planes[high + i] << 8)) - lo) >>> 0) <= span ? 1 : 0) ^ flip;
+        kept += (((planes[i + offset] | (planes[high + i] << 8)) - lo) >>> 0 <= span ? 1 : 0) ^ flip;
       }
       return kept;
     }
     for (let i = 0; i < n; i++) {
       const row = sel[i];
       sel[kept] = row;
-      kept += ((((planes[row + offset] | (planes[high + row] << 8)) - lo) >>> 0) <= span ? 1 : 0) ^ flip;
+      kept += (((planes[row + offset] | (planes[high + row] << 8)) - lo) >>> 0 <= span ? 1 : 0) ^ flip;
     }
     return kept;
   }

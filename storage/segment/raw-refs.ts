@@ -126,7 +126,12 @@ export class RawRefEncoder {
     const sampled = new Map<string, FieldRows>();
     for (const [name, column] of fields) sampled.set(name, (row) => column[row]);
     const names = RawRefEncoder.chooseFields(raws, sampled);
-    return names.length === 0 ? null : RawRefEncoder.of(names, names.map((name) => fields.get(name)!));
+    return names.length === 0
+      ? null
+      : RawRefEncoder.of(
+          names,
+          names.map((name) => fields.get(name)!),
+        );
   }
 
   /**
@@ -161,7 +166,8 @@ export class RawRefEncoder {
 
   /** The encoder of the fields `names` (as chooseFields gives them), whose dense columns are `columns`. */
   static of(names: readonly string[], columns: readonly ArrayLike<FieldValue | null>[]): RawRefEncoder {
-    if (names.length === 0 || names.length > MAX_RAW_REFS || columns.length !== names.length) throw new Error('RawRefEncoder: bad field list');
+    if (names.length === 0 || names.length > MAX_RAW_REFS || columns.length !== names.length)
+      throw new Error('RawRefEncoder: bad field list');
     return new RawRefEncoder(names, columns);
   }
 

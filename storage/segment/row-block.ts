@@ -46,8 +46,7 @@ export function decodeColumns(
     else if (name === RAW_COLUMN && holdsFieldRefs(buffer)) {
       raw = buffer;
       decoded.set(name, { kind: 'const', value: null, length: rows }); // its place in the order; filled below
-    }
-    else decoded.set(name, only === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, only));
+    } else decoded.set(name, only === undefined ? decodeColumnBlock(buffer) : decodeColumnBlockRows(buffer, only));
   });
   if (raw !== null) decoded.set(RAW_COLUMN, decodeRawWithRefs(raw, rows, only, fieldSource(block ?? { names, buffers }, decoded)));
   return decoded;

@@ -83,7 +83,13 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
       ? { raws: null, text: rawText, order }
       : { raws: order === null ? rows.raws : Array.from(order, (i) => rows.raws[i]), text: null, order: null };
   const refs = opts.rawRefs === true && lines.raws !== null ? RawRefEncoder.choose(lines.raws, valueColumns(fields)) : null;
-  const raw = encodeRawColumn(lines, blocks.map((block) => block.rows), level, refs, blockTokens);
+  const raw = encodeRawColumn(
+    lines,
+    blocks.map((block) => block.rows),
+    level,
+    refs,
+    blockTokens,
+  );
   raw.blockData.forEach((data, b) => blockData[b].push(data));
   columns.push(raw.stats);
 
@@ -140,7 +146,11 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
  * frame's filter, then (with field references) each frame's referenced-value filter, all in frame
  * order (header.ts BlockMeta.frames). Sets `blocks[b].frames`.
  */
-export function withFrameFilters(blocks: BlockMeta[], blockBits: readonly Buffer[], raw: Pick<EncodedRawColumn, 'frameTokens' | 'frameRefTokens'>): Buffer[] {
+export function withFrameFilters(
+  blocks: BlockMeta[],
+  blockBits: readonly Buffer[],
+  raw: Pick<EncodedRawColumn, 'frameTokens' | 'frameRefTokens'>,
+): Buffer[] {
   return blockBits.map((bits, b) => {
     const sets = raw.frameTokens[b];
     if (sets === null) return bits;
@@ -193,7 +203,11 @@ function valueColumns(fields: Map<string, DenseField>): Map<string, ArrayLike<Fi
   const out = new Map<string, ArrayLike<FieldValue | null>>();
   for (const [name, dense] of fields) {
     if (Array.isArray(dense)) out.set(name, dense);
-    else out.set(name, Array.from(dense.codes, (code) => (code === 0 ? null : dense.dict[code - 1])));
+    else
+      out.set(
+        name,
+        Array.from(dense.codes, (code) => (code === 0 ? null : dense.dict[code - 1])),
+      );
   }
   return out;
 }

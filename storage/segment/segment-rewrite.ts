@@ -67,7 +67,10 @@ export function canRewrite(segments: readonly StoredSegment[], options: EncodeSe
 }
 
 /** Compacts `segments` (canRewrite must hold) into one at `options.compressionLevel`, with `_raw` references. */
-export function rewriteSegments(segments: readonly StoredSegment[], options: EncodeSegmentOptions): EncodedSegment & { sources: SourceStats[] } {
+export function rewriteSegments(
+  segments: readonly StoredSegment[],
+  options: EncodeSegmentOptions,
+): EncodedSegment & { sources: SourceStats[] } {
   const level = options.compressionLevel;
   // The output's row blocks: every input's, in order.
   const parts = segments.flatMap((segment, s) => segment.header.blocks.map((_, b) => ({ s, b })));
@@ -81,7 +84,11 @@ export function rewriteSegments(segments: readonly StoredSegment[], options: Enc
     return c === undefined ? null : (segments[s].blocks[b][c] as Uint8Array);
   };
 
-  const raws = partLines(parts.map((_, p) => storedBlock(p, RAW_COLUMN) as Uint8Array), blockSizes, rowCount);
+  const raws = partLines(
+    parts.map((_, p) => storedBlock(p, RAW_COLUMN) as Uint8Array),
+    blockSizes,
+    rowCount,
+  );
   // The fields, by name as encodeSegment orders them; the encoder samples them and reads the ones it picks at every row.
   const fieldNames = [...new Set(segments.flatMap(({ header }) => header.columns.map((column) => column.name)))]
     .filter((name) => name !== TIME_COLUMN && name !== RAW_COLUMN)
@@ -90,7 +97,13 @@ export function rewriteSegments(segments: readonly StoredSegment[], options: Enc
   const starts = blockStarts(blockSizes);
   const sampled = new Map<string, FieldRows>(fieldNames.map((name, f) => [name, rowReader(decoded[f], starts)]));
   const chosen = RawRefEncoder.chooseFields(raws, sampled);
-  const refs = chosen.length === 0 ? null : RawRefEncoder.of(chosen, chosen.map((name) => denseValues(decoded[fieldNames.indexOf(name)], blockSizes, rowCount)));
+  const refs =
+    chosen.length === 0
+      ? null
+      : RawRefEncoder.of(
+          chosen,
+          chosen.map((name) => denseValues(decoded[fieldNames.indexOf(name)], blockSizes, rowCount)),
+        );
   const raw = encodeRawColumn({ raws, text: null, order: null }, blockSizes, level, refs, null);
 
   // `_time`, `_raw`, then the fields: each block kept (recompressed), or all null where an input lacks the field.
@@ -110,7 +123,10 @@ export function rewriteSegments(segments: readonly StoredSegment[], options: Enc
     });
     parts.forEach((_, p) => {
       const stored = storedBlock(p, name);
-      const data = stored === null ? encodeColumnBlock(new Array<null>(blockSizes[p]).fill(null), 0, blockSizes[p], level).data : resealBlock(stored, level);
+      const data =
+        stored === null
+          ? encodeColumnBlock(new Array<null>(blockSizes[p]).fill(null), 0, blockSizes[p], level).data
+          : resealBlock(stored, level);
       blockData[p].push(data);
       stats.addBytes(data.length);
     });
@@ -122,7 +138,9 @@ export function rewriteSegments(segments: readonly StoredSegment[], options: Enc
     return { rows, minTime, maxTime, bloom };
   });
   // Each block's own filter: the first bits of its stored value (frame filters follow them).
-  const blockBits = parts.map(({ s, b }, p) => Buffer.from((segments[s].blooms[b] ?? new Uint8Array(0)).subarray(0, blocks[p].bloom.bits / 8)));
+  const blockBits = parts.map(({ s, b }, p) =>
+    Buffer.from((segments[s].blooms[b] ?? new Uint8Array(0)).subarray(0, blocks[p].bloom.bits / 8)),
+  );
   const blooms = withFrameFilters(blocks, blockBits, raw);
   let bytes = 0;
   for (const bloom of blooms) bytes += bloom.length;

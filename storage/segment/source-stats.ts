@@ -57,7 +57,8 @@ export function sourceStatsOf(rows: RowSet): SourceStats[] {
   for (let row = 0; row < n; row++) {
     const source = sourceOfRow[row];
     if (rowCounts[source]++ === 0) present.push(source);
-    rawBytes[source] += rawText === undefined ? Buffer.byteLength(rows.raws[row]) : rawText.ends[row] - (row === 0 ? 0 : rawText.ends[row - 1]);
+    rawBytes[source] +=
+      rawText === undefined ? Buffer.byteLength(rows.raws[row]) : rawText.ends[row] - (row === 0 ? 0 : rawText.ends[row - 1]);
     const time = rows.times[row];
     if (time < minTimes[source]) minTimes[source] = time;
     if (time > maxTimes[source]) maxTimes[source] = time;

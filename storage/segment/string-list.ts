@@ -331,7 +331,8 @@ export function readStringListMatching(
           at = first.find(payload, at + 1, chunk.end);
           continue;
         }
-        if (rest.every((search) => search.mayMatch(payload, start, end))) into.add(offset + chunkRow + i, payload.toString(encoding, start, end));
+        if (rest.every((search) => search.mayMatch(payload, start, end)))
+          into.add(offset + chunkRow + i, payload.toString(encoding, start, end));
         at = first.find(payload, end, chunk.end);
       }
     }

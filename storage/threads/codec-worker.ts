@@ -53,7 +53,8 @@ function encodeWithSources(rows: RowSet, options: EncodeSegmentOptions): CodecRe
  */
 export function mergeSegments(inputs: MergeInput[], options: EncodeSegmentOptions): CodecResult {
   const stored = inputs.map(({ header, blocks, blooms }) => ({ header, blocks, blooms: blooms ?? [] }));
-  if (inputs.every((input) => input.blooms !== undefined) && canRewrite(stored, options)) return { ...rewriteSegments(stored, options), keptBlocks: true };
+  if (inputs.every((input) => input.blooms !== undefined) && canRewrite(stored, options))
+    return { ...rewriteSegments(stored, options), keptBlocks: true };
   const batches: ColumnBatch[] = [];
   for (const input of inputs) {
     input.blocks.forEach((columns, block) => {

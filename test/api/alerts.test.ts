@@ -29,7 +29,9 @@ describe('api: alerts', function () {
   beforeEach(async () => {
     receiver.requests.length = 0;
     smtp.messages.length = 0;
-    server = await TestServer.start({ set: { 'alerts.min_interval': '1s', 'alerts.incident_pager_api': receiver.url, 'alerts.send_timeout': '5s' } });
+    server = await TestServer.start({
+      set: { 'alerts.min_interval': '1s', 'alerts.incident_pager_api': receiver.url, 'alerts.send_timeout': '5s' },
+    });
   });
 
   afterEach(async () => {
@@ -42,13 +44,22 @@ describe('api: alerts', function () {
   });
 
   const channels = () => [
-    { type: 'webhook', name: 'hook', config: { url: `${receiver.url}/hook`, body_template: '{"alert": "{{.alert.name}}", "n": {{.result.n}}, "at": "{{.timestamp}}"}' } },
+    {
+      type: 'webhook',
+      name: 'hook',
+      config: { url: `${receiver.url}/hook`, body_template: '{"alert": "{{.alert.name}}", "n": {{.result.n}}, "at": "{{.timestamp}}"}' },
+    },
     { type: 'chat_webhook', config: { webhook_url: `${receiver.url}/chat`, channel: '#ops' } },
     { type: 'incident_pager', config: { routing_key: 'rk-1', severity: 'critical' } },
     { type: 'webhook', name: 'muted', enabled: false, config: { url: `${receiver.url}/muted` } },
     { type: 'email', config: { to: ['ops@example.test'], from: 'trawl@example.test', smtp_host: '127.0.0.1', smtp_port: smtp.port } },
   ];
-  const errorsAlert = () => ({ name: 'errors', q: 'from main | where level = "error" | stats count() as n', interval: '2s', channels: channels() });
+  const errorsAlert = () => ({
+    name: 'errors',
+    q: 'from main | where level = "error" | stats count() as n',
+    interval: '2s',
+    channels: channels(),
+  });
   const requestsTo = (path: string) => receiver.requests.filter((received) => received.path === path);
 
   it('creates, lists, reads, replaces and deletes an alert; refuses bad channels and intervals with 422', async () => {
@@ -65,13 +76,19 @@ describe('api: alerts', function () {
     assert.equal(alert.channels[3].enabled, false);
 
     const listed = await request(`${server!.api}/alerts`);
-    assert.deepEqual(listed.body.data.alerts.map((item: { id: string }) => item.id), [alert.id]);
+    assert.deepEqual(
+      listed.body.data.alerts.map((item: { id: string }) => item.id),
+      [alert.id],
+    );
     const replaced = await putJson(`${server!.api}/alerts/${alert.id}`, { ...errorsAlert(), name: 'errors, renamed', enabled: false });
     assert.equal(replaced.status, 200, replaced.text);
     assert.equal(replaced.body.data.name, 'errors, renamed');
     assert.equal(replaced.body.data.created_at, alert.created_at);
 
-    const badChannel = await postJson(`${server!.api}/alerts`, { ...errorsAlert(), channels: [channels()[0], { type: 'chat_webhook', config: {} }] });
+    const badChannel = await postJson(`${server!.api}/alerts`, {
+      ...errorsAlert(),
+      channels: [channels()[0], { type: 'chat_webhook', config: {} }],
+    });
     assertError(badChannel, 422, 'VALIDATION_ERROR', 'a channel without its required field');
     assert.match(badChannel.body.error.message, /^channels\[1\]\.config\.webhook_url/);
     const noChannels = await postJson(`${server!.api}/alerts`, { ...errorsAlert(), channels: [] });
@@ -81,7 +98,12 @@ describe('api: alerts', function () {
     assert.match(tooOften.body.error.message, /alerts\.min_interval/);
     const noName = await postJson(`${server!.api}/alerts`, { ...errorsAlert(), name: undefined });
     assertError(noName, 422, 'VALIDATION_ERROR', 'no name');
-    assertError(await postJson(`${server!.api}/alerts`, { ...errorsAlert(), q: 'from main | wher x' }), 400, 'INVALID_QUERY', 'a query that does not parse');
+    assertError(
+      await postJson(`${server!.api}/alerts`, { ...errorsAlert(), q: 'from main | wher x' }),
+      400,
+      'INVALID_QUERY',
+      'a query that does not parse',
+    );
 
     assert.equal((await request(`${server!.api}/alerts/${alert.id}`, { method: 'DELETE' })).status, 204);
     assertError(await request(`${server!.api}/alerts/${alert.id}`), 404, 'NOT_FOUND', 'deleted');
@@ -95,7 +117,11 @@ describe('api: alerts', function () {
       void postJson(`${server!.api}/ingest`, [{ event: 'boom', fields: { level: 'error' } }]).catch(() => undefined);
     }, 100);
     try {
-      await waitFor(() => requestsTo('/hook').length >= 2 && smtp.messages.length >= 1 && requestsTo('/v2/enqueue').length >= 1, 'two notifications', 30_000);
+      await waitFor(
+        () => requestsTo('/hook').length >= 2 && smtp.messages.length >= 1 && requestsTo('/v2/enqueue').length >= 1,
+        'two notifications',
+        30_000,
+      );
     } finally {
       clearInterval(feed);
     }
@@ -137,29 +163,43 @@ describe('api: alerts', function () {
 
   it('the dry run sends nothing; the channel test sends [TEST] to every enabled channel', async () => {
     const alert = (await postJson(`${server!.api}/alerts`, { ...errorsAlert(), interval: '1h', enabled: false })).body.data;
-    assert.equal((await postJson(`${server!.api}/ingest`, [{ event: 'boom', fields: { level: 'error' } }, { event: 'bang', fields: { level: 'error' } }])).status, 200);
+    assert.equal(
+      (
+        await postJson(`${server!.api}/ingest`, [
+          { event: 'boom', fields: { level: 'error' } },
+          { event: 'bang', fields: { level: 'error' } },
+        ])
+      ).status,
+      200,
+    );
     const dry = await postJson(`${server!.api}/alerts/${alert.id}/test`, {});
     assert.equal(dry.status, 200, dry.text);
     assert.equal(dry.body.data.would_trigger, true);
     assert.deepEqual(dry.body.data.result, { n: 2 });
-    assert.deepEqual(dry.body.data.channels_that_would_fire.map((channel: { name: string; status: string }) => [channel.name, channel.status]), [
-      ['hook', 'reachable'],
-      ['chat_webhook', 'reachable'],
-      ['incident_pager', 'reachable'],
-      ['email', 'reachable'],
-    ]);
+    assert.deepEqual(
+      dry.body.data.channels_that_would_fire.map((channel: { name: string; status: string }) => [channel.name, channel.status]),
+      [
+        ['hook', 'reachable'],
+        ['chat_webhook', 'reachable'],
+        ['incident_pager', 'reachable'],
+        ['email', 'reachable'],
+      ],
+    );
     assert.match(dry.body.data.message, /errors/);
     assert.equal(receiver.requests.length + smtp.messages.length, 0, 'a dry run sends nothing');
 
     const tested = await postJson(`${server!.api}/alerts/${alert.id}/test-channels`, {});
     assert.equal(tested.status, 200, tested.text);
     const results = tested.body.data.results as { type: string; name: string; status: string; latency_ms?: number }[];
-    assert.deepEqual(results.map((result) => [result.type, result.status]), [
-      ['webhook', 'ok'],
-      ['chat_webhook', 'ok'],
-      ['incident_pager', 'ok'],
-      ['email', 'ok'],
-    ]);
+    assert.deepEqual(
+      results.map((result) => [result.type, result.status]),
+      [
+        ['webhook', 'ok'],
+        ['chat_webhook', 'ok'],
+        ['incident_pager', 'ok'],
+        ['email', 'ok'],
+      ],
+    );
     for (const result of results) assert.equal(typeof result.latency_ms, 'number');
     assert.match(JSON.parse(requestsTo('/chat')[0]!.body).text, /\[TEST\]/);
     assert.equal(requestsTo('/muted').length, 0);

@@ -105,7 +105,9 @@ describe('block cache', () => {
 
   it('stays exact when the workers evict held blocks while queries run at once', async () => {
     // 16 KB a worker: a quarter holds stored blocks (query/exec/held-blocks.ts), evicted all the time.
-    const live = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '1h', 'buffer_manager.block_cache_max_bytes': '32kb' } });
+    const live = await TestServer.start({
+      set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '1h', 'buffer_manager.block_cache_max_bytes': '32kb' },
+    });
     server = live;
     const events: Generated[] = [];
     for (let round = 0; round < 4; round++) {
@@ -118,7 +120,11 @@ describe('block cache', () => {
     const byUser = new Map<string, number>();
     for (const event of events) if (event.fields.status === 404) byUser.set(event.fields.user, (byUser.get(event.fields.user) ?? 0) + 1);
     const usersOf404 = async (): Promise<Map<string, number>> => {
-      const answer = await postJson(`${live.api}/query`, { q: 'from main | where status = 404 | stats count() by user', ...RANGE, limit: 10000 });
+      const answer = await postJson(`${live.api}/query`, {
+        q: 'from main | where status = 404 | stats count() by user',
+        ...RANGE,
+        limit: 10000,
+      });
       assert.equal(answer.status, 200, answer.text);
       return new Map(answer.body.data.rows as [string, number][]);
     };
@@ -134,7 +140,9 @@ describe('block cache', () => {
   });
 
   it('caches nothing with a budget of 0', async () => {
-    server = await TestServer.start({ set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '300ms', 'buffer_manager.block_cache_max_bytes': '0' } });
+    server = await TestServer.start({
+      set: { 'storage.flush_interval': '100ms', 'storage.compaction_interval': '300ms', 'buffer_manager.block_cache_max_bytes': '0' },
+    });
     const events = batch(0, 2000);
     assert.equal((await postJson(`${server.api}/ingest`, events)).body.data.accepted, 2000);
     await settled(server);

@@ -13,13 +13,20 @@ import { freePort, REPO_ROOT, request, tempDir, TestServer } from '../helpers/se
 const NOT_AVAILABLE = /not available in this version; remove the key/;
 
 /** Runs `trawl server` expecting it to exit; returns the exit code and what it wrote to each stream. */
-async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runToExit(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', tempDir(), ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', tempDir(), ...args],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -154,7 +161,10 @@ describe('api: config keys of features this version lacks', function () {
       assert.equal(before.ingest.max_body_size, '1kb');
       fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\ntail:\n  max_sessions: 30\n');
       server.process.kill('SIGHUP');
-      await server.waitFor(/config reload failed, keeping the running config: [^\n]*tail\.max_sessions = 30: live tail is not available in this version/, 10_000);
+      await server.waitFor(
+        /config reload failed, keeping the running config: [^\n]*tail\.max_sessions = 30: live tail is not available in this version/,
+        10_000,
+      );
       assert.deepEqual((await request(`${server.api}/config`)).body.data, before);
       // The same file without the key reloads.
       fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\n');

@@ -24,11 +24,15 @@ function writeConfig(file: string, text: string): void {
 /** Runs `trawl server` with args expected to make it exit; returns the code and output. */
 async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', tempDir(), ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', tempDir(), ...args],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -44,7 +48,24 @@ function body(bytes: number): string {
   return JSON.stringify([{ event: 'x'.repeat(pad) }]);
 }
 
-const SECTIONS = ['listen', 'data_dir', 'retention', 'log_level', 'storage', 'query', 'ingest', 'http', 'tail', 'tls', 'auth', 'views', 'server', 'buffer_manager', 'cluster', 'profiles'];
+const SECTIONS = [
+  'listen',
+  'data_dir',
+  'retention',
+  'log_level',
+  'storage',
+  'query',
+  'ingest',
+  'http',
+  'tail',
+  'tls',
+  'auth',
+  'views',
+  'server',
+  'buffer_manager',
+  'cluster',
+  'profiles',
+];
 
 describe('api: config', function () {
   after(() => {
@@ -105,7 +126,7 @@ describe('api: config', function () {
       assert.equal(config.ingest.max_buffered_events, 2000000, 'default');
     });
 
-    it('the effective body limit is the flag\'s 3kb', async () => {
+    it("the effective body limit is the flag's 3kb", async () => {
       const ok = await post(`${server.api}/ingest`, body(2500), { 'content-type': 'application/json' });
       assert.deepEqual(ok.body, { data: { accepted: 1, failed: 0 } });
       assertError(await post(`${server.api}/ingest`, body(3500), { 'content-type': 'application/json' }), 413, 'PAYLOAD_TOO_LARGE');
@@ -145,7 +166,11 @@ describe('api: config', function () {
         [{ query: { max_query_runtime: 'soon' } }, 'query.max_query_runtime'],
         [{ query: { no_such_key: 1 } }, 'query.no_such_key'],
       ] as [Record<string, unknown>, string][]) {
-        const answer = await request(`${server.api}/config`, { method: 'PATCH', body: JSON.stringify(patch), headers: { 'content-type': 'application/json' } });
+        const answer = await request(`${server.api}/config`, {
+          method: 'PATCH',
+          body: JSON.stringify(patch),
+          headers: { 'content-type': 'application/json' },
+        });
         assertError(answer, 400, 'VALIDATION_ERROR', JSON.stringify(patch));
         assert.ok(answer.body.error.message.includes(names), `message names ${names}: ${answer.body.error.message}`);
       }
@@ -190,13 +215,23 @@ describe('api: config', function () {
     const limit = async (): Promise<unknown> => (await request(`${server.api}/config`)).body.data.ingest.max_body_size;
 
     it('a new ingest.max_body_size in the file takes effect after SIGHUP; flags still win', async () => {
-      assertError(await post(`${server.api}/ingest`, body(2000), { 'content-type': 'application/json' }), 413, 'PAYLOAD_TOO_LARGE', 'before reload');
+      assertError(
+        await post(`${server.api}/ingest`, body(2000), { 'content-type': 'application/json' }),
+        413,
+        'PAYLOAD_TOO_LARGE',
+        'before reload',
+      );
       writeConfig(file, 'ingest:\n  max_body_size: 4kb\nquery:\n  max_concurrent: 3\n');
       server.process.kill('SIGHUP');
       await waitUntil(async () => (await limit()) === '4kb', 10_000, 'the reloaded limit');
       const ok = await post(`${server.api}/ingest`, body(2000), { 'content-type': 'application/json' });
       assert.deepEqual(ok.body, { data: { accepted: 1, failed: 0 } });
-      assertError(await post(`${server.api}/ingest`, body(5000), { 'content-type': 'application/json' }), 413, 'PAYLOAD_TOO_LARGE', 'after reload');
+      assertError(
+        await post(`${server.api}/ingest`, body(5000), { 'content-type': 'application/json' }),
+        413,
+        'PAYLOAD_TOO_LARGE',
+        'after reload',
+      );
       const config = (await request(`${server.api}/config`)).body.data;
       assert.equal(config.query.max_concurrent, 7, 'the --set flag still wins over the reloaded file');
     });
@@ -242,7 +277,11 @@ describe('api: config', function () {
         ['file', runToExit(['--config', badFile]), 'query.max_concurrent'],
         ['unknown key', runToExit(['--config', unknownFile]), 'ingest.bogus_key'],
         ['bad listen', runToExit(['--set', 'listen=nowhere']), 'listen'],
-        ['block cache size', runToExit([], { TRAWL_BUFFER_MANAGER_BLOCK_CACHE_MAX_BYTES: 'plenty' }), 'buffer_manager.block_cache_max_bytes'],
+        [
+          'block cache size',
+          runToExit([], { TRAWL_BUFFER_MANAGER_BLOCK_CACHE_MAX_BYTES: 'plenty' }),
+          'buffer_manager.block_cache_max_bytes',
+        ],
       ];
       for (const [tag, pending, key] of cases) {
         const { code, output } = await pending;

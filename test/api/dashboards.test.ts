@@ -13,8 +13,21 @@ function putJson(url: string, value: unknown): Promise<Answer> {
   return request(url, { method: 'PUT', body: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
 }
 
-const ERRORS_PANEL = { id: 'errors', title: 'Errors by host', type: 'bar', q: 'from main | where level = "error" | stats count() by host', position: { x: 0, y: 0, w: 6, h: 4 } };
-const HOST_PANEL = { id: 'host', title: 'One host', type: 'table', q: 'from main | where host = $host | head 10', from: '-24h', position: { x: 6, y: 0, w: 6, h: 4 } };
+const ERRORS_PANEL = {
+  id: 'errors',
+  title: 'Errors by host',
+  type: 'bar',
+  q: 'from main | where level = "error" | stats count() by host',
+  position: { x: 0, y: 0, w: 6, h: 4 },
+};
+const HOST_PANEL = {
+  id: 'host',
+  title: 'One host',
+  type: 'table',
+  q: 'from main | where host = $host | head 10',
+  from: '-24h',
+  position: { x: 6, y: 0, w: 6, h: 4 },
+};
 const HOST_VARIABLE = { name: 'host', type: 'field_values', field: 'host', default: 'web-1', label: 'Host' };
 
 function board(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -43,25 +56,37 @@ describe('api: dashboards', function () {
     assert.match(dashboard.id, /^dsh_[A-Za-z0-9_-]+$/);
     assert.match(dashboard.created_at, ISO_UTC);
     assert.equal(dashboard.updated_at, dashboard.created_at);
-    assert.deepEqual(dashboard, {
-      id: dashboard.id,
-      name: 'Web',
-      panels: [{ ...ERRORS_PANEL, from: '-1h' }, HOST_PANEL],
-      variables: [HOST_VARIABLE],
-      created_at: dashboard.created_at,
-      updated_at: dashboard.updated_at,
-    }, 'a panel without from starts an hour back');
+    assert.deepEqual(
+      dashboard,
+      {
+        id: dashboard.id,
+        name: 'Web',
+        panels: [{ ...ERRORS_PANEL, from: '-1h' }, HOST_PANEL],
+        variables: [HOST_VARIABLE],
+        created_at: dashboard.created_at,
+        updated_at: dashboard.updated_at,
+      },
+      'a panel without from starts an hour back',
+    );
 
     const list = await request(`${api}/dashboards`);
     assert.equal(list.status, 200);
     assert.deepEqual(list.body, {
-      data: { dashboards: [{ id: dashboard.id, name: 'Web', created_at: dashboard.created_at, updated_at: dashboard.updated_at, panels_count: 2 }] },
+      data: {
+        dashboards: [
+          { id: dashboard.id, name: 'Web', created_at: dashboard.created_at, updated_at: dashboard.updated_at, panels_count: 2 },
+        ],
+      },
     });
     assert.deepEqual((await request(`${api}/dashboards/${dashboard.id}`)).body, { data: dashboard });
 
     const replaced = await putJson(`${api}/dashboards/${dashboard.id}`, { name: 'Web only', panels: [ERRORS_PANEL] });
     assert.equal(replaced.status, 200, replaced.text);
-    assert.deepEqual(Object.keys(replaced.body.data).sort(), ['created_at', 'id', 'name', 'panels', 'updated_at'], 'variables left out are gone');
+    assert.deepEqual(
+      Object.keys(replaced.body.data).sort(),
+      ['created_at', 'id', 'name', 'panels', 'updated_at'],
+      'variables left out are gone',
+    );
     assert.equal(replaced.body.data.created_at, dashboard.created_at);
     assert.ok(replaced.body.data.updated_at > dashboard.updated_at);
     assert.equal((await request(`${api}/dashboards`)).body.data.dashboards[0].panels_count, 1);
@@ -118,7 +143,11 @@ describe('api: dashboards', function () {
     assert.deepEqual(created.body.data.variables, [custom]);
 
     const now = Math.floor(Date.now() / 1000);
-    const events = [{ event: 'a', host: 'web-1', time: now }, { event: 'b', host: 'web-2', time: now }, { event: 'c', host: 'web-2', time: now }];
+    const events = [
+      { event: 'a', host: 'web-1', time: now },
+      { event: 'b', host: 'web-2', time: now },
+      { event: 'c', host: 'web-2', time: now },
+    ];
     assert.equal((await postJson(`${api}/ingest`, events)).status, 200);
     const hostPanel = created.body.data.panels[1];
     const run = await postJson(`${api}/query`, { q: hostPanel.q, from: hostPanel.from, variables: { host: 'web-2' } });
@@ -133,6 +162,9 @@ describe('api: dashboards', function () {
     await server!.kill();
     server = await TestServer.start({ dataDir });
     assert.deepEqual((await request(`${server.api}/dashboards/${a.id}`)).body.data, a);
-    assert.deepEqual((await request(`${server.api}/dashboards`)).body.data.dashboards.map((item: { id: string }) => item.id), [a.id, b.id]);
+    assert.deepEqual(
+      (await request(`${server.api}/dashboards`)).body.data.dashboards.map((item: { id: string }) => item.id),
+      [a.id, b.id],
+    );
   });
 });

@@ -26,32 +26,61 @@ function batch(kind: Kind, tag: string, size: number): Batch {
   switch (kind) {
     case 'native':
       return {
-        kind, uids, path: '/ingest', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(uids.map((uid, i) => ({ event: `native ${uid}`, time: time + i / 1000, source: 'dur-native', fields: { uid, n: i } }))),
+        kind,
+        uids,
+        path: '/ingest',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          uids.map((uid, i) => ({ event: `native ${uid}`, time: time + i / 1000, source: 'dur-native', fields: { uid, n: i } })),
+        ),
       };
     case 'raw':
       return {
-        kind, uids, path: '/ingest/raw', headers: { 'content-type': 'text/plain', 'x-source': 'dur-raw' },
+        kind,
+        uids,
+        path: '/ingest/raw',
+        headers: { 'content-type': 'text/plain', 'x-source': 'dur-raw' },
         body: uids.map((uid, i) => JSON.stringify({ uid, msg: `raw ${uid}`, n: i })).join('\n') + '\n',
       };
     case 'hec':
       return {
-        kind, uids, path: '/ingest/hec', headers: { 'content-type': 'application/json' },
+        kind,
+        uids,
+        path: '/ingest/hec',
+        headers: { 'content-type': 'application/json' },
         body: uids.map((uid) => JSON.stringify({ event: `hec ${uid}`, time, source: 'dur-hec', fields: { uid } })).join('\n'),
       };
     case 'bulk':
       return {
-        kind, uids, path: '/es/_bulk', headers: { 'content-type': 'application/x-ndjson' },
-        body: uids.map((uid) => `{"index":{"_index":"dur-bulk"}}\n${JSON.stringify({ uid, '@timestamp': '2024-05-01T00:00:00Z' })}\n`).join(''),
+        kind,
+        uids,
+        path: '/es/_bulk',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: uids
+          .map((uid) => `{"index":{"_index":"dur-bulk"}}\n${JSON.stringify({ uid, '@timestamp': '2024-05-01T00:00:00Z' })}\n`)
+          .join(''),
       };
     case 'otlp':
       return {
-        kind, uids, path: '/otlp/v1/logs', headers: { 'content-type': 'application/json' },
+        kind,
+        uids,
+        path: '/otlp/v1/logs',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          resourceLogs: [{
-            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'dur-otlp' } }] },
-            scopeLogs: [{ logRecords: uids.map((uid) => ({ timeUnixNano: '1700000000000000000', body: { stringValue: `otlp ${uid}` }, attributes: [{ key: 'uid', value: { stringValue: uid } }] })) }],
-          }],
+          resourceLogs: [
+            {
+              resource: { attributes: [{ key: 'service.name', value: { stringValue: 'dur-otlp' } }] },
+              scopeLogs: [
+                {
+                  logRecords: uids.map((uid) => ({
+                    timeUnixNano: '1700000000000000000',
+                    body: { stringValue: `otlp ${uid}` },
+                    attributes: [{ key: 'uid', value: { stringValue: uid } }],
+                  })),
+                },
+              ],
+            },
+          ],
         }),
       };
   }
@@ -125,10 +154,17 @@ describe('api: durability across kill -9', function () {
     assert.equal(stored.length, 20_000);
     const counts = uidCounts(stored);
     assert.equal(counts.size, 20_000);
-    for (const b of batches) for (const uid of b.uids) assert.equal(counts.get(uid), 1, `${uid} (${b.kind}) stored ${counts.get(uid) ?? 0} times`);
+    for (const b of batches)
+      for (const uid of b.uids) assert.equal(counts.get(uid), 1, `${uid} (${b.kind}) stored ${counts.get(uid) ?? 0} times`);
     const sources = new Map<string, number>();
     for (const event of stored) sources.set(event.source as string, (sources.get(event.source as string) ?? 0) + 1);
-    assert.deepEqual([...sources].sort(), [['dur-bulk', 4000], ['dur-hec', 4000], ['dur-native', 4000], ['dur-otlp', 4000], ['dur-raw', 4000]]);
+    assert.deepEqual([...sources].sort(), [
+      ['dur-bulk', 4000],
+      ['dur-hec', 4000],
+      ['dur-native', 4000],
+      ['dur-otlp', 4000],
+      ['dur-raw', 4000],
+    ]);
   });
 
   it('a kill in the middle of a stream (flushes running) loses no acknowledged event and splits no request', async () => {
@@ -163,7 +199,8 @@ describe('api: durability across kill -9', function () {
 
     const second = await start({ dataDir: first.dataDir, set });
     assert.equal(await second.stop(), 0, second.log);
-    if (process.env.TRAWL_TEST_VERBOSE) console.log(`      sent ${sent.length}, acked ${acked.size}; ${second.log.match(/replayed.*/)?.[0] ?? 'nothing replayed'}`);
+    if (process.env.TRAWL_TEST_VERBOSE)
+      console.log(`      sent ${sent.length}, acked ${acked.size}; ${second.log.match(/replayed.*/)?.[0] ?? 'nothing replayed'}`);
     const counts = uidCounts(await readStoredEvents(first.dataDir));
     const known = new Set(sent.flatMap((b) => b.uids));
     for (const [uid, count] of counts) {

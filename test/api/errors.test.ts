@@ -72,7 +72,9 @@ describe('api: errors', function () {
     });
 
     it('/es/_bulk: malformed lines fail per item with status 400, nothing indexed', async () => {
-      const answer = await post(`${api}/es/_bulk`, '{"index":{"_index":"x"}}\n{"uid":\nnot json\n', { 'content-type': 'application/x-ndjson' });
+      const answer = await post(`${api}/es/_bulk`, '{"index":{"_index":"x"}}\n{"uid":\nnot json\n', {
+        'content-type': 'application/x-ndjson',
+      });
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.body.errors, true);
       assert.ok(answer.body.items.length >= 1);
@@ -95,7 +97,10 @@ describe('api: errors', function () {
         ['/es/idx/_doc', 'application/json'],
         ['/otlp/v1/logs', 'application/json'],
       ]) {
-        for (const [tag, body] of [['garbage', Buffer.from('definitely not gzip')], ['cut', cut]] as [string, Buffer][]) {
+        for (const [tag, body] of [
+          ['garbage', Buffer.from('definitely not gzip')],
+          ['cut', cut],
+        ] as [string, Buffer][]) {
           const answer = await post(`${api}${path}`, body, { 'content-type': type!, 'content-encoding': 'gzip' });
           assertError(answer, 400, 'INVALID_REQUEST', `${path} ${tag}`);
         }
@@ -123,7 +128,12 @@ describe('api: errors', function () {
       const bomb = gzip(JSON.stringify(Array.from({ length: 4000 }, () => ({ event: 'bomb' }))));
       assert.ok(bomb.length < 1024, `compressed size ${bomb.length}`);
       assertError(await post(`${api}/ingest`, bomb, { ...JSON_CT, 'content-encoding': 'gzip' }), 413, 'PAYLOAD_TOO_LARGE', 'gzip /ingest');
-      assertError(await post(`${api}/ingest/hec`, gzip(`${line}\n`.repeat(50)), { 'content-encoding': 'gzip' }), 413, 'PAYLOAD_TOO_LARGE', 'gzip hec');
+      assertError(
+        await post(`${api}/ingest/hec`, gzip(`${line}\n`.repeat(50)), { 'content-encoding': 'gzip' }),
+        413,
+        'PAYLOAD_TOO_LARGE',
+        'gzip hec',
+      );
       // The server keeps answering after rejecting bodies.
       const ok = await post(`${api}/ingest`, nativeBatch('after-413', 1), JSON_CT);
       assert.deepEqual(ok.body, { data: { accepted: 1, failed: 0 } });
@@ -138,7 +148,6 @@ describe('api: errors', function () {
       assert.equal(typeof answer.body.error.message, 'string');
       assert.deepEqual(await storedRaws(server), [], 'nothing the refused requests carried');
     });
-
   });
 
   describe('503 BACKPRESSURE (max_buffered_events=100, no flush)', () => {
@@ -212,7 +221,14 @@ describe('api: errors', function () {
     function send(agent: http.Agent, body: string, uids: string[]): Promise<Outcome> {
       return new Promise((resolve) => {
         const req = http.request(
-          { host: '127.0.0.1', port: server.port, path: '/api/v1/ingest', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path: '/api/v1/ingest',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -279,7 +295,11 @@ describe('api: errors', function () {
       }
       for (const uid of ackedUids) assert.ok(storedUids.has(uid), `acknowledged but not stored: ${uid}`);
       for (const uid of storedUids) assert.ok(unknown.has(uid) || ackedSet.has(uid), `stored but answered 503: ${uid}`);
-      const summary = { acked: ackedUids.length / 50, shuttingDown: answers.filter((a) => a.status === 503).length, errors: unknown.size / 50 };
+      const summary = {
+        acked: ackedUids.length / 50,
+        shuttingDown: answers.filter((a) => a.status === 503).length,
+        errors: unknown.size / 50,
+      };
       assert.ok(summary.acked >= 40, JSON.stringify(summary));
       storedBy(stored, 'uid', ackedUids[0]);
       // Connection errors are keep-alive sockets closed as idle while a request was on its way: outcome unknown.

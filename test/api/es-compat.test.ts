@@ -28,7 +28,11 @@ describe('api: Elasticsearch endpoints around writing', function () {
 
   it('GET /_cluster/health (and /_cluster/health/{index}): one green node at once, whatever it waits for', async () => {
     const handshake = await request(`${es}/`);
-    for (const path of ['/_cluster/health', '/_cluster/health?wait_for_status=yellow&timeout=30s&wait_for_nodes=%3E%3D1', '/_cluster/health/logs-2024.06.01']) {
+    for (const path of [
+      '/_cluster/health',
+      '/_cluster/health?wait_for_status=yellow&timeout=30s&wait_for_nodes=%3E%3D1',
+      '/_cluster/health/logs-2024.06.01',
+    ]) {
       const answer = await request(`${es}${path}`);
       assert.equal(answer.status, 200, `${path}: ${answer.text}`);
       assertElastic(answer, path);
@@ -43,7 +47,23 @@ describe('api: Elasticsearch endpoints around writing', function () {
   });
 
   it('GET /_cat/health: a text line by default, a header with ?v, an array of text values with ?format=json', async () => {
-    const columns = ['epoch', 'timestamp', 'cluster', 'status', 'node.total', 'node.data', 'shards', 'pri', 'relo', 'init', 'unassign', 'unassign.pri', 'pending_tasks', 'max_task_wait_time', 'active_shards_percent'];
+    const columns = [
+      'epoch',
+      'timestamp',
+      'cluster',
+      'status',
+      'node.total',
+      'node.data',
+      'shards',
+      'pri',
+      'relo',
+      'init',
+      'unassign',
+      'unassign.pri',
+      'pending_tasks',
+      'max_task_wait_time',
+      'active_shards_percent',
+    ];
     const text = await request(`${es}/_cat/health`);
     assert.equal(text.status, 200, text.text);
     assertElastic(text, '_cat/health');
@@ -69,7 +89,12 @@ describe('api: Elasticsearch endpoints around writing', function () {
   });
 
   it('_refresh: POST and GET, on all indexes and on one, answer the shards object', async () => {
-    for (const [method, path] of [['POST', '/_refresh'], ['GET', '/_refresh'], ['POST', '/logs-x/_refresh'], ['GET', '/_all/_refresh']] as const) {
+    for (const [method, path] of [
+      ['POST', '/_refresh'],
+      ['GET', '/_refresh'],
+      ['POST', '/logs-x/_refresh'],
+      ['GET', '/_all/_refresh'],
+    ] as const) {
       const answer = await request(`${es}${path}`, { method });
       assert.equal(answer.status, 200, `${method} ${path}: ${answer.text}`);
       assertElastic(answer, path);
@@ -100,13 +125,21 @@ describe('api: Elasticsearch endpoints around writing', function () {
   });
 
   it('PUT /{index} is acknowledged (date-math names too); HEAD and GET answer 404; invalid names answer 400', async () => {
-    const created = await request(`${es}/app-logs`, { method: 'PUT', body: JSON.stringify({ settings: { number_of_replicas: 0 } }), headers: JSON_CT });
+    const created = await request(`${es}/app-logs`, {
+      method: 'PUT',
+      body: JSON.stringify({ settings: { number_of_replicas: 0 } }),
+      headers: JSON_CT,
+    });
     assert.equal(created.status, 200, created.text);
     assert.deepEqual(created.body, { acknowledged: true, shards_acknowledged: true, index: 'app-logs' });
     const noBody = await request(`${es}/other-logs`, { method: 'PUT' });
     assert.deepEqual(noBody.body, { acknowledged: true, shards_acknowledged: true, index: 'other-logs' });
     const dateMath = '<logstash-{now/d}-000001>';
-    const rollover = await request(`${es}/${encodeURIComponent(dateMath)}`, { method: 'PUT', body: '{"aliases":{"logstash":{"is_write_index":true}}}', headers: JSON_CT });
+    const rollover = await request(`${es}/${encodeURIComponent(dateMath)}`, {
+      method: 'PUT',
+      body: '{"aliases":{"logstash":{"is_write_index":true}}}',
+      headers: JSON_CT,
+    });
     assert.equal(rollover.status, 200, rollover.text);
     assert.equal(rollover.body.index, dateMath);
 
@@ -123,7 +156,7 @@ describe('api: Elasticsearch endpoints around writing', function () {
     }
   });
 
-  it('HEAD / answers 200 without a body (the clients\' ping)', async () => {
+  it("HEAD / answers 200 without a body (the clients' ping)", async () => {
     const answer = await request(`${es}/`, { method: 'HEAD' });
     assert.equal(answer.status, 200);
     assert.equal(answer.text, '');
@@ -143,11 +176,29 @@ describe('api: Elasticsearch endpoints around writing', function () {
 
   it('errors on the compatible paths carry type, reason and status beside code and message; other paths keep the plain envelope', async () => {
     const cases: [string, Promise<Answer>, number, string, string][] = [
-      ['unknown endpoint', request(`${es}/logs/_search`, { method: 'POST', body: '{}', headers: JSON_CT }), 404, 'NOT_FOUND', 'resource_not_found_exception'],
+      [
+        'unknown endpoint',
+        request(`${es}/logs/_search`, { method: 'POST', body: '{}', headers: JSON_CT }),
+        404,
+        'NOT_FOUND',
+        'resource_not_found_exception',
+      ],
       ['unknown nested endpoint', request(`${es}/_nodes/http`), 404, 'NOT_FOUND', 'resource_not_found_exception'],
       ['_doc invalid JSON', post(`${es}/idx/_doc`, '{"broken":', JSON_CT), 400, 'INVALID_JSON', 'parse_exception'],
-      ['_bulk corrupt gzip', post(`${es}/_bulk`, Buffer.from('not gzip'), { 'content-encoding': 'gzip' }), 400, 'INVALID_REQUEST', 'illegal_argument_exception'],
-      ['/ingest/bulk corrupt gzip', post(`${server.api}/ingest/bulk`, Buffer.from('not gzip'), { 'content-encoding': 'gzip' }), 400, 'INVALID_REQUEST', 'illegal_argument_exception'],
+      [
+        '_bulk corrupt gzip',
+        post(`${es}/_bulk`, Buffer.from('not gzip'), { 'content-encoding': 'gzip' }),
+        400,
+        'INVALID_REQUEST',
+        'illegal_argument_exception',
+      ],
+      [
+        '/ingest/bulk corrupt gzip',
+        post(`${server.api}/ingest/bulk`, Buffer.from('not gzip'), { 'content-encoding': 'gzip' }),
+        400,
+        'INVALID_REQUEST',
+        'illegal_argument_exception',
+      ],
     ];
     for (const [what, pending, status, code, type] of cases) {
       const answer = await pending;
@@ -155,7 +206,10 @@ describe('api: Elasticsearch endpoints around writing', function () {
       assert.equal(answer.body.error.type, type, what);
       assertElastic(answer, what);
     }
-    const gzipped = await post(`${es}/_bulk`, gzip('{"index":{"_index":"gz"}}\n{"message":"fine"}\n'), { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' });
+    const gzipped = await post(`${es}/_bulk`, gzip('{"index":{"_index":"gz"}}\n{"message":"fine"}\n'), {
+      'content-type': 'application/x-ndjson',
+      'content-encoding': 'gzip',
+    });
     assert.equal(gzipped.status, 200, 'a good body is no error');
     assert.equal(gzipped.body.status, undefined, 'a success carries no top-level status');
 

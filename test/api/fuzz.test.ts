@@ -14,7 +14,30 @@ const RUNS_PER_ENDPOINT = Number(process.env.TRAWL_FUZZ_RUNS ?? 50);
 const ES_JSON = 'application/vnd.elasticsearch+json; compatible-with=8';
 const ES_NDJSON = 'application/vnd.elasticsearch+x-ndjson; compatible-with=8';
 const CONTENT_TYPES = ['application/json', 'application/x-ndjson', ES_JSON, ES_NDJSON, 'text/plain', 'application/octet-stream', undefined];
-const NOISE = ['{', '}', '[', ']', '"', ',', ':', '\n', '\r', '\\', ' ', '0', '-', 'e', '.', 'x', 'null', 'true', '\u0000', '\u00e9', '\ud83d\ude00', '\ud800'];
+const NOISE = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ',',
+  ':',
+  '\n',
+  '\r',
+  '\\',
+  ' ',
+  '0',
+  '-',
+  'e',
+  '.',
+  'x',
+  'null',
+  'true',
+  '\u0000',
+  '\u00e9',
+  '\ud83d\ude00',
+  '\ud800',
+];
 
 type Endpoint = 'ingest' | 'raw' | 'hec' | 'bulk' | 'es-bulk' | 'doc' | 'otlp';
 
@@ -29,15 +52,29 @@ interface Case {
 
 // Valid-looking documents, later mutated.
 const scalar = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.double({ noNaN: false }), fc.boolean(), fc.constant(null));
-const fieldsArb = fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('_time', 'index', '__proto__', 'a.b', '')), scalar, { maxKeys: 4 });
-const timeArb = fc.oneof(fc.integer({ min: 0, max: 8_000_000_000 }), fc.double({ min: -1e12, max: 1e12 }), fc.string({ maxLength: 12 }), fc.constant(null));
+const fieldsArb = fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('_time', 'index', '__proto__', 'a.b', '')), scalar, {
+  maxKeys: 4,
+});
+const timeArb = fc.oneof(
+  fc.integer({ min: 0, max: 8_000_000_000 }),
+  fc.double({ min: -1e12, max: 1e12 }),
+  fc.string({ maxLength: 12 }),
+  fc.constant(null),
+);
 const eventArb = fc.oneof(fc.string({ maxLength: 30, unit: 'binary' }), scalar, fc.jsonValue({ maxDepth: 2 }));
 
 const nativeText = fc
   .array(
     fc.oneof(
       fc.record(
-        { event: eventArb, time: timeArb, source: scalar, host: scalar, index: fc.constantFrom('main', 'web', 'Bad', '_x', ''), fields: fc.oneof(fieldsArb, scalar) },
+        {
+          event: eventArb,
+          time: timeArb,
+          source: scalar,
+          host: scalar,
+          index: fc.constantFrom('main', 'web', 'Bad', '_x', ''),
+          fields: fc.oneof(fieldsArb, scalar),
+        },
         { requiredKeys: ['event'] },
       ),
       fc.jsonValue({ maxDepth: 2 }),
@@ -47,13 +84,31 @@ const nativeText = fc
   .map((items) => JSON.stringify(items));
 
 const rawText = fc
-  .array(fc.oneof(fc.string({ maxLength: 60, unit: 'binary' }), nativeText, fc.constantFrom('2024-01-15T10:00:00Z ERROR x', '<34>Oct 11 22:14:15 host app[1]: msg', '   ', '')), { maxLength: 8 })
+  .array(
+    fc.oneof(
+      fc.string({ maxLength: 60, unit: 'binary' }),
+      nativeText,
+      fc.constantFrom('2024-01-15T10:00:00Z ERROR x', '<34>Oct 11 22:14:15 host app[1]: msg', '   ', ''),
+    ),
+    { maxLength: 8 },
+  )
   .map((lines) => lines.join('\n'));
 
 const hecText = fc
   .array(
     fc.oneof(
-      fc.record({ event: eventArb, time: timeArb, host: scalar, source: scalar, sourcetype: scalar, index: fc.constantFrom('main', 'Bad', ''), fields: fc.oneof(fieldsArb, scalar) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          event: eventArb,
+          time: timeArb,
+          host: scalar,
+          source: scalar,
+          sourcetype: scalar,
+          index: fc.constantFrom('main', 'Bad', ''),
+          fields: fc.oneof(fieldsArb, scalar),
+        },
+        { requiredKeys: [] },
+      ),
       fc.jsonValue({ maxDepth: 2 }),
     ),
     { maxLength: 6 },
@@ -65,16 +120,23 @@ const bulkText = fc
     fc.tuple(
       fc.oneof(
         fc.record({ index: fc.record({ _index: fc.oneof(fc.string({ maxLength: 10 }), scalar), _id: scalar }, { requiredKeys: [] }) }),
-        fc.constantFrom('index', 'create', 'delete', 'update', 'bogus').chain((action) => fc.record({ _index: fc.string({ maxLength: 6 }) }).map((meta) => ({ [action]: meta }))),
+        fc
+          .constantFrom('index', 'create', 'delete', 'update', 'bogus')
+          .chain((action) => fc.record({ _index: fc.string({ maxLength: 6 }) }).map((meta) => ({ [action]: meta }))),
         fc.jsonValue({ maxDepth: 2 }),
       ),
-      fc.oneof(fc.record({ '@timestamp': timeArb, msg: fc.string({ maxLength: 10 }), n: scalar }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 2 })),
+      fc.oneof(
+        fc.record({ '@timestamp': timeArb, msg: fc.string({ maxLength: 10 }), n: scalar }, { requiredKeys: [] }),
+        fc.jsonValue({ maxDepth: 2 }),
+      ),
     ),
     { maxLength: 6 },
   )
   .map((pairs) => pairs.flatMap(([action, doc]) => [JSON.stringify(action), JSON.stringify(doc)]).join('\n') + '\n');
 
-const docText = fc.oneof(fc.record({ '@timestamp': timeArb, msg: eventArb, level: scalar }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 3 })).map((doc) => JSON.stringify(doc));
+const docText = fc
+  .oneof(fc.record({ '@timestamp': timeArb, msg: eventArb, level: scalar }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 3 }))
+  .map((doc) => JSON.stringify(doc));
 
 const anyValue = fc.oneof(
   fc.record({ stringValue: fc.string({ maxLength: 10 }) }),
@@ -84,7 +146,16 @@ const anyValue = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
 );
 const attributesArb = fc.oneof(
-  fc.array(fc.record({ key: fc.oneof(fc.constantFrom('service.name', 'host.name', 'deployment.environment', '_time', '__proto__'), fc.string({ maxLength: 8 })), value: anyValue }), { maxLength: 4 }),
+  fc.array(
+    fc.record({
+      key: fc.oneof(
+        fc.constantFrom('service.name', 'host.name', 'deployment.environment', '_time', '__proto__'),
+        fc.string({ maxLength: 8 }),
+      ),
+      value: anyValue,
+    }),
+    { maxLength: 4 },
+  ),
   scalar,
 );
 const otlpText = fc
@@ -131,7 +202,12 @@ const otlpText = fc
 
 /** Up to three edits: insert noise, delete or duplicate a slice, or cut the text. */
 const mutations = fc.array(
-  fc.record({ kind: fc.constantFrom('insert', 'delete', 'dup', 'cut'), at: fc.nat(), len: fc.integer({ min: 1, max: 8 }), noise: fc.constantFrom(...NOISE) }),
+  fc.record({
+    kind: fc.constantFrom('insert', 'delete', 'dup', 'cut'),
+    at: fc.nat(),
+    len: fc.integer({ min: 1, max: 8 }),
+    noise: fc.constantFrom(...NOISE),
+  }),
   { maxLength: 3 },
 );
 
@@ -148,15 +224,23 @@ function mutate(text: string, edits: { kind: string; at: number; len: number; no
 }
 
 function caseArb(endpoint: Endpoint): fc.Arbitrary<Case> {
-  const base = { ingest: nativeText, raw: rawText, hec: hecText, bulk: bulkText, 'es-bulk': bulkText, doc: docText, otlp: otlpText }[endpoint];
+  const base = { ingest: nativeText, raw: rawText, hec: hecText, bulk: bulkText, 'es-bulk': bulkText, doc: docText, otlp: otlpText }[
+    endpoint
+  ];
   const text = fc.oneof(
     { weight: 4, arbitrary: fc.tuple(base, mutations).map(([t, edits]) => mutate(t, edits)) },
     { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
     { weight: 1, arbitrary: fc.string({ maxLength: 200, unit: 'binary' }) },
     // Occasionally over the 8kb limit (413, or truncation on raw).
-    { weight: 1, arbitrary: fc.tuple(base, fc.integer({ min: 1, max: 400 })).map(([t, n]) => (endpoint === 'raw' ? `${t}\n`.repeat(n) : t.repeat(n))) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(base, fc.integer({ min: 1, max: 400 })).map(([t, n]) => (endpoint === 'raw' ? `${t}\n`.repeat(n) : t.repeat(n))),
+    },
   );
-  const type = endpoint === 'otlp' ? fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/x-protobuf', undefined) : fc.constantFrom(...CONTENT_TYPES);
+  const type =
+    endpoint === 'otlp'
+      ? fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/x-protobuf', undefined)
+      : fc.constantFrom(...CONTENT_TYPES);
   return fc.record({
     text,
     encoding: fc.constantFrom<Case['encoding']>('plain', 'plain', 'plain', 'gzip', 'bytes', 'bad-gzip'),
@@ -178,7 +262,9 @@ const PATHS: Record<Endpoint, string> = {
 
 /** The records an OTLP request carried (a 200 answer stores those it does not name as rejected). */
 function otlpRecords(text: string): number {
-  const body = JSON.parse(text.trim() === '' ? '{}' : text) as { resourceLogs?: { scopeLogs?: { logRecords?: unknown[] | null }[] | null }[] | null };
+  const body = JSON.parse(text.trim() === '' ? '{}' : text) as {
+    resourceLogs?: { scopeLogs?: { logRecords?: unknown[] | null }[] | null }[] | null;
+  };
   let n = 0;
   for (const rl of body.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) n += (sl.logRecords ?? []).length;
   return n;

@@ -46,7 +46,10 @@ describe('api: histogram', function () {
     assert.equal(answer.body.data.interval, '1m');
     assert.equal(answer.body.data.buckets.length, 60);
     assert.equal(answer.body.data.buckets[0].time, from);
-    assert.deepEqual(answer.body.data.buckets.map((bucket: { count: number }) => bucket.count), perMinute(() => true));
+    assert.deepEqual(
+      answer.body.data.buckets.map((bucket: { count: number }) => bucket.count),
+      perMinute(() => true),
+    );
     assert.equal(answer.body.data.total, EVENTS.length);
     assert.equal(typeof answer.body.meta.took_ms, 'number');
   });
@@ -64,8 +67,16 @@ describe('api: histogram', function () {
     for (const [q, expected] of cases) {
       const answer = await histogram({ from, to, q });
       assert.equal(answer.status, 200, `${q}: ${answer.text}`);
-      assert.deepEqual(answer.body.data.buckets.map((bucket: { count: number }) => bucket.count), expected, q);
-      assert.equal(answer.body.data.total, expected.reduce((a, b) => a + b, 0), q);
+      assert.deepEqual(
+        answer.body.data.buckets.map((bucket: { count: number }) => bucket.count),
+        expected,
+        q,
+      );
+      assert.equal(
+        answer.body.data.total,
+        expected.reduce((a, b) => a + b, 0),
+        q,
+      );
     }
   });
 
@@ -73,8 +84,14 @@ describe('api: histogram', function () {
     const wide = await histogram({ from, to, buckets: '6' });
     assert.equal(wide.status, 200, wide.text);
     assert.equal(wide.body.data.interval, '15m');
-    assert.deepEqual(wide.body.data.buckets.map((bucket: { count: number }) => bucket.count), [0, 1, 2, 3].map((quarter) =>
-      perMinute(() => true).slice(quarter * 15, quarter * 15 + 15).reduce((a, b) => a + b, 0)));
+    assert.deepEqual(
+      wide.body.data.buckets.map((bucket: { count: number }) => bucket.count),
+      [0, 1, 2, 3].map((quarter) =>
+        perMinute(() => true)
+          .slice(quarter * 15, quarter * 15 + 15)
+          .reduce((a, b) => a + b, 0),
+      ),
+    );
     const day = await histogram({ from, to: new Date((BASE_S + 86_400) * 1000).toISOString() });
     assert.equal(day.body.data.interval, '15m');
     assert.equal(day.body.data.buckets.length, 96);

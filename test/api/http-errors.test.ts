@@ -77,7 +77,9 @@ describe('api: HTTP-level errors in the envelope', function () {
 
   it('431 HEADERS_TOO_LARGE for a 100 KB query string', async () => {
     for (const endpoint of ENDPOINTS) {
-      const answer = await rawExchange(server.port, head(endpoint.method, `${endpoint.path}?q=${'a'.repeat(100_000)}`), { awaitClose: true });
+      const answer = await rawExchange(server.port, head(endpoint.method, `${endpoint.path}?q=${'a'.repeat(100_000)}`), {
+        awaitClose: true,
+      });
       assertClosingError(answer, 431, 'HEADERS_TOO_LARGE', label(endpoint));
     }
   });
@@ -101,7 +103,9 @@ describe('api: HTTP-level errors in the envelope', function () {
 
   it('400 INVALID_REQUEST for bad chunked encoding', async () => {
     for (const endpoint of WITH_BODY) {
-      const text = head(endpoint.method, endpoint.path, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }) + 'zz\r\n[1]\r\n0\r\n\r\n';
+      const text =
+        head(endpoint.method, endpoint.path, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }) +
+        'zz\r\n[1]\r\n0\r\n\r\n';
       const answer = await rawExchange(server.port, text, { awaitClose: true });
       assertClosingError(answer, 400, 'INVALID_REQUEST', label(endpoint));
       assert.match(answer.body.error.message, /chunked/);
@@ -110,7 +114,10 @@ describe('api: HTTP-level errors in the envelope', function () {
 
   it('415 UNSUPPORTED_MEDIA_TYPE for a Content-Type that is not a media type', async () => {
     for (const endpoint of WITH_BODY) {
-      const answer = await rawExchange(server.port, head(endpoint.method, endpoint.path, { 'content-type': ';;', 'content-length': 2 }) + '{}');
+      const answer = await rawExchange(
+        server.port,
+        head(endpoint.method, endpoint.path, { 'content-type': ';;', 'content-length': 2 }) + '{}',
+      );
       assertError(answer, 415, 'UNSUPPORTED_MEDIA_TYPE', label(endpoint));
     }
   });
@@ -119,7 +126,10 @@ describe('api: HTTP-level errors in the envelope', function () {
     const json = WITH_BODY.filter((endpoint) => endpoint.json);
     assert.equal(json.length, 7);
     for (const endpoint of json) {
-      const answer = await rawExchange(server.port, head(endpoint.method, endpoint.path, { 'content-type': 'application/json', 'content-length': 5 }) + '{nope');
+      const answer = await rawExchange(
+        server.port,
+        head(endpoint.method, endpoint.path, { 'content-type': 'application/json', 'content-length': 5 }) + '{nope',
+      );
       assertError(answer, 400, 'INVALID_JSON', label(endpoint));
     }
   });
@@ -131,11 +141,17 @@ describe('api: HTTP-level errors in the envelope', function () {
       const answer = await rawExchange(server.port, head(wrong, endpoint.path, { 'content-length': 0 }));
       assertError(answer, 405, 'METHOD_NOT_ALLOWED', `${wrong} ${endpoint.path}`);
       const allowed = (answer.headers.get('allow') ?? '').split(/,\s*/);
-      assert.ok(allowed.includes(endpoint.method) && !allowed.includes(wrong), `Allow: ${answer.headers.get('allow')} for ${wrong} ${endpoint.path}`);
+      assert.ok(
+        allowed.includes(endpoint.method) && !allowed.includes(wrong),
+        `Allow: ${answer.headers.get('allow')} for ${wrong} ${endpoint.path}`,
+      );
     }
     assert.equal((await rawExchange(server.port, head('GET', '/api/v1/ingest'))).headers.get('allow'), 'POST');
     assert.equal((await rawExchange(server.port, head('POST', '/health', { 'content-length': 0 }))).headers.get('allow'), 'GET, HEAD');
-    assert.equal((await rawExchange(server.port, head('PUT', '/api/v1/query/jobs/qry_x', { 'content-length': 0 }))).headers.get('allow'), 'DELETE, GET, HEAD');
+    assert.equal(
+      (await rawExchange(server.port, head('PUT', '/api/v1/query/jobs/qry_x', { 'content-length': 0 }))).headers.get('allow'),
+      'DELETE, GET, HEAD',
+    );
     const viaFetch = await request(`${server.api}/query/stream`);
     assertError(viaFetch, 405, 'METHOD_NOT_ALLOWED', 'GET /query/stream');
     assert.equal(viaFetch.headers.get('allow'), 'POST');
@@ -156,7 +172,10 @@ describe('api: HTTP-level errors in the envelope', function () {
 
   it('408 REQUEST_TIMEOUT for stalled headers and stalled bodies, within http.request_timeout', async () => {
     const cases = [
-      ...ENDPOINTS.map((endpoint) => ({ name: `headers of ${label(endpoint)}`, text: `${endpoint.method} ${endpoint.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n` })),
+      ...ENDPOINTS.map((endpoint) => ({
+        name: `headers of ${label(endpoint)}`,
+        text: `${endpoint.method} ${endpoint.path} HTTP/1.1\r\nHost: 127.0.0.1\r\n`,
+      })),
       ...WITH_BODY.map((endpoint) => ({
         name: `body of ${label(endpoint)}`,
         text: head(endpoint.method, endpoint.path, { 'content-type': 'application/json', 'content-length': 1000 }) + '[{"event":"stalled"',
@@ -168,7 +187,10 @@ describe('api: HTTP-level errors in the envelope', function () {
     answers.forEach((answer, i) => {
       const name = cases[i]!.name;
       assertClosingError(answer, 408, 'REQUEST_TIMEOUT', name);
-      assert.ok(answer.elapsedMs >= REQUEST_TIMEOUT_MS - 50 && answer.elapsedMs < REQUEST_TIMEOUT_MS + 2000, `${name} cut after ${answer.elapsedMs} ms`);
+      assert.ok(
+        answer.elapsedMs >= REQUEST_TIMEOUT_MS - 50 && answer.elapsedMs < REQUEST_TIMEOUT_MS + 2000,
+        `${name} cut after ${answer.elapsedMs} ms`,
+      );
     });
   });
 
@@ -176,11 +198,28 @@ describe('api: HTTP-level errors in the envelope', function () {
     assertError(await rawExchange(server.port, 'GET /health HTTP/1.1\r\n\r\n'), 400, 'INVALID_REQUEST', 'no Host');
     // OPTIONS meets the CORS plugin's route, which keeps the error handler in force when it was added.
     assertError(await rawExchange(server.port, 'OPTIONS / HTTP/1.1\r\n\r\n'), 400, 'INVALID_REQUEST', 'OPTIONS without Host');
-    const expect = await rawExchange(server.port, head('POST', '/api/v1/ingest', { expect: 'teapot', 'content-length': 2 }) + '[]', { awaitClose: true });
+    const expect = await rawExchange(server.port, head('POST', '/api/v1/ingest', { expect: 'teapot', 'content-length': 2 }) + '[]', {
+      awaitClose: true,
+    });
     assertClosingError(expect, 417, 'EXPECTATION_FAILED', 'Expect: teapot');
-    assertClosingError(await rawExchange(server.port, head('CONNECT', 'example.com:443'), { awaitClose: true }), 405, 'METHOD_NOT_ALLOWED', 'CONNECT');
-    assertClosingError(await rawExchange(server.port, 'BREW /health HTTP/1.1\r\n\r\n', { awaitClose: true }), 400, 'INVALID_REQUEST', 'unknown method');
-    assertClosingError(await rawExchange(server.port, 'GET /health HTTP/9.9\r\n\r\n', { awaitClose: true }), 400, 'INVALID_REQUEST', 'bad version');
+    assertClosingError(
+      await rawExchange(server.port, head('CONNECT', 'example.com:443'), { awaitClose: true }),
+      405,
+      'METHOD_NOT_ALLOWED',
+      'CONNECT',
+    );
+    assertClosingError(
+      await rawExchange(server.port, 'BREW /health HTTP/1.1\r\n\r\n', { awaitClose: true }),
+      400,
+      'INVALID_REQUEST',
+      'unknown method',
+    );
+    assertClosingError(
+      await rawExchange(server.port, 'GET /health HTTP/9.9\r\n\r\n', { awaitClose: true }),
+      400,
+      'INVALID_REQUEST',
+      'bad version',
+    );
     const both = head('POST', '/api/v1/ingest', { 'content-length': 2, 'transfer-encoding': 'chunked' }) + '0\r\n\r\n';
     assertClosingError(await rawExchange(server.port, both, { awaitClose: true }), 400, 'INVALID_REQUEST', 'Content-Length and chunked');
     assertError(await rawExchange(server.port, head('GET', '/api/v1/query/jobs/%zz')), 400, 'INVALID_REQUEST', 'bad percent-encoding');
@@ -196,13 +235,29 @@ describe('api: HTTP-level errors in the envelope', function () {
     );
     const version = fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/1.1', 'HTTP/2.0', 'HTTP/1', '');
     const header = fc.oneof(
-      fc.constantFrom('Host: x', 'Content-Length: 5', 'Content-Length: -1', 'Content-Length: 1, 2', 'Transfer-Encoding: chunked', 'Transfer-Encoding: gzip', 'Content-Type: application/json', 'Content-Encoding: br', 'Expect: 100-continue', 'Connection: close', ': empty', 'Bad Header: x'),
+      fc.constantFrom(
+        'Host: x',
+        'Content-Length: 5',
+        'Content-Length: -1',
+        'Content-Length: 1, 2',
+        'Transfer-Encoding: chunked',
+        'Transfer-Encoding: gzip',
+        'Content-Type: application/json',
+        'Content-Encoding: br',
+        'Expect: 100-continue',
+        'Connection: close',
+        ': empty',
+        'Bad Header: x',
+      ),
       fc.tuple(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 })).map(([name, value]) => `${name}: ${value}`),
     );
     const body = fc.oneof(fc.constantFrom('', '{}', '[{"event":"x"}]', '5\r\nhello\r\n0\r\n\r\n', 'zz\r\n'), fc.string({ maxLength: 40 }));
     const requestText = fc
       .tuple(token, target, version, fc.array(header, { maxLength: 5 }), body, fc.constantFrom('\r\n', '\n', '\r'))
-      .map(([method, path, http, headers, content, eol]) => `${method} ${path} ${http}${eol}${headers.map((line) => `${line}${eol}`).join('')}${eol}${content}`);
+      .map(
+        ([method, path, http, headers, content, eol]) =>
+          `${method} ${path} ${http}${eol}${headers.map((line) => `${line}${eol}`).join('')}${eol}${content}`,
+      );
     let answered = 0;
     await fc.assert(
       fc.asyncProperty(requestText, async (text) => {

@@ -51,19 +51,26 @@ describe('HTTP options: rate limit, CORS, TLS', () => {
     const dir = tempDir('trawl-tls-');
     const cert = path.join(dir, 'cert.pem');
     const key = path.join(dir, 'key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], {
-      stdio: 'ignore',
-    });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'],
+      {
+        stdio: 'ignore',
+      },
+    );
     const server = await TestServer.start({ set: { 'tls.enabled': true, 'tls.cert_file': cert, 'tls.key_file': key } });
     try {
       assert.match(server.log, /trawl listening on https:\/\//);
       const body = await new Promise<string>((resolve, reject) => {
         https
-          .get({ host: '127.0.0.1', port: server.port, path: '/health', ca: fs.readFileSync(cert), rejectUnauthorized: false }, (response) => {
-            let text = '';
-            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-            response.on('end', () => resolve(text));
-          })
+          .get(
+            { host: '127.0.0.1', port: server.port, path: '/health', ca: fs.readFileSync(cert), rejectUnauthorized: false },
+            (response) => {
+              let text = '';
+              response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+              response.on('end', () => resolve(text));
+            },
+          )
           .on('error', reject);
       });
       assert.equal(JSON.parse(body).data.status, 'healthy');

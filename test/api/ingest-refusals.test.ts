@@ -105,18 +105,37 @@ describe('api: per-event refusals', function () {
     assert.equal(answer.body.data.accepted, 3);
     assert.equal(answer.body.data.failed, 4);
     const errors = answer.body.data.errors as { item: number; code: string; reason: string }[];
-    assert.deepEqual(errors.map((error) => [error.item, error.code]), [[0, 'too_old'], [2, 'too_far_in_future'], [3, 'too_many_fields'], [6, 'non_finite_number']]);
-    assert.match(errors[0]!.reason, /^event time \d{4}-\d\d-\d\dT[\d:.]+Z is older than retention allows: the oldest time accepted now is /);
+    assert.deepEqual(
+      errors.map((error) => [error.item, error.code]),
+      [
+        [0, 'too_old'],
+        [2, 'too_far_in_future'],
+        [3, 'too_many_fields'],
+        [6, 'non_finite_number'],
+      ],
+    );
+    assert.match(
+      errors[0]!.reason,
+      /^event time \d{4}-\d\d-\d\dT[\d:.]+Z is older than retention allows: the oldest time accepted now is /,
+    );
     assert.match(errors[1]!.reason, /further ahead than ingest\.max_future allows/);
     assert.match(errors[2]!.reason, /the event has 1001 fields/);
     assert.match(errors[3]!.reason, /field 'n' holds a number outside the 64-bit floating-point range/);
-    assert.deepEqual(added, { 'too_old/native': 1, 'non_finite_number/native': 1, 'too_far_in_future/native': 1, 'too_many_fields/native': 1 });
+    assert.deepEqual(added, {
+      'too_old/native': 1,
+      'non_finite_number/native': 1,
+      'too_far_in_future/native': 1,
+      'too_many_fields/native': 1,
+    });
     assert.deepEqual(await storedRaws(server, 'rf-native'), ['native no time', 'native ok', 'native widest kept']);
 
     const old = await post(`${api}/ingest`, JSON.stringify([{ event: 'native only old', time: seconds(t.old) }]), json);
     assert.equal(old.status, 200, old.text);
     assert.equal(old.body.data.accepted, 0);
-    assert.deepEqual(old.body.data.errors.map((error: { code: string }) => error.code), ['too_old']);
+    assert.deepEqual(
+      old.body.data.errors.map((error: { code: string }) => error.code),
+      ['too_old'],
+    );
     assert.match(old.body.data.errors[0].reason, /older than retention allows/);
     await assertStoredNothingRefused();
   });
@@ -133,7 +152,15 @@ describe('api: per-event refusals', function () {
     const answer = await post(`${api}/ingest`, JSON.stringify(body), json);
     assert.equal(answer.status, 200, answer.text);
     const errors = answer.body.data.errors as { item: number; code: string; reason: string }[];
-    assert.deepEqual(errors.map((error) => [error.item, error.code]), [[1, 'invalid'], [2, 'invalid'], [3, 'invalid'], [4, 'invalid']]);
+    assert.deepEqual(
+      errors.map((error) => [error.item, error.code]),
+      [
+        [1, 'invalid'],
+        [2, 'invalid'],
+        [3, 'invalid'],
+        [4, 'invalid'],
+      ],
+    );
     assert.match(errors[0]!.reason, /field '_raw' uses a reserved name/);
     assert.match(errors[1]!.reason, /field 'index' uses a reserved name/);
     assert.match(errors[2]!.reason, /a field name is empty/);
@@ -141,10 +168,13 @@ describe('api: per-event refusals', function () {
     // A null value is an absent field whatever its name.
     assert.deepEqual(await storedRaws(server, 'rf-names'), ['names null reserved', 'names ok']);
 
-    const hec = await post(`${api}/ingest/hec`, [
-      JSON.stringify({ event: 'hec names ok', source: 'rf-hec-names', fields: { user: 'u1' } }),
-      JSON.stringify({ event: 'hec names raw', source: 'rf-hec-names', fields: { _sourcetype: 'x' } }),
-    ].join('\n'));
+    const hec = await post(
+      `${api}/ingest/hec`,
+      [
+        JSON.stringify({ event: 'hec names ok', source: 'rf-hec-names', fields: { user: 'u1' } }),
+        JSON.stringify({ event: 'hec names raw', source: 'rf-hec-names', fields: { _sourcetype: 'x' } }),
+      ].join('\n'),
+    );
     assert.equal(hec.status, 200, hec.text);
     assert.deepEqual([hec.body.accepted, hec.body.failed], [1, 1]);
     assert.match(hec.body.errors[0].reason, /field '_sourcetype' uses a reserved name/);
@@ -153,22 +183,37 @@ describe('api: per-event refusals', function () {
 
   it('POST /ingest: a body large enough for a parse worker reports its refusals the same way', async () => {
     const t = times();
-    const events = Array.from({ length: 2000 }, (_, i) => ({ event: `native large ${i} ${'x'.repeat(40)}`, time: seconds(t.ok), source: 'rf-large' }));
+    const events = Array.from({ length: 2000 }, (_, i) => ({
+      event: `native large ${i} ${'x'.repeat(40)}`,
+      time: seconds(t.ok),
+      source: 'rf-large',
+    }));
     events[1234] = { ...events[1234]!, time: seconds(t.old) };
     const body = JSON.stringify(events);
     assert.ok(body.length > 2 * INLINE_PARSE_BYTES, 'the body must take the worker path');
     const { answer, added } = await refusedBy(server, () => post(`${api}/ingest`, body, json));
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.data.accepted, 1999);
-    assert.deepEqual(answer.body.data.errors.map((error: { item: number; code: string }) => [error.item, error.code]), [[1234, 'too_old']]);
+    assert.deepEqual(
+      answer.body.data.errors.map((error: { item: number; code: string }) => [error.item, error.code]),
+      [[1234, 'too_old']],
+    );
     assert.deepEqual(added, { 'too_old/native': 1 });
     await assertStoredNothingRefused();
   });
 
   it('POST /ingest: a 1000-field event is stored with every field', async () => {
-    const answer = await post(`${api}/ingest`, JSON.stringify([{ event: 'native thousand', source: 'rf-thousand', fields: manyFields(999) }]), json);
+    const answer = await post(
+      `${api}/ingest`,
+      JSON.stringify([{ event: 'native thousand', source: 'rf-thousand', fields: manyFields(999) }]),
+      json,
+    );
     assert.deepEqual(answer.body, { data: { accepted: 1, failed: 0 } });
-    const query = await request(`${api}/query`, { method: 'POST', headers: json, body: JSON.stringify({ q: 'from main | where source == "rf-thousand"', from: '-1h', to: '+1h' }) });
+    const query = await request(`${api}/query`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ q: 'from main | where source == "rf-thousand"', from: '-1h', to: '+1h' }),
+    });
     const [event] = query.body.data.events as Record<string, unknown>[];
     assert.ok(event !== undefined, query.text);
     for (let i = 0; i < 999; i++) assert.equal(event[`f${i}`], i, `f${i}`);
@@ -177,13 +222,26 @@ describe('api: per-event refusals', function () {
 
   it('POST /ingest/raw: a line whose timestamp is out of the window is refused with its line number', async () => {
     const t = times();
-    const lines = [`${iso(t.old)} ERROR raw old`, `${iso(t.ok)} INFO raw ok`, `${iso(t.ahead)} WARN raw ahead`, '{"msg":"raw huge","n":-1e999}', 'raw no time'];
+    const lines = [
+      `${iso(t.old)} ERROR raw old`,
+      `${iso(t.ok)} INFO raw ok`,
+      `${iso(t.ahead)} WARN raw ahead`,
+      '{"msg":"raw huge","n":-1e999}',
+      'raw no time',
+    ];
     const { answer, added } = await refusedBy(server, () => post(`${api}/ingest/raw`, lines.join('\n'), { 'x-source': 'rf-raw' }));
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.data.accepted, 2);
     assert.equal(answer.body.data.failed, 3);
     assert.equal(answer.body.data.truncated, false);
-    assert.deepEqual(answer.body.data.errors.map((error: { line: number; code: string }) => [error.line, error.code]), [[1, 'too_old'], [3, 'too_far_in_future'], [4, 'non_finite_number']]);
+    assert.deepEqual(
+      answer.body.data.errors.map((error: { line: number; code: string }) => [error.line, error.code]),
+      [
+        [1, 'too_old'],
+        [3, 'too_far_in_future'],
+        [4, 'non_finite_number'],
+      ],
+    );
     assert.deepEqual(added, { 'too_old/raw': 1, 'too_far_in_future/raw': 1, 'non_finite_number/raw': 1 });
     assert.deepEqual(await storedRaws(server, 'rf-raw'), [lines[1], lines[4]].sort());
     await assertStoredNothingRefused();
@@ -197,13 +255,22 @@ describe('api: per-event refusals', function () {
       JSON.stringify({ event: 'hec ahead', time: seconds(t.ahead), source: 'rf-hec' }),
       '{"event":"hec huge","source":"rf-hec","fields":{"n":1e400}}',
     ];
-    const { answer, added } = await refusedBy(server, () => post(`${api}/ingest/hec`, lines.join('\n'), { authorization: 'Splunk <TOKEN>' }));
+    const { answer, added } = await refusedBy(server, () =>
+      post(`${api}/ingest/hec`, lines.join('\n'), { authorization: 'Splunk <TOKEN>' }),
+    );
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.text, 'Success');
     assert.equal(answer.body.code, 0);
     assert.equal(answer.body.accepted, 1);
     assert.equal(answer.body.failed, 3);
-    assert.deepEqual(answer.body.errors.map((error: { line: number; code: string }) => [error.line, error.code]), [[1, 'too_old'], [3, 'too_far_in_future'], [4, 'non_finite_number']]);
+    assert.deepEqual(
+      answer.body.errors.map((error: { line: number; code: string }) => [error.line, error.code]),
+      [
+        [1, 'too_old'],
+        [3, 'too_far_in_future'],
+        [4, 'non_finite_number'],
+      ],
+    );
     assert.deepEqual(added, { 'too_old/hec': 1, 'too_far_in_future/hec': 1, 'non_finite_number/hec': 1 });
     assert.deepEqual(await storedRaws(server, 'rf-hec'), ['hec ok']);
 
@@ -211,7 +278,10 @@ describe('api: per-event refusals', function () {
     assertError(all.answer, 400, 'VALIDATION_ERROR', 'every event too old');
     assert.match(all.answer.body.error.message, /^no valid event in the body: line 1: event time .* is older than retention allows/);
     assert.equal(all.answer.body.error.failed, 2);
-    assert.deepEqual(all.answer.body.error.errors.map((error: { line: number }) => error.line), [1, 2]);
+    assert.deepEqual(
+      all.answer.body.error.errors.map((error: { line: number }) => error.line),
+      [1, 2],
+    );
     assert.deepEqual(all.added, { 'too_old/hec': 2 });
     await assertStoredNothingRefused();
   });
@@ -221,23 +291,34 @@ describe('api: per-event refusals', function () {
       const t = times();
       const source = `rf-bulk${path.replace(/\//g, '-')}`;
       const lines = [
-        { index: { _index: source } }, { '@timestamp': iso(t.old), msg: 'bulk old' },
-        { index: { _index: source } }, { '@timestamp': iso(t.ok), msg: 'bulk ok' },
-        { create: { _index: source } }, { '@timestamp': iso(t.ahead), msg: 'bulk ahead' },
-        { index: { _index: source } }, { msg: 'bulk wide', ...manyFields(1000) },
+        { index: { _index: source } },
+        { '@timestamp': iso(t.old), msg: 'bulk old' },
+        { index: { _index: source } },
+        { '@timestamp': iso(t.ok), msg: 'bulk ok' },
+        { create: { _index: source } },
+        { '@timestamp': iso(t.ahead), msg: 'bulk ahead' },
+        { index: { _index: source } },
+        { msg: 'bulk wide', ...manyFields(1000) },
       ].map((line) => JSON.stringify(line));
       lines.push(JSON.stringify({ index: { _index: source } }), '{"msg":"bulk huge","n":1e400}');
-      const { answer, added } = await refusedBy(server, () => post(`${api}${path}`, lines.join('\n') + '\n', { 'content-type': 'application/x-ndjson' }));
+      const { answer, added } = await refusedBy(server, () =>
+        post(`${api}${path}`, lines.join('\n') + '\n', { 'content-type': 'application/x-ndjson' }),
+      );
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.body.errors, true);
-      const items = (answer.body.items as Record<string, { status: number; error?: { type: string; reason: string } }>[]).map((item) => Object.entries(item)[0]!);
-      assert.deepEqual(items.map(([action, result]) => [action, result.status, result.error?.type]), [
-        ['index', 400, 'illegal_argument_exception'],
-        ['index', 201, undefined],
-        ['create', 400, 'illegal_argument_exception'],
-        ['index', 400, 'illegal_argument_exception'],
-        ['index', 400, 'mapper_parsing_exception'],
-      ]);
+      const items = (answer.body.items as Record<string, { status: number; error?: { type: string; reason: string } }>[]).map(
+        (item) => Object.entries(item)[0]!,
+      );
+      assert.deepEqual(
+        items.map(([action, result]) => [action, result.status, result.error?.type]),
+        [
+          ['index', 400, 'illegal_argument_exception'],
+          ['index', 201, undefined],
+          ['create', 400, 'illegal_argument_exception'],
+          ['index', 400, 'illegal_argument_exception'],
+          ['index', 400, 'mapper_parsing_exception'],
+        ],
+      );
       assert.match(items[0]![1].error!.reason, /older than retention allows/);
       assert.match(items[2]![1].error!.reason, /further ahead than ingest\.max_future allows/);
       assert.match(items[3]![1].error!.reason, /the event has 1002 fields/);
@@ -251,7 +332,9 @@ describe('api: per-event refusals', function () {
 
   it('POST /es/{index}/_doc: a refused document is 400 VALIDATION_ERROR with the Elasticsearch type and reason', async () => {
     const t = times();
-    const { answer, added } = await refusedBy(server, () => post(`${api}/es/rf-doc/_doc`, JSON.stringify({ '@timestamp': iso(t.old), msg: 'doc old' }), json));
+    const { answer, added } = await refusedBy(server, () =>
+      post(`${api}/es/rf-doc/_doc`, JSON.stringify({ '@timestamp': iso(t.old), msg: 'doc old' }), json),
+    );
     assert.equal(answer.status, 400, answer.text);
     assert.equal(answer.headers.get('x-elastic-product'), 'Elasticsearch');
     assert.equal(answer.body.error.code, 'VALIDATION_ERROR');
@@ -272,8 +355,17 @@ describe('api: per-event refusals', function () {
   it('POST /otlp/v1/logs: refused records in partialSuccess; an all-accepted request keeps the empty body', async () => {
     const t = times();
     const record = (ms: number, body: string): string => JSON.stringify({ timeUnixNano: nanos(ms), body: { stringValue: body } });
-    const records = [record(t.old, 'otlp old'), record(t.ok, 'otlp ok'), record(t.ahead, 'otlp ahead'), '{"body":{"stringValue":"otlp huge"},"attributes":[{"key":"d","value":{"doubleValue":1e400}}]}'];
-    const nan = JSON.stringify({ timeUnixNano: nanos(t.ok), body: { stringValue: 'otlp nan' }, attributes: [{ key: 'ratio', value: { doubleValue: 'NaN' } }] });
+    const records = [
+      record(t.old, 'otlp old'),
+      record(t.ok, 'otlp ok'),
+      record(t.ahead, 'otlp ahead'),
+      '{"body":{"stringValue":"otlp huge"},"attributes":[{"key":"d","value":{"doubleValue":1e400}}]}',
+    ];
+    const nan = JSON.stringify({
+      timeUnixNano: nanos(t.ok),
+      body: { stringValue: 'otlp nan' },
+      attributes: [{ key: 'ratio', value: { doubleValue: 'NaN' } }],
+    });
     const body = `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"rf-otlp"}}]},"scopeLogs":[{"logRecords":[${[...records, nan].join(',')}]}]}]}`;
     const { answer, added } = await refusedBy(server, () => post(`${api}/otlp/v1/logs`, body, json));
     assert.equal(answer.status, 200, answer.text);
@@ -281,15 +373,26 @@ describe('api: per-event refusals', function () {
     assert.deepEqual(Object.keys(answer.body), ['partialSuccess']);
     assert.equal(answer.body.partialSuccess.rejectedLogRecords, '3');
     const message = answer.body.partialSuccess.errorMessage as string;
-    assert.match(message, /^3 log records refused: resourceLogs\[0\]\.scopeLogs\[0\]\.logRecords\[0\]: event time .* is older than retention allows/);
+    assert.match(
+      message,
+      /^3 log records refused: resourceLogs\[0\]\.scopeLogs\[0\]\.logRecords\[0\]: event time .* is older than retention allows/,
+    );
     assert.match(message, /logRecords\[2\]: event time .* is further ahead than ingest\.max_future allows/);
     assert.match(message, /logRecords\[3\]: field 'd' holds a number outside/);
     assert.deepEqual(added, { 'too_old/otlp': 1, 'too_far_in_future/otlp': 1, 'non_finite_number/otlp': 1 });
     assert.deepEqual(await storedRaws(server, 'rf-otlp'), ['otlp nan', 'otlp ok']);
-    const stored = await request(`${api}/query`, { method: 'POST', headers: json, body: JSON.stringify({ q: 'from main | where _raw == "otlp nan"', from: '-1d', to: '+1d' }) });
+    const stored = await request(`${api}/query`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ q: 'from main | where _raw == "otlp nan"', from: '-1d', to: '+1d' }),
+    });
     assert.equal(stored.body.data.events[0]?.ratio, 'NaN', stored.text);
 
-    const clean = await post(`${api}/otlp/v1/logs`, `{"resourceLogs":[{"scopeLogs":[{"logRecords":[${record(t.ok, 'otlp clean')}]}]}]}`, json);
+    const clean = await post(
+      `${api}/otlp/v1/logs`,
+      `{"resourceLogs":[{"scopeLogs":[{"logRecords":[${record(t.ok, 'otlp clean')}]}]}]}`,
+      json,
+    );
     assert.equal(clean.status, 200, clean.text);
     assert.equal(clean.text, '');
     await assertStoredNothingRefused();
@@ -297,9 +400,16 @@ describe('api: per-event refusals', function () {
 
   it('GET /api/v1/metrics shows the same refused counts as /metrics, by reason and by format', async () => {
     const t = times();
-    const native = [{ event: 'metrics old', time: seconds(t.old) }, { event: 'metrics ahead', time: seconds(t.ahead) }, { event: 'metrics ok', time: seconds(t.ok) }];
+    const native = [
+      { event: 'metrics old', time: seconds(t.old) },
+      { event: 'metrics ahead', time: seconds(t.ahead) },
+      { event: 'metrics ok', time: seconds(t.ok) },
+    ];
     assert.equal((await post(`${api}/ingest`, JSON.stringify(native), json)).body.data.failed, 2);
-    const hec = [{ event: 'metrics hec old', time: seconds(t.old) }, { event: 'metrics hec ok', time: seconds(t.ok) }];
+    const hec = [
+      { event: 'metrics hec old', time: seconds(t.old) },
+      { event: 'metrics hec ok', time: seconds(t.ok) },
+    ];
     assert.equal((await post(`${api}/ingest/hec`, hec.map((line) => JSON.stringify(line)).join('\n'))).body.failed, 1);
     const prometheus = await refusedCounters(server);
     const refused = (await request(`${api}/metrics`)).body.data.ingest.refused_events;
@@ -359,10 +469,14 @@ describe('api: ingest.max_future and retention apply live', function () {
     assert.match(answer.body.error.message, /ingest\.max_future/);
   });
 
-  it('SIGHUP: the file\'s new ingest.max_future applies', async () => {
+  it("SIGHUP: the file's new ingest.max_future applies", async () => {
     fs.writeFileSync(file, 'ingest:\n  max_future: 3h\n');
     server.process.kill('SIGHUP');
-    await waitUntil(async () => (await request(`${server.api}/config`)).body.data.ingest.max_future === '3h', 10_000, 'the reloaded max_future');
+    await waitUntil(
+      async () => (await request(`${server.api}/config`)).body.data.ingest.max_future === '3h',
+      10_000,
+      'the reloaded max_future',
+    );
     assert.equal(code(await send(2 * HOUR_MS)), null);
     assert.equal(code(await send(4 * HOUR_MS)), 'too_far_in_future');
   });

@@ -15,11 +15,15 @@ const BASE_SECONDS = 1_700_000_000;
 /** Posts a body in pieces, a pause between them: it is being read while other requests come and go. */
 function postSlowly(url: string, body: Buffer, pieces: number, pauseMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
     request.on('error', reject);
     const size = Math.ceil(body.length / pieces);
     const write = (piece: number): void => {
@@ -101,7 +105,12 @@ describe('api: large bodies are parsed in ingest workers', function () {
 
     // The large and the small requests stored the same events.
     const stored = await storedAfterStop();
-    sameEvents(stored, (e) => e.index === 'large', (e) => e.index === 'small', 4000 - 16);
+    sameEvents(
+      stored,
+      (e) => e.index === 'large',
+      (e) => e.index === 'small',
+      4000 - 16,
+    );
     const one = stored.find((e) => e.index === 'large' && e._raw.startsWith('GET /item/14 '));
     assert.ok(one !== undefined);
     assert.equal(one.status, 'n/a');
@@ -111,7 +120,11 @@ describe('api: large bodies are parsed in ingest workers', function () {
 
   it('/ingest: a large malformed body is INVALID_JSON from the worker, and a large object is refused', async () => {
     const large = JSON.stringify(nativeEvents('bad', 2000));
-    assertError(await post(`${server.api}/ingest`, `${large.slice(0, -1)},}]`, { 'content-type': 'application/json' }), 400, 'INVALID_JSON');
+    assertError(
+      await post(`${server.api}/ingest`, `${large.slice(0, -1)},}]`, { 'content-type': 'application/json' }),
+      400,
+      'INVALID_JSON',
+    );
     assertError(await post(`${server.api}/ingest`, `{"events": ${large}}`, { 'content-type': 'application/json' }), 400, 'INVALID_JSON');
     assert.equal((await storedAfterStop()).filter((e) => e.index === 'bad').length, 0, 'nothing of a refused body was stored');
   });
@@ -128,17 +141,25 @@ describe('api: large bodies are parsed in ingest workers', function () {
     assert.equal(answer.body.errors, true);
     assert.equal(answer.body.items[0].index.status, 201);
     assert.equal(answer.body.items[3].update.status, 400);
-    assert.equal(answer.body.items.filter((item: Record<string, { status: number }>) => Object.values(item)[0].status === 201).length, 1485);
+    assert.equal(
+      answer.body.items.filter((item: Record<string, { status: number }>) => Object.values(item)[0].status === 201).length,
+      1485,
+    );
     assert.equal((await storedAfterStop()).filter((e) => e.source === 'orders').length, 1485);
   });
 
   it('/ingest/raw and /ingest/hec: large bodies', async () => {
-    const rawLines = Array.from({ length: 3000 }, (_, i) => `2024-05-01T10:00:${String(i % 60).padStart(2, '0')}Z ERROR line ${i} ${'z'.repeat(i % 50)}`);
+    const rawLines = Array.from(
+      { length: 3000 },
+      (_, i) => `2024-05-01T10:00:${String(i % 60).padStart(2, '0')}Z ERROR line ${i} ${'z'.repeat(i % 50)}`,
+    );
     const raw = await post(`${server.api}/ingest/raw`, rawLines.join('\n'), { 'x-source': 'bigraw' });
     assert.equal(raw.status, 200, raw.text);
     assert.deepEqual(raw.body.data, { accepted: 3000, failed: 0, truncated: false });
 
-    const hecLines = Array.from({ length: 3000 }, (_, i) => (i === 10 ? 'not json' : JSON.stringify({ event: `hec ${i} ${'q'.repeat(i % 40)}`, source: 'bighec', time: BASE_SECONDS + i })));
+    const hecLines = Array.from({ length: 3000 }, (_, i) =>
+      i === 10 ? 'not json' : JSON.stringify({ event: `hec ${i} ${'q'.repeat(i % 40)}`, source: 'bighec', time: BASE_SECONDS + i }),
+    );
     const hec = await post(`${server.api}/ingest/hec`, hecLines.join('\n'));
     assert.equal(hec.status, 200, hec.text);
     assert.equal(hec.body.text, 'Success');
@@ -156,11 +177,19 @@ describe('api: large bodies are parsed in ingest workers', function () {
     const send = async (until = sizes.length): Promise<void> => {
       while (next < until) {
         const body = next++;
-        const events = Array.from({ length: sizes[body] }, (_, i) => ({ event: `body ${body} event ${i} ${'p'.repeat(i % 60)}`, time: BASE_SECONDS + i, index: `body${body}` }));
+        const events = Array.from({ length: sizes[body] }, (_, i) => ({
+          event: `body ${body} event ${i} ${'p'.repeat(i % 60)}`,
+          time: BASE_SECONDS + i,
+          index: `body${body}`,
+        }));
         const text = JSON.stringify(events);
         assert.ok(text.length > INLINE_PARSE_BYTES);
         if (body % 4 === 3) {
-          assertError(await post(`${server.api}/ingest`, `${text.slice(0, -1)},]`, { 'content-type': 'application/json' }), 400, 'INVALID_JSON');
+          assertError(
+            await post(`${server.api}/ingest`, `${text.slice(0, -1)},]`, { 'content-type': 'application/json' }),
+            400,
+            'INVALID_JSON',
+          );
           continue;
         }
         const answer = await post(`${server.api}/ingest`, text, { 'content-type': 'application/json' });
@@ -170,9 +199,20 @@ describe('api: large bodies are parsed in ingest workers', function () {
     };
     // Two slow bodies are being read while the others are parsed and answered.
     const slow = (name: string): Buffer =>
-      Buffer.from(JSON.stringify(Array.from({ length: 2500 }, (_, i) => ({ event: `${name} event ${i} ${'s'.repeat(i % 50)}`, time: BASE_SECONDS + i, index: name }))));
+      Buffer.from(
+        JSON.stringify(
+          Array.from({ length: 2500 }, (_, i) => ({
+            event: `${name} event ${i} ${'s'.repeat(i % 50)}`,
+            time: BASE_SECONDS + i,
+            index: name,
+          })),
+        ),
+      );
     await send(3);
-    const slowAnswers = Promise.all([postSlowly(`${server.api}/ingest`, slow('slow0'), 6, 40), postSlowly(`${server.api}/ingest`, slow('slow1'), 5, 55)]);
+    const slowAnswers = Promise.all([
+      postSlowly(`${server.api}/ingest`, slow('slow0'), 6, 40),
+      postSlowly(`${server.api}/ingest`, slow('slow1'), 5, 55),
+    ]);
     await Promise.all([send(), send(), send()]);
     for (const answer of await slowAnswers) assert.equal(answer.status, 200, answer.text);
 
@@ -189,7 +229,10 @@ describe('api: large bodies are parsed in ingest workers', function () {
       assert.deepEqual(raws, expected);
     });
     for (const name of ['slow0', 'slow1']) {
-      const raws = stored.filter((e) => e.index === name).map((e) => e._raw).sort();
+      const raws = stored
+        .filter((e) => e.index === name)
+        .map((e) => e._raw)
+        .sort();
       assert.deepEqual(raws, Array.from({ length: 2500 }, (_, i) => `${name} event ${i} ${'s'.repeat(i % 50)}`).sort());
     }
   });

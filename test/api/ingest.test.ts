@@ -91,7 +91,9 @@ describe('api: ingest endpoints', function () {
         { event: 'bad time', time: 'yesterday' },
         { event: 42 },
       ];
-      const answer = await timed('native defaults', () => post(`${api}/ingest`, JSON.stringify(body), { 'content-type': 'application/json' }));
+      const answer = await timed('native defaults', () =>
+        post(`${api}/ingest`, JSON.stringify(body), { 'content-type': 'application/json' }),
+      );
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.body.data.accepted, 2);
       assert.equal(answer.body.data.failed, 4);
@@ -99,19 +101,30 @@ describe('api: ingest endpoints', function () {
         answer.body.data.errors.map((error: { item: number }) => error.item),
         [2, 3, 4, 5],
       );
-      for (const error of answer.body.data.errors) assert.ok(typeof error.reason === 'string' && error.reason !== '', JSON.stringify(error));
+      for (const error of answer.body.data.errors)
+        assert.ok(typeof error.reason === 'string' && error.reason !== '', JSON.stringify(error));
 
       const stored = await storedAfterStop();
       assert.equal(stored.length, 2);
       const full = storedByRaw(stored, 'native full');
-      assertFields(full, { _time: 1700000000_250000, source: 'app', sourcetype: 'json', host: 'h1', index: 'web', count: 3, ok: true, user: 'bob', ratio: 0.5 });
+      assertFields(full, {
+        _time: 1700000000_250000,
+        source: 'app',
+        sourcetype: 'json',
+        host: 'h1',
+        index: 'web',
+        count: 3,
+        ok: true,
+        user: 'bob',
+        ratio: 0.5,
+      });
       const plain = storedByRaw(stored, 'native defaults');
       assert.equal(plain.index, 'main');
       const [from, to] = windows.get('native defaults')!;
       assert.ok(plain._time >= from - 1000 && plain._time <= to + 1000, `receive time ${plain._time} in [${from}, ${to}]`);
     });
 
-    it('POST /ingest: a field keeps each value\'s own type across events', async () => {
+    it("POST /ingest: a field keeps each value's own type across events", async () => {
       const body = [
         { event: 'typed one', fields: { code: 404, flag: true, mixed: 'text' } },
         { event: 'typed two', fields: { code: 'E404', flag: 'yes', mixed: 1.5 } },
@@ -140,7 +153,8 @@ describe('api: ingest endpoints', function () {
 
       const stored = await storedAfterStop();
       assert.equal(stored.length, 3);
-      for (const tag of ['no-ct', 'charset', 'gzip']) assertFields(storedByRaw(stored, `native ${tag}`), { _time: 1700000001_000000, index: 'main' }, tag);
+      for (const tag of ['no-ct', 'charset', 'gzip'])
+        assertFields(storedByRaw(stored, `native ${tag}`), { _time: 1700000001_000000, index: 'main' }, tag);
     });
 
     it('POST /ingest/raw: headers, one event per non-empty line, the pipeline', async () => {
@@ -163,9 +177,20 @@ describe('api: ingest endpoints', function () {
 
       const stored = await storedAfterStop();
       const labels = { source: 'nginx', sourcetype: 'access', index: 'web' };
-      assertFields(storedByRaw(stored, '2024-01-15T10:00:00Z ERROR disk full raw-1'), { ...labels, _time: isoMicros('2024-01-15T10:00:00Z'), level: 'error' });
+      assertFields(storedByRaw(stored, '2024-01-15T10:00:00Z ERROR disk full raw-1'), {
+        ...labels,
+        _time: isoMicros('2024-01-15T10:00:00Z'),
+        level: 'error',
+      });
       const json = storedByRaw(stored, '{"msg":"json line raw-2","level":"warn","status":502,"ok":false,"ts":"2024-01-15T11:00:00Z"}');
-      assertFields(json, { ...labels, _time: isoMicros('2024-01-15T11:00:00Z'), msg: 'json line raw-2', level: 'warn', status: 502, ok: false });
+      assertFields(json, {
+        ...labels,
+        _time: isoMicros('2024-01-15T11:00:00Z'),
+        msg: 'json line raw-2',
+        level: 'warn',
+        status: 502,
+        ok: false,
+      });
       const plain = storedByRaw(stored, 'INFO plain line raw-3');
       assertFields(plain, { ...labels, level: 'info' });
       const [from, to] = windows.get('raw-3')!;
@@ -249,12 +274,25 @@ describe('api: ingest endpoints', function () {
       assert.equal(answer.body.code, 0);
       assert.equal(answer.body.accepted, 3);
       assert.equal(answer.body.failed, 2);
-      assert.deepEqual(answer.body.errors.map((error: { line: number; code: string }) => [error.line, error.code]), [[2, 'invalid'], [4, 'invalid']]);
+      assert.deepEqual(
+        answer.body.errors.map((error: { line: number; code: string }) => [error.line, error.code]),
+        [
+          [2, 'invalid'],
+          [4, 'invalid'],
+        ],
+      );
 
       const stored = await storedAfterStop();
       assert.equal(stored.length, 3);
       assertFields(storedByRaw(stored, 'hec one'), {
-        _time: 1700000100_500000, host: 'hh', source: 'src-h', sourcetype: 'st-h', index: 'hecidx', region: 'eu', n: 7, b: false,
+        _time: 1700000100_500000,
+        host: 'hh',
+        source: 'src-h',
+        sourcetype: 'st-h',
+        index: 'hecidx',
+        region: 'eu',
+        n: 7,
+        b: false,
       });
       const object = storedByRaw(stored, JSON.stringify({ message: 'hec object', code: 5, nested: { k: 'v' } }));
       assertFields(object, { _time: 1700000200_000000, index: 'main', message: 'hec object', code: 5, 'nested.k': 'v' });
@@ -303,7 +341,15 @@ describe('api: ingest endpoints', function () {
       assert.equal(answer.body.errors, true);
       assert.deepEqual(
         items.map(([action, result]) => [action, result.status]),
-        [['index', 201], ['create', 201], ['index', 201], ['index', 201], ['index', 201], ['delete', 400], ['update', 400]],
+        [
+          ['index', 201],
+          ['create', 201],
+          ['index', 201],
+          ['index', 201],
+          ['index', 201],
+          ['delete', 400],
+          ['update', 400],
+        ],
       );
       for (const [, result] of items.slice(0, 5)) assert.ok(typeof result._id === 'string' && result._id !== '', JSON.stringify(result));
       assert.equal(items[1]![1]._id, `${tag}-given-id`);
@@ -344,11 +390,19 @@ describe('api: ingest endpoints', function () {
       for (const [tag, body, headers] of [
         ['ct-es', ndjson([{ index: { _index: 'ct-es' } }, { uid: 'ct-es' }]), { 'content-type': ES_NDJSON, accept: ES_JSON }],
         ['ct-none', ndjson([{ index: { _index: 'ct-none' } }, { uid: 'ct-none' }]), {}],
-        ['ct-gzip', gzip(ndjson([{ index: { _index: 'ct-gzip' } }, { uid: 'ct-gzip' }])), { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' }],
+        [
+          'ct-gzip',
+          gzip(ndjson([{ index: { _index: 'ct-gzip' } }, { uid: 'ct-gzip' }])),
+          { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+        ],
       ] as [string, string | Buffer, Record<string, string>][]) {
         const answer = await post(`${api}/es/_bulk`, body, headers);
         assertElastic(answer, tag);
-        assert.deepEqual(bulkItems(answer).map(([action, result]) => [action, result.status]), [['index', 201]], `${tag}: ${answer.text}`);
+        assert.deepEqual(
+          bulkItems(answer).map(([action, result]) => [action, result.status]),
+          [['index', 201]],
+          `${tag}: ${answer.text}`,
+        );
         assert.equal(answer.body.errors, false);
       }
 
@@ -371,7 +425,13 @@ describe('api: ingest endpoints', function () {
 
       const stored = await storedAfterStop();
       assert.equal(stored.length, 2);
-      assertFields(storedBy(stored, 'uid', 'doc-1'), { source: 'docidx', index: 'main', _time: isoMicros('2024-03-01T00:00:00Z'), level: 'error', bytes: 512 });
+      assertFields(storedBy(stored, 'uid', 'doc-1'), {
+        source: 'docidx',
+        index: 'main',
+        _time: isoMicros('2024-03-01T00:00:00Z'),
+        level: 'error',
+        bytes: 512,
+      });
       assertFields(storedBy(stored, 'uid', 'doc-2'), { source: 'docidx', index: 'main' });
     });
 
@@ -396,7 +456,9 @@ describe('api: ingest endpoints', function () {
     });
 
     it('x-elastic-product is on the error answers of the bulk-compatible paths too', async () => {
-      const bigBulk = ndjson(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? { index: { _index: 'big' } } : { pad: 'p'.repeat(150) })));
+      const bigBulk = ndjson(
+        Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? { index: { _index: 'big' } } : { pad: 'p'.repeat(150) })),
+      );
       assert.ok(bigBulk.length > LIMIT);
       const cases: [string, Promise<Answer>, number][] = [
         ['_doc invalid JSON', post(`${api}/es/docidx/_doc`, '{"broken":', { 'content-type': ES_JSON }), 400],
@@ -453,7 +515,9 @@ describe('api: ingest endpoints', function () {
         },
         {
           resource: { attributes: [{ key: 'service.name', value: { stringValue: 'other' } }] },
-          scopeLogs: [{ logRecords: [{ timeUnixNano: '1700000402000000000', body: { stringValue: 'otlp rec three' }, severityText: 'warn' }] }],
+          scopeLogs: [
+            { logRecords: [{ timeUnixNano: '1700000402000000000', body: { stringValue: 'otlp rec three' }, severityText: 'warn' }] },
+          ],
         },
       ],
     };
@@ -465,7 +529,10 @@ describe('api: ingest endpoints', function () {
       const zipped = JSON.stringify({
         resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '1700000403000000000', body: { stringValue: 'otlp gzip' } }] }] }],
       });
-      const gz = await post(`${api}/otlp/v1/logs`, gzip(zipped), { 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip' });
+      const gz = await post(`${api}/otlp/v1/logs`, gzip(zipped), {
+        'content-type': 'application/json; charset=utf-8',
+        'content-encoding': 'gzip',
+      });
       assert.equal(gz.status, 200, gz.text);
       assert.equal(gz.text, '');
 
@@ -484,7 +551,14 @@ describe('api: ingest endpoints', function () {
         retries: 2,
         attempt: 4,
       });
-      assertFields(storedByRaw(stored, 'otlp rec two'), { _time: 1700000401_000000, level: 'info', source: 'payments', host: 'pay-1', index: 'prod', user: 'ann' });
+      assertFields(storedByRaw(stored, 'otlp rec two'), {
+        _time: 1700000401_000000,
+        level: 'info',
+        source: 'payments',
+        host: 'pay-1',
+        index: 'prod',
+        user: 'ann',
+      });
       const three = storedByRaw(stored, 'otlp rec three');
       assertFields(three, { _time: 1700000402_000000, level: 'warn', source: 'other', index: 'main' });
       assert.equal(three.host, undefined);

@@ -41,7 +41,13 @@ describe('operational endpoints', () => {
     const line = response.text.split('\n').find((l) => l.startsWith('trawl_ingest_events_total{endpoint="ingest"}'));
     assert.ok(line !== undefined, 'ingest counter present');
     assert.ok(Number(line.split(' ')[1]) >= 25);
-    for (const name of ['trawl_buffered_events', 'trawl_segments', 'trawl_flush_duration_seconds_bucket', 'trawl_compaction_duration_seconds_bucket', 'trawl_process_cpu_user_seconds_total']) {
+    for (const name of [
+      'trawl_buffered_events',
+      'trawl_segments',
+      'trawl_flush_duration_seconds_bucket',
+      'trawl_compaction_duration_seconds_bucket',
+      'trawl_process_cpu_user_seconds_total',
+    ]) {
       assert.ok(response.text.includes(name), `${name} exported`);
     }
   });
@@ -54,17 +60,30 @@ describe('operational endpoints', () => {
     assert.equal((await postJson(`${server.api}/ingest`, mainEvents)).status, 200);
     // Until the flusher has written the buffer out.
     let stats: any;
-    await waitUntil(async () => {
-      stats = (await request(`${server.api}/stats`)).body.data;
-      return stats.buffered_events === 0 && stats.segment_count > 0;
-    }, 10_000, 'the flush');
+    await waitUntil(
+      async () => {
+        stats = (await request(`${server.api}/stats`)).body.data;
+        return stats.buffered_events === 0 && stats.segment_count > 0;
+      },
+      10_000,
+      'the flush',
+    );
     assert.ok(stats.total_events >= 15);
     assert.ok(stats.events_today >= 15);
     assert.ok(stats.index_count >= 2);
     assert.ok(stats.storage_bytes > 0);
     assert.equal(stats.buffered_events, 0);
     assert.ok(typeof stats.oldest_event === 'string');
-    for (const key of ['uptime_seconds', 'storage_bytes', 'total_events', 'events_today', 'index_count', 'segment_count', 'buffered_events', 'sources']) {
+    for (const key of [
+      'uptime_seconds',
+      'storage_bytes',
+      'total_events',
+      'events_today',
+      'index_count',
+      'segment_count',
+      'buffered_events',
+      'sources',
+    ]) {
       assert.ok(key in stats, `stats.${key}`);
     }
 
@@ -95,13 +114,21 @@ describe('operational endpoints', () => {
     for (let round = 0; round < 5; round++) {
       const events = Array.from({ length: 5 }, (_, i) => ({ event: `round ${round} event ${i}`, time: now - 10, index: 'compact-me' }));
       assert.equal((await postJson(`${server.api}/ingest`, events)).status, 200);
-      await waitUntil(async () => (await request(`${server.api}/stats`)).body.data.buffered_events === 0, 20_000, `flush of round ${round}`);
+      await waitUntil(
+        async () => (await request(`${server.api}/stats`)).body.data.buffered_events === 0,
+        20_000,
+        `flush of round ${round}`,
+      );
     }
     let history: { compactions: { index: string; inputs: unknown[]; rows: number; finished_at: string }[] } = { compactions: [] };
-    await waitUntil(async () => {
-      history = (await request(`${server.api}/compaction/history`)).body.data;
-      return history.compactions.some((c) => c.index === 'compact-me');
-    }, 20_000, 'a compaction of compact-me');
+    await waitUntil(
+      async () => {
+        history = (await request(`${server.api}/compaction/history`)).body.data;
+        return history.compactions.some((c) => c.index === 'compact-me');
+      },
+      20_000,
+      'a compaction of compact-me',
+    );
     const manifest = history.compactions.find((c) => c.index === 'compact-me');
     assert.ok(manifest !== undefined, 'a compaction of compact-me was recorded');
     assert.ok(manifest.inputs.length >= 2);
@@ -112,10 +139,14 @@ describe('operational endpoints', () => {
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
     // Once nothing is left to merge, the backlog reads empty.
-    await waitUntil(async () => {
-      const storage = (await request(`${server.api}/metrics`)).body.data.storage;
-      return !storage.compaction_running && storage.compaction_pending === 0;
-    }, 20_000, 'an empty compaction backlog');
+    await waitUntil(
+      async () => {
+        const storage = (await request(`${server.api}/metrics`)).body.data.storage;
+        return !storage.compaction_running && storage.compaction_pending === 0;
+      },
+      20_000,
+      'an empty compaction backlog',
+    );
 
     // The merge above started the compaction worker. Thread priorities are read from /proc (Linux).
     if (process.platform === 'linux') {

@@ -11,8 +11,22 @@ const ERROR_FIELDS = ['column', 'line', 'message', 'parse_code', 'suggestion'];
 
 /** Patterns RE2 refuses: counts, syntax, backreferences, lookaround, size. */
 const BAD_PATTERNS = [
-  '(a{100}){100}', '(', '[z-a]', '(a)\\1', '(?=a)', '(?<!a)b', 'a{1001}', 'a{2,1}', 'x**', '\\', '\\p{Foo}', '[a', 'a)',
-  '(?<n>a)(?<n>b)', '(?x)a', '[^a]{1000}'.repeat(100),
+  '(a{100}){100}',
+  '(',
+  '[z-a]',
+  '(a)\\1',
+  '(?=a)',
+  '(?<!a)b',
+  'a{1001}',
+  'a{2,1}',
+  'x**',
+  '\\',
+  '\\p{Foo}',
+  '[a',
+  'a)',
+  '(?<n>a)(?<n>b)',
+  '(?x)a',
+  '[^a]{1000}'.repeat(100),
 ];
 
 /** A string literal of the query language that holds `text` exactly. */
@@ -40,7 +54,10 @@ describe('api: query errors', function () {
     // The events carry fixed 2023 times: a retention that keeps them (older ones are refused at ingest).
     server = await TestServer.start({ set: { 'query.max_query_length': 300_000, retention: '3650d' } });
     // One event per bad pattern, as its _raw and host, for the places where patterns are literal text.
-    const ingest = await postJson(`${server.api}/ingest`, BAD_PATTERNS.map((p) => ({ event: p, host: p, time: 1_700_000_000 })));
+    const ingest = await postJson(
+      `${server.api}/ingest`,
+      BAD_PATTERNS.map((p) => ({ event: p, host: p, time: 1_700_000_000 })),
+    );
     assert.deepEqual(ingest.body, { data: { accepted: BAD_PATTERNS.length, failed: 0 } });
   });
 
@@ -63,7 +80,7 @@ describe('api: query errors', function () {
       const { code, ...fields } = answer.body.error;
       assert.equal(code, 'INVALID_QUERY');
       if (q.length > 8000) return;
-    const explained = await explain(q);
+      const explained = await explain(q);
       assert.equal(explained.status, 200, explained.text);
       assert.equal(explained.body.data.is_valid, false);
       const errors = explained.body.data.errors as Record<string, unknown>[];

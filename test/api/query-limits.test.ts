@@ -31,10 +31,14 @@ const HEAVY =
 /** The job once it is no longer running (fails after 10 s). */
 async function finishedJob(server: TestServer, id: string): Promise<any> {
   let job: any;
-  await waitUntil(async () => {
-    job = (await request(`${server.api}/query/jobs/${id}`)).body.data;
-    return job.status !== 'running';
-  }, 10_000, `job ${id} to finish`);
+  await waitUntil(
+    async () => {
+      job = (await request(`${server.api}/query/jobs/${id}`)).body.data;
+      return job.status !== 'running';
+    },
+    10_000,
+    `job ${id} to finish`,
+  );
   return job;
 }
 
@@ -44,7 +48,9 @@ describe('query limits and cancellation', function () {
   before(async () => {
     // No compaction during the test: the CPU check after cancel must see the query's work only.
     // The events carry fixed times: a retention that keeps them (older ones are refused at ingest).
-    server = await TestServer.start({ set: { 'query.max_concurrent': 1, 'storage.flush_interval': '200ms', 'storage.compaction_interval': '1h', retention: '3650d' } });
+    server = await TestServer.start({
+      set: { 'query.max_concurrent': 1, 'storage.flush_interval': '200ms', 'storage.compaction_interval': '1h', retention: '3650d' },
+    });
     await ingestMany(server, 300_000);
     await waitUntil(async () => (await request(`${server.api}/stats`)).body.data.buffered_events === 0, 30_000, 'the events flushed');
   });
@@ -78,12 +84,16 @@ describe('query limits and cancellation', function () {
     // Within a moment the process goes (nearly) idle: the scan really stopped. Each check measures
     // the CPU used over half a second; a scan still hashing would keep two cores busy.
     let used = Infinity;
-    await waitUntil(async () => {
-      const before = cpuSeconds(server.process.pid as number);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      used = cpuSeconds(server.process.pid as number) - before;
-      return used < 0.15;
-    }, 5_000, "the server to go idle after the cancel");
+    await waitUntil(
+      async () => {
+        const before = cpuSeconds(server.process.pid as number);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        used = cpuSeconds(server.process.pid as number) - before;
+        return used < 0.15;
+      },
+      5_000,
+      'the server to go idle after the cancel',
+    );
     assert.ok(used < 0.15, `${used}s of CPU in the last half second`);
     // And a new query runs again.
     const after = await postJson(`${server.api}/query`, { q: 'from main | stats count()' });
@@ -93,7 +103,10 @@ describe('query limits and cancellation', function () {
 
   it('reports live progress over SSE while a long query runs, then completes', async () => {
     // Hashing every row twice keeps the job running for seconds: long enough for progress events with previews.
-    const handle = await postJson(`${server.api}/query`, { q: 'from main | where sha256(concat(sha256(_raw), _raw)) != "x" | where n >= 0', wait: 0 });
+    const handle = await postJson(`${server.api}/query`, {
+      q: 'from main | where sha256(concat(sha256(_raw), _raw)) != "x" | where n >= 0',
+      wait: 0,
+    });
     const events = await readJobStream(`${server.api}/query/jobs/${handle.body.data.job_id}/stream`);
     assert.equal(events[0].event, 'progress');
     for (const key of ['phase', 'segments_total', 'segments_scanned', 'segments_skipped_bloom', 'rows_read_so_far', 'elapsed_ms']) {
@@ -104,7 +117,8 @@ describe('query limits and cancellation', function () {
     assert.equal(last.data.data.total, 300_000);
     // Progress comes about once a second and carries the newest rows found so far once there are any.
     const withPreview = events.filter((event) => event.event === 'progress' && event.data.preview !== undefined);
-    if (last.data.meta.took_ms >= 2500) assert.ok(withPreview.length > 0, `no preview in ${events.length - 1} progress events over ${last.data.meta.took_ms} ms`);
+    if (last.data.meta.took_ms >= 2500)
+      assert.ok(withPreview.length > 0, `no preview in ${events.length - 1} progress events over ${last.data.meta.took_ms} ms`);
     for (const event of withPreview) assert.ok(event.data.preview.length > 0 && event.data.preview_version >= 1);
   });
 
@@ -145,20 +159,34 @@ describe('query limits and cancellation', function () {
       );
       assert.equal(top.body.data.total, 10);
       // A string key: `user=u<n % 977>` sorts as text ("u0" < "u1" < "u10" < ...); ties newest first.
-      const byUser = await postJson(`${server.api}/query`, { q: 'from main | extend user = extract(_raw, "user=(u[0-9]+)") | sort user | head 3 | keep n, user' });
+      const byUser = await postJson(`${server.api}/query`, {
+        q: 'from main | extend user = extract(_raw, "user=(u[0-9]+)") | sort user | head 3 | keep n, user',
+      });
       assert.equal(byUser.status, 200, byUser.text.slice(0, 300));
       const u0 = Array.from({ length: 300_000 }, (_, n) => n).filter((n) => n % 977 === 0);
-      assert.deepEqual(byUser.body.data.events, u0.slice(-3).reverse().map((n) => ({ n, user: 'u0' })));
+      assert.deepEqual(
+        byUser.body.data.events,
+        u0
+          .slice(-3)
+          .reverse()
+          .map((n) => ({ n, user: 'u0' })),
+      );
       // The last stage: only the page is kept, every match is counted.
       const page = await postJson(`${server.api}/query`, { q: 'from main | sort n', limit: 5, offset: 2 });
       assert.equal(page.status, 200, page.text.slice(0, 300));
-      assert.deepEqual(page.body.data.events.map((event: { n: number }) => event.n), [2, 3, 4, 5, 6]);
+      assert.deepEqual(
+        page.body.data.events.map((event: { n: number }) => event.n),
+        [2, 3, 4, 5, 6],
+      );
       assert.equal(page.body.data.total, 300_000);
       assert.equal(page.body.data.has_more, true);
       // `top` keeps a row count per value: 200,000 distinct values fit in 16 MB (about 70 bytes each).
       const topValues = await postJson(`${server.api}/query`, { q: 'from main | where n < 200000 | top 3 n' });
       assert.equal(topValues.status, 200, topValues.text.slice(0, 300));
-      assert.deepEqual(topValues.body.data.rows, [0, 1, 2].map((n) => [n, 1, 0.0005]));
+      assert.deepEqual(
+        topValues.body.data.rows,
+        [0, 1, 2].map((n) => [n, 1, 0.0005]),
+      );
       // A stage that needs every row is still held to the budget.
       const dedup = await postJson(`${server.api}/query`, { q: 'from main | dedup n' });
       assert.equal(dedup.status, 400, dedup.text.slice(0, 300));

@@ -71,6 +71,10 @@ describe('api: query warnings', function () {
     const answer = await postJson(`${server.api}/query`, { q: 'from main | where level = wanted', from: '2024-01-01T00:00:00Z' });
     assert.equal(answer.status, 200);
     const warnings = (answer.body as { meta: { warnings?: { code: string }[] } }).meta.warnings;
-    assert.deepEqual(warnings?.map((warning) => warning.code), ['BARE_WORD_FIELD'], 'no event after 2024 has a field wanted');
+    assert.deepEqual(
+      warnings?.map((warning) => warning.code),
+      ['BARE_WORD_FIELD'],
+      'no event after 2024 has a field wanted',
+    );
   });
 });

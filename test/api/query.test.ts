@@ -77,7 +77,11 @@ describe('query API', () => {
     const response = await request(`${server.api}/query?${params}`);
     assert.equal(response.status, 200);
     assert.deepEqual(response.body.data.rows, [[300]]);
-    const aliased = await postJson(`${server.api}/query`, { query: 'from main | stats count()', earliest: RANGE.from, latest: new Date((BASE + 99.5) * 1000).toISOString() });
+    const aliased = await postJson(`${server.api}/query`, {
+      query: 'from main | stats count()',
+      earliest: RANGE.from,
+      latest: new Date((BASE + 99.5) * 1000).toISOString(),
+    });
     assert.deepEqual(aliased.body.data.rows, [[100]]);
   });
 
@@ -95,11 +99,19 @@ describe('query API', () => {
       assert.equal(response.status, status, JSON.stringify(body));
       assert.equal(response.body.error.code, code, JSON.stringify(body));
     }
-    const badJson = await request(`${server.api}/query`, { method: 'POST', body: '{nope', headers: { 'content-type': 'application/json' } });
+    const badJson = await request(`${server.api}/query`, {
+      method: 'POST',
+      body: '{nope',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(badJson.body.error.code, 'INVALID_JSON');
     assert.doesNotMatch(badJson.body.error.message, /send a JSON object/, 'broken JSON is only said broken');
     // The query sent as plain text: say what the body should be.
-    const bare = await request(`${server.api}/query`, { method: 'POST', body: 'from main | head 3', headers: { 'content-type': 'text/plain' } });
+    const bare = await request(`${server.api}/query`, {
+      method: 'POST',
+      body: 'from main | head 3',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(bare.status, 400);
     assert.equal(bare.body.error.code, 'INVALID_JSON');
     assert.match(bare.body.error.message, /send a JSON object such as \{"q": "from main \| head 10"\}/);
@@ -127,13 +139,20 @@ describe('query API', () => {
     assert.deepEqual(handle.body.meta, { query_id: handle.body.data.job_id });
     const id = handle.body.data.job_id;
     let job: any;
-    await waitUntil(async () => {
-      job = (await request(`${server.api}/query/jobs/${id}`)).body;
-      return job.data.status !== 'running';
-    }, 10_000, 'the job to finish');
+    await waitUntil(
+      async () => {
+        job = (await request(`${server.api}/query/jobs/${id}`)).body;
+        return job.data.status !== 'running';
+      },
+      10_000,
+      'the job to finish',
+    );
     assert.equal(job.data.status, 'done');
     assert.equal(job.data.query, 'from main | stats count() by level');
-    assert.deepEqual(job.data.results.rows, [['error', 60], ['info', 240]]);
+    assert.deepEqual(job.data.results.rows, [
+      ['error', 60],
+      ['info', 240],
+    ]);
     assert.equal(job.meta.query_id, id);
     assert.ok(typeof job.data.completed_at === 'string');
 
@@ -172,7 +191,10 @@ describe('query API', () => {
     });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /application\/x-ndjson/);
-    const lines = response.text.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = response.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const meta = lines.pop();
     assert.equal(lines.length, 100);
     assert.equal(meta.__meta.total, 100);

@@ -19,7 +19,10 @@ const STALLED_HEADERS = 'GET /api/v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\n';
 function assertCutAfter(answer: RawAnswer, timeoutMs: number, context: string): void {
   assertError(answer, 408, 'REQUEST_TIMEOUT', context);
   assert.ok(answer.closed, `connection closed after the 408 (${context})`);
-  assert.ok(answer.elapsedMs >= timeoutMs - 50 && answer.elapsedMs < timeoutMs + 2000, `${context}: cut after ${answer.elapsedMs} ms, timeout ${timeoutMs} ms`);
+  assert.ok(
+    answer.elapsedMs >= timeoutMs - 50 && answer.elapsedMs < timeoutMs + 2000,
+    `${context}: cut after ${answer.elapsedMs} ms, timeout ${timeoutMs} ms`,
+  );
 }
 
 describe('api: http.request_timeout', function () {
@@ -49,7 +52,11 @@ describe('api: http.request_timeout', function () {
     it('a SIGHUP reload of the file applies too', async () => {
       fs.writeFileSync(file, 'http:\n  request_timeout: 1200ms\n');
       server.process.kill('SIGHUP');
-      await waitUntil(async () => (await request(`${server.api}/config`)).body.data.http.request_timeout === '1200ms', 10_000, 'the reloaded timeout');
+      await waitUntil(
+        async () => (await request(`${server.api}/config`)).body.data.http.request_timeout === '1200ms',
+        10_000,
+        'the reloaded timeout',
+      );
       assertCutAfter(await rawExchange(server.port, STALLED_HEADERS, { awaitClose: true }), 1200, 'after SIGHUP');
     });
   });

@@ -8,7 +8,21 @@ import fc from 'fast-check';
 import { assertError, dispose, patchConfig } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 
-const QUERY_FIELDS = ['q', 'query', 'from', 'earliest', 'to', 'latest', 'language', 'limit', 'offset', 'wait', 'profile', 'format', 'variables'];
+const QUERY_FIELDS = [
+  'q',
+  'query',
+  'from',
+  'earliest',
+  'to',
+  'latest',
+  'language',
+  'limit',
+  'offset',
+  'wait',
+  'profile',
+  'format',
+  'variables',
+];
 const EVENTS = Array.from({ length: 5 }, (_, i) => ({ event: `validation event ${i}`, time: Date.now() / 1000 - 60 + i }));
 
 function assertNames(answer: Awaited<ReturnType<typeof request>>, name: string, context: string): void {
@@ -74,7 +88,11 @@ describe('api: request validation by schema', function () {
       assertNames(answer, field, `POST /query/stream with ${field}: null`);
       assert.match(answer.body.error.message, /cannot be used with \/query\/stream/);
     }
-    assertNames(await request(`${api}/query/stream`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/json' } }), 'JSON object', 'a JSON array');
+    assertNames(
+      await request(`${api}/query/stream`, { method: 'POST', body: '[]', headers: { 'content-type': 'application/json' } }),
+      'JSON object',
+      'a JSON array',
+    );
     assertNames(await request(`${api}/query`, { method: 'POST' }), 'JSON object', 'no body');
     assertNames(await request(`${api}/compaction/history?limit=0`), 'limit', 'limit=0');
     assertNames(await request(`${api}/compaction/history?limit=abc`), 'limit', 'limit=abc');
@@ -83,11 +101,28 @@ describe('api: request validation by schema', function () {
   });
 
   it('accepts the forms docs/api.md lists: numbers as strings, null as absent, aliases', async () => {
-    const asStrings = await postJson(`${api}/query`, { query: 'from main', limit: '2', offset: '1', wait: '5', earliest: '-1h', latest: 'now' });
+    const asStrings = await postJson(`${api}/query`, {
+      query: 'from main',
+      limit: '2',
+      offset: '1',
+      wait: '5',
+      earliest: '-1h',
+      latest: 'now',
+    });
     assert.equal(asStrings.status, 200, asStrings.text);
     assert.equal(asStrings.body.data.events.length, 2);
     assert.equal(asStrings.body.data.total, EVENTS.length);
-    const nulls = await postJson(`${api}/query`, { q: 'from main | stats count()', from: null, to: null, limit: null, wait: null, profile: null, variables: null, format: null, language: null });
+    const nulls = await postJson(`${api}/query`, {
+      q: 'from main | stats count()',
+      from: null,
+      to: null,
+      limit: null,
+      wait: null,
+      profile: null,
+      variables: null,
+      format: null,
+      language: null,
+    });
     assert.equal(nulls.status, 200, nulls.text);
     assert.deepEqual(nulls.body.data.rows, [[EVENTS.length]]);
     const get = await request(`${api}/query?q=from%20main&limit=3&format=&language=native`);
@@ -110,7 +145,10 @@ describe('api: request validation by schema', function () {
         offset: fc.oneof(fc.nat(10), fc.double(), fc.constant(null)),
         format: fc.constantFrom('', 'json', 'csv', null),
         profile: fc.constantFrom('basic', 'full', 'trace', 'x', null),
-        variables: fc.oneof(fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }), fc.string({ maxLength: 3 })),
+        variables: fc.oneof(
+          fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }),
+          fc.string({ maxLength: 3 }),
+        ),
         wait: fc.oneof(fc.constant(5), fc.constant(null), fc.integer({ min: -3, max: -1 })),
       },
       { requiredKeys: [] },

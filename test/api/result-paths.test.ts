@@ -150,7 +150,9 @@ interface GeneratedQuery {
 function queryArbitrary(startMs: number, endMs: number): fc.Arbitrary<GeneratedQuery> {
   const optional = <T>(values: readonly T[]) => fc.option(fc.constantFrom(...values), { nil: null });
   const timeRange = fc.option(
-    fc.tuple(fc.integer({ min: startMs, max: endMs }), fc.integer({ min: startMs, max: endMs })).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
+    fc
+      .tuple(fc.integer({ min: startMs, max: endMs }), fc.integer({ min: startMs, max: endMs }))
+      .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
     { nil: null },
   );
   return fc
@@ -227,21 +229,28 @@ async function pagedRows(server: TestServer, query: GeneratedQuery, pageSize: nu
 function streamRows(server: TestServer, query: GeneratedQuery): Promise<{ events: Row[]; meta: Row }> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body(query, {}));
-    const req = http.request(`${server.api}/query/stream`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => {
-        try {
-          assert.equal(response.statusCode, 200, `stream ${query.text}: ${text.slice(0, 300)}`);
-          const lines = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Row);
-          const last = lines.pop();
-          assert.ok(last !== undefined && '__meta' in last, `stream ${query.text} ends with __meta: ${text.slice(-300)}`);
-          resolve({ events: lines, meta: last.__meta as Row });
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
+    const req = http.request(
+      `${server.api}/query/stream`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => {
+          try {
+            assert.equal(response.statusCode, 200, `stream ${query.text}: ${text.slice(0, 300)}`);
+            const lines = text
+              .split('\n')
+              .filter((line) => line !== '')
+              .map((line) => JSON.parse(line) as Row);
+            const last = lines.pop();
+            assert.ok(last !== undefined && '__meta' in last, `stream ${query.text} ends with __meta: ${text.slice(-300)}`);
+            resolve({ events: lines, meta: last.__meta as Row });
+          } catch (error) {
+            reject(error);
+          }
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -290,7 +299,11 @@ async function checkQuery(server: TestServer, events: readonly GeneratedEvent[],
 async function storage(server: TestServer): Promise<{ buffered: number; segments: number; compacting: boolean }> {
   const stats = (await request(`${server.api}/stats`)).body.data;
   const metrics = (await request(`${server.api}/metrics`)).body.data.storage;
-  return { buffered: stats.buffered_events, segments: stats.segment_count, compacting: metrics.compaction_running || metrics.compaction_pending !== 0 };
+  return {
+    buffered: stats.buffered_events,
+    segments: stats.segment_count,
+    compacting: metrics.compaction_running || metrics.compaction_pending !== 0,
+  };
 }
 
 async function ingest(server: TestServer, events: readonly GeneratedEvent[]): Promise<void> {
@@ -314,7 +327,10 @@ async function load(server: TestServer, events: readonly GeneratedEvent[]): Prom
   const flushedAll = async (what: string) => waitUntil(async () => (await storage(server)).buffered === 0, 30_000, what);
 
   for (let part = 0; part < 3; part++) {
-    await ingest(server, compacted.filter((_, i) => i % 3 === part));
+    await ingest(
+      server,
+      compacted.filter((_, i) => i % 3 === part),
+    );
     await flushedAll(`flush ${part + 1} of the compacted part`);
   }
   const compactions = async (): Promise<number> => (await request(`${server.api}/compaction/history`)).body.data.total;
@@ -372,7 +388,12 @@ describe(`every result path agrees with the test's own answer (seed ${baseSeed})
       });
 
       it('the newest-first stream of everything, with and without a range', async () => {
-        const all: GeneratedQuery = { text: 'from *', fromMs: null, toMs: null, expect: (list) => ({ uids: [...list].sort((a, b) => b.timeMs - a.timeMs).map((e) => e.uid), kept: null }) };
+        const all: GeneratedQuery = {
+          text: 'from *',
+          fromMs: null,
+          toMs: null,
+          expect: (list) => ({ uids: [...list].sort((a, b) => b.timeMs - a.timeMs).map((e) => e.uid), kept: null }),
+        };
         await checkQuery(server, events, all);
       });
     });

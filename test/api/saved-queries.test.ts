@@ -52,7 +52,12 @@ describe('api: saved queries', function () {
     const fields = { name: '5xx by host', q: 'from main | where status >= 500 | stats count() by host', from: '-1h' };
     const created = assertSaved(await postJson(`${api}/queries`, fields), 201, fields, 'POST');
     assert.equal(created.updated_at, created.created_at, 'a new record was updated when it was created');
-    const other = assertSaved(await postJson(`${api}/queries`, { name: 'everything', q: 'from *' }), 201, { name: 'everything', q: 'from *' }, 'POST without from');
+    const other = assertSaved(
+      await postJson(`${api}/queries`, { name: 'everything', q: 'from *' }),
+      201,
+      { name: 'everything', q: 'from *' },
+      'POST without from',
+    );
     assert.notEqual(other.id, created.id);
 
     assert.deepEqual(await listed(api), [created, other]);
@@ -92,7 +97,12 @@ describe('api: saved queries', function () {
   });
 
   it('refuses bad fields with 400 VALIDATION_ERROR naming the field, on POST and PUT', async () => {
-    const target = assertSaved(await postJson(`${api}/queries`, { name: 'target', q: 'from main' }), 201, { name: 'target', q: 'from main' }, 'POST');
+    const target = assertSaved(
+      await postJson(`${api}/queries`, { name: 'target', q: 'from main' }),
+      201,
+      { name: 'target', q: 'from main' },
+      'POST',
+    );
     const cases: [unknown, RegExp][] = [
       [{ q: 'from main' }, /^name is required$/],
       [{ name: 'no query' }, /^q is required$/],
@@ -121,7 +131,12 @@ describe('api: saved queries', function () {
       }
     }
     assertError(await request(`${api}/queries`, { method: 'POST' }), 400, 'VALIDATION_ERROR', 'no body');
-    assertError(await request(`${api}/queries`, { method: 'POST', body: '{"name":', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_JSON', 'bad JSON');
+    assertError(
+      await request(`${api}/queries`, { method: 'POST', body: '{"name":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'INVALID_JSON',
+      'bad JSON',
+    );
     const listWithParameter = await request(`${api}/queries?limit=5`);
     assertError(listWithParameter, 400, 'VALIDATION_ERROR', 'GET /queries?limit=5');
     assert.match(listWithParameter.body.error.message, /parameter "limit" is not accepted/);
@@ -129,7 +144,12 @@ describe('api: saved queries', function () {
   });
 
   it('refuses query text that does not parse with 400 INVALID_QUERY and the parse error, and text over query.max_query_length', async () => {
-    const target = assertSaved(await postJson(`${api}/queries`, { name: 'target', q: 'from main' }), 201, { name: 'target', q: 'from main' }, 'POST');
+    const target = assertSaved(
+      await postJson(`${api}/queries`, { name: 'target', q: 'from main' }),
+      201,
+      { name: 'target', q: 'from main' },
+      'POST',
+    );
     for (const [method, send] of [
       ['POST', (body: unknown) => postJson(`${api}/queries`, body)],
       ['PUT', (body: unknown) => putJson(`${api}/queries/${target.id}`, body)],
@@ -173,10 +193,20 @@ describe('api: saved queries', function () {
   });
 
   it('keeps saved queries across a restart of the server, even after a kill', async () => {
-    const a = assertSaved(await postJson(`${api}/queries`, { name: 'a', q: 'from main', from: '-15m' }), 201, { name: 'a', q: 'from main', from: '-15m' }, 'POST a');
+    const a = assertSaved(
+      await postJson(`${api}/queries`, { name: 'a', q: 'from main', from: '-15m' }),
+      201,
+      { name: 'a', q: 'from main', from: '-15m' },
+      'POST a',
+    );
     const b = assertSaved(await postJson(`${api}/queries`, { name: 'b', q: 'from web' }), 201, { name: 'b', q: 'from web' }, 'POST b');
     const c = assertSaved(await postJson(`${api}/queries`, { name: 'c', q: 'from db' }), 201, { name: 'c', q: 'from db' }, 'POST c');
-    const b2 = assertSaved(await putJson(`${api}/queries/${b.id}`, { name: 'b2', q: 'from web | head 5' }), 200, { name: 'b2', q: 'from web | head 5' }, 'PUT b');
+    const b2 = assertSaved(
+      await putJson(`${api}/queries/${b.id}`, { name: 'b2', q: 'from web | head 5' }),
+      200,
+      { name: 'b2', q: 'from web | head 5' },
+      'PUT b',
+    );
     assert.equal((await request(`${api}/queries/${c.id}`, { method: 'DELETE' })).status, 204);
     const expected = [a, b2];
 
@@ -189,7 +219,12 @@ describe('api: saved queries', function () {
     server = await TestServer.start({ dataDir });
     assert.deepEqual(await listed(server.api), expected, 'after a stop');
     assertError(await request(`${server.api}/queries/${c.id}`), 404, 'NOT_FOUND', 'the deleted one stays deleted');
-    const d = assertSaved(await postJson(`${server.api}/queries`, { name: 'd', q: 'from main' }), 201, { name: 'd', q: 'from main' }, 'POST after restarts');
+    const d = assertSaved(
+      await postJson(`${server.api}/queries`, { name: 'd', q: 'from main' }),
+      201,
+      { name: 'd', q: 'from main' },
+      'POST after restarts',
+    );
     assert.deepEqual(await listed(server.api), [...expected, d]);
   });
 });

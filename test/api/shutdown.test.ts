@@ -133,7 +133,14 @@ describe('api: graceful shutdown', function () {
     function send(agent: http.Agent, body: string, uids: string[]): Promise<Outcome> {
       return new Promise((resolve) => {
         const req = http.request(
-          { host: '127.0.0.1', port: server.port, path: '/api/v1/ingest', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path: '/api/v1/ingest',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
           (res) => {
             let text = '';
             res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -236,7 +243,10 @@ describe('api: graceful shutdown', function () {
       await sse.started;
       // The export sends nothing before its first rows: its job running says it has begun.
       await waitUntil(
-        async () => (await request(`${server.api}/query/jobs?status=running`)).body.data.jobs.some((listed: { query: string }) => listed.query === exportQuery),
+        async () =>
+          (await request(`${server.api}/query/jobs?status=running`)).body.data.jobs.some(
+            (listed: { query: string }) => listed.query === exportQuery,
+          ),
         10_000,
         'the export job',
       );

@@ -25,7 +25,11 @@ describe('api: worker thread counts', function () {
     server = await TestServer.start({ set: { 'server.ingest_workers': 3, 'server.query_workers': 1, 'server.codec_workers': 2 } });
     assert.deepEqual(threadsByPool((await request(`${server.url}/metrics`)).text), { ingest: 3, query: 1, codec: 2 });
     const lines = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ message: `line ${i}`, host: `h${i % 7}` })).join('\n');
-    const ingest = await request(`${server.api}/ingest/raw?index=main`, { method: 'POST', body: lines, headers: { 'content-type': 'text/plain' } });
+    const ingest = await request(`${server.api}/ingest/raw?index=main`, {
+      method: 'POST',
+      body: lines,
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(ingest.status, 200, JSON.stringify(ingest.body));
     const answer = await request(`${server.api}/query`, {
       method: 'POST',
@@ -44,11 +48,21 @@ describe('api: worker thread counts', function () {
   });
 
   it('a count out of range fails the start, naming the key; the section is not patched live', async () => {
-    for (const [key, value] of [['server.query_workers', -1], ['server.codec_workers', 65]] as const) {
-      await assert.rejects(TestServer.start({ set: { [key]: value } }), (error: Error) => error.message.includes(key) && /server exited \(1\)/.test(error.message));
+    for (const [key, value] of [
+      ['server.query_workers', -1],
+      ['server.codec_workers', 65],
+    ] as const) {
+      await assert.rejects(
+        TestServer.start({ set: { [key]: value } }),
+        (error: Error) => error.message.includes(key) && /server exited \(1\)/.test(error.message),
+      );
     }
     server = await TestServer.start();
-    const patched = await request(`${server.api}/config`, { method: 'PATCH', body: JSON.stringify({ server: { ingest_workers: 2 } }), headers: { 'content-type': 'application/json' } });
+    const patched = await request(`${server.api}/config`, {
+      method: 'PATCH',
+      body: JSON.stringify({ server: { ingest_workers: 2 } }),
+      headers: { 'content-type': 'application/json' },
+    });
     assertError(patched, 400, 'VALIDATION_ERROR');
   });
 });

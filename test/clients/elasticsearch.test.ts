@@ -165,7 +165,11 @@ describe('clients: @elastic/elasticsearch v8', function () {
     it('has every document once, source from _index, in index main, with the detected timestamp', () => {
       assert.equal(stored.length, 604);
       assert.equal(stored.filter((event) => String(event.uid).startsWith('late')).length, 0, 'refused documents are not stored');
-      for (const [tag, source, count] of [['web', 'web-logs', 500], ['gz', 'web-gz', 100], ['mixed', 'web-mixed', 3]] as const) {
+      for (const [tag, source, count] of [
+        ['web', 'web-logs', 500],
+        ['gz', 'web-gz', 100],
+        ['mixed', 'web-mixed', 3],
+      ] as const) {
         for (const doc of docs(tag, count)) {
           const timeKey = TIME_KEYS.find((key) => key in doc)!;
           assertFields(
@@ -175,7 +179,12 @@ describe('clients: @elastic/elasticsearch v8', function () {
           );
         }
       }
-      assertFields(storedBy(stored, 'uid', 'single'), { source: 'x', index: 'main', _time: isoMicros('2024-06-02T12:00:00.250Z'), level: 'warn' });
+      assertFields(storedBy(stored, 'uid', 'single'), {
+        source: 'x',
+        index: 'main',
+        _time: isoMicros('2024-06-02T12:00:00.250Z'),
+        level: 'warn',
+      });
     });
   });
 });
@@ -201,7 +210,16 @@ describe('clients: @elastic/elasticsearch v8, the calls around writing', functio
     assert.equal(health.status, 'green');
     assert.equal(health.number_of_nodes, 1);
     assert.equal(await client.indices.existsIndexTemplate({ name: 'logs-tpl' }), false);
-    assert.equal((await client.indices.putIndexTemplate({ name: 'logs-tpl', index_patterns: ['logs-*'], template: { settings: { number_of_shards: 1 } } })).acknowledged, true);
+    assert.equal(
+      (
+        await client.indices.putIndexTemplate({
+          name: 'logs-tpl',
+          index_patterns: ['logs-*'],
+          template: { settings: { number_of_shards: 1 } },
+        })
+      ).acknowledged,
+      true,
+    );
     assert.equal((await client.indices.putTemplate({ name: 'legacy-tpl', index_patterns: ['old-*'] })).acknowledged, true);
     assert.equal((await client.ilm.putLifecycle({ name: 'logs-policy', policy: { phases: { hot: { actions: {} } } } })).acknowledged, true);
     assert.equal(await client.indices.exists({ index: 'logs-app' }), false);
@@ -212,7 +230,12 @@ describe('clients: @elastic/elasticsearch v8, the calls around writing', functio
   });
 
   it('helpers.bulk with refreshOnCompletion resolves, and every document is searchable at once', async () => {
-    const documents = Array.from({ length: 250 }, (_, i) => ({ uid: `r-${i}`, message: `refresh ${i}`, '@timestamp': new Date(BASE + i * 1000).toISOString(), 'log.level': 'warn' }));
+    const documents = Array.from({ length: 250 }, (_, i) => ({
+      uid: `r-${i}`,
+      message: `refresh ${i}`,
+      '@timestamp': new Date(BASE + i * 1000).toISOString(),
+      'log.level': 'warn',
+    }));
     const stats = await client.helpers.bulk({
       datasource: documents,
       onDocument: () => ({ index: { _index: 'refreshed' } }),
@@ -230,7 +253,7 @@ describe('clients: @elastic/elasticsearch v8, the calls around writing', functio
     }
   });
 
-  it('errors reach the client in Elasticsearch\'s shape: type and reason in the message, the status code', async () => {
+  it("errors reach the client in Elasticsearch's shape: type and reason in the message, the status code", async () => {
     await assert.rejects(client.indices.get({ index: 'missing' }), (error: unknown) => {
       assert.ok(error instanceof errors.ResponseError, String(error));
       assert.equal(error.statusCode, 404);

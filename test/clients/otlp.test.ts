@@ -30,10 +30,11 @@ describe('clients: OpenTelemetry logs SDK (OTLP/HTTP JSON)', function () {
     // Records each export's result code (0 = SUCCESS): the SDK itself only logs failures.
     const results: number[] = [];
     const recording: LogRecordExporter = {
-      export: (logs, done) => exporter.export(logs, (result) => {
-        results.push(result.code);
-        done(result);
-      }),
+      export: (logs, done) =>
+        exporter.export(logs, (result) => {
+          results.push(result.code);
+          done(result);
+        }),
       shutdown: () => exporter.shutdown(),
       forceFlush: () => exporter.forceFlush(),
     };
@@ -68,14 +69,32 @@ describe('clients: OpenTelemetry logs SDK (OTLP/HTTP JSON)', function () {
     await provider.forceFlush();
     await provider.shutdown();
     assert.ok(results.length > 0, 'at least one export ran');
-    assert.deepEqual(results, results.map(() => 0), `export results ${JSON.stringify(results)}`);
+    assert.deepEqual(
+      results,
+      results.map(() => 0),
+      `export results ${JSON.stringify(results)}`,
+    );
 
     assert.equal(await server.stop(), 0, server.log);
     const stored = await readStoredEvents(server.dataDir);
     assert.equal(stored.length, 52);
-    const resource = { index: 'staging', source: 'checkout', host: 'web-7', 'resource.service.version': '3.1.0', 'resource.cloud.region': 'eu-west-1' };
+    const resource = {
+      index: 'staging',
+      source: 'checkout',
+      host: 'web-7',
+      'resource.service.version': '3.1.0',
+      'resource.cloud.region': 'eu-west-1',
+    };
     const failed = storedByRaw(stored, 'payment failed');
-    assertFields(failed, { ...resource, _time: 1719828000_123000, level: 'error', 'order.id': 'o-1', amount: 12.5, retries: 3, 'payment.ok': false });
+    assertFields(failed, {
+      ...resource,
+      _time: 1719828000_123000,
+      level: 'error',
+      'order.id': 'o-1',
+      amount: 12.5,
+      retries: 3,
+      'payment.ok': false,
+    });
     for (const label of ['service.name', 'host.name', 'deployment.environment']) {
       assert.equal(failed[`resource.${label}`], undefined, `${label} is mapped to its own field, not resource.${label}`);
     }
@@ -102,10 +121,11 @@ describe('clients: OpenTelemetry logs SDK, structured bodies and every value kin
     const results: number[] = [];
     const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
     const recording: LogRecordExporter = {
-      export: (logs, done) => exporter.export(logs, (result) => {
-        results.push(result.code);
-        done(result);
-      }),
+      export: (logs, done) =>
+        exporter.export(logs, (result) => {
+          results.push(result.code);
+          done(result);
+        }),
       shutdown: () => exporter.shutdown(),
       forceFlush: () => exporter.forceFlush(),
     };
@@ -125,20 +145,37 @@ describe('clients: OpenTelemetry logs SDK, structured bodies and every value kin
     await provider.forceFlush();
     await provider.shutdown();
     assert.ok(results.length > 0, 'at least one export ran');
-    assert.deepEqual(results, results.map(() => 0), `export results ${JSON.stringify(results)}`);
+    assert.deepEqual(
+      results,
+      results.map(() => 0),
+      `export results ${JSON.stringify(results)}`,
+    );
 
     const events = await awaitEvents(server, 'from main | where source = "kinds-svc"', 2);
     const structured = events.find((e) => e['req.id'] === 'r-1');
     assert.ok(structured !== undefined, JSON.stringify(events));
     assert.deepEqual(JSON.parse(structured._raw), { event: 'checkout', cart: { items: 3, total: 99.5, paid: true }, tags: ['a', 'b'] });
     assertFields(structured, {
-      _time: '2024-07-02T08:00:00.500Z', level: 'warn', host: 'kinds-host', event: 'checkout', 'cart.items': 3, 'cart.total': 99.5, 'cart.paid': true, tags: '["a","b"]',
+      _time: '2024-07-02T08:00:00.500Z',
+      level: 'warn',
+      host: 'kinds-host',
+      event: 'checkout',
+      'cart.items': 3,
+      'cart.total': 99.5,
+      'cart.paid': true,
+      tags: '["a","b"]',
     });
     const kinds = events.find((e) => e._raw === 'kinds');
     assert.ok(kinds !== undefined, JSON.stringify(events));
     assertFields(kinds, {
-      _time: '2024-07-02T08:00:01.000Z', level: 'info', count: 7, ratio: 0.75, ok: true,
-      raw_bytes: Buffer.from([0, 1, 2, 255]).toString('base64'), list: '[1,2,3]', names: '["x","y"]',
+      _time: '2024-07-02T08:00:01.000Z',
+      level: 'info',
+      count: 7,
+      ratio: 0.75,
+      ok: true,
+      raw_bytes: Buffer.from([0, 1, 2, 255]).toString('base64'),
+      list: '[1,2,3]',
+      names: '["x","y"]',
     });
   });
 
@@ -146,7 +183,13 @@ describe('clients: OpenTelemetry logs SDK, structured bodies and every value kin
     const answer = await post(`${server.api}/otlp/v1/logs`, Buffer.from([0x0a, 0x00]), { 'content-type': 'application/x-protobuf' });
     assert.equal(answer.status, 415, answer.text);
     const message: string = answer.body.error.message;
-    for (const hint of ['application/json', '@opentelemetry/exporter-logs-otlp-http', 'opentelemetry-exporter-otlp-json-http', 'otlphttp', 'encoding: json']) {
+    for (const hint of [
+      'application/json',
+      '@opentelemetry/exporter-logs-otlp-http',
+      'opentelemetry-exporter-otlp-json-http',
+      'otlphttp',
+      'encoding: json',
+    ]) {
       assert.ok(message.includes(hint), `415 message names ${hint}: ${message}`);
     }
   });
@@ -167,14 +210,18 @@ describe('clients: OpenTelemetry logs SDK, a refused record', function () {
   it('reaches the exporter as a partial success naming the reason; the export succeeds and the other record is stored', async () => {
     const warnings: string[] = [];
     const record = (...args: unknown[]): void => void warnings.push(args.map(String).join(' '));
-    diag.setLogger({ error: record, warn: record, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.WARN);
+    diag.setLogger(
+      { error: record, warn: record, info: () => undefined, debug: () => undefined, verbose: () => undefined },
+      DiagLogLevel.WARN,
+    );
     const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
     const results: number[] = [];
     const recording: LogRecordExporter = {
-      export: (logs, done) => exporter.export(logs, (result) => {
-        results.push(result.code);
-        done(result);
-      }),
+      export: (logs, done) =>
+        exporter.export(logs, (result) => {
+          results.push(result.code);
+          done(result);
+        }),
       shutdown: () => exporter.shutdown(),
       forceFlush: () => exporter.forceFlush(),
     };
@@ -196,6 +243,9 @@ describe('clients: OpenTelemetry logs SDK, a refused record', function () {
 
     assert.equal(await server.stop(), 0, server.log);
     const stored = await readStoredEvents(server.dataDir);
-    assert.deepEqual(stored.map((event) => event._raw), ['a minute late']);
+    assert.deepEqual(
+      stored.map((event) => event._raw),
+      ['a minute late'],
+    );
   });
 });

@@ -10,7 +10,14 @@ import { assertFields, awaitEvents, dispose } from '../helpers/api';
 import { TestServer } from '../helpers/server';
 
 const BASE = Date.parse('2024-06-04T12:00:00Z');
-const LEVELS = [['info', 'info'], ['warn', 'warn'], ['error', 'error'], ['fatal', 'fatal'], ['debug', 'debug'], ['trace', 'trace']] as const;
+const LEVELS = [
+  ['info', 'info'],
+  ['warn', 'warn'],
+  ['error', 'error'],
+  ['fatal', 'fatal'],
+  ['debug', 'debug'],
+  ['trace', 'trace'],
+] as const;
 
 describe('clients: pino-elasticsearch', function () {
   let server: TestServer;
@@ -52,16 +59,20 @@ describe('clients: pino-elasticsearch', function () {
     for (let i = 0; i < count; i++) {
       const event = events.find((e) => e.uid === `p-${i}`);
       assert.ok(event !== undefined, `p-${i}`);
-      assertFields(event, {
-        _raw: `request ${i} done`,
-        _time: new Date(BASE + i * 1000).toISOString(),
-        level: LEVELS[i % LEVELS.length]![1],
-        host: 'pino-host-1',
-        hostname: 'pino-host-1',
-        source: 'pino-app',
-        pid: 4242,
-        latency_ms: i + 0.5,
-      }, `p-${i}`);
+      assertFields(
+        event,
+        {
+          _raw: `request ${i} done`,
+          _time: new Date(BASE + i * 1000).toISOString(),
+          level: LEVELS[i % LEVELS.length]![1],
+          host: 'pino-host-1',
+          hostname: 'pino-host-1',
+          source: 'pino-app',
+          pid: 4242,
+          latency_ms: i + 0.5,
+        },
+        `p-${i}`,
+      );
     }
   });
 });

@@ -18,7 +18,16 @@ import { assertFields, awaitEvents, dispose, post } from '../helpers/api';
 import { request, TestServer } from '../helpers/server';
 
 /** syslog severities as rsyslog's syslogpriority-text and syslog-ng's PRIORITY write them, and our level. */
-const SEVERITIES = [['emerg', 'fatal'], ['alert', 'critical'], ['crit', 'critical'], ['err', 'error'], ['warning', 'warn'], ['notice', 'notice'], ['info', 'info'], ['debug', 'debug']] as const;
+const SEVERITIES = [
+  ['emerg', 'fatal'],
+  ['alert', 'critical'],
+  ['crit', 'critical'],
+  ['err', 'error'],
+  ['warning', 'warn'],
+  ['notice', 'notice'],
+  ['info', 'info'],
+  ['debug', 'debug'],
+] as const;
 
 describe('clients: syslog daemons (rsyslog omelasticsearch, syslog-ng elasticsearch-http)', function () {
   let server: TestServer;
@@ -53,15 +62,19 @@ describe('clients: syslog daemons (rsyslog omelasticsearch, syslog-ng elasticsea
     for (const [i, doc] of docs.entries()) {
       const event = events.find((e) => e.timegenerated === doc.timegenerated);
       assert.ok(event !== undefined, doc.timegenerated);
-      assertFields(event, {
-        _raw: doc.message,
-        _time: new Date(Date.parse(doc.timereported)).toISOString(),
-        host: doc.fromhost,
-        level: SEVERITIES[i % SEVERITIES.length]![1],
-        fromhost: doc.fromhost,
-        priority: doc.priority,
-        facility: 'auth',
-      }, doc.timegenerated);
+      assertFields(
+        event,
+        {
+          _raw: doc.message,
+          _time: new Date(Date.parse(doc.timereported)).toISOString(),
+          host: doc.fromhost,
+          level: SEVERITIES[i % SEVERITIES.length]![1],
+          fromhost: doc.fromhost,
+          priority: doc.priority,
+          facility: 'auth',
+        },
+        doc.timegenerated,
+      );
     }
   });
 
@@ -69,8 +82,14 @@ describe('clients: syslog daemons (rsyslog omelasticsearch, syslog-ng elasticsea
     const docs = Array.from({ length: 16 }, (_, i) => {
       const iso = `2024-06-06T08:30:${String(i).padStart(2, '0')}+00:00`;
       return {
-        PROGRAM: 'nginx', PRIORITY: SEVERITIES[i % SEVERITIES.length]![0], PID: String(300 + i), MESSAGE: `upstream ${i} timed out`,
-        ISODATE: iso, HOST: `edge-${i % 2}`, FACILITY: 'daemon', '@timestamp': iso,
+        PROGRAM: 'nginx',
+        PRIORITY: SEVERITIES[i % SEVERITIES.length]![0],
+        PID: String(300 + i),
+        MESSAGE: `upstream ${i} timed out`,
+        ISODATE: iso,
+        HOST: `edge-${i % 2}`,
+        FACILITY: 'daemon',
+        '@timestamp': iso,
       };
     });
     const body = docs.map((doc) => `${JSON.stringify({ index: { _index: 'syslog-ng' } })}\n${JSON.stringify(doc)}\n`).join('');
@@ -82,15 +101,19 @@ describe('clients: syslog daemons (rsyslog omelasticsearch, syslog-ng elasticsea
     for (const [i, doc] of docs.entries()) {
       const event = events.find((e) => e.PID === doc.PID);
       assert.ok(event !== undefined, doc.PID);
-      assertFields(event, {
-        _raw: doc.MESSAGE,
-        _time: new Date(Date.parse(doc.ISODATE)).toISOString(),
-        host: doc.HOST,
-        level: SEVERITIES[i % SEVERITIES.length]![1],
-        HOST: doc.HOST,
-        PRIORITY: doc.PRIORITY,
-        PROGRAM: 'nginx',
-      }, doc.PID);
+      assertFields(
+        event,
+        {
+          _raw: doc.MESSAGE,
+          _time: new Date(Date.parse(doc.ISODATE)).toISOString(),
+          host: doc.HOST,
+          level: SEVERITIES[i % SEVERITIES.length]![1],
+          HOST: doc.HOST,
+          PRIORITY: doc.PRIORITY,
+          PROGRAM: 'nginx',
+        },
+        doc.PID,
+      );
     }
   });
 });

@@ -39,7 +39,8 @@ describe('clients: winston-elasticsearch', function () {
       index: 'winston-app',
       flushInterval: 100,
       retryLimit: 3,
-      internalLogger: (...args: unknown[]) => problems.push(`internal: ${args.map((a) => (a instanceof Error ? a.message : JSON.stringify(a))).join(' ')}`),
+      internalLogger: (...args: unknown[]) =>
+        problems.push(`internal: ${args.map((a) => (a instanceof Error ? a.message : JSON.stringify(a))).join(' ')}`),
     };
     const transport = new ElasticsearchTransport(options);
     transport.on('warning', (error: Error) => problems.push(`warning: ${error.message}`));
@@ -57,15 +58,19 @@ describe('clients: winston-elasticsearch', function () {
     for (let i = 0; i < count; i++) {
       const event = events.find((e) => e['fields.uid'] === `w-${i}`);
       assert.ok(event !== undefined, `w-${i} among ${JSON.stringify(events.slice(0, 2))}`);
-      assertFields(event, {
-        _raw: `order ${i} placed`,
-        _time: new Date(BASE + i * 1000).toISOString(),
-        level: LEVELS[i % LEVELS.length],
-        source: 'winston-app',
-        index: 'main',
-        message: `order ${i} placed`,
-        'fields.amount': i * 2.5,
-      }, `w-${i}`);
+      assertFields(
+        event,
+        {
+          _raw: `order ${i} placed`,
+          _time: new Date(BASE + i * 1000).toISOString(),
+          level: LEVELS[i % LEVELS.length],
+          source: 'winston-app',
+          index: 'main',
+          message: `order ${i} placed`,
+          'fields.amount': i * 2.5,
+        },
+        `w-${i}`,
+      );
     }
   });
 });

@@ -23,14 +23,17 @@ describe('cluster: alerts', function () {
     await receiver?.close();
   });
 
-  const hooks = () => receiver.requests.filter((received) => received.path === '/hook').map((received) => JSON.parse(received.body) as { at: string });
+  const hooks = () =>
+    receiver.requests.filter((received) => received.path === '/hook').map((received) => JSON.parse(received.body) as { at: string });
 
   it('is checked by one node, readable on every node, and taken over when that node is killed', async () => {
     const alert = {
       name: 'errors',
       q: 'from main | where level = "error" | stats count() as n',
       interval: '2s',
-      channels: [{ type: 'webhook', config: { url: `${receiver.url}/hook`, body_template: '{"at": "{{.timestamp}}", "n": {{.result.n}}}' } }],
+      channels: [
+        { type: 'webhook', config: { url: `${receiver.url}/hook`, body_template: '{"at": "{{.timestamp}}", "n": {{.result.n}}}' } },
+      ],
     };
     const created = await postJson(`${nodes[0]!.api}/alerts`, alert);
     assert.equal(created.status, 201, created.text);
@@ -43,7 +46,10 @@ describe('cluster: alerts', function () {
       await waitFor(() => hooks().length >= 2, 'two notifications', 60_000);
       const views = await Promise.all(nodes.map(async (node) => (await request(`${node.api}/alerts/${id}`)).body.data));
       const checker = views[0].checked_by as string;
-      assert.ok(nodes.some((node) => node.id === checker), `checked_by names a member: ${checker}`);
+      assert.ok(
+        nodes.some((node) => node.id === checker),
+        `checked_by names a member: ${checker}`,
+      );
       for (const view of views) {
         assert.equal(view.checked_by, checker, 'every node names the same checker');
         assert.equal(view.status, 'triggered');
@@ -63,7 +69,10 @@ describe('cluster: alerts', function () {
         assert.equal(view.status, 'triggered');
       }
       await victim.restart();
-      await waitForUp(nodes, nodes.map((node) => node.id));
+      await waitForUp(
+        nodes,
+        nodes.map((node) => node.id),
+      );
     } finally {
       clearInterval(feed);
     }

@@ -33,7 +33,12 @@ const run = promisify(execFile);
 /** Events timed within the last eleven minutes: buckets placed by ring epoch 0. */
 function eventsNow(tag: string, count: number, hosts: number): TestEvent[] {
   const time = Math.floor(Date.now() / 1000) - 60;
-  return Array.from({ length: count }, (_, i) => ({ event: `${tag} event ${i}`, time: time - (i % 600), host: `${tag}-host-${i % hosts}`, source: 'app' }));
+  return Array.from({ length: count }, (_, i) => ({
+    event: `${tag} event ${i}`,
+    time: time - (i % 600),
+    host: `${tag}-host-${i % hosts}`,
+    source: 'app',
+  }));
 }
 
 async function ingest(through: ClusteredServer, events: TestEvent[]): Promise<void> {
@@ -81,7 +86,10 @@ describe('cluster operations', function () {
       nodes.push(fourth);
       await waitForUp(nodes, FOUR);
       await waitUntil(
-        async () => ((await request(`${nodes[0]!.api}/cluster/status`)).body.data.nodes as { id: string; epochs: number[] }[]).every((node) => node.epochs.length > 0),
+        async () =>
+          ((await request(`${nodes[0]!.api}/cluster/status`)).body.data.nodes as { id: string; epochs: number[] }[]).every(
+            (node) => node.epochs.length > 0,
+          ),
         10_000,
         'node4 to be in a ring epoch',
       );
@@ -101,7 +109,11 @@ describe('cluster operations', function () {
 
       const held = await Promise.all(nodes.map(storedEvents));
       nodes.forEach((node, i) => assert.equal(held[i], expected.get(node.id), `${node.id} holds the events of the keys it owns`));
-      assert.equal(held.reduce((sum, n) => sum + n, 0), 2 * sent, 'every event on two nodes');
+      assert.equal(
+        held.reduce((sum, n) => sum + n, 0),
+        2 * sent,
+        'every event on two nodes',
+      );
       for (const node of nodes) assert.deepEqual(await countThrough(node), { n: sent, partial: false }, `the total through ${node.id}`);
     });
 
@@ -109,7 +121,10 @@ describe('cluster operations', function () {
       await Promise.all([nodes[0]!.server.kill(), nodes[1]!.server.kill()]);
       await waitForUp(nodes.slice(2), ['node3', 'node4']);
       const alive = new Set(['node3', 'node4']);
-      const held = eventsWithOwnerIn(requests.old, RING_OF_THREE, alive) + eventsWithOwnerIn(requests.later, RING_OF_FOUR, alive) + eventsWithOwnerIn(requests.again, RING_OF_THREE, alive);
+      const held =
+        eventsWithOwnerIn(requests.old, RING_OF_THREE, alive) +
+        eventsWithOwnerIn(requests.later, RING_OF_FOUR, alive) +
+        eventsWithOwnerIn(requests.again, RING_OF_THREE, alive);
       assert.ok(held < sent, 'some events had both owners among the killed nodes');
       for (const node of nodes.slice(2)) assert.deepEqual(await countThrough(node), { n: held, partial: true }, `what ${node.id} answers`);
     });
@@ -132,7 +147,13 @@ describe('cluster operations', function () {
         assert.equal(created.status, 201, created.text);
         saved.push(created.body.data.id as string);
       }
-      const panel = { id: 'p1', title: '5xx', type: 'stat', q: 'from main | where status >= 500 | stats count()', position: { x: 0, y: 0, w: 3, h: 2 } };
+      const panel = {
+        id: 'p1',
+        title: '5xx',
+        type: 'stat',
+        q: 'from main | where status >= 500 | stats count()',
+        position: { x: 0, y: 0, w: 3, h: 2 },
+      };
       const dashboard = await postJson(`${second.api}/dashboards`, { name: 'web', panels: [panel] });
       assert.equal(dashboard.status, 201, dashboard.text);
       const first = taggedEvents('before', 2000, 40);
@@ -143,24 +164,44 @@ describe('cluster operations', function () {
       const during = taggedEvents('during', 3000, 60);
       await ingest(third, during);
       const total = first.length + during.length;
-      for (const node of [second, third]) assert.deepEqual(await countThrough(node), { n: total, partial: false }, `the total through ${node.id}`);
+      for (const node of [second, third])
+        assert.deepEqual(await countThrough(node), { n: total, partial: false }, `the total through ${node.id}`);
       const refused = await postJson(`${third.api}/queries`, { name: 'while down', q: 'from main' });
       assertError(refused, 503, 'MASTER_UNAVAILABLE');
       assert.match(refused.body.error.message, /node1/);
       const listed = await request(`${third.api}/queries`);
       assert.equal(listed.status, 200, 'reads answer while the master is down');
       assert.deepEqual(listed.body.data.queries.map((query: { id: string }) => query.id).sort(), [...saved].sort());
-      assert.deepEqual((await request(`${third.api}/dashboards/${dashboard.body.data.id}`)).body, dashboard.body, 'a dashboard written through node2 reads on node3');
-      assert.ok((await metricValue(third, 'trawl_hints_pending', 'target="node1"')) > 0, 'node3 keeps node1\'s share as hints');
+      assert.deepEqual(
+        (await request(`${third.api}/dashboards/${dashboard.body.data.id}`)).body,
+        dashboard.body,
+        'a dashboard written through node2 reads on node3',
+      );
+      assert.ok((await metricValue(third, 'trawl_hints_pending', 'target="node1"')) > 0, "node3 keeps node1's share as hints");
 
       await master.restart();
       await waitForUp(nodes, ['node1', 'node2', 'node3']);
       const afterRestart = await request(`${master.api}/queries`);
-      assert.deepEqual(afterRestart.body.data.queries.map((query: { id: string }) => query.id).sort(), [...saved].sort(), 'the restarted master has every saved query');
-      assert.deepEqual((await request(`${master.api}/dashboards`)).body.data.dashboards.map((item: { id: string }) => item.id), [dashboard.body.data.id]);
-      await waitUntil(async () => (await metricValue(third, 'trawl_hints_pending', 'target="node1"')) === 0, 30_000, 'hints for node1 replayed');
+      assert.deepEqual(
+        afterRestart.body.data.queries.map((query: { id: string }) => query.id).sort(),
+        [...saved].sort(),
+        'the restarted master has every saved query',
+      );
+      assert.deepEqual(
+        (await request(`${master.api}/dashboards`)).body.data.dashboards.map((item: { id: string }) => item.id),
+        [dashboard.body.data.id],
+      );
+      await waitUntil(
+        async () => (await metricValue(third, 'trawl_hints_pending', 'target="node1"')) === 0,
+        30_000,
+        'hints for node1 replayed',
+      );
       const held = await Promise.all(nodes.map(storedEvents));
-      assert.equal(held.reduce((sum, n) => sum + n, 0), 2 * total, 'every event on two nodes once the hints are replayed');
+      assert.equal(
+        held.reduce((sum, n) => sum + n, 0),
+        2 * total,
+        'every event on two nodes once the hints are replayed',
+      );
       for (const node of nodes) assert.deepEqual(await countThrough(node), { n: total, partial: false }, `the total through ${node.id}`);
       const created = await postJson(`${third.api}/queries`, { name: 'after', q: 'from main' });
       assert.equal(created.status, 201, created.text);
@@ -184,13 +225,19 @@ describe('cluster operations', function () {
       assert.match(early.body.error.message, new RegExp(seeds[1]!.replace(/\./g, '\\.')), 'the message names the seed awaited');
 
       servers.push(await TestServer.start({ args: args(1), set: FAST_MEMBERSHIP }));
-      await waitUntil(async () => (await request(`${master.api}/cluster/status`)).body.data.forming.length === 0, 10_000, 'the cluster to form');
+      await waitUntil(
+        async () => (await request(`${master.api}/cluster/status`)).body.data.forming.length === 0,
+        10_000,
+        'the cluster to form',
+      );
       const events = eventsNow('formed', 2000, 40);
       const answer = await postJson(`${master.api}/ingest`, events);
       assert.equal(answer.status, 200, answer.text);
       const expected = eventsByOwner(events, { members: ['seed1', 'seed2'], replicationFactor: 1 });
       assert.ok(expected.get('seed2')! > 0 && expected.get('seed1')! > 0, 'the test data places events on both seeds');
-      const held = await Promise.all(servers.map(async (server) => (await request(`${server.api}/stats`)).body.data.total_events as number));
+      const held = await Promise.all(
+        servers.map(async (server) => (await request(`${server.api}/stats`)).body.data.total_events as number),
+      );
       assert.deepEqual(held, [expected.get('seed1'), expected.get('seed2')], 'the current bucket spread over both seeds');
     });
   });
@@ -219,14 +266,22 @@ describe('cluster operations', function () {
       await ingest(second, whileDown);
       const hinted = eventsByOwner(whileDown, RING);
       assert.ok(hinted.get('node3')! > 0, 'node2 keeps hints for node3');
-      await waitUntil(async () => (await metricValue(first, 'trawl_hints_pending_holders', 'target="node3"')) === 1, 10_000, 'node1 to hear of node2\'s hints');
+      await waitUntil(
+        async () => (await metricValue(first, 'trawl_hints_pending_holders', 'target="node3"')) === 1,
+        10_000,
+        "node1 to hear of node2's hints",
+      );
 
       // The holder is lost before it could replay; the target comes back.
       await second.server.kill();
       await third.restart();
       await waitForUp([first, third], ['node1', 'node3']);
       const onlyNode1 = held.get('node1')! + hinted.get('node1')!;
-      assert.deepEqual(await countThrough(first), { n: onlyNode1, partial: true }, 'node3 is not asked while node2\'s hints for it are pending');
+      assert.deepEqual(
+        await countThrough(first),
+        { n: onlyNode1, partial: true },
+        "node3 is not asked while node2's hints for it are pending",
+      );
 
       const removed = await request(`${first.api}/cluster/nodes/node2/remove`, { method: 'POST' });
       assert.equal(removed.status, 200, removed.text);
@@ -247,7 +302,14 @@ describe('cluster operations', function () {
 
     it('scripts/trawl cluster remove through a node that is not the master: a new epoch without it, seen by every node', async () => {
       const launcher = path.join(REPO_ROOT, 'scripts', 'trawl');
-      const { stdout } = await run(process.execPath, [launcher, 'cluster', 'remove', 'node3', '--server', nodes[1]!.api.replace('/api/v1', '')]);
+      const { stdout } = await run(process.execPath, [
+        launcher,
+        'cluster',
+        'remove',
+        'node3',
+        '--server',
+        nodes[1]!.api.replace('/api/v1', ''),
+      ]);
       assert.match(stdout, /node node3 removed from future placement: ring epoch 1 from \S+ places data on node1, node2/);
       for (const node of nodes) {
         await waitUntil(
@@ -273,14 +335,21 @@ describe('cluster operations', function () {
       assertError(again, 400, 'VALIDATION_ERROR');
       assert.match(again.body.error.message, /already removed/);
       const launcher = path.join(REPO_ROOT, 'scripts', 'trawl');
-      await assert.rejects(run(process.execPath, [launcher, 'cluster', 'remove', 'node9', '--server', nodes[0]!.api.replace('/api/v1', '')]), (error: { code: number; stderr: string }) => {
-        return error.code === 1 && /404 NOT_FOUND: node "node9" is not a member/.test(error.stderr);
-      });
+      await assert.rejects(
+        run(process.execPath, [launcher, 'cluster', 'remove', 'node9', '--server', nodes[0]!.api.replace('/api/v1', '')]),
+        (error: { code: number; stderr: string }) => {
+          return error.code === 1 && /404 NOT_FOUND: node "node9" is not a member/.test(error.stderr);
+        },
+      );
     });
 
     it('answers 503 MASTER_UNAVAILABLE naming the master while it is down', async () => {
       await nodes[0]!.server.kill();
-      await waitUntil(async () => (await request(`${nodes[1]!.api}/cluster/status`)).body.data.master.up === false, 10_000, 'node2 to see the master down');
+      await waitUntil(
+        async () => (await request(`${nodes[1]!.api}/cluster/status`)).body.data.master.up === false,
+        10_000,
+        'node2 to see the master down',
+      );
       const answer = await request(`${nodes[1]!.api}/cluster/nodes/node2/remove`, { method: 'POST' });
       assertError(answer, 503, 'MASTER_UNAVAILABLE');
       assert.match(answer.body.error.message, /node1/);

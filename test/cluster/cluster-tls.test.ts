@@ -31,7 +31,14 @@ describe('a cluster with tls.enabled: node-to-node HTTP over HTTPS', function ()
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const outgoing = https.request(
-        { host: '127.0.0.1', port, path: `/api/v1${route}`, method, ca, headers: payload === undefined ? {} : { 'content-type': 'application/json' } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: `/api/v1${route}`,
+          method,
+          ca,
+          headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+        },
         (response) => {
           let text = '';
           response.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -45,7 +52,23 @@ describe('a cluster with tls.enabled: node-to-node HTTP over HTTPS', function ()
   before(async () => {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
       { stdio: 'ignore' },
     );
     ca = fs.readFileSync(cert);
@@ -56,12 +79,20 @@ describe('a cluster with tls.enabled: node-to-node HTTP over HTTPS', function ()
       grpcPorts.map(async (grpcPort, i) => {
         const id = `node${i + 1}`;
         const port = await freePort();
-        const server = await TestServer.start({ port, set, args: ['--node-id', id, '--grpc-listen', `127.0.0.1:${grpcPort}`, '--seeds', seeds] });
+        const server = await TestServer.start({
+          port,
+          set,
+          args: ['--node-id', id, '--grpc-listen', `127.0.0.1:${grpcPort}`, '--seeds', seeds],
+        });
         nodes[i] = { id, port, server };
       }),
     );
     for (const node of nodes) {
-      await waitUntil(async () => (await call(node.port, '/cluster/status')).body?.data?.status === 'healthy', 30_000, `${node.id} to see the cluster healthy`);
+      await waitUntil(
+        async () => (await call(node.port, '/cluster/status')).body?.data?.status === 'healthy',
+        30_000,
+        `${node.id} to see the cluster healthy`,
+      );
     }
   });
 
@@ -74,7 +105,11 @@ describe('a cluster with tls.enabled: node-to-node HTTP over HTTPS', function ()
     const created = await call(first.port, '/query', 'POST', { q: 'from main | stats count() as n', wait: 0 });
     assert.equal(created.status, 202, JSON.stringify(created.body));
     const jobId = created.body.data.job_id as string;
-    await waitUntil(async () => (await call(first.port, `/query/jobs/${jobId}`)).body?.data?.status === 'done', 10_000, 'the job to finish');
+    await waitUntil(
+      async () => (await call(first.port, `/query/jobs/${jobId}`)).body?.data?.status === 'done',
+      10_000,
+      'the job to finish',
+    );
 
     const read = await call(second.port, `/query/jobs/${jobId}`);
     assert.equal(read.status, 200, JSON.stringify(read.body));

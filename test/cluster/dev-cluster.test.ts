@@ -79,16 +79,29 @@ describe('scripts/dev-cluster', function () {
     const run = runScript(['3', '--base-port', String(base), '--data-dir', dataDir]);
     try {
       await waitUntil(() => /3 node\(s\) up/.test(run.output()), 45_000, `the cluster up:\n${run.output()}`);
-      const nodes = [1, 2, 3].map((i) => ({ id: `node${i}`, http: `127.0.0.1:${base + 2 * (i - 1)}`, grpc: `127.0.0.1:${base + 2 * (i - 1) + 1}` }));
+      const nodes = [1, 2, 3].map((i) => ({
+        id: `node${i}`,
+        http: `127.0.0.1:${base + 2 * (i - 1)}`,
+        grpc: `127.0.0.1:${base + 2 * (i - 1) + 1}`,
+      }));
       // The address lines follow the "up" line, maybe in a later chunk of output.
-      const printed = nodes.map((node) => new RegExp([node.id, `http://${node.http}`, `grpc ${node.grpc}`, `data ${path.join(dataDir, node.id)}`].map(escapeRegExp).join(' +')));
+      const printed = nodes.map(
+        (node) =>
+          new RegExp(
+            [node.id, `http://${node.http}`, `grpc ${node.grpc}`, `data ${path.join(dataDir, node.id)}`].map(escapeRegExp).join(' +'),
+          ),
+      );
       await waitUntil(() => printed.every((line) => line.test(run.output())), 10_000, `every node's addresses printed:\n${run.output()}`);
       const status = await request(`http://${nodes[1]!.http}/api/v1/cluster/status`);
       assert.equal(status.status, 200);
       assert.equal(status.body.data.node_count, 3);
       const threads = (await request(`http://${nodes[2]!.http}/metrics`)).text;
       for (const pool of ['ingest', 'query', 'codec']) {
-        assert.match(threads, new RegExp(`^trawl_worker_threads\\{pool="${pool}"\\} ${workerShare(3)}$`, 'm'), `${pool} workers: a share of the cores`);
+        assert.match(
+          threads,
+          new RegExp(`^trawl_worker_threads\\{pool="${pool}"\\} ${workerShare(3)}$`, 'm'),
+          `${pool} workers: a share of the cores`,
+        );
       }
       run.child.kill('SIGINT');
       assert.equal(await run.exited, 0, run.output());
@@ -108,9 +121,17 @@ describe('scripts/dev-cluster', function () {
       await waitUntil(() => /2 node\(s\) up/.test(run.output()), 45_000, `the cluster up:\n${run.output()}`);
       await waitUntil(() => /commands on stdin/.test(run.output()), 10_000, `the commands printed:\n${run.output()}`);
       run.child.stdin!.write('kill node2\n');
-      await waitUntil(() => /dev-cluster: node2 exited \(killed by SIGKILL\); the others keep running/.test(run.output()), 10_000, `node2 killed:\n${run.output()}`);
+      await waitUntil(
+        () => /dev-cluster: node2 exited \(killed by SIGKILL\); the others keep running/.test(run.output()),
+        10_000,
+        `node2 killed:\n${run.output()}`,
+      );
       assert.ok(await canListen(base + 2), 'node2 stopped listening');
-      await waitUntil(async () => (await request(`${node1}/health`)).body?.data?.down_nodes?.includes('node2') === true, 10_000, 'node1 up, seeing node2 down');
+      await waitUntil(
+        async () => (await request(`${node1}/health`)).body?.data?.down_nodes?.includes('node2') === true,
+        10_000,
+        'node1 up, seeing node2 down',
+      );
       assert.equal(run.child.exitCode, null, 'the script still runs');
 
       const mark = run.output().length;

@@ -29,9 +29,16 @@ async function ingestThrough(server: TestServer, events: readonly unknown[]): Pr
 
 /** The NDJSON lines of POST /query/stream. */
 async function exportLines(server: TestServer, body: Record<string, unknown>): Promise<any[]> {
-  const response = await request(`${server.api}/query/stream`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const response = await request(`${server.api}/query/stream`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(response.status, 200);
-  return response.text.trim().split('\n').map((line) => JSON.parse(line));
+  return response.text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 /**
@@ -94,17 +101,27 @@ describe('cluster: distributed queries at replication factor 2', function () {
     const newest = await sameEverywhere('from main | head 7');
     assert.deepEqual(
       newest.events.map((event: any) => event._raw),
-      [...events].reverse().slice(0, 7).map((event) => event.event),
+      [...events]
+        .reverse()
+        .slice(0, 7)
+        .map((event) => event.event),
     );
     const slowest = await sameEverywhere('from main | sort ms desc, _raw asc | head 5 | keep _raw, ms');
     const sorted = [...events].sort((a, b) => b.fields.ms - a.fields.ms || (a.event < b.event ? -1 : 1)).slice(0, 5);
-    assert.deepEqual(slowest.events.map((event: any) => event._raw), sorted.map((event) => event.event));
+    assert.deepEqual(
+      slowest.events.map((event: any) => event._raw),
+      sorted.map((event) => event.event),
+    );
     const errors = await sameEverywhere('from main | where status = 500');
     assert.equal(errors.total, 120);
   });
 
   it('answers GET /histogram through every node as one node does', async () => {
-    const params = new URLSearchParams({ from: new Date(start).toISOString(), to: new Date(start + 2 * HOUR_MS).toISOString(), q: 'from main | where status = 500' });
+    const params = new URLSearchParams({
+      from: new Date(start).toISOString(),
+      to: new Date(start + 2 * HOUR_MS).toISOString(),
+      q: 'from main | where status = 500',
+    });
     const expected = await request(`${single.api}/histogram?${params}`);
     assert.equal(expected.status, 200, expected.text);
     assert.equal(expected.body.data.total, events.filter((event) => event.fields.status === 500).length);
@@ -122,7 +139,10 @@ describe('cluster: distributed queries at replication factor 2', function () {
       const answer = await query(node.server, { q: 'from main | stats p50(ms), p95(ms)' });
       assert.equal(answer.status, 200);
       const [p50, p95] = answer.body.data.rows[0];
-      for (const [got, q] of [[p50, 0.5], [p95, 0.95]] as const) {
+      for (const [got, q] of [
+        [p50, 0.5],
+        [p95, 0.95],
+      ] as const) {
         const exact = quantile(values, q);
         assert.ok(Math.abs(got - exact) <= exact * 0.01 + 1e-9, `${node.id}: p${q * 100} ${got}, exactly ${exact}`);
       }
@@ -150,10 +170,14 @@ describe('cluster: distributed queries at replication factor 2', function () {
     assert.match(id, /^qry_node2_/);
     for (const node of [nodes[0]!, nodes[2]!]) {
       let job: any;
-      await waitUntil(async () => {
-        job = (await request(`${node.server.api}/query/jobs/${id}`)).body.data;
-        return job.status === 'done';
-      }, 10_000, `job ${id} done, seen through ${node.id}`);
+      await waitUntil(
+        async () => {
+          job = (await request(`${node.server.api}/query/jobs/${id}`)).body.data;
+          return job.status === 'done';
+        },
+        10_000,
+        `job ${id} done, seen through ${node.id}`,
+      );
       assert.equal(job.job_id, id);
       assert.equal(job.results.rows.length, 5);
       const sse = await readJobStream(`${node.server.api}/query/jobs/${id}/stream`);
@@ -163,7 +187,10 @@ describe('cluster: distributed queries at replication factor 2', function () {
     // The list of jobs on any node holds every node's jobs.
     for (const node of nodes) {
       const listed = await request(`${node.server.api}/query/jobs?status=done`);
-      assert.ok(listed.body.data.jobs.some((job: { job_id: string }) => job.job_id === id), `${node.id} lists the job node2 ran`);
+      assert.ok(
+        listed.body.data.jobs.some((job: { job_id: string }) => job.job_id === id),
+        `${node.id} lists the job node2 ran`,
+      );
       assert.equal(listed.body.meta, undefined, 'every node answered');
     }
     // DELETE of a finished job, through another node: the node that ran it answers (nothing to cancel).
@@ -184,14 +211,19 @@ describe('cluster: distributed queries at replication factor 2', function () {
     const started = await query(nodes[0]!.server, { q: HEAVY, wait: 0 });
     assert.equal(started.status, 202);
     const id: string = started.body.data.job_id;
-    await Promise.all(nodes.map((node) => waitUntil(async () => (await metricValue(node, running)) >= 1, 10_000, `${node.id} to run a fragment`)));
+    await Promise.all(
+      nodes.map((node) => waitUntil(async () => (await metricValue(node, running)) >= 1, 10_000, `${node.id} to run a fragment`)),
+    );
     // Canceled through another node: the DELETE is forwarded to node1, whose job it is.
     const canceled = await request(`${nodes[1]!.server.api}/query/jobs/${id}`, { method: 'DELETE' });
     assert.equal(canceled.body.data.status, 'canceled');
     assert.equal(canceled.body.data.canceled, true);
     for (const [i, node] of nodes.entries()) {
       await waitUntil(async () => (await metricValue(node, running)) === 0, 15_000, `${node.id} to stop its fragment`);
-      assert.ok((await metricValue(node, 'trawl_shard_fragments_total{outcome="canceled"}')) > canceledBefore[i]!, `${node.id} counted its fragment canceled`);
+      assert.ok(
+        (await metricValue(node, 'trawl_shard_fragments_total{outcome="canceled"}')) > canceledBefore[i]!,
+        `${node.id} counted its fragment canceled`,
+      );
     }
   });
 
@@ -214,9 +246,14 @@ describe('cluster: distributed queries at replication factor 2', function () {
     const jobs = (await request(`${nodes[0]!.server.api}/query/jobs?status=running`)).body.data.jobs;
     assert.equal(jobs.length, 1, 'the export is still running');
     client.abort();
-    await waitUntil(async () => (await request(`${nodes[0]!.server.api}/query/jobs/${jobs[0].job_id}`)).body.data.status === 'canceled', 5_000, 'the export job canceled');
+    await waitUntil(
+      async () => (await request(`${nodes[0]!.server.api}/query/jobs/${jobs[0].job_id}`)).body.data.status === 'canceled',
+      5_000,
+      'the export job canceled',
+    );
     // A scan that waited on the client when it left must not hang on its closed sessions.
-    for (const node of nodes) await waitUntil(async () => (await metricValue(node, running)) === 0, 15_000, `${node.id} to end its fragment`);
+    for (const node of nodes)
+      await waitUntil(async () => (await metricValue(node, running)) === 0, 15_000, `${node.id} to end its fragment`);
   });
 
   it('counts fragments by outcome on the coordinator (Prometheus)', async () => {
@@ -239,14 +276,18 @@ describe('cluster: distributed queries at replication factor 2', function () {
     await waitUntil(async () => (await metricValue(nodes[2]!, 'trawl_shard_fragments_running')) >= 1, 10_000, 'node3 to run its fragment');
     await fail();
     let job: any;
-    await waitUntil(async () => {
-      job = (await request(`${nodes[0]!.server.api}/query/jobs/${id}`)).body;
-      return job.data.status !== 'running';
-    }, 60_000, `job ${id} to end`);
+    await waitUntil(
+      async () => {
+        job = (await request(`${nodes[0]!.server.api}/query/jobs/${id}`)).body;
+        return job.data.status !== 'running';
+      },
+      60_000,
+      `job ${id} to end`,
+    );
     assert.equal(job.data.status, 'done', JSON.stringify(job));
     assert.deepEqual(job.data.results.rows, [[heavy.length]], 'every event counted once');
     assert.equal(job.meta?.partial, undefined, 'not partial: every key had another live owner');
-    assert.ok((await metricValue(nodes[0]!, 'trawl_shard_fragments_retried_total')) > retriedBefore, 'node3\'s keys were asked again');
+    assert.ok((await metricValue(nodes[0]!, 'trawl_shard_fragments_retried_total')) > retriedBefore, "node3's keys were asked again");
   }
 
   it('a node killed in the middle of its fragment has its keys read again by their other owners: the answer stays exact', async () => {
@@ -311,7 +352,10 @@ describe('cluster: distributed queries at replication factor 1', function () {
     for (const node of nodes) {
       const share = events.filter((event) => ownerOf(event) === node.id);
       // Sent alone, a node's share places as it did within all the events.
-      assert.ok(placeRequest(share, ring).every((event) => event.owners[0] === node.id), `${node.id}'s share is its own as sent`);
+      assert.ok(
+        placeRequest(share, ring).every((event) => event.owners[0] === node.id),
+        `${node.id}'s share is its own as sent`,
+      );
       await ingestThrough(node.server, share);
     }
   });
@@ -324,13 +368,27 @@ describe('cluster: distributed queries at replication factor 1', function () {
   it('answers whole through either node while both are up', async () => {
     const held = new Set(events.map(ownerOf));
     assert.deepEqual([...held].sort(), ['node1', 'node2'], 'the events land on both nodes');
-    const expected = [...events].reverse().slice(0, 4).map((event) => event.event);
+    const expected = [...events]
+      .reverse()
+      .slice(0, 4)
+      .map((event) => event.event);
     for (const node of nodes) {
       const count = await query(node.server, { q: 'from main | stats count() as n by source' });
-      assert.deepEqual(count.body.data.rows, [['app', 300], ['nginx', 300]], node.id);
+      assert.deepEqual(
+        count.body.data.rows,
+        [
+          ['app', 300],
+          ['nginx', 300],
+        ],
+        node.id,
+      );
       assert.equal(count.body.meta.partial, undefined);
       const newest = await query(node.server, { q: 'from main | head 4' });
-      assert.deepEqual(newest.body.data.events.map((event: any) => event._raw), expected, node.id);
+      assert.deepEqual(
+        newest.body.data.events.map((event: any) => event._raw),
+        expected,
+        node.id,
+      );
     }
   });
 
@@ -352,10 +410,14 @@ describe('cluster: distributed queries at replication factor 1', function () {
     const started = await query(nodes[0]!.server, { q, wait: 0 });
     const id: string = started.body.data.job_id;
     let job: any;
-    await waitUntil(async () => {
-      job = (await request(`${nodes[0]!.server.api}/query/jobs/${id}`)).body;
-      return job.data.status === 'done';
-    }, 10_000, `job ${id} done`);
+    await waitUntil(
+      async () => {
+        job = (await request(`${nodes[0]!.server.api}/query/jobs/${id}`)).body;
+        return job.data.status === 'done';
+      },
+      10_000,
+      `job ${id} done`,
+    );
     check(job.meta, 'the job');
     const sse = await readJobStream(`${nodes[0]!.server.api}/query/jobs/${id}/stream`);
     assert.equal(sse.at(-1)!.event, 'complete');
@@ -366,6 +428,10 @@ describe('cluster: distributed queries at replication factor 1', function () {
     check(meta, 'the export');
     assert.equal(meta.total, kept.length);
     assert.ok((await metricValue(nodes[0]!, 'trawl_query_missing_keys_total')) >= 3 * missing, 'the missing keys are counted (Prometheus)');
-    assert.deepEqual(lines.map((line) => line._raw), [...kept].reverse().map((event) => event.event), 'the export, newest first');
+    assert.deepEqual(
+      lines.map((line) => line._raw),
+      [...kept].reverse().map((event) => event.event),
+      'the export, newest first',
+    );
   });
 });

@@ -63,7 +63,10 @@ for (const replicationFactor of [1, 2]) {
       const even = copies / IDS.length;
       nodes.forEach((node, i) => {
         assert.equal(held[i], expected.get(node.id), `${node.id} holds the events of the keys it owns`);
-        assert.ok(Math.abs(held[i]! / even - 1) <= 0.2, `${node.id} holds ${held[i]} events, an even share is ${even.toFixed(0)} (${held.join(' / ')})`);
+        assert.ok(
+          Math.abs(held[i]! / even - 1) <= 0.2,
+          `${node.id} holds ${held[i]} events, an even share is ${even.toFixed(0)} (${held.join(' / ')})`,
+        );
       });
     });
   });

@@ -7,7 +7,15 @@
 import { strict as assert } from 'assert';
 import { waitUntil } from '../helpers/api';
 import { freePort, postJson, request, TestServer } from '../helpers/server';
-import { ClusteredServer, FAST_MEMBERSHIP, joinClusteredServer, startClusteredServers, stopClusteredServers, storedEvents, waitForCaughtUp } from './helpers/clustered-servers';
+import {
+  ClusteredServer,
+  FAST_MEMBERSHIP,
+  joinClusteredServer,
+  startClusteredServers,
+  stopClusteredServers,
+  storedEvents,
+  waitForCaughtUp,
+} from './helpers/clustered-servers';
 
 interface GrowEvent {
   event: string;
@@ -20,7 +28,13 @@ interface GrowEvent {
 /** `count` events of `index` a few seconds apart over the hours before now (Unix seconds), from 40 hosts: every partition gets some. */
 function pastEvents(tag: string, count: number, index: string, spanSeconds: number): GrowEvent[] {
   const now = Math.floor(Date.now() / 1000) - 5;
-  return Array.from({ length: count }, (_, i) => ({ event: `${tag} ${i}`, time: now - Math.floor((i * spanSeconds) / count), host: `${tag}-${i % 40}`, source: 'app', index }));
+  return Array.from({ length: count }, (_, i) => ({
+    event: `${tag} ${i}`,
+    time: now - Math.floor((i * spanSeconds) / count),
+    host: `${tag}-${i % 40}`,
+    source: 'app',
+    index,
+  }));
 }
 
 async function ingest(api: string, events: GrowEvent[]): Promise<void> {
@@ -32,8 +46,15 @@ async function ingest(api: string, events: GrowEvent[]): Promise<void> {
 const DAY_MS = 86_400_000;
 
 /** Counts by index over the last day and the next, through `api`. */
-async function countsThrough(api: string, q = 'from * | stats count() as n by index'): Promise<{ counts: Record<string, number>; partial: boolean }> {
-  const answer = await postJson(`${api}/query`, { q, from: new Date(Date.now() - DAY_MS).toISOString(), to: new Date(Date.now() + DAY_MS).toISOString() });
+async function countsThrough(
+  api: string,
+  q = 'from * | stats count() as n by index',
+): Promise<{ counts: Record<string, number>; partial: boolean }> {
+  const answer = await postJson(`${api}/query`, {
+    q,
+    from: new Date(Date.now() - DAY_MS).toISOString(),
+    to: new Date(Date.now() + DAY_MS).toISOString(),
+  });
   assert.equal(answer.status, 200, answer.text);
   const columns = answer.body.data.columns as string[];
   const counts: Record<string, number> = {};
@@ -68,12 +89,18 @@ describe('growing a cluster', function () {
       const seeds = [`127.0.0.1:${grpc1}`, `127.0.0.1:${grpc2}`];
       const start = (id: string, grpc: string, port: number, dir?: string): Promise<ClusteredServer> => {
         const args = ['--node-id', id, '--grpc-listen', grpc, '--seeds', seeds.join(',')];
-        return TestServer.start({ port, dataDir: dir, args, set: FAST_MEMBERSHIP }).then((server) => new ClusteredServer(id, grpc, port, server.dataDir, args, { ...FAST_MEMBERSHIP }, server));
+        return TestServer.start({ port, dataDir: dir, args, set: FAST_MEMBERSHIP }).then(
+          (server) => new ClusteredServer(id, grpc, port, server.dataDir, args, { ...FAST_MEMBERSHIP }, server),
+        );
       };
       nodes.push(...(await Promise.all([start('a', seeds[0]!, http1, dataDir), start('b', seeds[1]!, http2)])));
       assert.match(nodes[0]!.server.log, /keeps the 690 events it stored alone \(2 index\(es\)/);
       for (const node of nodes) {
-        await waitUntil(async () => (await request(`${node.api}/cluster/status`)).body.data.node_count === 2, 20_000, `${node.id} to see both`);
+        await waitUntil(
+          async () => (await request(`${node.api}/cluster/status`)).body.data.node_count === 2,
+          20_000,
+          `${node.id} to see both`,
+        );
         assert.deepEqual((await countsThrough(node.api)).counts, expected, `by index through ${node.id}`);
         // A named index over a bounded range is enumerated from placement elsewhere: the node's own keys are asked too.
         const named = await countsThrough(node.api, 'from main | stats count() as n by index');
@@ -99,8 +126,16 @@ describe('growing a cluster', function () {
       const server = await TestServer.start({ port: http, dataDir, args, set: FAST_MEMBERSHIP });
       nodes.push(new ClusteredServer('c', `127.0.0.1:${grpc}`, http, dataDir, args, { ...FAST_MEMBERSHIP }, server));
       for (const node of nodes) {
-        await waitUntil(async () => (await request(`${node.api}/cluster/status`)).body.data.node_count === 3, 20_000, `${node.id} to see three`);
-        await waitUntil(async () => JSON.stringify((await countsThrough(node.api)).counts) === JSON.stringify(expected), 10_000, `the counts through ${node.id}`);
+        await waitUntil(
+          async () => (await request(`${node.api}/cluster/status`)).body.data.node_count === 3,
+          20_000,
+          `${node.id} to see three`,
+        );
+        await waitUntil(
+          async () => JSON.stringify((await countsThrough(node.api)).counts) === JSON.stringify(expected),
+          10_000,
+          `the counts through ${node.id}`,
+        );
       }
       const status = (await request(`${nodes[2]!.api}/cluster/status`)).body.data;
       const c = status.nodes.find((node: { id: string }) => node.id === 'c');
@@ -109,7 +144,11 @@ describe('growing a cluster', function () {
 
     it('says partial, not less, while the node that stored events alone is down', async () => {
       await nodes[0]!.server.kill();
-      await waitUntil(async () => (await request(`${nodes[1]!.server.url}/health`)).body.data.down_nodes?.includes('a') === true, 10_000, 'b to see a down');
+      await waitUntil(
+        async () => (await request(`${nodes[1]!.server.url}/health`)).body.data.down_nodes?.includes('a') === true,
+        10_000,
+        'b to see a down',
+      );
       const answer = await countsThrough(nodes[1]!.api);
       assert.equal(answer.partial, true, JSON.stringify(answer));
     });
@@ -162,13 +201,22 @@ describe('growing a cluster', function () {
       nodes = await startClusteredServers(2, { set });
       // A shipper's clock five minutes ahead.
       const ahead = Math.floor(Date.now() / 1000) + 300;
-      const events = Array.from({ length: 300 }, (_, i) => ({ event: `ahead ${i}`, time: ahead + (i % 40), host: `ahead-${i}`, source: 'app' }));
+      const events = Array.from({ length: 300 }, (_, i) => ({
+        event: `ahead ${i}`,
+        time: ahead + (i % 40),
+        host: `ahead-${i}`,
+        source: 'app',
+      }));
       await ingest(nodes[0]!.api, events);
       const newestMs = (ahead + 39) * 1000;
       nodes.push(await joinClusteredServer(nodes, 'node3', { set }));
       const status = (await request(`${nodes[0]!.api}/cluster/status`)).body.data;
       assert.equal(status.pending_epochs.length, 1, JSON.stringify(status.pending_epochs));
-      assert.equal(Date.parse(status.pending_epochs[0].starts_at), Math.floor(newestMs / 60_000) * 60_000 + 1000, 'a second into the newest event\'s bucket');
+      assert.equal(
+        Date.parse(status.pending_epochs[0].starts_at),
+        Math.floor(newestMs / 60_000) * 60_000 + 1000,
+        "a second into the newest event's bucket",
+      );
       await waitForCaughtUp(nodes);
       for (const node of nodes) {
         const { counts, partial } = await countsThrough(node.api);

@@ -29,9 +29,10 @@ describe('cluster writes: replication 1, hints and backpressure', function () {
   });
 
   const node = (id: string): ClusteredServer => nodes.find((each) => each.id === id)!;
-  const holdersFor = (observer: ClusteredServer, target: string) => metricValue(observer, 'trawl_hints_pending_holders', `target="${target}"`);
+  const holdersFor = (observer: ClusteredServer, target: string) =>
+    metricValue(observer, 'trawl_hints_pending_holders', `target="${target}"`);
 
-  it("acknowledges writes for a down owner as hints, tells the other nodes, and replays them once it is back", async () => {
+  it('acknowledges writes for a down owner as hints, tells the other nodes, and replays them once it is back', async () => {
     const [first, second, third] = [node('node1'), node('node2'), node('node3')];
     await third.server.kill();
     await waitForUp([first, second], ['node1', 'node2']);
@@ -56,7 +57,11 @@ describe('cluster writes: replication 1, hints and backpressure', function () {
     await waitForUp(nodes, IDS);
     await waitUntil(async () => (await storedEvents(third)) === share.get('node3'), 30_000, 'node3 to receive its replayed share');
     // node3 stores a hint before node1 hears it did and drops it: the pending count follows.
-    await waitUntil(async () => (await metricValue(first, 'trawl_hints_pending', 'target="node3"')) === 0, 10_000, 'node1 to drop the hints node3 acknowledged');
+    await waitUntil(
+      async () => (await metricValue(first, 'trawl_hints_pending', 'target="node3"')) === 0,
+      10_000,
+      'node1 to drop the hints node3 acknowledged',
+    );
     await waitUntil(async () => (await holdersFor(second, 'node3')) === 0, 10_000, 'node2 to hear the hints for node3 are replayed');
     for (const each of nodes) assert.equal(await storedEvents(each), expected.get(each.id), `${each.id} holds exactly its keys`);
   });
@@ -81,11 +86,18 @@ describe('cluster writes: replication 1, hints and backpressure', function () {
 
       const refused = await postJson(`${second.api}/ingest`, taggedEvents('full-owner-direct', 2000, 50));
       assertError(refused, 503, 'BACKPRESSURE');
-      assert.match(refused.body.error.message, /write buffer holds \d+ events \(limit ingest\.max_buffered_events = 10\); nothing was stored/);
+      assert.match(
+        refused.body.error.message,
+        /write buffer holds \d+ events \(limit ingest\.max_buffered_events = 10\); nothing was stored/,
+      );
     } finally {
       await patchConfig(second.server, { ingest: { max_buffered_events: limit } });
     }
-    await waitUntil(async () => (await metricValue(first, 'trawl_hints_pending', 'target="node2"')) === 0, 30_000, 'node2 to take its hints once it has room');
+    await waitUntil(
+      async () => (await metricValue(first, 'trawl_hints_pending', 'target="node2"')) === 0,
+      30_000,
+      'node2 to take its hints once it has room',
+    );
     assert.equal(await storedEvents(second), before + share.get('node2')!);
     for (const each of nodes) assert.equal(await storedEvents(each), expected.get(each.id), `${each.id} holds exactly its keys`);
   });

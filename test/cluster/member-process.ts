@@ -65,7 +65,11 @@ export class MemberProcess {
         else if (line.event === 'failed') failure = line.error as HarnessError;
       });
       void member.exited.then((code) =>
-        reject(failure !== null ? new MemberStartFailure(failure, code) : new Error(`member ${config.id} exited (${code}) before it was ready:\n${member.log}`)),
+        reject(
+          failure !== null
+            ? new MemberStartFailure(failure, code)
+            : new Error(`member ${config.id} exited (${code}) before it was ready:\n${member.log}`),
+        ),
       );
     });
   }

@@ -45,7 +45,11 @@ interface View {
 }
 
 const view = (member: MemberProcess): Promise<View> => member.ask('view');
-const upIds = (seen: View): string[] => seen.members.filter((each) => each.up).map((each) => each.member.id).sort();
+const upIds = (seen: View): string[] =>
+  seen.members
+    .filter((each) => each.up)
+    .map((each) => each.member.id)
+    .sort();
 
 /** A start that must be refused: the refusal it printed and its exit code. */
 async function refusedStart(config: MemberConfig): Promise<MemberStartFailure> {
@@ -62,7 +66,10 @@ async function refusedStart(config: MemberConfig): Promise<MemberStartFailure> {
 /** A new epoch starts on a whole second five heartbeats after its decision, whatever the bucket span: within seconds. */
 function assertEpochStart(fromMicros: number, decidedAfterMs: number): void {
   assert.equal(fromMicros % 1_000_000, 0, `epoch start ${fromMicros} is on a whole second`);
-  assert.ok(fromMicros >= (decidedAfterMs + 5 * HEARTBEAT_MS) * 1000, `epoch start ${fromMicros} is at least five heartbeats after the decision`);
+  assert.ok(
+    fromMicros >= (decidedAfterMs + 5 * HEARTBEAT_MS) * 1000,
+    `epoch start ${fromMicros} is at least five heartbeats after the decision`,
+  );
   assert.ok(fromMicros < (Date.now() + 5 * HEARTBEAT_MS + 1000) * 1000, `epoch start ${fromMicros} is within seconds`);
 }
 
@@ -133,7 +140,10 @@ describe('cluster membership: member processes on loopback', function () {
     assert.deepEqual(state.forming, []);
     assert.equal(state.epochs.length, 2);
     assert.deepEqual(state.epochs[0], { epoch: 0, fromMicros: 0, members: ['n1', 'n2'], layout: 'dealt' });
-    assert.deepEqual(state.epochs.slice(1).map((epoch) => [epoch.epoch, epoch.members]), [[1, ['n1', 'n2', 'n3']]]);
+    assert.deepEqual(
+      state.epochs.slice(1).map((epoch) => [epoch.epoch, epoch.members]),
+      [[1, ['n1', 'n2', 'n3']]],
+    );
     for (const epoch of state.epochs.slice(1)) assertEpochStart(epoch.fromMicros, startedMs);
     for (const seen of views) {
       assert.deepEqual(seen.state, state);
@@ -204,7 +214,10 @@ describe('cluster membership: member processes on loopback', function () {
     );
     assert.ok(seenDownMs - killedMs <= FAILURE_MS + DETECTION_MARGIN_MS);
     const events: { event: string; id?: string; atMs: number }[] = await a.ask('events');
-    assert.ok(events.some((event) => event.event === 'member-down' && event.id === 'n3' && event.atMs >= killedMs), 'n1 reported n3 down');
+    assert.ok(
+      events.some((event) => event.event === 'member-down' && event.id === 'n3' && event.atMs >= killedMs),
+      'n1 reported n3 down',
+    );
 
     const status = await a.ask('status');
     assert.equal(status.status, 'degraded');
@@ -222,7 +235,11 @@ describe('cluster membership: member processes on loopback', function () {
 
   it('while the master is down a member restarts from its stored state and a join fails naming the master; the restarted master has its state', async () => {
     await kill(a);
-    await waitUntil(async () => !(await view(b)).master.up && !(await view(c)).master.up, FAILURE_MS + DETECTION_MARGIN_MS, 'the master seen down');
+    await waitUntil(
+      async () => !(await view(b)).master.up && !(await view(c)).master.up,
+      FAILURE_MS + DETECTION_MARGIN_MS,
+      'the master seen down',
+    );
     await kill(c);
     c = await start(configC);
     const [, stored] = await settle([b, c], 3, ['n2', 'n3']);
@@ -233,7 +250,12 @@ describe('cluster membership: member processes on loopback', function () {
     const refusal = await refusedStart(joiner);
     assert.equal(refusal.error.name, 'MasterUnavailableError');
     // A node that never joined knows the master by its address only.
-    assert.match(refusal.error.message, new RegExp(`node n4 cannot join the cluster: the master at ${seedA} does not answer \\(connection refused: nothing listens at that address\\)\\. Check that the master runs`));
+    assert.match(
+      refusal.error.message,
+      new RegExp(
+        `node n4 cannot join the cluster: the master at ${seedA} does not answer \\(connection refused: nothing listens at that address\\)\\. Check that the master runs`,
+      ),
+    );
     assert.doesNotMatch(refusal.error.message, /ECONNREFUSED|Resolution note/, 'no transport noise');
     assert.equal(refusal.exitCode, 1);
 
@@ -283,7 +305,10 @@ describe('cluster membership: member processes on loopback', function () {
 
   it('remove(nodeId) on the master: a new ring epoch without the node, which stays a member while it runs', async () => {
     await assert.rejects(b.ask('remove', { id: 'n3' }), (error: any) => error.name === 'NotMasterError' && error.message.includes(seedA));
-    await assert.rejects(a.ask('remove', { id: 'n9' }), (error: any) => error.name === 'RemoveRefusedError' && /not a member/.test(error.message));
+    await assert.rejects(
+      a.ask('remove', { id: 'n9' }),
+      (error: any) => error.name === 'RemoveRefusedError' && /not a member/.test(error.message),
+    );
     const decidedMs = Date.now();
     const state: ClusterState = await a.ask('remove', { id: 'n3' });
     assert.equal(state.version, 4);
@@ -308,7 +333,10 @@ describe('cluster membership: member processes on loopback', function () {
         ['n3', true, [1]],
       ],
     );
-    await assert.rejects(a.ask('remove', { id: 'n3' }), (error: any) => error.name === 'RemoveRefusedError' && /already removed/.test(error.message));
+    await assert.rejects(
+      a.ask('remove', { id: 'n3' }),
+      (error: any) => error.name === 'RemoveRefusedError' && /already removed/.test(error.message),
+    );
   });
 
   it('a seed promoted by reordering the seeds serves the same state and takes joins', async () => {

@@ -36,7 +36,10 @@ describe('cluster: what operators see', function () {
 
     it('/cluster/status says forming while a seed is awaited', async () => {
       const seeds = [`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`];
-      seed = await TestServer.start({ args: ['--node-id', 'seed1', '--grpc-listen', seeds[0]!, '--seeds', seeds.join(',')], set: { ...FAST_MEMBERSHIP, 'cluster.replication_factor': 2 } });
+      seed = await TestServer.start({
+        args: ['--node-id', 'seed1', '--grpc-listen', seeds[0]!, '--seeds', seeds.join(',')],
+        set: { ...FAST_MEMBERSHIP, 'cluster.replication_factor': 2 },
+      });
       const forming = await status(seed);
       assert.equal(forming.status, 'forming');
       assert.deepEqual(forming.forming, [seeds[1]]);
@@ -77,14 +80,18 @@ describe('cluster: what operators see', function () {
       assert.ok(Date.parse(pending.starts_at) > joinedMs, `starts after the join: ${pending.starts_at}`);
     });
 
-    it('GET /query/jobs lists every node\'s jobs newest first, as one node lists its own', async () => {
+    it("GET /query/jobs lists every node's jobs newest first, as one node lists its own", async () => {
       const started: string[] = [];
       for (const node of [nodes[1]!, nodes[0]!, nodes[1]!]) {
         const answer = await postJson(`${node.api}/query`, { q: 'from main | stats count()', wait: 0 });
         assert.equal(answer.status, 202, answer.text);
         const id: string = answer.body.data.job_id;
         started.push(id);
-        await waitUntil(async () => (await request(`${node.api}/query/jobs/${id}`)).body.data.status !== 'running', 10_000, `job ${id} to end`);
+        await waitUntil(
+          async () => (await request(`${node.api}/query/jobs/${id}`)).body.data.status !== 'running',
+          10_000,
+          `job ${id} to end`,
+        );
       }
       const newestFirst = [...started].reverse();
       for (const via of [nodes[0]!, nodes[2]!]) {
@@ -121,7 +128,10 @@ describe('cluster: what operators see', function () {
         // Each change once: up at the start, then down and up again (no repeats while a state lasts).
         assert.equal(changes[0], 'up', `${node.id}: ${changes.join(', ')}`);
         assert.ok(changes.includes('down'), `${node.id}: ${changes.join(', ')}`);
-        assert.ok(changes.every((change, i) => i === 0 || change !== changes[i - 1]), `${node.id} logs each change once: ${changes.join(', ')}`);
+        assert.ok(
+          changes.every((change, i) => i === 0 || change !== changes[i - 1]),
+          `${node.id} logs each change once: ${changes.join(', ')}`,
+        );
       }
       assert.match(nodes[0]!.server.log, / warn cluster: node node3 at \S+ is down/);
       assert.match(nodes[0]!.server.log, / info cluster: node node3 at \S+ is up/);

@@ -42,9 +42,16 @@ async function ingest(node: ClusteredServer, events: readonly unknown[]): Promis
 }
 
 async function exportLines(server: TestServer, body: Record<string, unknown>): Promise<any[]> {
-  const response = await request(`${server.api}/query/stream`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const response = await request(`${server.api}/query/stream`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(response.status, 200);
-  return response.text.trim().split('\n').map((line) => JSON.parse(line));
+  return response.text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 const status = async (node: ClusteredServer): Promise<any> => (await request(`${node.api}/cluster/status`)).body.data;
@@ -53,7 +60,7 @@ const status = async (node: ClusteredServer): Promise<any> => (await request(`${
 const waitHealthy = (node: ClusteredServer): Promise<void> =>
   waitUntil(async () => (await status(node)).status === 'healthy', 20_000, `${node.id} to see the cluster healthy`);
 
-describe('cluster: a partial answer in the user\'s terms', function () {
+describe("cluster: a partial answer in the user's terms", function () {
   this.timeout(120_000);
   const start = futureHour();
   // Two hour buckets: 600 events 12 s apart.
@@ -71,7 +78,11 @@ describe('cluster: a partial answer in the user\'s terms', function () {
     await ingest(nodes[0]!, events);
     // node1 has heard node3's index names (its heartbeat stats) before node3 goes.
     const onNode3 = await storedEvents(nodes[2]!);
-    await waitUntil(async () => (await status(nodes[0]!)).nodes.find((node: any) => node.id === 'node3').events === onNode3, 10_000, 'node1 to hear node3\'s counts');
+    await waitUntil(
+      async () => (await status(nodes[0]!)).nodes.find((node: any) => node.id === 'node3').events === onNode3,
+      10_000,
+      "node1 to hear node3's counts",
+    );
     await nodes[2]!.server.kill();
     await waitForUp(nodes.slice(0, 2), ['node1', 'node2']);
   });
@@ -103,7 +114,11 @@ describe('cluster: a partial answer in the user\'s terms', function () {
     const check = (meta: any, what: string): void => {
       assert.equal(meta.partial, true, what);
       assert.equal(meta.missing_keys, expected.keys, what);
-      assert.deepEqual(meta.missing, { nodes: ['node3'], ranges: expected.ranges, ranges_total: expected.ranges.length, truncated: false }, what);
+      assert.deepEqual(
+        meta.missing,
+        { nodes: ['node3'], ranges: expected.ranges, ranges_total: expected.ranges.length, truncated: false },
+        what,
+      );
     };
     const q = 'from main | stats count()';
     const sync = await postJson(`${nodes[0]!.api}/query`, { ...range, q });
@@ -113,7 +128,11 @@ describe('cluster: a partial answer in the user\'s terms', function () {
     const started = await postJson(`${nodes[1]!.api}/query`, { ...range, q, wait: 0 });
     const id: string = started.body.data.job_id;
     let job: any;
-    await waitUntil(async () => (job = (await request(`${nodes[1]!.api}/query/jobs/${id}`)).body).data.status === 'done', 10_000, `job ${id} done`);
+    await waitUntil(
+      async () => (job = (await request(`${nodes[1]!.api}/query/jobs/${id}`)).body).data.status === 'done',
+      10_000,
+      `job ${id} done`,
+    );
     check(job.meta, 'the job');
     const sse = await readJobStream(`${nodes[1]!.api}/query/jobs/${id}/stream`);
     assert.equal(sse.at(-1)!.event, 'complete');
@@ -149,7 +168,12 @@ describe('cluster: forgetting a removed node', function () {
   before(async () => {
     nodes = await startClusteredServers(3, { set });
     await waitForCaughtUp(nodes);
-    const events = Array.from({ length: 300 }, (_, i) => ({ event: `old ${i}`, time: (dataFromMs + i * 180) / 1000, host: `h${i % 7}`, source: 'app' }));
+    const events = Array.from({ length: 300 }, (_, i) => ({
+      event: `old ${i}`,
+      time: (dataFromMs + i * 180) / 1000,
+      host: `h${i % 7}`,
+      source: 'app',
+    }));
     dataToMs = dataFromMs + 300 * 180;
     total = events.length;
     await ingest(nodes[0]!, events);
@@ -162,7 +186,11 @@ describe('cluster: forgetting a removed node', function () {
 
   const forget = (via: ClusteredServer, id: string) => request(`${via.api}/cluster/nodes/${id}/forget`, { method: 'POST' });
   const count = async (via: ClusteredServer, fromMs: number, toMs: number): Promise<any> => {
-    const answer = await postJson(`${via.api}/query`, { q: 'from main | stats count()', from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() });
+    const answer = await postJson(`${via.api}/query`, {
+      q: 'from main | stats count()',
+      from: new Date(fromMs).toISOString(),
+      to: new Date(toMs).toISOString(),
+    });
     assert.equal(answer.status, 200, answer.text);
     return { n: answer.body.data.rows[0][0], meta: answer.body.meta };
   };
@@ -181,16 +209,30 @@ describe('cluster: forgetting a removed node', function () {
     await waitUntil(() => Date.now() > effectiveMs, 30_000, 'the removal to take effect');
     const up = await forget(nodes[1]!, 'node3');
     assert.equal(up.status, 400, up.text);
-    assert.match(up.body.error.message, /node "node3" is up \(or not yet seen down, within cluster.failure_timeout\): only a node that is down can be forgotten/);
+    assert.match(
+      up.body.error.message,
+      /node "node3" is up \(or not yet seen down, within cluster.failure_timeout\): only a node that is down can be forgotten/,
+    );
   });
 
   it('forgets it once down (scripts/trawl through a node that is not the master): no longer listed, its old data partial, later queries whole', async () => {
     await nodes[2]!.server.kill();
     await waitForUp(nodes.slice(0, 2), ['node1', 'node2']);
-    const { stdout } = await run(process.execPath, [launcher, 'cluster', 'forget', 'node3', '--server', nodes[1]!.api.replace('/api/v1', '')]);
+    const { stdout } = await run(process.execPath, [
+      launcher,
+      'cluster',
+      'forget',
+      'node3',
+      '--server',
+      nodes[1]!.api.replace('/api/v1', ''),
+    ]);
     assert.match(stdout, /node node3 forgotten/);
     for (const node of nodes.slice(0, 2)) {
-      await waitUntil(async () => (await status(node)).nodes.map((each: any) => each.id).join() === 'node1,node2', 10_000, `${node.id} to list node1 and node2 alone`);
+      await waitUntil(
+        async () => (await status(node)).nodes.map((each: any) => each.id).join() === 'node1,node2',
+        10_000,
+        `${node.id} to list node1 and node2 alone`,
+      );
       // A forgotten node does not keep the cluster degraded.
       await waitHealthy(node);
     }
@@ -221,7 +263,7 @@ describe('cluster: forgetting a removed node', function () {
     assert.equal((await forget(nodes[0]!, 'node3')).status, 404);
   });
 
-  it('lets the id join again as a new node, which is not asked for the forgotten node\'s keys', async () => {
+  it("lets the id join again as a new node, which is not asked for the forgotten node's keys", async () => {
     rejoined = await joinClusteredServer(nodes.slice(0, 2), 'node3', { set });
     await waitForUp([...nodes.slice(0, 2), rejoined], ['node1', 'node2', 'node3']);
     await waitForCaughtUp([nodes[0]!, rejoined]);

@@ -18,13 +18,18 @@ import { DEFAULT_PREFACE_TIMEOUT_MS } from '../../node/cluster/grpc/server';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { waitUntil } from '../helpers/api';
 import { freePort, postJson, request, TestServer } from '../helpers/server';
-import { FAST_MEMBERSHIP, startClusteredServers, stopClusteredServers, storedEvents, type ClusteredServer } from './helpers/clustered-servers';
+import {
+  FAST_MEMBERSHIP,
+  startClusteredServers,
+  stopClusteredServers,
+  storedEvents,
+  type ClusteredServer,
+} from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
 import { taggedEvents } from './helpers/test-events';
 import { refusal as refused } from './helpers/refusal';
 
 const CALL_MS = 10_000;
-
 
 interface Snapshot {
   stateVersion: number;
@@ -40,7 +45,9 @@ async function snapshot(node: ClusteredServer): Promise<Snapshot> {
   return {
     stateVersion: status.state_version as number,
     nodeCount: status.node_count as number,
-    addresses: (status.nodes as { id: string; address: string; grpc_address: string }[]).map((each) => `${each.id} ${each.address} ${each.grpc_address}`),
+    addresses: (status.nodes as { id: string; address: string; grpc_address: string }[]).map(
+      (each) => `${each.id} ${each.address} ${each.grpc_address}`,
+    ),
     savedQueries: saved.map((each) => each.name).sort(),
   };
 }
@@ -100,7 +107,12 @@ describe('cluster peers checked like clients: hostile calls from a process that 
     });
   };
   const push = (node: ClusteredServer, from: string, pushed: wire.ClusterState, pushedPayload: wire.Payload | null = null) =>
-    peers.call(node.grpc, MEMBERSHIP.PushState, { protocol_version: protocolVersion(), from, state: pushed, payload: pushedPayload }, CALL_MS);
+    peers.call(
+      node.grpc,
+      MEMBERSHIP.PushState,
+      { protocol_version: protocolVersion(), from, state: pushed, payload: pushedPayload },
+      CALL_MS,
+    );
 
   before(async () => {
     nodes = await startClusteredServers(3, { set: { 'cluster.replication_factor': 2 } });
@@ -112,9 +124,18 @@ describe('cluster peers checked like clients: hostile calls from a process that 
       const created = await postJson(`${nodes[1]!.api}/queries`, { name, q: 'from main | stats count() by host' });
       assert.equal(created.status, 201, created.text);
     }
-    await waitUntil(async () => (await Promise.all(nodes.map(snapshot))).every((seen) => seen.savedQueries.length === 2), 10_000, 'the saved queries on every node');
+    await waitUntil(
+      async () => (await Promise.all(nodes.map(snapshot))).every((seen) => seen.savedQueries.length === 2),
+      10_000,
+      'the saved queries on every node',
+    );
     original = await snapshot(nodes[0]!);
-    const pulled = await peers.call(nodes[0]!.grpc, MEMBERSHIP.PullState, { protocol_version: protocolVersion(), from: 'intruder' }, CALL_MS);
+    const pulled = await peers.call(
+      nodes[0]!.grpc,
+      MEMBERSHIP.PullState,
+      { protocol_version: protocolVersion(), from: 'intruder' },
+      CALL_MS,
+    );
     state = pulled.state!;
     payload = pulled.payload!;
   });
@@ -199,7 +220,14 @@ describe('cluster peers checked like clients: hostile calls from a process that 
       peers.call(
         node.grpc,
         MEMBERSHIP.Heartbeat,
-        { protocol_version: protocolVersion(), from: { id: 'node9', http: '127.0.0.1:1', grpc: '127.0.0.1:2', role: 'all' }, state_version: 0, payload_version: 0, hints_for: [], ...request },
+        {
+          protocol_version: protocolVersion(),
+          from: { id: 'node9', http: '127.0.0.1:1', grpc: '127.0.0.1:2', role: 'all' },
+          state_version: 0,
+          payload_version: 0,
+          hints_for: [],
+          ...request,
+        },
         CALL_MS,
       );
     const impostor = await refused(heartbeat({ from: { id: 'node3', http: '127.0.0.1:1', grpc: '127.0.0.1:2', role: 'all' } }));
@@ -211,7 +239,9 @@ describe('cluster peers checked like clients: hostile calls from a process that 
     assert.equal(hugeVersion.code, grpc.status.INVALID_ARGUMENT);
     const noSender = await refused(heartbeat({ from: null }));
     assert.equal(noSender.reason, 'invalid-member');
-    const pull = await refused(peers.call(node.grpc, MEMBERSHIP.PullState, { protocol_version: protocolVersion(), from: 'y'.repeat(1 << 20) }, CALL_MS));
+    const pull = await refused(
+      peers.call(node.grpc, MEMBERSHIP.PullState, { protocol_version: protocolVersion(), from: 'y'.repeat(1 << 20) }, CALL_MS),
+    );
     assert.equal(pull.code, grpc.status.INVALID_ARGUMENT);
     // A stranger claiming a newer state makes no node take anything from it.
     assert.equal((await heartbeat({ state_version: 1e12, payload_version: 1e12 })).node_id, 'node2');
@@ -221,7 +251,11 @@ describe('cluster peers checked like clients: hostile calls from a process that 
   it('a node down while saved queries changed takes what it missed from the master on its return', async () => {
     const node = nodes[2]!;
     await node.server.kill();
-    await waitUntil(async () => (await request(`${nodes[0]!.api}/cluster/status`)).body.data.status === 'degraded', 10_000, 'node3 seen down');
+    await waitUntil(
+      async () => (await request(`${nodes[0]!.api}/cluster/status`)).body.data.status === 'degraded',
+      10_000,
+      'node3 seen down',
+    );
     for (const name of ['third', 'fourth', 'fifth']) {
       const created = await postJson(`${nodes[0]!.api}/queries`, { name, q: 'from main' });
       assert.equal(created.status, 201, created.text);
@@ -229,7 +263,7 @@ describe('cluster peers checked like clients: hostile calls from a process that 
     await node.restart();
     const wanted = [...original.savedQueries, 'fifth', 'fourth', 'third'].sort();
     await waitUntil(async () => (await snapshot(node)).savedQueries.join() === wanted.join(), 15_000, 'node3 to have every saved query');
-    assert.equal(await storedEvents(node) > 0, true);
+    assert.equal((await storedEvents(node)) > 0, true);
   });
 
   it('a member restarted at once at a new HTTP address takes it once the master saw it down', async () => {
@@ -237,7 +271,12 @@ describe('cluster peers checked like clients: hostile calls from a process that 
     await node.server.kill();
     const httpPort = await freePort();
     const args = ['--node-id', node.id, '--grpc-listen', node.grpc, '--seeds', nodes.map((each) => each.grpc).join(',')];
-    node.server = await TestServer.start({ port: httpPort, dataDir: node.dataDir, args, set: { ...FAST_MEMBERSHIP, 'cluster.replication_factor': 2 } });
+    node.server = await TestServer.start({
+      port: httpPort,
+      dataDir: node.dataDir,
+      args,
+      set: { ...FAST_MEMBERSHIP, 'cluster.replication_factor': 2 },
+    });
     await waitUntil(
       async () => {
         const status = (await request(`${nodes[0]!.api}/cluster/status`)).body.data;
@@ -255,8 +294,15 @@ describe('cluster peers checked like clients: hostile calls from a process that 
     for (const ms of [afterHalf, afterNothing]) {
       assert.ok(ms >= DEFAULT_PREFACE_TIMEOUT_MS - 100 && ms < DEFAULT_PREFACE_TIMEOUT_MS + 3000, `closed after ${ms} ms`);
     }
-    assert.ok((await closedAfter(nodes[1]!.grpc, Buffer.from('GET / HTTP/1.1\r\n\r\n'))) < 2000, 'a connection that is no HTTP/2 is closed at once');
-    await waitUntil(async () => (await request(`${nodes[1]!.api}/cluster/status`)).body.data.status === 'healthy', 15_000, 'the cluster healthy');
+    assert.ok(
+      (await closedAfter(nodes[1]!.grpc, Buffer.from('GET / HTTP/1.1\r\n\r\n'))) < 2000,
+      'a connection that is no HTTP/2 is closed at once',
+    );
+    await waitUntil(
+      async () => (await request(`${nodes[1]!.api}/cluster/status`)).body.data.status === 'healthy',
+      15_000,
+      'the cluster healthy',
+    );
     assert.equal(await countThrough(nodes[1]!), events);
   });
 });

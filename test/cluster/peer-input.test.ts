@@ -35,7 +35,12 @@ const EPOCHS: RingEpoch[] = [{ epoch: 0, fromMicros: 0, members: ['node1', 'node
 /** A record of events now whose keys `owner` alone owns (or, with `owned` false, does not own), with the JSON header of kind 2 (still taken from peers), whose fields the tests below edit by name. */
 function recordOwnedBy(owner: string, tag: string, owned = true, index = 'main'): { record: Buffer; events: number } {
   const now = Date.now() * 1000;
-  const events: LogEvent[] = Array.from({ length: 64 }, (_, i) => ({ time: now - i * 1000, raw: `${tag} ${i}`, index, fields: { host: `h${i}`, source: tag } }));
+  const events: LogEvent[] = Array.from({ length: 64 }, (_, i) => ({
+    time: now - i * 1000,
+    raw: `${tag} ${i}`,
+    index,
+    fields: { host: `h${i}`, source: tag },
+  }));
   const chunks = chunkEvents(events, PLACEMENT).filter((chunk) => ownersOf(chunk.key, EPOCHS, 1).includes(owner) === owned);
   assert.ok(chunks.length > 0, `some key is ${owned ? '' : 'not '}owned by ${owner}`);
   return { record: encodeJsonChunkRecord(chunks, PLACEMENT), events: chunks.reduce((sum, chunk) => sum + chunk.count, 0) };
@@ -52,7 +57,6 @@ function withNaNTime(record: Buffer): Buffer {
   copy.writeDoubleLE(Number.NaN, Math.ceil((5 + record.readUInt32LE(1)) / 8) * 8 + offset);
   return copy;
 }
-
 
 /** Ingests events through `node` and waits until it holds its share of them, flushed (nothing left buffered). */
 async function ingestAndFlush(node: ClusteredServer, tag: string): Promise<void> {
@@ -86,9 +90,20 @@ describe('peer input: hostile calls on the gRPC port', function () {
     await stopClusteredServers(nodes, true);
   });
 
-  const write = (record: Buffer, origin = 'node2') => peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin, record, share_id: '', share_floor_ms: 0 }, 10_000);
+  const write = (record: Buffer, origin = 'node2') =>
+    peers.call(
+      nodes[0]!.grpc,
+      SHARD_WRITE.Write,
+      { protocol_version: protocolVersion(), origin, record, share_id: '', share_floor_ms: 0 },
+      10_000,
+    );
   const replay = (record: Buffer, origin: string) =>
-    peers.call(nodes[0]!.grpc, SHARD_WRITE.ReplayHint, { protocol_version: protocolVersion(), origin, hint_log: 'forged', seq: 1, record, share_id: '', share_floor_ms: 0 }, 10_000);
+    peers.call(
+      nodes[0]!.grpc,
+      SHARD_WRITE.ReplayHint,
+      { protocol_version: protocolVersion(), origin, hint_log: 'forged', seq: 1, record, share_id: '', share_floor_ms: 0 },
+      10_000,
+    );
 
   it('refuses a record whose header claims 2,000,000 rows but holds one; the node flushes, ingests, restarts and stops cleanly', async () => {
     const [first] = nodes as [ClusteredServer];
@@ -97,7 +112,10 @@ describe('peer input: hostile calls on the gRPC port', function () {
     const refused = await refusal(write(record));
     assert.equal(refused.code, grpc.status.INVALID_ARGUMENT);
     assert.equal(refused.reason, 'invalid-record');
-    assert.match(refused.details, /the record from node "node2" does not add up \(chunk record: chunk 0 claims 2000000 rows but holds 1 times\)/);
+    assert.match(
+      refused.details,
+      /the record from node "node2" does not add up \(chunk record: chunk 0 claims 2000000 rows but holds 1 times\)/,
+    );
     assert.equal((await request(`${first.api}/stats`)).body.data.buffered_events, 0);
 
     await ingestAndFlush(first, 'after-the-claim');
@@ -132,7 +150,10 @@ describe('peer input: hostile calls on the gRPC port', function () {
     const notOwned = await refusal(write(recordOwnedBy('node1', 'elsewhere', false).record));
     assert.equal(notOwned.code, grpc.status.FAILED_PRECONDITION);
     assert.equal(notOwned.reason, 'not-owner');
-    assert.match(notOwned.details, /node node1 does not own index main, bucket .*, partition \d+ under the ring epochs it knows \(state v\d+; its owners are node2\)/);
+    assert.match(
+      notOwned.details,
+      /node node1 does not own index main, bucket .*, partition \d+ under the ring epochs it knows \(state v\d+; its owners are node2\)/,
+    );
 
     const forged = await refusal(replay(owned.record, 'node9'));
     assert.equal(forged.code, grpc.status.FAILED_PRECONDITION);
@@ -144,7 +165,11 @@ describe('peer input: hostile calls on the gRPC port', function () {
     assert.equal(await storedEvents(first), before, 'nothing stored');
     assert.equal(await metricValue(first, 'trawl_shard_write_refused_total', 'method="Write",reason="invalid-record"'), 3);
     assert.equal(await metricValue(first, 'trawl_shard_write_refused_total', 'method="ReplayHint",reason="unknown-origin"'), 1);
-    assert.equal(first.server.log.match(/refused ShardWrite\.Write from "node2" \(invalid-record/g)?.length, 1, 'logged once per origin and reason');
+    assert.equal(
+      first.server.log.match(/refused ShardWrite\.Write from "node2" \(invalid-record/g)?.length,
+      1,
+      'logged once per origin and reason',
+    );
     assert.match(first.server.log, /refused ShardWrite\.Write from "node2" \(not-owner/);
 
     // The same share from a member, of keys it owns, is stored.
@@ -163,7 +188,9 @@ describe('peer input: hostile calls on the gRPC port', function () {
       ['{"collection": "saved_queries", "op": "create", "record": "text"}', /to create holds no record object/],
       ['{not json', /the write is not JSON/],
     ] as const) {
-      const refused = await refusal(peers.call(first.grpc, METADATA.Apply, { protocol_version: protocolVersion(), write_json: json }, 5_000));
+      const refused = await refusal(
+        peers.call(first.grpc, METADATA.Apply, { protocol_version: protocolVersion(), write_json: json }, 5_000),
+      );
       assert.equal(refused.code, grpc.status.INVALID_ARGUMENT, `${json}: ${refused.details}`);
       assert.equal(refused.reason, 'invalid-write');
       assert.match(refused.details, pattern);

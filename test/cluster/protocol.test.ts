@@ -76,10 +76,17 @@ describe('node-to-node protocol versions', function () {
     const refused = refusal;
     const node = { id: 'n9', http: '127.0.0.1:1', grpc: '127.0.0.1:2', role: 'all' };
     const heartbeat = { from: node, state_version: 0, payload_version: 0, hints_for: [] };
-    const major2 = await refused(peers.call(address, MEMBERSHIP.Heartbeat, { ...heartbeat, protocol_version: { major: 2, minor: 0 } }, 5_000));
+    const major2 = await refused(
+      peers.call(address, MEMBERSHIP.Heartbeat, { ...heartbeat, protocol_version: { major: 2, minor: 0 } }, 5_000),
+    );
     assert.equal(major2.code, grpc.status.FAILED_PRECONDITION);
     assert.equal(major2.reason, 'protocol-version');
-    assert.ok(major2.details.includes(`node n9 speaks protocol 2.0, which this node (protocol ${formatVersion(PROTOCOL_VERSION)}) does not know; it speaks 1.x`), major2.details);
+    assert.ok(
+      major2.details.includes(
+        `node n9 speaks protocol 2.0, which this node (protocol ${formatVersion(PROTOCOL_VERSION)}) does not know; it speaks 1.x`,
+      ),
+      major2.details,
+    );
 
     const none = await refused(peers.call(address, MEMBERSHIP.Heartbeat, { ...heartbeat, protocol_version: null }, 5_000));
     assert.equal(none.reason, 'protocol-version');
@@ -97,7 +104,10 @@ describe('node-to-node protocol versions', function () {
     const refused = await refusal(peers.call(address, MEMBERSHIP.Join, { protocol_version: { major: 1, minor: 3 }, node: old }, 5_000));
     assert.equal(refused.code, grpc.status.FAILED_PRECONDITION);
     assert.equal(refused.reason, 'protocol-version');
-    assert.match(refused.details, /node before-layouts speaks protocol 1\.3, which places every ring epoch on the consistent-hash ring; this cluster places data by epochs with a layout \(protocol 1\.4\)/);
+    assert.match(
+      refused.details,
+      /node before-layouts speaks protocol 1\.3, which places every ring epoch on the consistent-hash ring; this cluster places data by epochs with a layout \(protocol 1\.4\)/,
+    );
     assert.equal((await member.ask('view')).state.version, before.version, 'the refused join changed nothing');
   });
 
@@ -115,7 +125,8 @@ describe('node-to-node protocol versions', function () {
       bucketSpanMs: 3_600_000,
     });
     try {
-      const join = (node: wire.Member, minor: number) => peers.call(masterAddress, MEMBERSHIP.Join, { protocol_version: { major: 1, minor }, node }, 5_000);
+      const join = (node: wire.Member, minor: number) =>
+        peers.call(masterAddress, MEMBERSHIP.Join, { protocol_version: { major: 1, minor }, node }, 5_000);
       const joined = await join({ id: 'old-seed', http: '127.0.0.1:3', grpc: oldAddress, role: 'all' }, 3);
       assert.deepEqual(joined.state?.forming, [], 'the last seed joined');
       assert.deepEqual(

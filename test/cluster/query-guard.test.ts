@@ -25,7 +25,8 @@ import { futureHour } from './helpers/test-events';
 const HOUR_MS = 3_600_000;
 const SLOTS = 4;
 /** Each event hashed `rounds` times over. */
-const hashed = (index: string, rounds: number): string => `from ${index} | extend h0 = _raw, ${Array.from({ length: rounds }, (_, i) => `h${i + 1} = sha256(concat(h${i}, _raw))`).join(', ')}`;
+const hashed = (index: string, rounds: number): string =>
+  `from ${index} | extend h0 = _raw, ${Array.from({ length: rounds }, (_, i) => `h${i + 1} = sha256(concat(h${i}, _raw))`).join(', ')}`;
 /** Seconds of work on a node, so fragments are running when the test acts. */
 const HEAVY = `${hashed('heavy', 100)} | stats dc(h100)`;
 /** An export whose shards take seconds to stream their rows: a shard stopped after the first rows is stopped in the middle. */
@@ -47,34 +48,37 @@ interface ExportOutcome {
 function exportStream(node: ClusteredServer, body: Record<string, unknown>, onFirstData: () => Promise<void>): Promise<ExportOutcome> {
   return new Promise((resolve, reject) => {
     const url = new URL(`${node.api}/query/stream`);
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
-      assert.equal(response.statusCode, 200);
-      let text = '';
-      let first = true;
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-        if (!first) return;
-        first = false;
-        response.pause();
-        onFirstData().then(() => response.resume(), reject);
-      });
-      const done = (): void => {
-        const lines: any[] = [];
-        let broken = 0;
-        for (const line of text.split('\n').filter((each) => each !== '')) {
-          try {
-            lines.push(JSON.parse(line));
-          } catch {
-            broken++;
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' } },
+      (response) => {
+        assert.equal(response.statusCode, 200);
+        let text = '';
+        let first = true;
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          if (!first) return;
+          first = false;
+          response.pause();
+          onFirstData().then(() => response.resume(), reject);
+        });
+        const done = (): void => {
+          const lines: any[] = [];
+          let broken = 0;
+          for (const line of text.split('\n').filter((each) => each !== '')) {
+            try {
+              lines.push(JSON.parse(line));
+            } catch {
+              broken++;
+            }
           }
-        }
-        resolve({ lines, broken });
-      };
-      response.on('end', done);
-      response.on('error', done);
-      response.on('aborted', done);
-    });
+          resolve({ lines, broken });
+        };
+        response.on('end', done);
+        response.on('error', done);
+        response.on('aborted', done);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -105,7 +109,10 @@ describe('cluster: queries under faults and hostile fragments', function () {
 
   before(async () => {
     const set = { 'cluster.replication_factor': 2, 'cluster.partitions': 6 };
-    nodes = await startClusteredServers(3, { set, setForNode: (i): Record<string, number> => (i === 2 ? { 'query.max_concurrent': SLOTS } : {}) });
+    nodes = await startClusteredServers(3, {
+      set,
+      setForNode: (i): Record<string, number> => (i === 2 ? { 'query.max_concurrent': SLOTS } : {}),
+    });
     for (const events of [exported, heavy]) {
       for (let from = 0; from < events.length; from += 20_000) {
         const response = await postJson(`${nodes[0]!.api}/ingest`, events.slice(from, from + 20_000));
@@ -137,9 +144,14 @@ describe('cluster: queries under faults and hostile fragments', function () {
   });
 
   /** A Query call to node 3; resolves with how it ended (its status and refusal, null when it ended well). */
-  function ask(client: grpc.Client, request: wire.ShardQueryRequest): { call: grpc.ClientReadableStream<wire.ShardQueryMessage>; ended: Promise<PeerCallError | null> } {
+  function ask(
+    client: grpc.Client,
+    request: wire.ShardQueryRequest,
+  ): { call: grpc.ClientReadableStream<wire.ShardQueryMessage>; ended: Promise<PeerCallError | null> } {
     const method = SHARD_QUERY.Query;
-    const call = client.makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, { deadline: Date.now() + 120_000 });
+    const call = client.makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, {
+      deadline: Date.now() + 120_000,
+    });
     const ended = new Promise<PeerCallError | null>((resolve) => {
       call.on('data', () => undefined);
       call.on('error', (error: grpc.ServiceError) => resolve(PeerCallError.from(nodes[2]!.grpc, error)));
@@ -149,7 +161,12 @@ describe('cluster: queries under faults and hostile fragments', function () {
   }
 
   async function heavyKeys(): Promise<string[]> {
-    const request = { protocol_version: protocolVersion(), index_patterns: ['heavy'], from_micros: (start - HOUR_MS) * 1000, to_micros: (start + 3 * HOUR_MS) * 1000 };
+    const request = {
+      protocol_version: protocolVersion(),
+      index_patterns: ['heavy'],
+      from_micros: (start - HOUR_MS) * 1000,
+      to_micros: (start + 3 * HOUR_MS) * 1000,
+    };
     const { keys } = await peers.call(nodes[2]!.grpc, SHARD_QUERY.Keys, request, 5_000);
     assert.ok(keys.length > 0);
     return keys;
@@ -171,11 +188,15 @@ describe('cluster: queries under faults and hostile fragments', function () {
 
   /** Waits until node 3 runs no fragment; the ms it took from `since`. */
   async function fragmentsStopped(since: number): Promise<number> {
-    await waitUntil(async () => (await metricValue(nodes[2]!, 'trawl_shard_fragments_running')) === 0, 10_000, 'node 3 to stop its fragments');
+    await waitUntil(
+      async () => (await metricValue(nodes[2]!, 'trawl_shard_fragments_running')) === 0,
+      10_000,
+      'node 3 to stop its fragments',
+    );
     return Date.now() - since;
   }
 
-  it('fragments share the node\'s query slots with HTTP queries, and stop within a second once canceled', async () => {
+  it("fragments share the node's query slots with HTTP queries, and stop within a second once canceled", async () => {
     const keys = await heavyKeys();
     const client = new grpc.Client(nodes[2]!.grpc, grpc.credentials.createInsecure());
     const calls = Array.from({ length: SLOTS * 3 }, () => ask(client, fragment({ keys })));
@@ -233,7 +254,11 @@ describe('cluster: queries under faults and hostile fragments', function () {
       stream.resume();
       stream.end(frame);
     }
-    await waitUntil(async () => (await metricValue(nodes[2]!, 'trawl_shard_fragments_running')) === SLOTS, 10_000, 'node 3 to run the fragments');
+    await waitUntil(
+      async () => (await metricValue(nodes[2]!, 'trawl_shard_fragments_running')) === SLOTS,
+      10_000,
+      'node 3 to run the fragments',
+    );
     const closed = Date.now();
     session.destroy();
     const took = await fragmentsStopped(closed);
@@ -268,18 +293,26 @@ describe('cluster: queries under faults and hostile fragments', function () {
     const { lines } = outcome;
     const last = lines[lines.length - 1];
     const rows = lines.slice(0, -1);
-    assert.ok(rows.every((line) => line.__error === undefined && line.__meta === undefined), `${what}: an error or meta line before the end`);
+    assert.ok(
+      rows.every((line) => line.__error === undefined && line.__meta === undefined),
+      `${what}: an error or meta line before the end`,
+    );
     const ids = rows.map((row) => row.id as number);
     assert.equal(new Set(ids).size, ids.length, `${what}: an event twice`);
     assert.equal(nodes[0]!.server.process.exitCode, null, `${what}: node 1 exited:\n${nodes[0]!.server.log.slice(-3000)}`);
     // A shard none of whose rows went out is read again on another owner: the export fails only after rows.
     if (last?.__error !== undefined) {
-      if (last.__error.code === 'SHARD_FAILED') assert.ok(rows.length > 0, `${what}: the export failed before any row went out: ${JSON.stringify(last)}`);
+      if (last.__error.code === 'SHARD_FAILED')
+        assert.ok(rows.length > 0, `${what}: the export failed before any row went out: ${JSON.stringify(last)}`);
       return 'error';
     }
     assert.ok(last?.__meta !== undefined, `${what}: no final line`);
     assert.equal(ids.length, EXPORTED, `${what}: ${ids.length} events, meta ${JSON.stringify(last.__meta)}`);
-    assert.deepEqual([...ids].sort((a, b) => a - b), exported.map((_, i) => i), `${what}: every event exactly once`);
+    assert.deepEqual(
+      [...ids].sort((a, b) => a - b),
+      exported.map((_, i) => i),
+      `${what}: every event exactly once`,
+    );
     return 'whole';
   }
 

@@ -43,7 +43,11 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
 
   async function assertHeldTwice(on: readonly ClusteredServer[]): Promise<void> {
     const counts = await Promise.all(on.map((each) => storedEvents(each)));
-    assert.equal(counts.reduce((sum, count) => sum + count, 0), 2 * sent, `every event on two nodes: ${counts.join(', ')}`);
+    assert.equal(
+      counts.reduce((sum, count) => sum + count, 0),
+      2 * sent,
+      `every event on two nodes: ${counts.join(', ')}`,
+    );
     on.forEach((each, i) => assert.equal(counts[i], expected.get(each.id), `${each.id} holds the events of the keys it owns`));
   }
 
@@ -56,9 +60,13 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
     await assertHeldTwice(nodes);
     const sentShares = await metricValue(node('node1'), 'trawl_write_shares_total', 'outcome="sent"');
     assert.ok(sentShares >= 1, 'node1 sent shares to the other owners');
-    assert.equal(await metricValue(node('node1'), 'trawl_grpc_client_calls_total', 'service="ShardWrite",method="Write",outcome="ok"'), sentShares);
     assert.equal(
-      (await metricValue(node('node1'), 'trawl_write_share_events_total', 'outcome="local"')) + (await metricValue(node('node1'), 'trawl_write_share_events_total', 'outcome="sent"')),
+      await metricValue(node('node1'), 'trawl_grpc_client_calls_total', 'service="ShardWrite",method="Write",outcome="ok"'),
+      sentShares,
+    );
+    assert.equal(
+      (await metricValue(node('node1'), 'trawl_write_share_events_total', 'outcome="local"')) +
+        (await metricValue(node('node1'), 'trawl_write_share_events_total', 'outcome="sent"')),
       2 * events.length,
       'two copies of every event, here or sent',
     );
@@ -75,7 +83,7 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
     await assertHeldTwice(nodes);
   });
 
-  it('keeps a killed owner\'s share as a durable hint and replays it once the owner is back: held exactly twice', async () => {
+  it("keeps a killed owner's share as a durable hint and replays it once the owner is back: held exactly twice", async () => {
     const [first, second, third] = [node('node1'), node('node2'), node('node3')];
     await third.server.kill();
     await waitForUp([first, second], ['node1', 'node2']);
@@ -95,11 +103,22 @@ describe('cluster writes: replication 2 of 3 nodes', function () {
 
     await third.restart();
     await waitForUp(nodes, IDS);
-    await waitUntil(async () => (await metricValue(first, 'trawl_hints_pending', 'target="node3"')) === 0, 30_000, 'hints for node3 replayed');
+    await waitUntil(
+      async () => (await metricValue(first, 'trawl_hints_pending', 'target="node3"')) === 0,
+      30_000,
+      'hints for node3 replayed',
+    );
     assert.equal(await metricValue(first, 'trawl_hints_replayed_total', 'target="node3"'), pending, 'each hint replayed once');
     assert.ok((await metricValue(first, 'trawl_hints_replayed_bytes_total', 'target="node3"')) > 0);
-    assert.equal(await metricValue(first, 'trawl_grpc_client_calls_total', 'service="ShardWrite",method="ReplayHint",outcome="ok"'), pending);
-    assert.equal(await metricValue(third, 'trawl_shard_write_received_events_total', 'kind="hint"'), missed, 'node3 received its missed events as hints');
+    assert.equal(
+      await metricValue(first, 'trawl_grpc_client_calls_total', 'service="ShardWrite",method="ReplayHint",outcome="ok"'),
+      pending,
+    );
+    assert.equal(
+      await metricValue(third, 'trawl_shard_write_received_events_total', 'kind="hint"'),
+      missed,
+      'node3 received its missed events as hints',
+    );
     await assertHeldTwice(nodes);
   });
 });

@@ -43,9 +43,23 @@ interface Answer {
 async function fragmentRefusal(node: ClusteredServer): Promise<string | null> {
   const peers = new PeerClients();
   const nowMicros = Date.now() * 1000;
-  const spec = { text: 'from main | stats count()', variables: {}, fromMicros: nowMicros - HOUR_MS * 1000, toMicros: nowMicros + 24 * HOUR_MS * 1000, nowMicros, limit: 100, offset: 0, profile: false, trace: false, stream: false };
+  const spec = {
+    text: 'from main | stats count()',
+    variables: {},
+    fromMicros: nowMicros - HOUR_MS * 1000,
+    toMicros: nowMicros + 24 * HOUR_MS * 1000,
+    nowMicros,
+    limit: 100,
+    offset: 0,
+    profile: false,
+    trace: false,
+    stream: false,
+  };
   try {
-    await new RemoteShardTarget(node.id, node.grpc, peers, Date.now() + 10_000, 10_000).run({ spec, keys: [] }, { signal: new AbortController().signal, onRows: null });
+    await new RemoteShardTarget(node.id, node.grpc, peers, Date.now() + 10_000, 10_000).run(
+      { spec, keys: [] },
+      { signal: new AbortController().signal, onRows: null },
+    );
     return null;
   } catch (error) {
     if (error instanceof PeerCallError) return error.reason;
@@ -77,7 +91,11 @@ function scenario(replicationFactor: number, restarted: string): void {
       const body = { q, from: new Date(now - HOUR_MS).toISOString(), to: new Date(now + 24 * HOUR_MS).toISOString() };
       const answer = await postJson(`${via.api}/query`, body);
       assert.equal(answer.status, 200, `${via.id}: ${answer.text}`);
-      return { count: answer.body.data.rows[0]?.[0] ?? 0, partial: answer.body.meta?.partial === true, missingKeys: answer.body.meta?.missing_keys ?? 0 };
+      return {
+        count: answer.body.data.rows[0]?.[0] ?? 0,
+        partial: answer.body.meta?.partial === true,
+        missingKeys: answer.body.meta?.missing_keys ?? 0,
+      };
     };
 
     /** Whether the owner's /health says degraded, and whether `observer` sees it catching up (/cluster/status). */
@@ -93,7 +111,10 @@ function scenario(replicationFactor: number, restarted: string): void {
       const owner = nodes.find((node) => node.id === restarted)!;
       const others = nodes.filter((node) => node !== owner);
       await owner.server.kill();
-      await waitForUp(others, others.map((node) => node.id));
+      await waitForUp(
+        others,
+        others.map((node) => node.id),
+      );
 
       let total = 0;
       let ownerShare = 0;
@@ -108,7 +129,11 @@ function scenario(replicationFactor: number, restarted: string): void {
         }
       }
       assert.ok(ownerShare > 0, `${restarted} owns some of the events`);
-      for (const holder of others) assert.ok((await metricValue(holder, 'trawl_hints_pending', `target="${restarted}"`)) > 0, `${holder.id} holds hints for ${restarted}`);
+      for (const holder of others)
+        assert.ok(
+          (await metricValue(holder, 'trawl_hints_pending', `target="${restarted}"`)) > 0,
+          `${holder.id} holds hints for ${restarted}`,
+        );
 
       await owner.restart();
       const answers: Answer[] = [];
@@ -124,8 +149,15 @@ function scenario(replicationFactor: number, restarted: string): void {
         if (!duringReplay) break;
       }
       assert.ok(answers[0]!.duringReplay, 'the first queries came while the hints were still replaying');
-      assert.deepEqual(refusals, [CATCHING_UP_REFUSAL], 'a fragment sent to it while it caught up is refused: the coordinator asks the other owners');
-      assert.ok(caughtUpSeen.some((seen) => seen.degraded && seen.catchingUp), `/health and /cluster/status said it was catching up: ${JSON.stringify(caughtUpSeen)}`);
+      assert.deepEqual(
+        refusals,
+        [CATCHING_UP_REFUSAL],
+        'a fragment sent to it while it caught up is refused: the coordinator asks the other owners',
+      );
+      assert.ok(
+        caughtUpSeen.some((seen) => seen.degraded && seen.catchingUp),
+        `/health and /cluster/status said it was catching up: ${JSON.stringify(caughtUpSeen)}`,
+      );
       for (const answer of answers) {
         const what = JSON.stringify(answer);
         if (!answer.partial) assert.equal(answer.count, total, `an answer that is not partial is exact: ${what}`);
@@ -134,11 +166,16 @@ function scenario(replicationFactor: number, restarted: string): void {
 
       assert.equal(await storedEvents(owner), ownerShare, `${restarted} holds its share once`);
       for (const node of nodes) {
-        await waitUntil(async () => (await metricValue(node, 'trawl_hints_pending_holders', `target="${restarted}"`)) === 0, 10_000, `${node.id} to hear the hints for ${restarted} are replayed`);
+        await waitUntil(
+          async () => (await metricValue(node, 'trawl_hints_pending_holders', `target="${restarted}"`)) === 0,
+          10_000,
+          `${node.id} to hear the hints for ${restarted} are replayed`,
+        );
       }
       await waitForUp(nodes, IDS);
       assert.equal(await fragmentRefusal(owner), null, 'caught up, it answers fragments');
-      for (const via of nodes) assert.deepEqual(await catchingUp(owner, via), { degraded: false, catchingUp: false }, `${via.id} sees ${restarted} caught up`);
+      for (const via of nodes)
+        assert.deepEqual(await catchingUp(owner, via), { degraded: false, catchingUp: false }, `${via.id} sees ${restarted} caught up`);
       for (const via of nodes) {
         // The last report may still be on its way to the node asked: it says partial until then.
         await waitUntil(async () => !(await count(via)).partial, 10_000, `${via.id} to answer whole`);

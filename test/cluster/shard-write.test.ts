@@ -28,7 +28,6 @@ function record(tag: string, count: number, placement = PLACEMENT): Buffer {
   return encodeChunkRecord(chunkEvents(events, placement), placement);
 }
 
-
 describe('ShardWrite on a node of two', function () {
   this.timeout(60_000);
   let nodes: ClusteredServer[] = [];
@@ -45,12 +44,21 @@ describe('ShardWrite on a node of two', function () {
   });
 
   const replay = (hintLog: string, seq: number, bytes: Buffer) =>
-    peers.call(nodes[0]!.grpc, SHARD_WRITE.ReplayHint, { protocol_version: protocolVersion(), origin: 'node2', hint_log: hintLog, seq, record: bytes, share_id: '', share_floor_ms: 0 }, 10_000);
+    peers.call(
+      nodes[0]!.grpc,
+      SHARD_WRITE.ReplayHint,
+      { protocol_version: protocolVersion(), origin: 'node2', hint_log: hintLog, seq, record: bytes, share_id: '', share_floor_ms: 0 },
+      10_000,
+    );
 
   it('applies a replayed hint once, however often and however concurrently it is sent, and across a kill', async () => {
     const first = record('first', 50);
     assert.deepEqual(await replay('log-a', 1, first), { protocol_version: protocolVersion(), applied: true, events: 50 });
-    assert.deepEqual(await replay('log-a', 1, first), { protocol_version: protocolVersion(), applied: false, events: 0 }, 'the same hint again');
+    assert.deepEqual(
+      await replay('log-a', 1, first),
+      { protocol_version: protocolVersion(), applied: false, events: 0 },
+      'the same hint again',
+    );
     assert.equal(await storedEvents(nodes[0]!), 50);
 
     const second = record('second', 30);
@@ -75,12 +83,25 @@ describe('ShardWrite on a node of two', function () {
     const shareId = `${Date.now()}-00112233aabbccdd-0`;
     const part = record('part', 40);
     const write = () =>
-      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node2', record: part, share_id: shareId, share_floor_ms: 0 }, 10_000);
+      peers.call(
+        nodes[0]!.grpc,
+        SHARD_WRITE.Write,
+        { protocol_version: protocolVersion(), origin: 'node2', record: part, share_id: shareId, share_floor_ms: 0 },
+        10_000,
+      );
     const hint = (seq: number) =>
       peers.call(
         nodes[0]!.grpc,
         SHARD_WRITE.ReplayHint,
-        { protocol_version: protocolVersion(), origin: 'node2', hint_log: 'log-shares', seq, record: part, share_id: shareId, share_floor_ms: 0 },
+        {
+          protocol_version: protocolVersion(),
+          origin: 'node2',
+          hint_log: 'log-shares',
+          seq,
+          record: part,
+          share_id: shareId,
+          share_floor_ms: 0,
+        },
         10_000,
       );
     const [first, second] = await Promise.all([write(), write()]);
@@ -95,7 +116,12 @@ describe('ShardWrite on a node of two', function () {
     assert.equal(await storedEvents(nodes[0]!), before + 40);
 
     const malformed = await refusal(
-      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node2', record: part, share_id: '../x', share_floor_ms: 0 }, 10_000),
+      peers.call(
+        nodes[0]!.grpc,
+        SHARD_WRITE.Write,
+        { protocol_version: protocolVersion(), origin: 'node2', record: part, share_id: '../x', share_floor_ms: 0 },
+        10_000,
+      ),
     );
     assert.equal(malformed.reason, 'invalid-share-id');
   });
@@ -103,7 +129,12 @@ describe('ShardWrite on a node of two', function () {
   it('refuses a record that is not a chunk record, or one keyed with another placement, storing nothing', async () => {
     const before = await storedEvents(nodes[0]!);
     const write = (bytes: Buffer) =>
-      peers.call(nodes[0]!.grpc, SHARD_WRITE.Write, { protocol_version: protocolVersion(), origin: 'node2', record: bytes, share_id: '', share_floor_ms: 0 }, 10_000);
+      peers.call(
+        nodes[0]!.grpc,
+        SHARD_WRITE.Write,
+        { protocol_version: protocolVersion(), origin: 'node2', record: bytes, share_id: '', share_floor_ms: 0 },
+        10_000,
+      );
     const garbage = await refusal(write(Buffer.from('not a chunk record')));
     assert.equal(garbage.reason, 'invalid-record');
     assert.match(garbage.details, /the record from node "node2" does not add up \(chunk record: not a chunk record/);

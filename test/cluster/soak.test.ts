@@ -16,6 +16,9 @@ describe('cluster soak: one minute of writes, queries and faults', function () {
     const progress: string[] = [];
     const report = await runSoak({ ...DEFAULT_SOAK, minutes: 1, seed: 1, log: (line) => progress.push(line) });
     const partial = report.partialAnswers.length === 0 ? '' : `\n\nanswers that said meta.partial:\n${report.partialAnswers.join('\n')}`;
-    assert.ok(report.passed, `${report.table}\n\n${report.failures.slice(0, 40).join('\n')}${partial}\n\nprogress:\n${progress.join('\n')}`);
+    assert.ok(
+      report.passed,
+      `${report.table}\n\n${report.failures.slice(0, 40).join('\n')}${partial}\n\nprogress:\n${progress.join('\n')}`,
+    );
   });
 });

@@ -25,7 +25,12 @@ function spreadEvents(startMs: number): TestEvent[] {
   let timeMs = startMs;
   for (let i = 0; i < EVENTS; i++) {
     timeMs += Math.floor(next() * ((2 * HOUR_MS) / EVENTS));
-    events.push({ event: `spread event ${i}`, time: Math.min(timeMs, startMs + HOUR_MS - 1) / 1000, host: `host-${i % 7}`, source: `source-${i % 3}` });
+    events.push({
+      event: `spread event ${i}`,
+      time: Math.min(timeMs, startMs + HOUR_MS - 1) / 1000,
+      host: `host-${i % 7}`,
+      source: `source-${i % 3}`,
+    });
   }
   return events;
 }
@@ -42,7 +47,7 @@ describe('cluster writes: one request spread over an hour of 10 s buckets (3 nod
     await stopClusteredServers(nodes, true);
   });
 
-  it('stores every event on two nodes and answers every bucket\'s count through every node', async () => {
+  it("stores every event on two nodes and answers every bucket's count through every node", async () => {
     // Twenty hours ahead: past every ring epoch the cluster decided at its start (test-events.ts).
     const startMs = Math.ceil((Date.now() + 20 * HOUR_MS) / BUCKET_MS) * BUCKET_MS;
     const events = spreadEvents(startMs);
@@ -69,8 +74,13 @@ describe('cluster writes: one request spread over an hour of 10 s buckets (3 nod
       60_000,
       'every event stored twice',
     );
-    assert.equal(stored.reduce((sum, count) => sum + count, 0), 2 * EVENTS, `every event on two nodes: ${stored.join(', ')}`);
-    for (const [i, count] of stored.entries()) assert.ok(count > 0 && count < EVENTS, `${nodes[i]!.id} holds part of the request: ${count}`);
+    assert.equal(
+      stored.reduce((sum, count) => sum + count, 0),
+      2 * EVENTS,
+      `every event on two nodes: ${stored.join(', ')}`,
+    );
+    for (const [i, count] of stored.entries())
+      assert.ok(count > 0 && count < EVENTS, `${nodes[i]!.id} holds part of the request: ${count}`);
 
     const expected = [...perBucket].sort(([a], [b]) => a - b).map(([bucket, count]) => [bucket, count]);
     const range = { from: new Date(startMs - HOUR_MS).toISOString(), to: new Date(startMs + 2 * HOUR_MS).toISOString() };
@@ -79,14 +89,21 @@ describe('cluster writes: one request spread over an hour of 10 s buckets (3 nod
       let query: Awaited<ReturnType<typeof postJson>> | null = null;
       await waitUntil(
         async () => {
-          query = await postJson(`${node.api}/query`, { q: 'from main | stats count() as n by bin(_time, 10s) as bucket | sort bucket', limit: 1000, ...range });
+          query = await postJson(`${node.api}/query`, {
+            q: 'from main | stats count() as n by bin(_time, 10s) as bucket | sort bucket',
+            limit: 1000,
+            ...range,
+          });
           assert.equal(query.status, 200, `${node.id}: ${query.text}`);
           return query.body.meta.partial === undefined;
         },
         60_000,
         `a whole answer through ${node.id}`,
       );
-      const rows = (query!.body.data.rows as [string | number, number][]).map(([bucket, n]) => [typeof bucket === 'number' ? bucket : Date.parse(bucket), n]);
+      const rows = (query!.body.data.rows as [string | number, number][]).map(([bucket, n]) => [
+        typeof bucket === 'number' ? bucket : Date.parse(bucket),
+        n,
+      ]);
       assert.deepEqual(rows, expected, `every bucket's count through ${node.id}`);
     }
   });

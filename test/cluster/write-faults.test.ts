@@ -24,7 +24,9 @@ describe('cluster writes under faults: exactly once, whole or nothing, bounded w
 
   before(async () => {
     // A failure timeout that a busy machine's pauses do not reach: the large request's queries scan for seconds.
-    nodes = await startClusteredServers(3, { set: { 'cluster.replication_factor': 2, 'cluster.write_timeout': `${WRITE_TIMEOUT_MS}ms`, 'cluster.failure_timeout': '3s' } });
+    nodes = await startClusteredServers(3, {
+      set: { 'cluster.replication_factor': 2, 'cluster.write_timeout': `${WRITE_TIMEOUT_MS}ms`, 'cluster.failure_timeout': '3s' },
+    });
   });
 
   after(async () => {
@@ -33,7 +35,8 @@ describe('cluster writes under faults: exactly once, whole or nothing, bounded w
   });
 
   const node = (id: string): ClusteredServer => nodes.find((each) => each.id === id)!;
-  const storedByNode = async (): Promise<Map<string, number>> => new Map(await Promise.all(nodes.map(async (each) => [each.id, await storedEvents(each)] as const)));
+  const storedByNode = async (): Promise<Map<string, number>> =>
+    new Map(await Promise.all(nodes.map(async (each) => [each.id, await storedEvents(each)] as const)));
   const hintsPending = async (): Promise<number> => {
     let pending = 0;
     for (const each of nodes) pending += await metricSum(each, 'trawl_hints_pending');
@@ -42,13 +45,17 @@ describe('cluster writes under faults: exactly once, whole or nothing, bounded w
   const countOf = async (via: ClusteredServer, tag: string): Promise<{ count: number; partial: boolean }> => {
     const from = new Date(Date.now() - 5 * 86_400_000).toISOString();
     const to = new Date(Date.now() + 2 * 86_400_000).toISOString();
-    const answer = await postJson(`${via.api}/query`, { q: `from main | where startswith(_raw, "${tag} ") | stats count() as n`, from, to });
+    const answer = await postJson(`${via.api}/query`, {
+      q: `from main | where startswith(_raw, "${tag} ") | stats count() as n`,
+      from,
+      to,
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.meta.partial === true, false, `not partial: ${JSON.stringify(answer.body.meta)}`);
     return { count: answer.body.data.rows[0][0] as number, partial: false };
   };
 
-  it("answers within cluster.write_timeout while an owner is stopped, and that owner holds its share once after it resumes and its hints are replayed", async () => {
+  it('answers within cluster.write_timeout while an owner is stopped, and that owner holds its share once after it resumes and its hints are replayed', async () => {
     const frozen = node('node3');
     const before = await storedByNode();
     frozen.server.process.kill('SIGSTOP');
@@ -78,7 +85,12 @@ describe('cluster writes under faults: exactly once, whole or nothing, bounded w
     // 16,000 events of ~400 bytes, 20 s apart over 89 hours: far over gRPC's 4 MiB a message, over about 1,400 keys.
     const base = Math.floor(Date.now() / 1000) - 4 * 86_400;
     const pad = 'x'.repeat(360);
-    const events = Array.from({ length: 16_000 }, (_, i) => ({ event: `large-request ${i} ${pad}`, time: base + i * 20, host: `large-${i % 7}`, source: 'app' }));
+    const events = Array.from({ length: 16_000 }, (_, i) => ({
+      event: `large-request ${i} ${pad}`,
+      time: base + i * 20,
+      host: `large-${i % 7}`,
+      source: 'app',
+    }));
     const body = JSON.stringify(events);
     assert.ok(body.length > 6_000_000, `the body is ${body.length} bytes`);
     const before = await storedByNode();
@@ -93,7 +105,7 @@ describe('cluster writes under faults: exactly once, whole or nothing, bounded w
     assert.deepEqual(await countOf(node('node3'), 'large-request'), { count: events.length, partial: false });
   });
 
-  it("keeps the share a full owner refuses as a hint once another owner stored its own, and refuses whole only what nothing stored", async () => {
+  it('keeps the share a full owner refuses as a hint once another owner stored its own, and refuses whole only what nothing stored', async () => {
     const full = node('node2');
     const limit = (await request(`${full.api}/config`)).body.data.ingest.max_buffered_events as number;
     const before = await storedByNode();

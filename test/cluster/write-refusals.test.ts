@@ -36,7 +36,10 @@ describe('cluster writes: an owner that refuses its share', function () {
 
     const refused = await postJson(`${first.api}/ingest`, taggedEvents('mismatch-again', 1000, 40));
     assertError(refused, 503, 'SHARD_UNAVAILABLE');
-    assert.match(refused.body.error.message, /node node2 refuses writes from node node1: .*every node of a cluster needs the same cluster\.partitions and cluster\.bucket_span; nothing was stored/);
+    assert.match(
+      refused.body.error.message,
+      /node node2 refuses writes from node node1: .*every node of a cluster needs the same cluster\.partitions and cluster\.bucket_span; nothing was stored/,
+    );
     assert.equal(await storedEvents(first), share.get('node1'), 'the refused request stored nothing');
     assert.equal(await storedEvents(second), 0);
   });

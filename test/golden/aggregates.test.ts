@@ -6,8 +6,20 @@
  */
 import { strict as assert } from 'assert';
 import {
-  EVENTS, exactPercentile, FROM_MS, get, inIndexes, keyOrder, num, numbers, sampleVariance, statsGroups, sum, TO_MS,
-  type GoldenEvent, type V,
+  EVENTS,
+  exactPercentile,
+  FROM_MS,
+  get,
+  inIndexes,
+  keyOrder,
+  num,
+  numbers,
+  sampleVariance,
+  statsGroups,
+  sum,
+  TO_MS,
+  type GoldenEvent,
+  type V,
 } from './dataset';
 import { aggregate, close, golden, invalid, same, table } from './server';
 
@@ -44,7 +56,12 @@ function valuesOf(group: GoldenEvent[], field: string): V {
 }
 
 function distinct(group: GoldenEvent[], field: string): number {
-  return new Set(group.map((e) => f(e, field)).filter((v) => v !== null).map((v) => `${typeof v}:${String(v)}`)).size;
+  return new Set(
+    group
+      .map((e) => f(e, field))
+      .filter((v) => v !== null)
+      .map((v) => `${typeof v}:${String(v)}`),
+  ).size;
 }
 
 const RANGE_SECONDS = (TO_MS - FROM_MS) / 1000;
@@ -52,7 +69,10 @@ const RANGE_SECONDS = (TO_MS - FROM_MS) / 1000;
 /** The aggregates over one numeric field, by name. */
 function numericCases(field: string): AggCase[] {
   const nums = (g: GoldenEvent[]): number[] => numbers(g, field);
-  const pct = (q: number) => (g: GoldenEvent[]): V => exactPercentile(nums(g), q);
+  const pct =
+    (q: number) =>
+    (g: GoldenEvent[]): V =>
+      exactPercentile(nums(g), q);
   return [
     { call: `count(${field})`, kind: 'exact', ref: (g) => g.filter((e) => f(e, field) !== null).length },
     { call: `sum(${field})`, kind: 'exact', ref: (g) => (nums(g).length === 0 ? null : sum(nums(g))) },
@@ -72,10 +92,14 @@ function numericCases(field: string): AggCase[] {
     { call: `p99(${field})`, kind: 'pct', ref: pct(0.99) },
     { call: `percentile(${field}, 33.3)`, kind: 'pct', ref: pct(0.333) },
     { call: `percentile(${field}, 100)`, kind: 'pct', ref: pct(1) },
-    { call: `stdev(${field})`, kind: 'exact', ref: (g) => {
-      const v = sampleVariance(nums(g));
-      return v === null ? null : Math.sqrt(v);
-    } },
+    {
+      call: `stdev(${field})`,
+      kind: 'exact',
+      ref: (g) => {
+        const v = sampleVariance(nums(g));
+        return v === null ? null : Math.sqrt(v);
+      },
+    },
     { call: `var(${field})`, kind: 'exact', ref: (g) => sampleVariance(nums(g)) },
   ];
 }
@@ -83,7 +107,11 @@ function numericCases(field: string): AggCase[] {
 const GENERAL: AggCase[] = [
   { call: 'count()', kind: 'exact', ref: (g) => g.length },
   { call: 'countif(status >= 500)', kind: 'exact', ref: (g) => g.filter((e) => (num(f(e, 'status')) ?? -1) >= 500).length },
-  { call: 'countif(level = "error" or cached)', kind: 'exact', ref: (g) => g.filter((e) => f(e, 'level') === 'error' || f(e, 'cached') === true).length },
+  {
+    call: 'countif(level = "error" or cached)',
+    kind: 'exact',
+    ref: (g) => g.filter((e) => f(e, 'level') === 'error' || f(e, 'cached') === true).length,
+  },
   { call: 'count(user)', kind: 'exact', ref: (g) => g.filter((e) => f(e, 'user') !== null).length },
   { call: 'count(no_such_field)', kind: 'exact', ref: () => 0 },
   { call: 'dc(user)', kind: 'dc', ref: (g) => distinct(g, 'user') },
@@ -98,7 +126,13 @@ const GENERAL: AggCase[] = [
 ];
 
 /** Runs `stats <calls> by <keys>` and checks every cell. */
-async function checkStats(from: string, cases: AggCase[], keys: { text: string; value: (e: GoldenEvent) => V }[], pool: readonly GoldenEvent[], where = ''): Promise<void> {
+async function checkStats(
+  from: string,
+  cases: AggCase[],
+  keys: { text: string; value: (e: GoldenEvent) => V }[],
+  pool: readonly GoldenEvent[],
+  where = '',
+): Promise<void> {
   const q = `from ${from}${where} | stats ${cases.map((c, k) => `${c.call} as a${k}`).join(', ')}${keys.length ? ` by ${keys.map((k, i) => `${k.text} as k${i}`).join(', ')}` : ''}`;
   const data = await aggregate(q);
   assert.deepEqual(data.columns, [...keys.map((_, i) => `k${i}`), ...cases.map((_, k) => `a${k}`)]);
@@ -139,36 +173,60 @@ describe('golden: aggregates', function () {
   it('every numeric aggregate of a field with negatives and zeros (delta), by index', () =>
     checkStats('*', numericCases('delta'), [{ text: 'index', value: (e) => e.index }], EVENTS));
 
-  it('every aggregate by host', () => checkStats('*', [...GENERAL, ...numericCases('bytes')], [{ text: 'host', value: (e) => e.host }], EVENTS));
+  it('every aggregate by host', () =>
+    checkStats('*', [...GENERAL, ...numericCases('bytes')], [{ text: 'host', value: (e) => e.host }], EVENTS));
 
   it('by two keys (a null key sorts last)', () =>
-    checkStats('web, app', [...GENERAL, ...numericCases('ms').slice(0, 12)], [
-      { text: 'level', value: (e) => f(e, 'level') },
-      { text: 'region', value: (e) => f(e, 'region') },
-    ], inIndexes('web', 'app')));
+    checkStats(
+      'web, app',
+      [...GENERAL, ...numericCases('ms').slice(0, 12)],
+      [
+        { text: 'level', value: (e) => f(e, 'level') },
+        { text: 'region', value: (e) => f(e, 'region') },
+      ],
+      inIndexes('web', 'app'),
+    ));
 
   it('by bin(_time, 30m) and source', () =>
-    checkStats('*', [...GENERAL, ...numericCases('ms')], [
-      { text: 'bin(_time, 30m)', value: (e) => new Date(Math.floor(e.timeMs / 1800_000) * 1800_000).toISOString() },
-      { text: 'source', value: (e) => e.source },
-    ], EVENTS));
+    checkStats(
+      '*',
+      [...GENERAL, ...numericCases('ms')],
+      [
+        { text: 'bin(_time, 30m)', value: (e) => new Date(Math.floor(e.timeMs / 1800_000) * 1800_000).toISOString() },
+        { text: 'source', value: (e) => e.source },
+      ],
+      EVENTS,
+    ));
 
   it('a mixed number/string field: numbers and numeric strings are numbers; values and dc keep the type', () =>
-    checkStats('*', [
-      ...numericCases('code'),
-      { call: 'values(code)', kind: 'exact', ref: (g) => valuesOf(g, 'code') },
-    ], [{ text: 'region', value: (e) => f(e, 'region') }], EVENTS));
+    checkStats(
+      '*',
+      [...numericCases('code'), { call: 'values(code)', kind: 'exact', ref: (g) => valuesOf(g, 'code') }],
+      [{ text: 'region', value: (e) => f(e, 'region') }],
+      EVENTS,
+    ));
 
   it('booleans count as 1/0 in sum and avg; values lists false before true', () =>
-    checkStats('*', [
-      { call: 'sum(cached)', kind: 'exact', ref: (g) => (numbers(g, 'cached').length ? sum(numbers(g, 'cached')) : null) },
-      { call: 'avg(cached)', kind: 'exact', ref: (g) => (numbers(g, 'cached').length ? sum(numbers(g, 'cached')) / numbers(g, 'cached').length : null) },
-      { call: 'values(cached)', kind: 'exact', ref: (g) => valuesOf(g, 'cached') },
-      { call: 'count(cached)', kind: 'exact', ref: (g) => g.filter((e) => f(e, 'cached') !== null).length },
-    ], [{ text: 'host', value: (e) => e.host }], EVENTS));
+    checkStats(
+      '*',
+      [
+        { call: 'sum(cached)', kind: 'exact', ref: (g) => (numbers(g, 'cached').length ? sum(numbers(g, 'cached')) : null) },
+        {
+          call: 'avg(cached)',
+          kind: 'exact',
+          ref: (g) => (numbers(g, 'cached').length ? sum(numbers(g, 'cached')) / numbers(g, 'cached').length : null),
+        },
+        { call: 'values(cached)', kind: 'exact', ref: (g) => valuesOf(g, 'cached') },
+        { call: 'count(cached)', kind: 'exact', ref: (g) => g.filter((e) => f(e, 'cached') !== null).length },
+      ],
+      [{ text: 'host', value: (e) => e.host }],
+      EVENTS,
+    ));
 
   it('aggregates of _time are times (ISO 8601); values() is capped at 100, smallest first', async () => {
-    const rows = await table('from * | stats min(_time) as lo, max(_time) as hi, first(_time) as f, latest(_time) as l, values(rid) as v, dc(rid) as d by index');
+    const rows = await table(
+      'from * | stats min(_time) as lo, max(_time) as hi, first(_time) as f, latest(_time) as l, values(rid) as v, dc(rid) as d by index',
+    );
     const groups = statsGroups(EVENTS, (e) => [e.index]);
     assert.equal(rows.length, groups.length);
     groups.forEach((g, r) => {
@@ -203,7 +261,14 @@ describe('golden: aggregates', function () {
     const bytes = numbers(inIndexes('web'), 'bytes');
     close(rows[0]!.s, sum(bytes.map((b) => b / 1024)), 1e-9, 'sum(kb)');
     close(rows[0]!.a, sum(bytes.map((b) => b * 2)) / bytes.length, 1e-9, 'avg(bytes * 2)');
-    assert.equal(rows[0]!.m, Math.max(...inIndexes('web').filter((e) => e.fields.user !== undefined).map((e) => [...(e.fields.user as string)].length)));
+    assert.equal(
+      rows[0]!.m,
+      Math.max(
+        ...inIndexes('web')
+          .filter((e) => e.fields.user !== undefined)
+          .map((e) => [...(e.fields.user as string)].length),
+      ),
+    );
   });
 
   it('first/last/earliest/latest still go by event time after keep, drop or rename of _time', async () => {
@@ -216,7 +281,11 @@ describe('golden: aggregates', function () {
       'from main | rename _time as when2 | stats first(ms) as f, last(ms) as l, earliest(user) as e, latest(user) as t',
     ]) {
       const rows = await table(q);
-      assert.deepEqual(rows, [{ f: withMs[0]!.fields.ms, l: withMs.at(-1)!.fields.ms, e: withUser[0]!.fields.user, t: withUser.at(-1)!.fields.user }], q);
+      assert.deepEqual(
+        rows,
+        [{ f: withMs[0]!.fields.ms, l: withMs.at(-1)!.fields.ms, e: withUser[0]!.fields.user, t: withUser.at(-1)!.fields.user }],
+        q,
+      );
     }
   });
 
@@ -233,10 +302,27 @@ describe('golden: aggregates', function () {
         'from * | stats count(), avg(ms), percentile(ms, 95), count(), max(ms), max(ms), count(user), countif(level = "error"), p99(ms), percentile(ms, 99.9), sum(bytes * 2), max(ms) by host, bin(_time, 1h), lower(region)',
       );
       assert.deepEqual(data.columns, [
-        'host', '_time', 'lower_region',
-        'count', 'avg_ms', 'p95_ms', 'count_2', 'max_ms', 'max_ms_2', 'count_user', 'countif', 'p99_ms', 'p99_9_ms', 'sum', 'max_ms_3',
+        'host',
+        '_time',
+        'lower_region',
+        'count',
+        'avg_ms',
+        'p95_ms',
+        'count_2',
+        'max_ms',
+        'max_ms_2',
+        'count_user',
+        'countif',
+        'p99_ms',
+        'p99_9_ms',
+        'sum',
+        'max_ms_3',
       ]);
-      const groups = statsGroups(EVENTS, (e) => [e.host, new Date(Math.floor(e.timeMs / 3600_000) * 3600_000).toISOString(), (e.fields.region as string).toLowerCase()]);
+      const groups = statsGroups(EVENTS, (e) => [
+        e.host,
+        new Date(Math.floor(e.timeMs / 3600_000) * 3600_000).toISOString(),
+        (e.fields.region as string).toLowerCase(),
+      ]);
       assert.equal(data.rows.length, groups.length);
       groups.forEach((g, r) => {
         const row = data.rows[r]!;
@@ -254,7 +340,8 @@ describe('golden: aggregates', function () {
       assert.deepEqual(data.columns, ['host', 'count', 'mean']);
       const groups = statsGroups(EVENTS, (e) => [e.host]);
       // sort is stable: ties keep the key order of stats
-      const expected = groups.map((g) => [g.key[0]!, g.items.length, sum(numbers(g.items, 'ms')) / numbers(g.items, 'ms').length] as V[])
+      const expected = groups
+        .map((g) => [g.key[0]!, g.items.length, sum(numbers(g.items, 'ms')) / numbers(g.items, 'ms').length] as V[])
         .sort((a, b) => (b[1] as number) - (a[1] as number));
       assert.equal(data.rows.length, expected.length);
       data.rows.forEach((row, r) => {

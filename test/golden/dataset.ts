@@ -106,12 +106,17 @@ function generate(): GoldenEvent[] {
     if (NEEDLE_AT.includes(i)) source = 'misc';
     const index = source === 'nginx' ? 'web' : source === 'billing' || source === 'syslog' ? 'main' : 'app';
     const host =
-      source === 'nginx' ? pick(['web-1', 'web-2', 'web-3']) :
-      source === 'api' ? pick(['api-1', 'api-2']) :
-      source === 'worker' ? 'wrk-1' :
-      source === 'billing' ? 'pay-1' :
-      source === 'syslog' ? pick(['db-1', 'db-2']) :
-      pick(['web-1', 'api-1', 'db-1', 'wrk-1']);
+      source === 'nginx'
+        ? pick(['web-1', 'web-2', 'web-3'])
+        : source === 'api'
+          ? pick(['api-1', 'api-2'])
+          : source === 'worker'
+            ? 'wrk-1'
+            : source === 'billing'
+              ? 'pay-1'
+              : source === 'syslog'
+                ? pick(['db-1', 'db-2'])
+                : pick(['web-1', 'api-1', 'db-1', 'wrk-1']);
 
     // Common fields; each may be absent.
     const f: Record<string, string | number | boolean> = { rid: `r${i}` };
@@ -167,7 +172,12 @@ function generate(): GoldenEvent[] {
       const status = f.status as number;
       const size = status === 204 || status === 304 ? '-' : String(int(0, 90000));
       const referrer = r() < 0.5 ? '-' : pick(['https://example.com/page?x=1', 'https://search.example/q?s=trawl']);
-      const ua = pick(['Mozilla/5.0 (X11; Linux x86_64)', 'curl/8.4.0', 'Go-http-client/1.1', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)']);
+      const ua = pick([
+        'Mozilla/5.0 (X11; Linux x86_64)',
+        'curl/8.4.0',
+        'Go-http-client/1.1',
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)',
+      ]);
       raw = `${ip} - ${auth} [${clfTime}] "${method} ${path} ${protocol}" ${status} ${size} "${referrer}" "${ua}"`;
       const clf: Row = {};
       put(clf, 'client_ip', ip);
@@ -185,8 +195,14 @@ function generate(): GoldenEvent[] {
       parsed.combined = combined;
       // parse pattern(_raw, "<ip> - <auth> [<ts>] \"<method> <uri> <proto>\" <st> <size> <_>")
       parsed.pattern = {
-        ip: capture(ip), auth: capture(auth), ts: capture(clfTime), method, uri: capture(path), proto: protocol,
-        st: status, size: capture(size),
+        ip: capture(ip),
+        auth: capture(auth),
+        ts: capture(clfTime),
+        method,
+        uri: capture(path),
+        proto: protocol,
+        st: status,
+        size: capture(size),
       };
     } else if (source === 'api') {
       const obj: Record<string, unknown> = {
@@ -226,7 +242,14 @@ function generate(): GoldenEvent[] {
       const items = int(1, 12);
       raw = `BILLING invoice=${invoice} amount=${amount} currency=EUR customer="${customer}"; status=${status}, items=${items} note='late fee' zip=02139`;
       parsed.kv = {
-        invoice, amount: capture(amount), currency: 'EUR', customer, status, items, note: 'late fee', zip: '02139',
+        invoice,
+        amount: capture(amount),
+        currency: 'EUR',
+        customer,
+        status,
+        items,
+        note: 'late fee',
+        zip: '02139',
       };
     } else if (source === 'syslog') {
       const pri = pick([13, 34, 38, 86, 131, 165, 190]);
@@ -238,7 +261,11 @@ function generate(): GoldenEvent[] {
         const app = withPid ? pick(['sshd', 'nginx', 'postgres']) : 'CRON';
         const pid = int(100, 30000);
         const msg = withPid
-          ? pick([`Failed password for root from 10.0.0.${int(1, 254)} port 22 ssh2`, 'Accepted publickey for deploy', 'connection reset by peer'])
+          ? pick([
+              `Failed password for root from 10.0.0.${int(1, 254)} port 22 ssh2`,
+              'Accepted publickey for deploy',
+              'connection reset by peer',
+            ])
           : '(root) CMD (run-parts /etc/cron.hourly)';
         raw = `<${pri}>${stamp} ${host} ${app}${withPid ? `[${pid}]` : ''}: ${msg}`;
         sys.timestamp = stamp;

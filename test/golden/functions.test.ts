@@ -25,7 +25,9 @@ async function check(cases: [string, Ref][], from = '*'): Promise<void> {
       try {
         same(row[names[k]!] ?? null, expected, '');
       } catch {
-        failures.push(`${expr} for ${e.fields.rid}: got ${JSON.stringify(row[names[k]!])}, expected ${JSON.stringify(expected)} (input ${JSON.stringify(e.fields)})`);
+        failures.push(
+          `${expr} for ${e.fields.rid}: got ${JSON.stringify(row[names[k]!])}, expected ${JSON.stringify(expected)} (input ${JSON.stringify(e.fields)})`,
+        );
       }
     });
   }
@@ -39,17 +41,21 @@ const n = (e: GoldenEvent, name: string): number | null => {
   return typeof v === 'number' ? v : null;
 };
 /** Unary text function: null in, null out. */
-const t1 = (name: string, fn: (x: string) => V): Ref => (e) => {
-  const x = s(e, name);
-  return x === null ? null : fn(x);
-};
+const t1 =
+  (name: string, fn: (x: string) => V): Ref =>
+  (e) => {
+    const x = s(e, name);
+    return x === null ? null : fn(x);
+  };
 /** Unary numeric function over toNumber's reading; non-finite results are null. */
-const n1 = (name: string, fn: (x: number) => number): Ref => (e) => {
-  const x = num(f(e, name));
-  if (x === null) return null;
-  const y = fn(x);
-  return Number.isFinite(y) ? y + 0 : null;
-};
+const n1 =
+  (name: string, fn: (x: number) => number): Ref =>
+  (e) => {
+    const x = num(f(e, name));
+    if (x === null) return null;
+    const y = fn(x);
+    return Number.isFinite(y) ? y + 0 : null;
+  };
 
 // --- references with some logic ------------------------------------------------------------------
 
@@ -107,12 +113,28 @@ function strftime(ms: number, format: string): string {
   const yday = Math.floor((ms - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86400_000) + 1;
   const h = d.getUTCHours();
   const map: Record<string, string> = {
-    Y: String(d.getUTCFullYear()), y: p2(d.getUTCFullYear() % 100), m: p2(d.getUTCMonth() + 1), d: p2(d.getUTCDate()),
-    e: String(d.getUTCDate()).padStart(2, ' '), H: p2(h), I: p2(h % 12 === 0 ? 12 : h % 12), p: h < 12 ? 'AM' : 'PM',
-    M: p2(d.getUTCMinutes()), S: p2(d.getUTCSeconds()), j: String(yday).padStart(3, '0'),
-    a: DAYS[d.getUTCDay()]!.slice(0, 3), A: DAYS[d.getUTCDay()]!, b: MONTHS[d.getUTCMonth()]!.slice(0, 3), B: MONTHS[d.getUTCMonth()]!,
-    u: String(d.getUTCDay() === 0 ? 7 : d.getUTCDay()), w: String(d.getUTCDay()), z: '+0000', Z: 'UTC',
-    s: String(Math.floor(ms / 1000)), L: String(d.getUTCMilliseconds()).padStart(3, '0'), '%': '%',
+    Y: String(d.getUTCFullYear()),
+    y: p2(d.getUTCFullYear() % 100),
+    m: p2(d.getUTCMonth() + 1),
+    d: p2(d.getUTCDate()),
+    e: String(d.getUTCDate()).padStart(2, ' '),
+    H: p2(h),
+    I: p2(h % 12 === 0 ? 12 : h % 12),
+    p: h < 12 ? 'AM' : 'PM',
+    M: p2(d.getUTCMinutes()),
+    S: p2(d.getUTCSeconds()),
+    j: String(yday).padStart(3, '0'),
+    a: DAYS[d.getUTCDay()]!.slice(0, 3),
+    A: DAYS[d.getUTCDay()]!,
+    b: MONTHS[d.getUTCMonth()]!.slice(0, 3),
+    B: MONTHS[d.getUTCMonth()]!,
+    u: String(d.getUTCDay() === 0 ? 7 : d.getUTCDay()),
+    w: String(d.getUTCDay()),
+    z: '+0000',
+    Z: 'UTC',
+    s: String(Math.floor(ms / 1000)),
+    L: String(d.getUTCMilliseconds()).padStart(3, '0'),
+    '%': '%',
   };
   const expanded = format.replace(/%F/g, '%Y-%m-%d').replace(/%T/g, '%H:%M:%S');
   return expanded.replace(/%(.)/g, (m, c: string) => map[c] ?? m);
@@ -142,7 +164,8 @@ function jsonExtract(str: string | null, path: (string | number)[]): V {
       if (!Array.isArray(value)) return null;
       value = value[step < 0 ? value.length + step : step];
     } else {
-      if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, step)) return null;
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, step))
+        return null;
       value = (value as Record<string, unknown>)[step];
     }
     if (value === undefined) return null;
@@ -190,10 +213,13 @@ describe('golden: scalar functions', function () {
       ['substr(user, 50)', (e) => substr(s(e, 'user'), 50)],
       ['substr(rid, 2, 100)', (e) => substr(s(e, 'rid'), 2, 100)],
       ['substr(bytes, 1, 2)', (e) => substr(s(e, 'bytes'), 1, 2)],
-      ['upper(substr(user, 1, 1)) + lower(substr(user, 2))', (e) => {
-        const u = s(e, 'user');
-        return u === null ? null : `${(substr(u, 1, 1) as string).toUpperCase()}${(substr(u, 2) as string).toLowerCase()}`;
-      }],
+      [
+        'upper(substr(user, 1, 1)) + lower(substr(user, 2))',
+        (e) => {
+          const u = s(e, 'user');
+          return u === null ? null : `${(substr(u, 1, 1) as string).toUpperCase()}${(substr(u, 2) as string).toLowerCase()}`;
+        },
+      ],
     ]));
 
   it('replace (every match, $1 and ${1} group references), split', () =>
@@ -237,10 +263,13 @@ describe('golden: scalar functions', function () {
       ['coalesce(no_such_field)', () => null],
       ['if(status >= 500, "5xx", "other")', (e) => (n(e, 'status') !== null && n(e, 'status')! >= 500 ? '5xx' : 'other')],
       ['if(cached, 1, 0)', (e) => (f(e, 'cached') === true ? 1 : 0)],
-      ['case(ms > 1000, "slow", ms > 100, "mid", "fast")', (e) => {
-        const ms = n(e, 'ms');
-        return ms !== null && ms > 1000 ? 'slow' : ms !== null && ms > 100 ? 'mid' : 'fast';
-      }],
+      [
+        'case(ms > 1000, "slow", ms > 100, "mid", "fast")',
+        (e) => {
+          const ms = n(e, 'ms');
+          return ms !== null && ms > 1000 ? 'slow' : ms !== null && ms > 100 ? 'mid' : 'fast';
+        },
+      ],
       ['case(level = "error", 3, level = "warn", 2)', (e) => (f(e, 'level') === 'error' ? 3 : f(e, 'level') === 'warn' ? 2 : null)],
       ['isnull(user)', (e) => f(e, 'user') === null],
       ['isnotnull(pad)', (e) => f(e, 'pad') !== null],
@@ -292,11 +321,14 @@ describe('golden: scalar functions', function () {
       ['pow(delta, 0.5)', n1('delta', (x) => x ** 0.5)],
       ['pow(2, 10)', () => 1024],
       ['pow(0, -1)', () => null],
-      ['pow(bytes, ratio)', (e) => {
-        const b = n(e, 'bytes');
-        const r = n(e, 'ratio');
-        return b === null || r === null ? null : b ** r;
-      }],
+      [
+        'pow(bytes, ratio)',
+        (e) => {
+          const b = n(e, 'bytes');
+          const r = n(e, 'ratio');
+          return b === null || r === null ? null : b ** r;
+        },
+      ],
     ]));
 
   it('least greatest (nulls ignored; numbers, numeric strings, strings)', () =>
@@ -342,13 +374,19 @@ describe('golden: scalar functions', function () {
   it('strptime (text to time; ISO in results; null when it does not read)', () =>
     check([
       ['strptime(when, "%Y-%m-%d %H:%M:%S")', (e) => strptime(s(e, 'when'), false)],
-      ['strptime(concat(when, " +0230"), "%Y-%m-%d %H:%M:%S %z")', (e) => strptime(s(e, 'when') === null ? null : `${s(e, 'when')} +0230`, true)],
+      [
+        'strptime(concat(when, " +0230"), "%Y-%m-%d %H:%M:%S %z")',
+        (e) => strptime(s(e, 'when') === null ? null : `${s(e, 'when')} +0230`, true),
+      ],
       ['strptime("02/Mar/2026:08:00:03 +0000", "%d/%b/%Y:%H:%M:%S %z")', () => '2026-03-02T08:00:03.000Z'],
       ['strptime("1772438400", "%s")', () => new Date(1772438400_000).toISOString()],
-      ['strftime(strptime(when, "%Y-%m-%d %H:%M:%S"), "%H")', (e) => {
-        const iso = strptime(s(e, 'when'), false);
-        return iso === null ? null : strftime(Date.parse(iso as string), '%H');
-      }],
+      [
+        'strftime(strptime(when, "%Y-%m-%d %H:%M:%S"), "%H")',
+        (e) => {
+          const iso = strptime(s(e, 'when'), false);
+          return iso === null ? null : strftime(Date.parse(iso as string), '%H');
+        },
+      ],
     ]));
 
   it('json_extract (paths, arrays, objects as JSON text, invalid JSON null)', () =>
@@ -359,7 +397,7 @@ describe('golden: scalar functions', function () {
       ['json_extract(payload, "$.deep")', (e) => jsonExtract(s(e, 'payload'), ['deep'])],
       ['json_extract(payload, "$.arr")', (e) => jsonExtract(s(e, 'payload'), ['arr'])],
       ['json_extract(payload, "$.s")', (e) => jsonExtract(s(e, 'payload'), ['s'])],
-      ['json_extract(payload, "$[\'deep\'][\'x\'].y")', (e) => jsonExtract(s(e, 'payload'), ['deep', 'x', 'y'])],
+      ["json_extract(payload, \"$['deep']['x'].y\")", (e) => jsonExtract(s(e, 'payload'), ['deep', 'x', 'y'])],
       ['json_extract(payload, "$.missing")', () => null],
       ['json_extract(_raw, "$.req.ms")', (e) => (e.source === 'api' ? jsonExtract(e.raw, ['req', 'ms']) : null)],
       ['json_extract(_raw, "$.req")', (e) => (e.source === 'api' ? jsonExtract(e.raw, ['req']) : null)],

@@ -17,18 +17,32 @@ const cmp = (a: V, op: string, b: V): T => {
   const o = compare(a, b);
   if (Number.isNaN(o)) return null;
   switch (op) {
-    case '=': return o === 0;
-    case '!=': return o !== 0;
-    case '<': return o < 0;
-    case '<=': return o <= 0;
-    case '>': return o > 0;
-    default: return o >= 0;
+    case '=':
+      return o === 0;
+    case '!=':
+      return o !== 0;
+    case '<':
+      return o < 0;
+    case '<=':
+      return o <= 0;
+    case '>':
+      return o > 0;
+    default:
+      return o >= 0;
   }
 };
 
 async function checkWhere(condition: string, predicate: (e: GoldenEvent) => T, from = '*', allowEmpty = false): Promise<void> {
   const result = await events(`from ${from} | where ${condition} | keep rid, _time`);
-  const pool = from === '*' ? EVENTS : EVENTS.filter((e) => from.split(',').map((s) => s.trim()).includes(e.index));
+  const pool =
+    from === '*'
+      ? EVENTS
+      : EVENTS.filter((e) =>
+          from
+            .split(',')
+            .map((s) => s.trim())
+            .includes(e.index),
+        );
   const expected = newestFirst(pool.filter((e) => predicate(e) === true)).map((e) => e.fields.rid);
   assert.deepEqual(rids(result.events), expected, `where ${condition}: ${result.events.length} rows, expected ${expected.length}`);
   assert.ok(expected.length > 0 || allowEmpty, `where ${condition}: the dataset should have matches`);
@@ -39,7 +53,8 @@ async function checkExtend(expr: string, expected: (e: GoldenEvent) => V): Promi
   const result = await events(`from * | extend x = ${expr} | keep rid, x`);
   const got = byRid(result.events);
   assert.equal(got.size, EVENTS.length);
-  for (const e of EVENTS) same(got.get(e.fields.rid as string)!.x ?? null, expected(e), `${expr} for ${e.fields.rid} (${JSON.stringify(e.fields)})`);
+  for (const e of EVENTS)
+    same(got.get(e.fields.rid as string)!.x ?? null, expected(e), `${expr} for ${e.fields.rid} (${JSON.stringify(e.fields)})`);
 }
 
 const f = (e: GoldenEvent, name: string): V => get(e, name);
@@ -54,7 +69,8 @@ describe('golden: operators', function () {
 
   describe('comparisons', () => {
     for (const op of ['=', '==', '!=', '<', '<=', '>', '>='] as const) {
-      it(`ms ${op} ${PIVOT} (numbers; nulls are false)`, () => checkWhere(`ms ${op} ${PIVOT}`, (e) => cmp(f(e, 'ms'), op === '==' ? '=' : op, PIVOT)));
+      it(`ms ${op} ${PIVOT} (numbers; nulls are false)`, () =>
+        checkWhere(`ms ${op} ${PIVOT}`, (e) => cmp(f(e, 'ms'), op === '==' ? '=' : op, PIVOT)));
     }
 
     for (const op of ['=', '!=', '<', '>='] as const) {
@@ -68,26 +84,31 @@ describe('golden: operators', function () {
     it('code == "17" matches both forms too', () => checkWhere('code == "17"', (e) => cmp(f(e, 'code'), '=', '17')));
 
     it('code >= 50 on the numeric values of a mixed field', () =>
-      checkWhere('code >= 50 and not startswith(code, "E")', (e) => and(cmp(f(e, 'code'), '>=', 50), not(text(f(e, 'code')) === null ? null : text(f(e, 'code'))!.startsWith('E')))));
+      checkWhere('code >= 50 and not startswith(code, "E")', (e) =>
+        and(cmp(f(e, 'code'), '>=', 50), not(text(f(e, 'code')) === null ? null : text(f(e, 'code'))!.startsWith('E'))),
+      ));
 
-    it('strings compare case-sensitively in code-unit order', () =>
-      checkWhere('user > "Zoë"', (e) => cmp(f(e, 'user'), '>', 'Zoë')));
+    it('strings compare case-sensitively in code-unit order', () => checkWhere('user > "Zoë"', (e) => cmp(f(e, 'user'), '>', 'Zoë')));
 
     it('string equality is case-sensitive', async () => {
       await checkWhere('user = "bob"', () => false, '*', true);
       await checkWhere('user = "Bob"', (e) => f(e, 'user') === 'Bob');
     });
 
-    it('field against field', () => checkWhere('bytes > ms * 30', (e) => {
-      const ms = f(e, 'ms');
-      return cmp(f(e, 'bytes'), '>', ms === null ? null : (ms as number) * 30);
-    }));
+    it('field against field', () =>
+      checkWhere('bytes > ms * 30', (e) => {
+        const ms = f(e, 'ms');
+        return cmp(f(e, 'bytes'), '>', ms === null ? null : (ms as number) * 30);
+      }));
 
-    it('booleans compare with booleans', () => checkWhere('cached = true', (e) => f(e, 'cached') === null ? null : f(e, 'cached') === true));
+    it('booleans compare with booleans', () =>
+      checkWhere('cached = true', (e) => (f(e, 'cached') === null ? null : f(e, 'cached') === true)));
 
     it('_time compares with ISO 8601 strings', () =>
-      checkWhere('_time >= "2026-03-02T09:00:00Z" and _time < "2026-03-02T09:30:00.000Z"', (e) =>
-        e.timeMs >= Date.UTC(2026, 2, 2, 9) && e.timeMs < Date.UTC(2026, 2, 2, 9, 30)));
+      checkWhere(
+        '_time >= "2026-03-02T09:00:00Z" and _time < "2026-03-02T09:30:00.000Z"',
+        (e) => e.timeMs >= Date.UTC(2026, 2, 2, 9) && e.timeMs < Date.UTC(2026, 2, 2, 9, 30),
+      ));
 
     it('_time compares with now() arithmetic', () => checkWhere('_time < now() - 1d', () => true));
 
@@ -104,10 +125,13 @@ describe('golden: operators', function () {
       await checkWhere('url =~ "%[0-9A-F]{2}%"', (e) => (f(e, 'url') === null ? null : /%[0-9A-F]{2}%/.test(f(e, 'url') as string)));
     });
 
-    it('=~ on a number matches its text', () => checkWhere('status =~ "^5"', (e) => (f(e, 'status') === null ? null : String(f(e, 'status')).startsWith('5'))));
+    it('=~ on a number matches its text', () =>
+      checkWhere('status =~ "^5"', (e) => (f(e, 'status') === null ? null : String(f(e, 'status')).startsWith('5'))));
 
     it('in with numbers and numeric strings', () =>
-      checkWhere('status in (404, "500", 503)', (e) => (f(e, 'status') === null ? null : [404, 500, 503].includes(f(e, 'status') as number))));
+      checkWhere('status in (404, "500", 503)', (e) =>
+        f(e, 'status') === null ? null : [404, 500, 503].includes(f(e, 'status') as number),
+      ));
 
     it('in on a mixed field', () =>
       checkWhere('code in ("17", 18, "E5")', (e) => {
@@ -116,7 +140,9 @@ describe('golden: operators', function () {
       }));
 
     it('not in (nulls stay unknown, so false)', () =>
-      checkWhere('level not in ("info", "debug")', (e) => (f(e, 'level') === null ? null : !['info', 'debug'].includes(f(e, 'level') as string))));
+      checkWhere('level not in ("info", "debug")', (e) =>
+        f(e, 'level') === null ? null : !['info', 'debug'].includes(f(e, 'level') as string),
+      ));
 
     it('in with strings', () => checkWhere('host in ("web-1", "db-2")', (e) => ['web-1', 'db-2'].includes(e.host)));
 
@@ -133,9 +159,11 @@ describe('golden: operators', function () {
       });
     }
 
-    it('not like', () => checkWhere('url not like "%page=1"', (e) => (f(e, 'url') === null ? null : !(f(e, 'url') as string).endsWith('page=1'))));
+    it('not like', () =>
+      checkWhere('url not like "%page=1"', (e) => (f(e, 'url') === null ? null : !(f(e, 'url') as string).endsWith('page=1'))));
 
-    it('like on a number reads its text', () => checkWhere('status like "40_"', (e) => (f(e, 'status') === null ? null : /^40.$/.test(String(f(e, 'status'))))));
+    it('like on a number reads its text', () =>
+      checkWhere('status like "40_"', (e) => (f(e, 'status') === null ? null : /^40.$/.test(String(f(e, 'status'))))));
 
     it('has is a case-insensitive whole-token match', async () => {
       await checkWhere('_raw has "timeout"', (e) => hasPhrase(e.raw, 'timeout'));
@@ -157,8 +185,12 @@ describe('golden: operators', function () {
 
   describe('arithmetic', () => {
     it('+ - * / % on numbers', async () => {
-      await checkExtend('ms + bytes', (e) => (f(e, 'ms') === null || f(e, 'bytes') === null ? null : (f(e, 'ms') as number) + (f(e, 'bytes') as number)));
-      await checkExtend('bytes - ms', (e) => (f(e, 'ms') === null || f(e, 'bytes') === null ? null : (f(e, 'bytes') as number) - (f(e, 'ms') as number)));
+      await checkExtend('ms + bytes', (e) =>
+        f(e, 'ms') === null || f(e, 'bytes') === null ? null : (f(e, 'ms') as number) + (f(e, 'bytes') as number),
+      );
+      await checkExtend('bytes - ms', (e) =>
+        f(e, 'ms') === null || f(e, 'bytes') === null ? null : (f(e, 'bytes') as number) - (f(e, 'ms') as number),
+      );
       await checkExtend('ms * 3', (e) => (f(e, 'ms') === null ? null : (f(e, 'ms') as number) * 3));
       await checkExtend('bytes / 7', (e) => (f(e, 'bytes') === null ? null : (f(e, 'bytes') as number) / 7));
       await checkExtend('bytes % 7', (e) => (f(e, 'bytes') === null ? null : (f(e, 'bytes') as number) % 7));
@@ -166,7 +198,8 @@ describe('golden: operators', function () {
     });
 
     it('numeric strings are numbers in - * / %', async () => {
-      const asNumber = (v: V): number | null => (typeof v === 'number' ? v : typeof v === 'string' && !Number.isNaN(numericString(v)) ? numericString(v) : null);
+      const asNumber = (v: V): number | null =>
+        typeof v === 'number' ? v : typeof v === 'string' && !Number.isNaN(numericString(v)) ? numericString(v) : null;
       await checkExtend('code * 2', (e) => (asNumber(f(e, 'code')) === null ? null : asNumber(f(e, 'code'))! * 2));
       await checkExtend('code - 1', (e) => (asNumber(f(e, 'code')) === null ? null : asNumber(f(e, 'code'))! - 1));
     });
@@ -213,7 +246,9 @@ describe('golden: operators', function () {
       await checkExtend('2 * 3 % 4', () => 2);
       await checkExtend('100 / 10 / 5', () => 2);
       await checkExtend('-2 * 3 + 10 % 4', () => -4);
-      await checkExtend('bytes - bytes % 1000', (e) => (f(e, 'bytes') === null ? null : (f(e, 'bytes') as number) - ((f(e, 'bytes') as number) % 1000)));
+      await checkExtend('bytes - bytes % 1000', (e) =>
+        f(e, 'bytes') === null ? null : (f(e, 'bytes') as number) - ((f(e, 'bytes') as number) % 1000),
+      );
     });
 
     it('time arithmetic: time + duration is a time (ISO in results), time - time is seconds', async () => {
@@ -227,17 +262,21 @@ describe('golden: operators', function () {
   describe('logic', () => {
     it('and binds tighter than or', () =>
       checkWhere('level = "error" or level = "warn" and status >= 500', (e) =>
-        or(cmp(f(e, 'level'), '=', 'error'), and(cmp(f(e, 'level'), '=', 'warn'), cmp(f(e, 'status'), '>=', 500)))));
+        or(cmp(f(e, 'level'), '=', 'error'), and(cmp(f(e, 'level'), '=', 'warn'), cmp(f(e, 'status'), '>=', 500))),
+      ));
 
     it('not binds tighter than and', () =>
       checkWhere('not level = "info" and ms > 100', (e) => and(not(cmp(f(e, 'level'), '=', 'info')), cmp(f(e, 'ms'), '>', 100))));
 
     it('parentheses override', () =>
       checkWhere('(level = "error" or level = "warn") and status >= 500', (e) =>
-        and(or(cmp(f(e, 'level'), '=', 'error'), cmp(f(e, 'level'), '=', 'warn')), cmp(f(e, 'status'), '>=', 500))));
+        and(or(cmp(f(e, 'level'), '=', 'error'), cmp(f(e, 'level'), '=', 'warn')), cmp(f(e, 'status'), '>=', 500)),
+      ));
 
     it('three-valued logic: null or true is true, not null is null (false in where)', async () => {
-      await checkWhere('ms > 1000 or cached = true', (e) => or(cmp(f(e, 'ms'), '>', 1000), f(e, 'cached') === null ? null : f(e, 'cached') === true));
+      await checkWhere('ms > 1000 or cached = true', (e) =>
+        or(cmp(f(e, 'ms'), '>', 1000), f(e, 'cached') === null ? null : f(e, 'cached') === true),
+      );
       await checkWhere('not (ms > 100)', (e) => not(cmp(f(e, 'ms'), '>', 100)));
       await checkWhere('not not (ms > 100)', (e) => cmp(f(e, 'ms'), '>', 100));
       await checkWhere('not (ms > 100 and bytes > 100)', (e) => not(and(cmp(f(e, 'ms'), '>', 100), cmp(f(e, 'bytes'), '>', 100))));

@@ -57,7 +57,15 @@ describe('golden: order and paging', function () {
       const result = await events('from app | sort len(user) desc, lower(user) asc | keep rid, _time');
       const len = (e: GoldenEvent): V => (get(e, 'user') === null ? null : [...(get(e, 'user') as string)].length);
       const lower = (e: GoldenEvent): V => (get(e, 'user') === null ? null : (get(e, 'user') as string).toLowerCase());
-      assert.deepEqual(rids(result.events), ridsOf(sorted(inIndexes('app'), [{ value: len, desc: true }, { value: lower, desc: false }])));
+      assert.deepEqual(
+        rids(result.events),
+        ridsOf(
+          sorted(inIndexes('app'), [
+            { value: len, desc: true },
+            { value: lower, desc: false },
+          ]),
+        ),
+      );
     });
 
     it('sort by unicode strings uses code-unit order', async () => {
@@ -90,7 +98,11 @@ describe('golden: order and paging', function () {
       const got = result.events.map((row) => row.code);
       const want = expected.map((e) => get(e, 'code'));
       const firstDiff = got.findIndex((v, k) => JSON.stringify(v) !== JSON.stringify(want[k]));
-      assert.equal(firstDiff, -1, `first difference at row ${firstDiff}: got ${JSON.stringify(got.slice(firstDiff, firstDiff + 5))}, expected ${JSON.stringify(want.slice(firstDiff, firstDiff + 5))}`);
+      assert.equal(
+        firstDiff,
+        -1,
+        `first difference at row ${firstDiff}: got ${JSON.stringify(got.slice(firstDiff, firstDiff + 5))}, expected ${JSON.stringify(want.slice(firstDiff, firstDiff + 5))}`,
+      );
     });
 
     it('head after sort takes the first rows of the sorted order', async () => {
@@ -128,12 +140,20 @@ describe('golden: order and paging', function () {
     });
 
     it('events: paging a filtered, sorted result', async () => {
-      const expected = ridsOf(sorted(EVENTS.filter((e) => get(e, 'level') === 'warn'), [field('ms', true)]));
+      const expected = ridsOf(
+        sorted(
+          EVENTS.filter((e) => get(e, 'level') === 'warn'),
+          [field('ms', true)],
+        ),
+      );
       const page = await events('from * | where level = "warn" | sort ms desc | keep rid, _time', { limit: 25, offset: 50 });
       assert.deepEqual(rids(page.events), expected.slice(50, 75));
       assert.equal(page.total, expected.length);
       assert.equal(page.has_more, true);
-      const last = await events('from * | where level = "warn" | sort ms desc | keep rid, _time', { limit: 25, offset: expected.length - 10 });
+      const last = await events('from * | where level = "warn" | sort ms desc | keep rid, _time', {
+        limit: 25,
+        offset: expected.length - 10,
+      });
       assert.deepEqual(rids(last.events), expected.slice(-10));
       assert.equal(last.has_more, false);
     });
@@ -150,7 +170,11 @@ describe('golden: order and paging', function () {
 
     it('events: the default limit is query.default_result_limit (1000)', async () => {
       const { server } = await golden();
-      const answer = await postJson(`${server.api}/query`, { q: 'from * | keep rid, _time', from: new Date(EVENTS[0]!.timeMs - 1000).toISOString(), to: new Date(EVENTS.at(-1)!.timeMs + 1000).toISOString() });
+      const answer = await postJson(`${server.api}/query`, {
+        q: 'from * | keep rid, _time',
+        from: new Date(EVENTS[0]!.timeMs - 1000).toISOString(),
+        to: new Date(EVENTS.at(-1)!.timeMs + 1000).toISOString(),
+      });
       assert.equal(answer.status, 200);
       assert.equal(answer.body.data.events.length, 1000);
       assert.equal(answer.body.data.total, EVENTS.length);
@@ -159,7 +183,10 @@ describe('golden: order and paging', function () {
     });
 
     it('aggregates: pages of rows in key order with total_rows and has_more', async () => {
-      const expected = statsGroups(EVENTS, (e) => [new Date(Math.floor(e.timeMs / 60_000) * 60_000).toISOString()]).map((g) => [g.key[0]!, g.items.length]);
+      const expected = statsGroups(EVENTS, (e) => [new Date(Math.floor(e.timeMs / 60_000) * 60_000).toISOString()]).map((g) => [
+        g.key[0]!,
+        g.items.length,
+      ]);
       const rows: V[][] = [];
       for (let offset = 0; offset < expected.length; offset += 64) {
         const page = await aggregate('from * | stats count() by bin(_time, 1m)', { limit: 64, offset });
@@ -205,8 +232,13 @@ describe('golden: order and paging', function () {
     });
 
     it('a variable in stats and sort', async () => {
-      const data = await aggregate('from * | where region = $r | stats count() by level | sort count() desc', { variables: { r: 'eu-west' } });
-      const expected = statsGroups(EVENTS.filter((e) => e.fields.region === 'eu-west'), (e) => [get(e, 'level')])
+      const data = await aggregate('from * | where region = $r | stats count() by level | sort count() desc', {
+        variables: { r: 'eu-west' },
+      });
+      const expected = statsGroups(
+        EVENTS.filter((e) => e.fields.region === 'eu-west'),
+        (e) => [get(e, 'level')],
+      )
         .map((g) => [g.key[0]!, g.items.length])
         .sort((a, b) => (b[1] as number) - (a[1] as number));
       assert.deepEqual(data.rows, expected);

@@ -10,7 +10,15 @@ import { events, golden, rids } from './server';
 
 async function checkSearch(q: string, predicate: (e: GoldenEvent) => boolean, from = '*', minimum = 1): Promise<number> {
   const result = await events(`from ${from} | search ${q} | keep rid, _time`);
-  const pool = from === '*' ? EVENTS : EVENTS.filter((e) => from.split(',').map((x) => x.trim()).includes(e.index));
+  const pool =
+    from === '*'
+      ? EVENTS
+      : EVENTS.filter((e) =>
+          from
+            .split(',')
+            .map((x) => x.trim())
+            .includes(e.index),
+        );
   const expected = newestFirst(pool.filter(predicate)).map((e) => e.fields.rid);
   assert.deepEqual(rids(result.events), expected, `search ${q}: ${result.events.length} rows, expected ${expected.length}`);
   assert.equal(result.total, expected.length);
@@ -18,8 +26,14 @@ async function checkSearch(q: string, predicate: (e: GoldenEvent) => boolean, fr
   return expected.length;
 }
 
-const term = (word: string) => (e: GoldenEvent): boolean => tokens(e.raw).includes(word.toLowerCase());
-const phrase = (p: string) => (e: GoldenEvent): boolean => hasPhrase(e.raw, p);
+const term =
+  (word: string) =>
+  (e: GoldenEvent): boolean =>
+    tokens(e.raw).includes(word.toLowerCase());
+const phrase =
+  (p: string) =>
+  (e: GoldenEvent): boolean =>
+    hasPhrase(e.raw, p);
 const tokenGlob = (glob: string) => {
   const re = globRegex(glob.toLowerCase(), '[A-Za-z0-9_\\u0080-\\uffff]');
   return (e: GoldenEvent): boolean => tokens(e.raw).some((t) => re.test(t));
@@ -48,7 +62,10 @@ describe('golden: search', function () {
   it('the rare needle: exactly 5 events, in any case', async () => {
     assert.equal(await checkSearch('zanzibar', term('zanzibar')), NEEDLE_AT.length);
     const result = await events('from * | search ZANZIBAR | keep _time');
-    assert.deepEqual(result.events.map((r) => r._time), NEEDLE_AT.map((i) => EVENTS[i]!.iso).reverse());
+    assert.deepEqual(
+      result.events.map((r) => r._time),
+      NEEDLE_AT.map((i) => EVENTS[i]!.iso).reverse(),
+    );
   });
 
   it('a number term', () => checkSearch('503', term('503')));
@@ -66,8 +83,7 @@ describe('golden: search', function () {
     await checkSearch('"onnection reset"', phrase('onnection reset'), '*', 0);
   });
 
-  it('juxtaposed terms are an AND (in any order)', () =>
-    checkSearch('reset connection', (e) => term('reset')(e) && term('connection')(e)));
+  it('juxtaposed terms are an AND (in any order)', () => checkSearch('reset connection', (e) => term('reset')(e) && term('connection')(e)));
 
   it('AND, OR, NOT and their precedence (NOT tightest, AND over OR)', async () => {
     await checkSearch('timeout OR "connection reset"', (e) => term('timeout')(e) || phrase('connection reset')(e));
@@ -110,7 +126,9 @@ describe('golden: search', function () {
 
   it('search combined with where and another search', async () => {
     const result = await events('from app | search timeout | where source = "api" | search "request failed" | keep rid, _time');
-    const expected = newestFirst(EVENTS.filter((e) => e.index === 'app' && term('timeout')(e) && e.source === 'api' && phrase('request failed')(e))).map((e) => e.fields.rid);
+    const expected = newestFirst(
+      EVENTS.filter((e) => e.index === 'app' && term('timeout')(e) && e.source === 'api' && phrase('request failed')(e)),
+    ).map((e) => e.fields.rid);
     assert.deepEqual(rids(result.events), expected);
     assert.ok(expected.length > 0);
   });

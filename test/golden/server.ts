@@ -120,7 +120,10 @@ export async function events(q: string, options: QueryOptions = {}): Promise<{ e
 }
 
 /** An aggregate result: columns, rows, total_rows, has_more. */
-export async function aggregate(q: string, options: QueryOptions = {}): Promise<{ columns: string[]; rows: V[][]; total_rows: number; has_more: boolean }> {
+export async function aggregate(
+  q: string,
+  options: QueryOptions = {},
+): Promise<{ columns: string[]; rows: V[][]; total_rows: number; has_more: boolean }> {
   const data = ok(await post(q, options), q);
   assert.equal(data.type, 'aggregate', `${q}: expected an aggregate result`);
   return data;
@@ -161,11 +164,19 @@ export function same(actual: unknown, expected: V, context = ''): void {
 
 /** Two lists of rows (arrays of cells) with `same` per cell. */
 export function sameRows(actual: V[][], expected: V[][], context = ''): void {
-  assert.equal(actual.length, expected.length, `${context}: ${actual.length} rows, expected ${expected.length}\n actual ${JSON.stringify(actual.slice(0, 5))}\n expected ${JSON.stringify(expected.slice(0, 5))}`);
+  assert.equal(
+    actual.length,
+    expected.length,
+    `${context}: ${actual.length} rows, expected ${expected.length}\n actual ${JSON.stringify(actual.slice(0, 5))}\n expected ${JSON.stringify(expected.slice(0, 5))}`,
+  );
   for (let r = 0; r < expected.length; r++) {
     assert.equal(actual[r]!.length, expected[r]!.length, `${context}: row ${r} width`);
     for (let c = 0; c < expected[r]!.length; c++) {
-      same(actual[r]![c], expected[r]![c]!, `${context}: row ${r} ${JSON.stringify(actual[r])} vs ${JSON.stringify(expected[r])}, column ${c}`);
+      same(
+        actual[r]![c],
+        expected[r]![c]!,
+        `${context}: row ${r} ${JSON.stringify(actual[r])} vs ${JSON.stringify(expected[r])}, column ${c}`,
+      );
     }
   }
 }

@@ -53,11 +53,13 @@ describe('golden: stages', function () {
   describe('where', () => {
     it('keeps the rows where the expression is true (nulls false)', async () => {
       const result = await events('from * | where ms > 500 and level != "debug"');
-      const expected = newestFirst(EVENTS.filter((e) => {
-        const ms = get(e, 'ms');
-        const level = get(e, 'level');
-        return ms !== null && (ms as number) > 500 && level !== null && level !== 'debug';
-      }));
+      const expected = newestFirst(
+        EVENTS.filter((e) => {
+          const ms = get(e, 'ms');
+          const level = get(e, 'level');
+          return ms !== null && (ms as number) > 500 && level !== null && level !== 'debug';
+        }),
+      );
       assert.deepEqual(rids(result.events), expectRids(expected));
     });
 
@@ -98,7 +100,9 @@ describe('golden: stages', function () {
 
   describe('extend', () => {
     it('chained assignments see earlier ones; a later one can overwrite a stored field', async () => {
-      const result = await events('from * | extend a = ms * 2, b = a + 1, c = if(b > 100, "big", "small"), ms = b - a | keep rid, a, b, c, ms');
+      const result = await events(
+        'from * | extend a = ms * 2, b = a + 1, c = if(b > 100, "big", "small"), ms = b - a | keep rid, a, b, c, ms',
+      );
       const got = byRid(result.events);
       assert.equal(got.size, EVENTS.length);
       for (const e of EVENTS) {
@@ -153,11 +157,21 @@ describe('golden: stages', function () {
       const expected = newestFirst(inIndexes('web')).slice(0, 100);
       result.events.forEach((row, k) => {
         const e = expected[k]!;
-        const want: Row = { _time: e.iso, rid: e.fields.rid as string, region: e.fields.region as string, status: e.fields.status as number };
+        const want: Row = {
+          _time: e.iso,
+          rid: e.fields.rid as string,
+          region: e.fields.region as string,
+          status: e.fields.status as number,
+        };
         if (e.fields.ratio !== undefined) want.ratio = e.fields.ratio;
         const present = Object.fromEntries(Object.entries(row).filter(([, v]) => v !== null));
         assert.deepStrictEqual(present, want);
-        assert.deepEqual(Object.keys(row).filter((n) => !n.startsWith('_t')).every((n) => n.startsWith('r') || n === 'status'), true);
+        assert.deepEqual(
+          Object.keys(row)
+            .filter((n) => !n.startsWith('_t'))
+            .every((n) => n.startsWith('r') || n === 'status'),
+          true,
+        );
       });
     });
 
@@ -166,13 +180,16 @@ describe('golden: stages', function () {
       const expected = newestFirst(inIndexes('app')).slice(0, 200);
       result.events.forEach((row, k) => {
         const want = stored(expected[k]!);
-        for (const name of Object.keys(want)) if (name === '_raw' || name === 'ms' || name.startsWith('p') || name.startsWith('t')) delete want[name];
+        for (const name of Object.keys(want))
+          if (name === '_raw' || name === 'ms' || name.startsWith('p') || name.startsWith('t')) delete want[name];
         assert.deepStrictEqual(row, want);
       });
     });
 
     it('rename renames several fields; later stages use the new names', async () => {
-      const result = await events('from * | rename host as server, ms as latency | where latency > 900 | keep _time, rid, server, latency, host, ms');
+      const result = await events(
+        'from * | rename host as server, ms as latency | where latency > 900 | keep _time, rid, server, latency, host, ms',
+      );
       const expected = newestFirst(EVENTS.filter((e) => (get(e, 'ms') as number | null) !== null && (e.fields.ms as number) > 900));
       assert.deepEqual(rids(result.events), expectRids(expected));
       result.events.forEach((row, k) => {
@@ -217,7 +234,9 @@ describe('golden: stages', function () {
       assert.deepEqual(rids(a.events), expectRids(ordered.slice(ordered.length - 10)));
       const b = await events('from web | sort bytes desc | tail 4');
       // nulls last in both directions; ties keep the newest-first order
-      const withBytes = newestFirst(inIndexes('web')).filter((e) => e.fields.bytes !== undefined).sort((x, y) => (y.fields.bytes as number) - (x.fields.bytes as number));
+      const withBytes = newestFirst(inIndexes('web'))
+        .filter((e) => e.fields.bytes !== undefined)
+        .sort((x, y) => (y.fields.bytes as number) - (x.fields.bytes as number));
       const nulls = newestFirst(inIndexes('web')).filter((e) => e.fields.bytes === undefined);
       const expected = [...withBytes, ...nulls];
       assert.deepEqual(rids(b.events), expectRids(expected.slice(expected.length - 4)));
@@ -242,7 +261,9 @@ describe('golden: stages', function () {
 
     it('dedup after sort keeps the first in sorted order', async () => {
       const result = await events('from web | where ms is not null | sort ms desc | dedup host | keep host, ms, rid');
-      const sorted = newestFirst(inIndexes('web')).filter((e) => e.fields.ms !== undefined).sort((x, y) => (y.fields.ms as number) - (x.fields.ms as number));
+      const sorted = newestFirst(inIndexes('web'))
+        .filter((e) => e.fields.ms !== undefined)
+        .sort((x, y) => (y.fields.ms as number) - (x.fields.ms as number));
       const seen = new Set<string>();
       const expected = sorted.filter((e) => (seen.has(e.host) ? false : (seen.add(e.host), true)));
       assert.deepEqual(rids(result.events), expectRids(expected));
@@ -254,7 +275,9 @@ describe('golden: stages', function () {
       const data = await aggregate('from * | stats count() as n, max(bytes) as mb, countif(level = "error") as errors by index, region');
       assert.deepEqual(data.columns, ['index', 'region', 'n', 'mb', 'errors']);
       const expected = statsGroups(EVENTS, (e) => [e.index, e.fields.region as string]).map((g) => [
-        g.key[0]!, g.key[1]!, g.items.length,
+        g.key[0]!,
+        g.key[1]!,
+        g.items.length,
         Math.max(...g.items.filter((e) => e.fields.bytes !== undefined).map((e) => e.fields.bytes as number)),
         g.items.filter((e) => e.fields.level === 'error').length,
       ]);
@@ -281,15 +304,20 @@ describe('golden: stages', function () {
     it('stats by bin(_time, 1h) as t, host', async () => {
       const data = await aggregate('from app | stats count() by bin(_time, 1h) as t, host');
       assert.deepEqual(data.columns, ['t', 'host', 'count']);
-      const expected = statsGroups(inIndexes('app'), (e) => [new Date(Math.floor(e.timeMs / 3600_000) * 3600_000).toISOString(), e.host]).map((g) => [
-        g.key[0]!, g.key[1]!, g.items.length,
-      ]);
+      const expected = statsGroups(inIndexes('app'), (e) => [
+        new Date(Math.floor(e.timeMs / 3600_000) * 3600_000).toISOString(),
+        e.host,
+      ]).map((g) => [g.key[0]!, g.key[1]!, g.items.length]);
       assert.deepEqual(data.rows, expected);
     });
 
     it('stats after stats, and where/extend after stats on its columns', async () => {
-      const rows = await table('from * | stats count() as n by host | where n > 150 | extend double = n * 2 | stats sum(double) as s, count() as hosts');
-      const perHost = statsGroups(EVENTS, (e) => [e.host]).map((g) => g.items.length).filter((n) => n > 150);
+      const rows = await table(
+        'from * | stats count() as n by host | where n > 150 | extend double = n * 2 | stats sum(double) as s, count() as hosts',
+      );
+      const perHost = statsGroups(EVENTS, (e) => [e.host])
+        .map((g) => g.items.length)
+        .filter((n) => n > 150);
       assert.deepEqual(rows, [{ s: perHost.reduce((a, n) => a + 2 * n, 0), hosts: perHost.length }]);
     });
 
@@ -297,13 +325,17 @@ describe('golden: stages', function () {
       const groups = statsGroups(list, (e) => fields.map((f) => get(e, f)));
       const total = list.length;
       return groups
-        .sort((a, b) => b.items.length - a.items.length || (() => {
-          for (let k = 0; k < fields.length; k++) {
-            const o = keyOrder(a.key[k]!, b.key[k]!);
-            if (o !== 0) return o;
-          }
-          return 0;
-        })())
+        .sort(
+          (a, b) =>
+            b.items.length - a.items.length ||
+            (() => {
+              for (let k = 0; k < fields.length; k++) {
+                const o = keyOrder(a.key[k]!, b.key[k]!);
+                if (o !== 0) return o;
+              }
+              return 0;
+            })(),
+        )
         .slice(0, n)
         .map((g) => [...g.key, g.items.length, (g.items.length / total) * 100]);
     }
@@ -313,7 +345,10 @@ describe('golden: stages', function () {
       actual.forEach((row, r) => {
         assert.deepStrictEqual(row.slice(0, -1), expected[r]!.slice(0, -1), `${context} row ${r}`);
         // percent: compared to 4 decimals (the engine rounds it; a presentation value)
-        assert.ok(Math.abs((row.at(-1) as number) - (expected[r]!.at(-1) as number)) <= 5e-5 + 1e-12, `${context} percent of row ${r}: ${row.at(-1)} vs ${expected[r]!.at(-1)}`);
+        assert.ok(
+          Math.abs((row.at(-1) as number) - (expected[r]!.at(-1) as number)) <= 5e-5 + 1e-12,
+          `${context} percent of row ${r}: ${row.at(-1)} vs ${expected[r]!.at(-1)}`,
+        );
       });
     }
 
@@ -353,12 +388,18 @@ describe('golden: stages', function () {
     it('count() after top names the count column', async () => {
       const rows = await table('from * | top 3 region | where count() > 0 | sort count() asc');
       const expected = topRows(EVENTS, ['region'], 3).sort((a, b) => (a[1] as number) - (b[1] as number));
-      assert.deepEqual(rows.map((r) => [r.region, r.count]), expected.map((r) => [r[0], r[1]]));
+      assert.deepEqual(
+        rows.map((r) => [r.region, r.count]),
+        expected.map((r) => [r[0], r[1]]),
+      );
     });
 
     it('numbers in stats keys keep their type (a number and a numeric string are different keys)', async () => {
       const data = await aggregate('from * | where code in (17, "17") | stats count() by code');
-      const expected = statsGroups(EVENTS.filter((e) => num(get(e, 'code')) === 17 && e.fields.code !== undefined), (e) => [get(e, 'code')]).map((g) => [g.key[0]!, g.items.length]);
+      const expected = statsGroups(
+        EVENTS.filter((e) => num(get(e, 'code')) === 17 && e.fields.code !== undefined),
+        (e) => [get(e, 'code')],
+      ).map((g) => [g.key[0]!, g.items.length]);
       assert.deepEqual(data.rows, expected);
       assert.ok(expected.length === 2, 'the dataset has both 17 and "17"');
     });

@@ -119,7 +119,11 @@ export async function queryEvents(server: TestServer, q: string): Promise<Record
 /** Polls `q` until it finds `count` events (the shipper delivers in the background), then returns them. */
 export async function awaitEvents(server: TestServer, q: string, count: number, timeoutMs = 20_000): Promise<Record<string, any>[]> {
   let events: Record<string, any>[] = [];
-  await waitUntil(async () => (events = await queryEvents(server, q)).length >= count, timeoutMs, `${count} events for ${q} (have ${events.length})`);
+  await waitUntil(
+    async () => (events = await queryEvents(server, q)).length >= count,
+    timeoutMs,
+    `${count} events for ${q} (have ${events.length})`,
+  );
   assert.equal(events.length, count, `exactly ${count} events for ${q}`);
   return events;
 }

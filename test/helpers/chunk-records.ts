@@ -23,7 +23,11 @@ export function withHeader(record: Buffer, header: unknown): Buffer {
 }
 
 /** A record of one event now (in `index`) whose chunk header claims `rows` rows. */
-export function overClaimingRecord(rows: number, placement: Placement = { bucketSpanMicros: 3_600_000_000, partitions: 16 }, index = 'main'): Buffer {
+export function overClaimingRecord(
+  rows: number,
+  placement: Placement = { bucketSpanMicros: 3_600_000_000, partitions: 16 },
+  index = 'main',
+): Buffer {
   const event = { time: Date.now() * 1000, raw: 'one event', index, fields: { host: 'h1', source: 'claims' } };
   const record = encodeJsonChunkRecord(chunkEvents([event], placement), placement);
   const header = JSON.parse(record.toString('utf8', 5, 5 + record.readUInt32LE(1))) as { chunks: { count: number }[] };

@@ -43,7 +43,11 @@ interface ReadOptions {
   pauseAfterFirstChunkMs?: number;
 }
 
-function read<T>(options: http.RequestOptions & { url: string; body?: string }, split: (buffer: string) => { items: T[]; rest: string }, readOptions: ReadOptions = {}): StreamRead<T> {
+function read<T>(
+  options: http.RequestOptions & { url: string; body?: string },
+  split: (buffer: string) => { items: T[]; rest: string },
+  readOptions: ReadOptions = {},
+): StreamRead<T> {
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
   const done = new Promise<{ status: number; items: T[]; elapsedMs: number; complete: boolean }>((resolve, reject) => {

@@ -15,7 +15,11 @@ export interface TestRange {
 }
 
 /** The spec every session of the query is planned from: not profiled, traced or streamed. */
-export function sessionSpec(text: string, range: TestRange, page: { limit: number; offset: number } = { limit: 50, offset: 0 }): SessionSpec {
+export function sessionSpec(
+  text: string,
+  range: TestRange,
+  page: { limit: number; offset: number } = { limit: 50, offset: 0 },
+): SessionSpec {
   return { text, variables: {}, ...range, ...page, profile: false, trace: false, stream: false };
 }
 

@@ -92,7 +92,11 @@ export function rawExchange(port: number, request: string | Buffer, options: Raw
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      reject(new Error(`the server closed the connection without a complete response; received ${JSON.stringify(data.toString('latin1').slice(0, 300))}`));
+      reject(
+        new Error(
+          `the server closed the connection without a complete response; received ${JSON.stringify(data.toString('latin1').slice(0, 300))}`,
+        ),
+      );
     });
   });
 }

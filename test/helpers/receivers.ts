@@ -29,7 +29,12 @@ export async function startHttpReceiver(respond: Responder = () => 200): Promise
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       const index = requests.length;
       requests.push(recorded);
       const answer = respond(index, recorded);
@@ -101,7 +106,10 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
 export function readMail(data: string): { headers: Record<string, string>; text: string } {
   const split = data.indexOf('\r\n\r\n');
   const headers: Record<string, string> = {};
-  for (const line of data.slice(0, split).replace(/\r\n[ \t]+/g, ' ').split('\r\n')) {
+  for (const line of data
+    .slice(0, split)
+    .replace(/\r\n[ \t]+/g, ' ')
+    .split('\r\n')) {
     const colon = line.indexOf(':');
     headers[line.slice(0, colon).toLowerCase()] = decodeEncodedWords(line.slice(colon + 1).trim());
   }
@@ -111,7 +119,10 @@ export function readMail(data: string): { headers: Record<string, string>; text:
 }
 
 function decodeQuotedPrintable(text: string): string {
-  return Buffer.from(text.replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+  return Buffer.from(
+    text.replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 }
 
 // RFC 2047 words (=?UTF-8?Q?...?= or ?B?), the whitespace between two of them dropped.

@@ -11,11 +11,19 @@ export interface SseEvent {
  * first for which `isLast` is true. Fails if the connection breaks first (EventSource would
  * reconnect: a stream the server ends early is a failure here) or after `timeoutMs`.
  */
-export function readSse(url: string, kinds: readonly string[], isLast: (event: SseEvent) => boolean, timeoutMs = 60_000): Promise<SseEvent[]> {
+export function readSse(
+  url: string,
+  kinds: readonly string[],
+  isLast: (event: SseEvent) => boolean,
+  timeoutMs = 60_000,
+): Promise<SseEvent[]> {
   return new Promise((resolve, reject) => {
     const source = new EventSource(url);
     const events: SseEvent[] = [];
-    const timer = setTimeout(() => finish(new Error(`no final event from ${url} within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.event))}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`no final event from ${url} within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.event))}`)),
+      timeoutMs,
+    );
     const finish = (error: Error | null): void => {
       clearTimeout(timer);
       source.close();
@@ -30,7 +38,11 @@ export function readSse(url: string, kinds: readonly string[], isLast: (event: S
       });
     }
     source.addEventListener('error', (error) => {
-      finish(new Error(`the stream ${url} failed before its final event (${error.message ?? 'connection closed'}); got ${JSON.stringify(events.map((e) => e.event))}`));
+      finish(
+        new Error(
+          `the stream ${url} failed before its final event (${error.message ?? 'connection closed'}); got ${JSON.stringify(events.map((e) => e.event))}`,
+        ),
+      );
     });
   });
 }

@@ -10,21 +10,24 @@ export type StoredEvent = Record<string, unknown> & { _time: number; _raw: strin
 
 /** Opens the data dir (the server must not be running), returns every event, then closes it. */
 export async function readStoredEvents(dataDir: string): Promise<StoredEvent[]> {
-  const engine = await StorageEngine.open(
-    {
-      dataDir,
-      placement: { bucketSpanMicros: 3600_000_000, partitions: 1 },
-      flushIntervalMs: 3600_000,
-      segmentMaxEvents: 262144,
-      compressionLevel: 3,
-      fsync: false,
-      compactionIntervalMs: 3600_000,
-      retentionMs: 100 * 365 * 24 * 3600_000,
-      codecWorkers: 0,
-    },
-  );
+  const engine = await StorageEngine.open({
+    dataDir,
+    placement: { bucketSpanMicros: 3600_000_000, partitions: 1 },
+    flushIntervalMs: 3600_000,
+    segmentMaxEvents: 262144,
+    compressionLevel: 3,
+    fsync: false,
+    compactionIntervalMs: 3600_000,
+    retentionMs: 100 * 365 * 24 * 3600_000,
+    codecWorkers: 0,
+  });
   try {
-    const request: ScanRequest = { index: indexMatcher(['*']), fromMicros: -Number.MAX_SAFE_INTEGER, toMicros: Number.MAX_SAFE_INTEGER, columns: null };
+    const request: ScanRequest = {
+      index: indexMatcher(['*']),
+      fromMicros: -Number.MAX_SAFE_INTEGER,
+      toMicros: Number.MAX_SAFE_INTEGER,
+      columns: null,
+    };
     const plan = await engine.planScan(request);
     const events: StoredEvent[] = [];
     for await (const batch of engine.scanBatches(plan, request)) {

@@ -29,11 +29,18 @@ export const chatBotChannel: ChannelKind = {
   send: (config, notification, options) => {
     const escape = config.parse_mode === 'MarkdownV2' ? escapeMarkdownV2 : escapeHtml;
     const messageTemplate = config.message_template as string | undefined;
-    const message = messageTemplate !== undefined ? renderTemplate(messageTemplate, notification, escape) : defaultMessage(notification, escape);
+    const message =
+      messageTemplate !== undefined ? renderTemplate(messageTemplate, notification, escape) : defaultMessage(notification, escape);
     // `[TEST]` holds MarkdownV2 reserved characters: escaped there, plain in HTML.
-    const marked = notification.test === true && config.parse_mode === 'MarkdownV2' ? `${escapeMarkdownV2('[TEST]')} ${message}` : markTest(message, notification);
+    const marked =
+      notification.test === true && config.parse_mode === 'MarkdownV2'
+        ? `${escapeMarkdownV2('[TEST]')} ${message}`
+        : markTest(message, notification);
     const body = { chat_id: config.chat_id, text: marked, parse_mode: config.parse_mode };
-    return sendHttp({ url: chatBotChannel.target(config, options), method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) }, options.sendTimeoutMs);
+    return sendHttp(
+      { url: chatBotChannel.target(config, options), method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) },
+      options.sendTimeoutMs,
+    );
   },
   target: (config, options) => joinUrl(options.chatBotApi, `/bot${config.bot_token as string}/sendMessage`),
 };

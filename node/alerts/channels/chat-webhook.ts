@@ -20,7 +20,10 @@ export const chatWebhookChannel: ChannelKind = {
     if (config.channel !== undefined) body.channel = config.channel;
     body.username = config.username;
     body.icon_emoji = config.icon_emoji;
-    return sendHttp({ url: config.webhook_url as string, method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) }, options.sendTimeoutMs);
+    return sendHttp(
+      { url: config.webhook_url as string, method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) },
+      options.sendTimeoutMs,
+    );
   },
   target: (config) => config.webhook_url as string,
 };

@@ -34,7 +34,10 @@ export const incidentPagerChannel: ChannelKind = {
         custom_details: { alert: { id: alert.id, name: alert.name, q: alert.q, interval: alert.interval }, result },
       },
     };
-    return sendHttp({ url: incidentPagerChannel.target(config, options), method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) }, options.sendTimeoutMs);
+    return sendHttp(
+      { url: incidentPagerChannel.target(config, options), method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) },
+      options.sendTimeoutMs,
+    );
   },
   target: (_config, options) => joinUrl(options.incidentPagerApi, '/v2/enqueue'),
 };

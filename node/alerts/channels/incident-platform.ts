@@ -31,7 +31,10 @@ export const incidentPlatformChannel: ChannelKind = {
       visibility: 'public',
     };
     const headers = jsonHeaders({ Authorization: `Bearer ${config.api_key as string}` });
-    return sendHttp({ url: incidentPlatformChannel.target(config, options), method: 'POST', headers, body: JSON.stringify(body) }, options.sendTimeoutMs);
+    return sendHttp(
+      { url: incidentPlatformChannel.target(config, options), method: 'POST', headers, body: JSON.stringify(body) },
+      options.sendTimeoutMs,
+    );
   },
   target: (_config, options) => joinUrl(options.incidentPlatformApi, '/v2/incidents'),
 };

@@ -37,7 +37,10 @@ export const opsAlertChannel: ChannelKind = {
     };
     if (config.tags !== undefined) body.tags = config.tags;
     const headers = jsonHeaders({ Authorization: `GenieKey ${config.api_key as string}` });
-    return sendHttp({ url: opsAlertChannel.target(config, options), method: 'POST', headers, body: JSON.stringify(body) }, options.sendTimeoutMs);
+    return sendHttp(
+      { url: opsAlertChannel.target(config, options), method: 'POST', headers, body: JSON.stringify(body) },
+      options.sendTimeoutMs,
+    );
   },
   target: (_config, options) => joinUrl(options.opsAlertApi, '/v2/alerts'),
 };

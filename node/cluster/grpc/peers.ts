@@ -85,7 +85,12 @@ export class PeerClients {
   }
 
   /** One unary call with a deadline `timeoutMs` from now. */
-  call<Request, Reply>(address: string, method: grpc.MethodDefinition<Request, Reply>, request: Request, timeoutMs: number): Promise<Reply> {
+  call<Request, Reply>(
+    address: string,
+    method: grpc.MethodDefinition<Request, Reply>,
+    request: Request,
+    timeoutMs: number,
+  ): Promise<Reply> {
     const client = this.client(address);
     return new Promise((resolve, reject) => {
       client.makeUnaryRequest(

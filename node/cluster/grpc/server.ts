@@ -40,21 +40,23 @@ export function unary<Request, Reply>(
   onFailure: (error: Error) => void,
 ): grpc.handleUnaryCall<Request, Reply> {
   return (call, callback) => {
-    Promise.resolve(call.request).then(handler).then(
-      (reply) => callback(null, reply),
-      (error: unknown) => {
-        if (error instanceof RpcRefusal) {
-          const metadata = new grpc.Metadata();
-          metadata.set(REFUSAL_KEY, error.reason);
-          for (const [key, value] of Object.entries(error.facts)) metadata.set(FACT_PREFIX + key, value);
-          callback({ code: error.code, details: error.message, metadata });
-        } else {
-          const failure = error instanceof Error ? error : new Error(String(error));
-          onFailure(failure);
-          callback({ code: grpc.status.INTERNAL, details: internalDetails(failure) });
-        }
-      },
-    );
+    Promise.resolve(call.request)
+      .then(handler)
+      .then(
+        (reply) => callback(null, reply),
+        (error: unknown) => {
+          if (error instanceof RpcRefusal) {
+            const metadata = new grpc.Metadata();
+            metadata.set(REFUSAL_KEY, error.reason);
+            for (const [key, value] of Object.entries(error.facts)) metadata.set(FACT_PREFIX + key, value);
+            callback({ code: error.code, details: error.message, metadata });
+          } else {
+            const failure = error instanceof Error ? error : new Error(String(error));
+            onFailure(failure);
+            callback({ code: grpc.status.INTERNAL, details: internalDetails(failure) });
+          }
+        },
+      );
   };
 }
 
@@ -68,7 +70,8 @@ function hostAndPort(address: string): { host: string; port: number } {
   const colon = address.lastIndexOf(':');
   const host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
   const port = Number(address.slice(colon + 1));
-  if (colon < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`cannot listen for gRPC on ${address}: expected HOST:PORT`);
+  if (colon < 0 || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`cannot listen for gRPC on ${address}: expected HOST:PORT`);
   return { host, port };
 }
 

@@ -17,7 +17,12 @@ export function stateToWire(state: ClusterState): wire.ClusterState {
   return {
     version: state.version,
     members: state.members.map(memberToWire),
-    epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, from_micros: epoch.fromMicros, members: epoch.members, layout: epoch.layout ?? '' })),
+    epochs: state.epochs.map((epoch) => ({
+      epoch: epoch.epoch,
+      from_micros: epoch.fromMicros,
+      members: epoch.members,
+      layout: epoch.layout ?? '',
+    })),
     removed: state.removed,
     forming: state.forming,
     stored_alone: state.storedAlone.map(storedAloneToWire),
@@ -41,7 +46,12 @@ export function stateFromWire(state: wire.ClusterState | null): ClusterState {
     version: state.version,
     members: state.members,
     // An empty layout is an epoch without one (decided by, or sent from, a release before layouts).
-    epochs: state.epochs.map((epoch) => ({ epoch: epoch.epoch, fromMicros: epoch.from_micros, members: epoch.members, ...(epoch.layout ? { layout: epoch.layout } : {}) })),
+    epochs: state.epochs.map((epoch) => ({
+      epoch: epoch.epoch,
+      fromMicros: epoch.from_micros,
+      members: epoch.members,
+      ...(epoch.layout ? { layout: epoch.layout } : {}),
+    })),
     removed: state.removed,
     forming: state.forming ?? [],
     storedAlone: (state.stored_alone ?? []).map(storedAloneFromWire),

@@ -36,7 +36,12 @@ const HISTOGRAM_QUERY_SCHEMA = {
     q: { type: 'string' },
     from: { type: 'string' },
     to: { type: 'string' },
-    buckets: { type: 'integer', minimum: 1, maximum: MAX_HISTOGRAM_BUCKETS, description: `must be an integer from 1 to ${MAX_HISTOGRAM_BUCKETS}` },
+    buckets: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_HISTOGRAM_BUCKETS,
+      description: `must be an integer from 1 to ${MAX_HISTOGRAM_BUCKETS}`,
+    },
   },
   additionalProperties: false,
 } as const;
@@ -47,7 +52,10 @@ export function histogramRoutes(app: App): FastifyPluginAsync {
   const parseFilter = (q: string | undefined) => {
     const filter = histogramFilter(q);
     if (filter.text.length > app.settings.query.maxQueryLength) {
-      throw new ApiError('QUERY_TOO_LARGE', `the query is ${filter.text.length} characters long; query.max_query_length is ${app.settings.query.maxQueryLength}`);
+      throw new ApiError(
+        'QUERY_TOO_LARGE',
+        `the query is ${filter.text.length} characters long; query.max_query_length is ${app.settings.query.maxQueryLength}`,
+      );
     }
     let query: Query;
     try {
@@ -58,7 +66,9 @@ export function histogramRoutes(app: App): FastifyPluginAsync {
     }
     const stage = nonFilterStage(query);
     if (stage !== null) {
-      throw validationError(`q may only filter events (where, search, extend, parse, keep, drop, rename): a histogram counts them itself, so ${stage} is not accepted`);
+      throw validationError(
+        `q may only filter events (where, search, extend, parse, keep, drop, rename): a histogram counts them itself, so ${stage} is not accepted`,
+      );
     }
     return filter;
   };
@@ -78,7 +88,16 @@ export function histogramRoutes(app: App): FastifyPluginAsync {
       let job;
       try {
         job = service.start(
-          { text, variables: {}, fromMicros: fromMs * 1000, toMicros: toMs * 1000, nowMicros: nowMs * 1000, limit: 0, offset: 0, profile: null },
+          {
+            text,
+            variables: {},
+            fromMicros: fromMs * 1000,
+            toMicros: toMs * 1000,
+            nowMicros: nowMs * 1000,
+            limit: 0,
+            offset: 0,
+            profile: null,
+          },
           { unlimited: true },
         ).job;
       } catch (error) {
@@ -88,7 +107,9 @@ export function histogramRoutes(app: App): FastifyPluginAsync {
       await job.finished;
       if (job.status !== 'done' || job.answer === null) {
         const failure = job.error ?? { code: 'INTERNAL_ERROR', message: 'the histogram query failed' };
-        throw isErrorCode(failure.code) ? new ApiError(failure.code, failure.message, failure.details ?? {}) : new ApiError('INTERNAL_ERROR', failure.message);
+        throw isErrorCode(failure.code)
+          ? new ApiError(failure.code, failure.message, failure.details ?? {})
+          : new ApiError('INTERNAL_ERROR', failure.message);
       }
       const result = job.answer.data;
       const rows = result.type === 'aggregate' ? result.rows : [];

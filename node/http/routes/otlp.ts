@@ -13,11 +13,13 @@ import { summaryOf, type IngestFlow } from '../ingest-flow';
  * ones have a JSON exporter, and for the others the OpenTelemetry Collector's otlphttp exporter.
  */
 export function otlpJsonOnly(contentType: string): string {
-  return `OTLP logs must be sent as JSON (Content-Type: application/json); got "${contentType || 'none'}", and protobuf is not accepted. ` +
+  return (
+    `OTLP logs must be sent as JSON (Content-Type: application/json); got "${contentType || 'none'}", and protobuf is not accepted. ` +
     'Node: @opentelemetry/exporter-logs-otlp-http sends JSON (not the -proto exporter). ' +
     'Python: the opentelemetry-exporter-otlp-json-http package. ' +
     'Go, Java and other SDKs whose OTLP/HTTP logs exporter sends only protobuf: export to an OpenTelemetry Collector ' +
-    'and forward with its otlphttp exporter set to `encoding: json`.';
+    'and forward with its otlphttp exporter set to `encoding: json`.'
+  );
 }
 
 export function otlpRoutes(flow: IngestFlow): FastifyPluginAsync {

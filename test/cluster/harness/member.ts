@@ -135,7 +135,12 @@ async function main(): Promise<void> {
     ingest: async (command) => {
       const batch: LogEvent[] = [];
       for (let i = 0; i < (command.count as number); i++) {
-        batch.push({ time: (command.timeMs as number) * 1000 + i, raw: `${config.id} event ${i}`, index: command.index as string, fields: { host: config.id } });
+        batch.push({
+          time: (command.timeMs as number) * 1000 + i,
+          raw: `${config.id} event ${i}`,
+          index: command.index as string,
+          fields: { host: config.id },
+        });
       }
       await engine.appendEvents(batch);
       return batch.length;
@@ -159,7 +164,8 @@ async function main(): Promise<void> {
       })
       .then(
         (result) => print({ seq: command.seq, ok: true, result }),
-        (error: Error & { reason?: string }) => print({ seq: command.seq, ok: false, error: { name: error.name, reason: error.reason, message: error.message } }),
+        (error: Error & { reason?: string }) =>
+          print({ seq: command.seq, ok: false, error: { name: error.name, reason: error.reason, message: error.message } }),
       );
   });
 

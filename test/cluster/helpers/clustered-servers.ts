@@ -61,12 +61,19 @@ export async function startClusteredServers(count: number, options: ClusterOptio
     await Promise.all(nodes.map((node) => node.server.kill()));
     throw failure.reason;
   }
-  await waitForUp(nodes, nodes.map((node) => node.id));
+  await waitForUp(
+    nodes,
+    nodes.map((node) => node.id),
+  );
   return nodes;
 }
 
 /** Starts one more node (`id`, its own gRPC port) that joins the cluster of `nodes` through their seeds, with their settings. */
-export async function joinClusteredServer(nodes: readonly ClusteredServer[], id: string, options: ClusterOptions = {}): Promise<ClusteredServer> {
+export async function joinClusteredServer(
+  nodes: readonly ClusteredServer[],
+  id: string,
+  options: ClusterOptions = {},
+): Promise<ClusteredServer> {
   const [grpcPort, httpPort] = await Promise.all([freePort(), freePort()]);
   const grpc = `127.0.0.1:${grpcPort}`;
   const args = ['--node-id', id, '--grpc-listen', grpc, '--seeds', nodes.map((node) => node.grpc).join(',')];
@@ -83,7 +90,9 @@ export async function waitForUp(observers: readonly ClusteredServer[], up: reado
     await waitUntil(
       async () => {
         const status = (await request(`${node.api}/cluster/status`)).body?.data;
-        const seen = ((status?.nodes ?? []) as { id: string; state: string }[]).filter((each) => each.state === 'up').map((each) => each.id);
+        const seen = ((status?.nodes ?? []) as { id: string; state: string }[])
+          .filter((each) => each.state === 'up')
+          .map((each) => each.id);
         return seen.sort().join(',') === wanted;
       },
       timeoutMs,
@@ -98,7 +107,11 @@ export async function waitForUp(observers: readonly ClusteredServer[], up: reado
  */
 export async function waitForCaughtUp(nodes: readonly ClusteredServer[], timeoutMs = 30_000): Promise<void> {
   for (const node of nodes) {
-    await waitUntil(async () => (await request(`${node.server.url}/health`)).body?.data?.catching_up === false, timeoutMs, `${node.id} to catch up`);
+    await waitUntil(
+      async () => (await request(`${node.server.url}/health`)).body?.data?.catching_up === false,
+      timeoutMs,
+      `${node.id} to catch up`,
+    );
   }
 }
 

@@ -30,7 +30,12 @@ export function futureHour(nowMs = Date.now()): number {
  */
 export function taggedEvents(tag: string, count: number, hosts: number, source = 'app'): TestEvent[] {
   const time = Math.floor(Date.now() / 1000) + 20 * 3600;
-  return Array.from({ length: count }, (_, i) => ({ event: `${tag} event ${i}`, time: time + (i % 600), host: `${tag}-host-${i % hosts}`, source }));
+  return Array.from({ length: count }, (_, i) => ({
+    event: `${tag} event ${i}`,
+    time: time + (i % 600),
+    host: `${tag}-host-${i % hosts}`,
+    source,
+  }));
 }
 
 const WEB_HOSTS = ['web-1', 'web-2', 'web-3', 'web-4', 'web-5'];

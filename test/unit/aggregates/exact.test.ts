@@ -124,11 +124,20 @@ describe('aggregates: exact', () => {
 
   it('fromJSON refuses malformed partials', () => {
     const bad: Array<[ReturnType<typeof site>, unknown]> = [
-      [site('count'), { n: -1 }], [site('count'), null], [site('sum'), { s: 'x', c: 0, n: 1 }], [site('var'), {}],
-      [site('min'), { n: 'a', s: null }], [site('first'), { v: {}, t: 1 }], [site('values'), { v: [{}] }],
-      [site('dc'), { s: [1] }], [site('dc'), { d: 'AAAA' }], [site('p99'), { p: ['x'], m: [], z: 0, min: 0, max: 0, sum: 0 }],
-      [site('p99'), { e: ['1'] }], [site('p99'), { p: ['x', 1], m: [], z: 0, min: 0, max: 0, sum: 0 }],
+      [site('count'), { n: -1 }],
+      [site('count'), null],
+      [site('sum'), { s: 'x', c: 0, n: 1 }],
+      [site('var'), {}],
+      [site('min'), { n: 'a', s: null }],
+      [site('first'), { v: {}, t: 1 }],
+      [site('values'), { v: [{}] }],
+      [site('dc'), { s: [1] }],
+      [site('dc'), { d: 'AAAA' }],
+      [site('p99'), { p: ['x'], m: [], z: 0, min: 0, max: 0, sum: 0 }],
+      [site('p99'), { e: ['1'] }],
+      [site('p99'), { p: ['x', 1], m: [], z: 0, min: 0, max: 0, sum: 0 }],
     ];
-    for (const [s, json] of bad) assert.throws(() => AGGREGATES_IMPL[s.name].fromJSON(s, json), /invalid partial state/, `${s.name} ${JSON.stringify(json)}`);
+    for (const [s, json] of bad)
+      assert.throws(() => AGGREGATES_IMPL[s.name].fromJSON(s, json), /invalid partial state/, `${s.name} ${JSON.stringify(json)}`);
   });
 });

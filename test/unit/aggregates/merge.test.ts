@@ -8,7 +8,20 @@ import { mergedResult, relErr, result, rng, site } from './helpers';
 
 const NAMES = Object.keys(AGGREGATE_FUNCTIONS) as AggregateFunctionName[];
 /** Exact under any split when the numbers are integers (no rounding to reorder). */
-const EXACT: AggregateFunctionName[] = ['count', 'countif', 'rate', 'sum', 'min', 'max', 'dc', 'values', 'first', 'last', 'earliest', 'latest'];
+const EXACT: AggregateFunctionName[] = [
+  'count',
+  'countif',
+  'rate',
+  'sum',
+  'min',
+  'max',
+  'dc',
+  'values',
+  'first',
+  'last',
+  'earliest',
+  'latest',
+];
 const FLOAT: AggregateFunctionName[] = ['avg', 'stdev', 'var'];
 const SKETCH: AggregateFunctionName[] = ['median', 'p50', 'p75', 'p90', 'p95', 'p99', 'percentile'];
 
@@ -36,15 +49,21 @@ describe('aggregates: partials and merges', () => {
 
   it('merging random partials (through JSON) equals one state', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...NAMES), fc.array(intValue, { maxLength: 400 }), fc.integer({ min: 1, max: 6 }), fc.integer(), (name, values, k, seed) => {
-        const s = siteFor(name);
-        // Distinct times, so that first/last do not depend on the order partials merge in.
-        const times = values.map((_, i) => (i * 7919) % 100_003);
-        const one = result(s, values, times);
-        const merged = mergedResult(s, values, times, k, rng(seed));
-        if (FLOAT.includes(name)) assert.ok(close(merged, one, 1e-9), `${name}: ${String(merged)} vs ${String(one)}`);
-        else assert.deepEqual(merged, one, name);
-      }),
+      fc.property(
+        fc.constantFrom(...NAMES),
+        fc.array(intValue, { maxLength: 400 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer(),
+        (name, values, k, seed) => {
+          const s = siteFor(name);
+          // Distinct times, so that first/last do not depend on the order partials merge in.
+          const times = values.map((_, i) => (i * 7919) % 100_003);
+          const one = result(s, values, times);
+          const merged = mergedResult(s, values, times, k, rng(seed));
+          if (FLOAT.includes(name)) assert.ok(close(merged, one, 1e-9), `${name}: ${String(merged)} vs ${String(one)}`);
+          else assert.deepEqual(merged, one, name);
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -52,7 +71,9 @@ describe('aggregates: partials and merges', () => {
   it('large inputs: exact aggregates exact, sketches within their bounds', () => {
     const rand = rng(99);
     const n = 50_000;
-    const values: Value[] = Array.from({ length: n }, (_, i) => (i % 17 === 0 ? null : i % 5 === 0 ? `s${i % 3000}` : Math.round(Math.exp(rand() * 12))));
+    const values: Value[] = Array.from({ length: n }, (_, i) =>
+      i % 17 === 0 ? null : i % 5 === 0 ? `s${i % 3000}` : Math.round(Math.exp(rand() * 12)),
+    );
     const times = values.map((_, i) => i * 1000 + Math.floor(rand() * 999));
     for (const name of NAMES) {
       const s = siteFor(name);
@@ -65,7 +86,13 @@ describe('aggregates: partials and merges', () => {
   });
 
   it('add and merge never throw for any values', () => {
-    const anyValue: fc.Arbitrary<Value> = fc.oneof(fc.constant(null), fc.boolean(), fc.double(), fc.string(), fc.constantFrom('Infinity', '-1e400', 'NaN'));
+    const anyValue: fc.Arbitrary<Value> = fc.oneof(
+      fc.constant(null),
+      fc.boolean(),
+      fc.double(),
+      fc.string(),
+      fc.constantFrom('Infinity', '-1e400', 'NaN'),
+    );
     fc.assert(
       fc.property(fc.constantFrom(...NAMES), fc.array(anyValue, { maxLength: 300 }), (name, values) => {
         const s = siteFor(name);

@@ -74,8 +74,15 @@ describe('aggregates: percentiles (DDSketch)', () => {
     const xs = Array.from({ length: 100_000 }, () => Math.exp(3 + 1.5 * normal(rand)));
     const sorted = [...xs].sort((a, b) => a - b);
     const quantiles: Array<[Parameters<typeof site>[0], number | null, number]> = [
-      ['median', null, 0.5], ['p50', null, 0.5], ['p75', null, 0.75], ['p90', null, 0.9], ['p95', null, 0.95],
-      ['p99', null, 0.99], ['percentile', 99.9, 0.999], ['percentile', 1, 0.01], ['percentile', 100, 1],
+      ['median', null, 0.5],
+      ['p50', null, 0.5],
+      ['p75', null, 0.75],
+      ['p90', null, 0.9],
+      ['p95', null, 0.95],
+      ['p99', null, 0.99],
+      ['percentile', 99.9, 0.999],
+      ['percentile', 1, 0.01],
+      ['percentile', 100, 1],
     ];
     for (const [name, parameter, q] of quantiles) {
       const s = site(name, 'number', { parameter });

@@ -25,7 +25,10 @@ describe('alert channel validation', () => {
     assert.equal(refusal(channels).message, 'channels[1].config.webhook_url is required');
     assert.equal(refusal([{ type: 'chat_bot', config: { bot_token: '123:abc' } }]).message, 'channels[0].config.chat_id is required');
     assert.equal(refusal([{ type: 'email', config: { to: ['a@example.com'] } }]).message, 'channels[0].config.from is required');
-    assert.equal(refusal([{ type: 'generic_http', config: { url: 'http://h.example/x' } }]).message, 'channels[0].config.method is required');
+    assert.equal(
+      refusal([{ type: 'generic_http', config: { url: 'http://h.example/x' } }]).message,
+      'channels[0].config.method is required',
+    );
     assert.equal(refusal([{ type: 'webhook' }]).message, 'channels[0].config is required');
   });
 
@@ -40,7 +43,16 @@ describe('alert channel validation', () => {
     const known = CHANNEL_TYPES.join(', ');
     assert.equal(refusal([{ type: 'carrier_pigeon', config: {} }]).message, `channels[0].type must be a known channel type: ${known}`);
     assert.equal(refusal([{ config: {} }]).message, `channels[0].type is required; known types: ${known}`);
-    for (const type of ['webhook', 'generic_http', 'chat_webhook', 'chat_bot', 'incident_pager', 'ops_alert', 'incident_platform', 'email']) {
+    for (const type of [
+      'webhook',
+      'generic_http',
+      'chat_webhook',
+      'chat_bot',
+      'incident_pager',
+      'ops_alert',
+      'incident_platform',
+      'email',
+    ]) {
       assert.ok(known.includes(type), type);
     }
   });
@@ -60,39 +72,86 @@ describe('alert channel validation', () => {
   it('checks enums, types and addresses', () => {
     const cases: Array<[unknown, string]> = [
       [{ type: 'webhook', config: { url: 'https://h.example', method: 'GET' } }, 'channels[0].config.method must be one of POST, PUT'],
-      [{ type: 'generic_http', config: { url: 'https://h.example', method: 'DELETE' } }, 'channels[0].config.method must be one of POST, PUT, PATCH'],
+      [
+        { type: 'generic_http', config: { url: 'https://h.example', method: 'DELETE' } },
+        'channels[0].config.method must be one of POST, PUT, PATCH',
+      ],
       [{ type: 'webhook', config: { url: 'ftp://h.example' } }, 'channels[0].config.url must be an absolute http or https URL'],
       [{ type: 'webhook', config: { url: '/relative' } }, 'channels[0].config.url must be an absolute http or https URL'],
-      [{ type: 'webhook', config: { url: 'https://h.example', headers: ['x'] } }, 'channels[0].config.headers must be an object of header names to string values'],
-      [{ type: 'webhook', config: { url: 'https://h.example', headers: { 'X-Team': 7 } } }, 'channels[0].config.headers.X-Team must be a string'],
-      [{ type: 'webhook', config: { url: 'https://h.example', headers: { 'bad name': 'v' } } }, 'channels[0].config.headers.bad name is not a valid header name'],
+      [
+        { type: 'webhook', config: { url: 'https://h.example', headers: ['x'] } },
+        'channels[0].config.headers must be an object of header names to string values',
+      ],
+      [
+        { type: 'webhook', config: { url: 'https://h.example', headers: { 'X-Team': 7 } } },
+        'channels[0].config.headers.X-Team must be a string',
+      ],
+      [
+        { type: 'webhook', config: { url: 'https://h.example', headers: { 'bad name': 'v' } } },
+        'channels[0].config.headers.bad name is not a valid header name',
+      ],
       [{ type: 'webhook', config: { url: 'https://h.example', body_template: 5 } }, 'channels[0].config.body_template must be a string'],
-      [{ type: 'chat_bot', config: { bot_token: 't', chat_id: 1, parse_mode: 'Markdown' } }, 'channels[0].config.parse_mode must be one of HTML, MarkdownV2'],
+      [
+        { type: 'chat_bot', config: { bot_token: 't', chat_id: 1, parse_mode: 'Markdown' } },
+        'channels[0].config.parse_mode must be one of HTML, MarkdownV2',
+      ],
       [{ type: 'chat_bot', config: { bot_token: 't', chat_id: 1.5 } }, 'channels[0].config.chat_id must be a string or an integer'],
-      [{ type: 'chat_bot', config: { bot_token: 'a/b', chat_id: 1 } }, 'channels[0].config.bot_token must not hold spaces or any of / ? # %'],
-      [{ type: 'incident_pager', config: { routing_key: 'r', severity: 'major' } }, 'channels[0].config.severity must be one of critical, error, warning, info'],
+      [
+        { type: 'chat_bot', config: { bot_token: 'a/b', chat_id: 1 } },
+        'channels[0].config.bot_token must not hold spaces or any of / ? # %',
+      ],
+      [
+        { type: 'incident_pager', config: { routing_key: 'r', severity: 'major' } },
+        'channels[0].config.severity must be one of critical, error, warning, info',
+      ],
       [{ type: 'incident_pager', config: { routing_key: '' } }, 'channels[0].config.routing_key must not be empty'],
       [{ type: 'ops_alert', config: { api_key: 'k', priority: 'P6' } }, 'channels[0].config.priority must be one of P1, P2, P3, P4, P5'],
       [{ type: 'ops_alert', config: { api_key: 'k', tags: 'prod' } }, 'channels[0].config.tags must be an array of strings'],
       [{ type: 'ops_alert', config: { api_key: 'k', tags: ['prod', 1] } }, 'channels[0].config.tags[1] must be a string'],
-      [{ type: 'incident_platform', config: { api_key: 'k', severity: 'error' } }, 'channels[0].config.severity must be one of minor, major, critical'],
+      [
+        { type: 'incident_platform', config: { api_key: 'k', severity: 'error' } },
+        'channels[0].config.severity must be one of minor, major, critical',
+      ],
       [{ type: 'incident_platform', config: { api_key: 'k', mode: 'dry' } }, 'channels[0].config.mode must be one of real, test'],
       [{ type: 'email', config: { to: [], from: 'a@example.com' } }, 'channels[0].config.to must be a non-empty array of email addresses'],
-      [{ type: 'email', config: { to: 'b@example.com', from: 'a@example.com' } }, 'channels[0].config.to must be a non-empty array of email addresses'],
-      [{ type: 'email', config: { to: ['b@example.com', 'nobody'], from: 'a@example.com' } }, 'channels[0].config.to[1] must be an email address (name@host)'],
-      [{ type: 'email', config: { to: ['b@example.com'], from: 'a example.com' } }, 'channels[0].config.from must be an email address (name@host)'],
-      [{ type: 'email', config: { to: ['b@example.com'], from: 'a@example.com', smtp_port: 25.5 } }, 'channels[0].config.smtp_port must be an integer port from 1 to 65535'],
-      [{ type: 'email', config: { to: ['b@example.com'], from: 'a@example.com', smtp_port: '25' } }, 'channels[0].config.smtp_port must be an integer port from 1 to 65535'],
+      [
+        { type: 'email', config: { to: 'b@example.com', from: 'a@example.com' } },
+        'channels[0].config.to must be a non-empty array of email addresses',
+      ],
+      [
+        { type: 'email', config: { to: ['b@example.com', 'nobody'], from: 'a@example.com' } },
+        'channels[0].config.to[1] must be an email address (name@host)',
+      ],
+      [
+        { type: 'email', config: { to: ['b@example.com'], from: 'a example.com' } },
+        'channels[0].config.from must be an email address (name@host)',
+      ],
+      [
+        { type: 'email', config: { to: ['b@example.com'], from: 'a@example.com', smtp_port: 25.5 } },
+        'channels[0].config.smtp_port must be an integer port from 1 to 65535',
+      ],
+      [
+        { type: 'email', config: { to: ['b@example.com'], from: 'a@example.com', smtp_port: '25' } },
+        'channels[0].config.smtp_port must be an integer port from 1 to 65535',
+      ],
       [{ ...webhook, enabled: 'no' }, 'channels[0].enabled must be a boolean'],
       [{ ...webhook, name: 3 }, 'channels[0].name must be a string'],
-      [{ type: 'webhook', config: { url: 'https://h.example', headers: JSON.parse('{"__proto__": 1}') } }, 'channels[0].config.headers.__proto__ must be a string'],
+      [
+        { type: 'webhook', config: { url: 'https://h.example', headers: JSON.parse('{"__proto__": 1}') } },
+        'channels[0].config.headers.__proto__ must be a string',
+      ],
     ];
     for (const [channel, message] of cases) assert.equal(refusal([channel]).message, message);
   });
 
   it('keeps a header named __proto__ as a header', () => {
-    const [stored] = validateChannels([{ type: 'webhook', config: { url: 'https://h.example', headers: JSON.parse('{"__proto__": "x", "X-A": "1"}') } }]);
-    assert.deepEqual(Object.entries(stored.config.headers as object), [['__proto__', 'x'], ['X-A', '1']]);
+    const [stored] = validateChannels([
+      { type: 'webhook', config: { url: 'https://h.example', headers: JSON.parse('{"__proto__": "x", "X-A": "1"}') } },
+    ]);
+    assert.deepEqual(Object.entries(stored.config.headers as object), [
+      ['__proto__', 'x'],
+      ['X-A', '1'],
+    ]);
   });
 
   it('applies the defaults of the SPEC and keeps what was given', () => {
@@ -109,12 +168,20 @@ describe('alert channel validation', () => {
     assert.deepEqual(stored, [
       { type: 'webhook', name: 'hook', enabled: true, config: { url: 'https://h.example/a', method: 'POST' } },
       { type: 'generic_http', enabled: false, config: { url: 'https://h.example/b', method: 'PATCH', headers: { 'X-Key': 'k' } } },
-      { type: 'chat_webhook', enabled: true, config: { webhook_url: 'https://chat.example/hook', username: 'Trawl', icon_emoji: ':rotating_light:' } },
+      {
+        type: 'chat_webhook',
+        enabled: true,
+        config: { webhook_url: 'https://chat.example/hook', username: 'Trawl', icon_emoji: ':rotating_light:' },
+      },
       { type: 'chat_bot', enabled: true, config: { bot_token: '123:abc', chat_id: -1001234, parse_mode: 'HTML' } },
       { type: 'incident_pager', enabled: true, config: { routing_key: 'rk', severity: 'error' } },
       { type: 'ops_alert', enabled: true, config: { api_key: 'gk', priority: 'P3', tags: ['prod'] } },
       { type: 'incident_platform', enabled: true, config: { api_key: 'ik', severity: 'major', mode: 'real' } },
-      { type: 'email', enabled: true, config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: 'localhost', smtp_port: 587 } },
+      {
+        type: 'email',
+        enabled: true,
+        config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: 'localhost', smtp_port: 587 },
+      },
     ]);
   });
 
@@ -124,16 +191,48 @@ describe('alert channel validation', () => {
     const url = word.map((path) => `https://hooks.example.com/${path}`);
     const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
     const configs: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
-      webhook: fc.record({ url, method: optional(fc.constantFrom('POST', 'PUT')), headers: optional(fc.dictionary(word, fc.string().filter((v) => !/[\r\n\0]/.test(v)))), body_template: optional(fc.string()) }),
+      webhook: fc.record({
+        url,
+        method: optional(fc.constantFrom('POST', 'PUT')),
+        headers: optional(
+          fc.dictionary(
+            word,
+            fc.string().filter((v) => !/[\r\n\0]/.test(v)),
+          ),
+        ),
+        body_template: optional(fc.string()),
+      }),
       generic_http: fc.record({ url, method: fc.constantFrom('POST', 'PUT', 'PATCH'), body_template: optional(fc.string()) }),
       chat_webhook: fc.record({ webhook_url: url, channel: optional(word), username: optional(word), icon_emoji: optional(word) }),
-      chat_bot: fc.record({ bot_token: word, chat_id: fc.oneof(word, fc.integer()), parse_mode: optional(fc.constantFrom('HTML', 'MarkdownV2')), message_template: optional(fc.string()) }),
+      chat_bot: fc.record({
+        bot_token: word,
+        chat_id: fc.oneof(word, fc.integer()),
+        parse_mode: optional(fc.constantFrom('HTML', 'MarkdownV2')),
+        message_template: optional(fc.string()),
+      }),
       incident_pager: fc.record({ routing_key: word, severity: optional(fc.constantFrom('critical', 'error', 'warning', 'info')) }),
-      ops_alert: fc.record({ api_key: word, priority: optional(fc.constantFrom('P1', 'P2', 'P3', 'P4', 'P5')), tags: optional(fc.array(fc.string())) }),
-      incident_platform: fc.record({ api_key: word, severity: optional(fc.constantFrom('minor', 'major', 'critical')), mode: optional(fc.constantFrom('real', 'test')) }),
-      email: fc.record({ to: fc.array(address, { minLength: 1, maxLength: 3 }), from: address, smtp_host: optional(word), smtp_port: optional(fc.integer({ min: 1, max: 65535 })) }),
+      ops_alert: fc.record({
+        api_key: word,
+        priority: optional(fc.constantFrom('P1', 'P2', 'P3', 'P4', 'P5')),
+        tags: optional(fc.array(fc.string())),
+      }),
+      incident_platform: fc.record({
+        api_key: word,
+        severity: optional(fc.constantFrom('minor', 'major', 'critical')),
+        mode: optional(fc.constantFrom('real', 'test')),
+      }),
+      email: fc.record({
+        to: fc.array(address, { minLength: 1, maxLength: 3 }),
+        from: address,
+        smtp_host: optional(word),
+        smtp_port: optional(fc.integer({ min: 1, max: 65535 })),
+      }),
     };
-    const channel = fc.constantFrom(...CHANNEL_TYPES).chain((type) => fc.record({ type: fc.constant(type), name: optional(word), enabled: optional(fc.boolean()), config: configs[type] }));
+    const channel = fc
+      .constantFrom(...CHANNEL_TYPES)
+      .chain((type) =>
+        fc.record({ type: fc.constant(type), name: optional(word), enabled: optional(fc.boolean()), config: configs[type] }),
+      );
     fc.assert(
       fc.property(fc.array(channel, { minLength: 1, maxLength: 4 }), (channels) => {
         // As a client sends them: JSON, absent members dropped.
@@ -152,7 +251,10 @@ describe('alert channel validation', () => {
   });
 
   it('never throws anything but a 422 VALIDATION_ERROR naming channels (fuzzed)', () => {
-    const configValue = fc.oneof(fc.anything(), fc.constantFrom('POST', 'PATCH', 'HTML', 'P1', 'critical', 'test', 'a@b.c', 'https://h.example'));
+    const configValue = fc.oneof(
+      fc.anything(),
+      fc.constantFrom('POST', 'PATCH', 'HTML', 'P1', 'critical', 'test', 'a@b.c', 'https://h.example'),
+    );
     const channel = fc.oneof(
       fc.anything(),
       fc.record(
@@ -162,7 +264,22 @@ describe('alert channel validation', () => {
           enabled: fc.oneof(fc.boolean(), fc.anything()),
           config: fc.oneof(
             fc.dictionary(
-              fc.constantFrom('url', 'method', 'headers', 'body_template', 'webhook_url', 'bot_token', 'chat_id', 'to', 'from', 'smtp_port', 'tags', 'severity', '__proto__', 'x'),
+              fc.constantFrom(
+                'url',
+                'method',
+                'headers',
+                'body_template',
+                'webhook_url',
+                'bot_token',
+                'chat_id',
+                'to',
+                'from',
+                'smtp_port',
+                'tags',
+                'severity',
+                '__proto__',
+                'x',
+              ),
               configValue,
             ),
             fc.anything(),

@@ -2,10 +2,23 @@ import { strict as assert } from 'assert';
 import { validateChannels } from '../../../node/alerts/channel-config';
 import { dispatchNotification } from '../../../node/alerts/dispatch';
 import type { ChannelOptions, Notification } from '../../../node/alerts/types';
-import { readMail, startHttpReceiver, startSmtpReceiver, type HttpReceiver, type RecordedRequest, type SmtpReceiver } from '../../helpers/receivers';
+import {
+  readMail,
+  startHttpReceiver,
+  startSmtpReceiver,
+  type HttpReceiver,
+  type RecordedRequest,
+  type SmtpReceiver,
+} from '../../helpers/receivers';
 
 const notification: Notification = {
-  alert: { id: 'alt_42', name: 'checkout <errors> & co.', q: 'from web | where status >= 500 | stats count()', interval: '5m', status: 'triggered' },
+  alert: {
+    id: 'alt_42',
+    name: 'checkout <errors> & co.',
+    q: 'from web | where status >= 500 | stats count()',
+    interval: '5m',
+    status: 'triggered',
+  },
   result: { 'count()': 17, host: 'web-2' },
   timestamp: '2026-11-27T08:15:00.000Z',
 };
@@ -18,7 +31,13 @@ describe('alert channels on the wire', function () {
 
   beforeEach(async () => {
     receiver = await startHttpReceiver();
-    options = { sendTimeoutMs: 5_000, chatBotApi: receiver.url, incidentPagerApi: `${receiver.url}/`, opsAlertApi: receiver.url, incidentPlatformApi: receiver.url };
+    options = {
+      sendTimeoutMs: 5_000,
+      chatBotApi: receiver.url,
+      incidentPagerApi: `${receiver.url}/`,
+      opsAlertApi: receiver.url,
+      incidentPlatformApi: receiver.url,
+    };
   });
 
   afterEach(async () => {
@@ -36,17 +55,29 @@ describe('alert channels on the wire', function () {
   }
 
   it('webhook: POST of the default JSON body to the URL, with the configured headers', async () => {
-    const request = await sendThrough({ type: 'webhook', name: 'hook', config: { url: `${receiver.url}/hooks/trawl?team=ops`, headers: { 'X-Team': 'ops', Authorization: 'Bearer s3' } } });
+    const request = await sendThrough({
+      type: 'webhook',
+      name: 'hook',
+      config: { url: `${receiver.url}/hooks/trawl?team=ops`, headers: { 'X-Team': 'ops', Authorization: 'Bearer s3' } },
+    });
     assert.equal(request.method, 'POST');
     assert.equal(request.path, '/hooks/trawl?team=ops');
     assert.equal(request.headers['x-team'], 'ops');
     assert.equal(request.headers.authorization, 'Bearer s3');
     assert.equal(request.headers['content-type'], 'application/json');
-    assert.deepEqual(JSON.parse(request.body), { alert: notification.alert, result: notification.result, timestamp: notification.timestamp, message });
+    assert.deepEqual(JSON.parse(request.body), {
+      alert: notification.alert,
+      result: notification.result,
+      timestamp: notification.timestamp,
+      message,
+    });
   });
 
   it("webhook: the default body leaves out the alert's channels and their secrets", async () => {
-    const withChannels: Notification = { ...notification, alert: { ...notification.alert, channels: [{ type: 'incident_pager', config: { routing_key: 'secret' } }] } };
+    const withChannels: Notification = {
+      ...notification,
+      alert: { ...notification.alert, channels: [{ type: 'incident_pager', config: { routing_key: 'secret' } }] },
+    };
     const request = await sendThrough({ type: 'webhook', config: { url: receiver.url } }, withChannels);
     assert.deepEqual(JSON.parse(request.body).alert, notification.alert);
     assert.ok(!request.body.includes('secret'));
@@ -55,7 +86,12 @@ describe('alert channels on the wire', function () {
   it('webhook: PUT of a rendered body template, the channel choosing its content type', async () => {
     const request = await sendThrough({
       type: 'webhook',
-      config: { url: `${receiver.url}/put`, method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body_template: '{{.alert.name}} fired: {{.result.count()}} on {{.result.host}} at {{.timestamp}}' },
+      config: {
+        url: `${receiver.url}/put`,
+        method: 'PUT',
+        headers: { 'Content-Type': 'text/plain' },
+        body_template: '{{.alert.name}} fired: {{.result.count()}} on {{.result.host}} at {{.timestamp}}',
+      },
     });
     assert.equal(request.method, 'PUT');
     assert.equal(request.headers['content-type'], 'text/plain');
@@ -65,7 +101,12 @@ describe('alert channels on the wire', function () {
   it('generic_http: the configured method (PATCH), headers and JSON body template', async () => {
     const request = await sendThrough({
       type: 'generic_http',
-      config: { url: `${receiver.url}/api/v1/events`, method: 'PATCH', headers: { 'X-Api-Key': 'k1' }, body_template: '{"name":"{{.alert.id}}","value":{{.result.count()}},"every":"{{.alert.interval}}"}' },
+      config: {
+        url: `${receiver.url}/api/v1/events`,
+        method: 'PATCH',
+        headers: { 'X-Api-Key': 'k1' },
+        body_template: '{"name":"{{.alert.id}}","value":{{.result.count()}},"every":"{{.alert.interval}}"}',
+      },
     });
     assert.equal(request.method, 'PATCH');
     assert.equal(request.path, '/api/v1/events');
@@ -74,12 +115,18 @@ describe('alert channels on the wire', function () {
   });
 
   it('chat_webhook: text, channel, and the default username and icon', async () => {
-    const request = await sendThrough({ type: 'chat_webhook', config: { webhook_url: `${receiver.url}/services/T0/B0/x`, channel: '#ops' } });
+    const request = await sendThrough({
+      type: 'chat_webhook',
+      config: { webhook_url: `${receiver.url}/services/T0/B0/x`, channel: '#ops' },
+    });
     assert.equal(request.method, 'POST');
     assert.equal(request.path, '/services/T0/B0/x');
     assert.deepEqual(JSON.parse(request.body), { text: message, channel: '#ops', username: 'Trawl', icon_emoji: ':rotating_light:' });
     receiver.requests.length = 0;
-    const own = await sendThrough({ type: 'chat_webhook', config: { webhook_url: receiver.url, username: 'alerts', icon_emoji: ':fire:' } });
+    const own = await sendThrough({
+      type: 'chat_webhook',
+      config: { webhook_url: receiver.url, username: 'alerts', icon_emoji: ':fire:' },
+    });
     assert.deepEqual(JSON.parse(own.body), { text: message, username: 'alerts', icon_emoji: ':fire:' });
   });
 
@@ -95,9 +142,18 @@ describe('alert channels on the wire', function () {
   it('chat_bot: a message template in MarkdownV2, values escaped and the markup kept', async () => {
     const request = await sendThrough({
       type: 'chat_bot',
-      config: { bot_token: '1:x', chat_id: -100987, parse_mode: 'MarkdownV2', message_template: '*{{.alert.name}}*: {{.result.count()}} every {{.alert.interval}}' },
+      config: {
+        bot_token: '1:x',
+        chat_id: -100987,
+        parse_mode: 'MarkdownV2',
+        message_template: '*{{.alert.name}}*: {{.result.count()}} every {{.alert.interval}}',
+      },
     });
-    assert.deepEqual(JSON.parse(request.body), { chat_id: -100987, text: '*checkout <errors\\> & co\\.*: 17 every 5m', parse_mode: 'MarkdownV2' });
+    assert.deepEqual(JSON.parse(request.body), {
+      chat_id: -100987,
+      text: '*checkout <errors\\> & co\\.*: 17 every 5m',
+      parse_mode: 'MarkdownV2',
+    });
   });
 
   it('incident_pager: an Events API v2 trigger with routing key, dedup key and payload', async () => {
@@ -115,7 +171,10 @@ describe('alert channels on the wire', function () {
         severity: 'critical',
         timestamp: notification.timestamp,
         component: notification.alert.name,
-        custom_details: { alert: { id: 'alt_42', name: notification.alert.name, q: notification.alert.q, interval: '5m' }, result: notification.result },
+        custom_details: {
+          alert: { id: 'alt_42', name: notification.alert.name, q: notification.alert.q, interval: '5m' },
+          result: notification.result,
+        },
       },
     });
   });
@@ -171,7 +230,17 @@ describe('alert channels on the wire', function () {
     });
 
     it('sends one message over SMTP to every recipient, subject and text naming the alert', async () => {
-      const channels = validateChannels([{ type: 'email', config: { to: ['ops@example.com', 'oncall@example.com'], from: 'trawl@example.com', smtp_host: '127.0.0.1', smtp_port: smtp.port } }]);
+      const channels = validateChannels([
+        {
+          type: 'email',
+          config: {
+            to: ['ops@example.com', 'oncall@example.com'],
+            from: 'trawl@example.com',
+            smtp_host: '127.0.0.1',
+            smtp_port: smtp.port,
+          },
+        },
+      ]);
       const results = await dispatchNotification(channels, notification, options);
       assert.equal(results[0].status, 'ok', results[0].error);
       assert.equal(smtp.messages.length, 1);
@@ -184,7 +253,19 @@ describe('alert channels on the wire', function () {
       assert.equal(headers.from, 'trawl@example.com');
       assert.equal(
         text,
-        [message, '', 'Alert: checkout <errors> & co. (alt_42)', `Query: ${notification.alert.q}`, 'Interval: 5m', `Evaluated at: ${notification.timestamp}`, '', 'Result:', '  count() = 17', '  host = web-2', ''].join('\n'),
+        [
+          message,
+          '',
+          'Alert: checkout <errors> & co. (alt_42)',
+          `Query: ${notification.alert.q}`,
+          'Interval: 5m',
+          `Evaluated at: ${notification.timestamp}`,
+          '',
+          'Result:',
+          '  count() = 17',
+          '  host = web-2',
+          '',
+        ].join('\n'),
       );
     });
 
@@ -192,7 +273,13 @@ describe('alert channels on the wire', function () {
       const closed = await startSmtpReceiver();
       const port = closed.port;
       await closed.close();
-      const channels = validateChannels([{ type: 'email', name: 'mail', config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: '127.0.0.1', smtp_port: port } }]);
+      const channels = validateChannels([
+        {
+          type: 'email',
+          name: 'mail',
+          config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: '127.0.0.1', smtp_port: port },
+        },
+      ]);
       const results = await dispatchNotification(channels, notification, { ...options, retry: { attempts: 1, backoffMs: [] } });
       assert.equal(results[0].status, 'error');
       assert.equal(results[0].name, 'mail');

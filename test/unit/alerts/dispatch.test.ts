@@ -80,7 +80,12 @@ describe('alert dispatch', function () {
     try {
       const channels = validateChannels([
         { type: 'webhook', name: 'muted hook', enabled: false, config: { url: muted.url } },
-        { type: 'email', name: 'muted mail', enabled: false, config: { to: ['a@example.com'], from: 'b@example.com', smtp_host: '127.0.0.1', smtp_port: smtp.port } },
+        {
+          type: 'email',
+          name: 'muted mail',
+          enabled: false,
+          config: { to: ['a@example.com'], from: 'b@example.com', smtp_host: '127.0.0.1', smtp_port: smtp.port },
+        },
         { type: 'webhook', name: 'live hook', config: { url: live.url } },
       ]);
       const results = await dispatchNotification(channels, notification);
@@ -106,7 +111,11 @@ describe('alert dispatch', function () {
       { type: 'webhook', config: { url: `${sink.url}/plain` } },
       { type: 'webhook', config: { url: `${sink.url}/templated`, body_template: '{"n":"{{.alert.name}}"}' } },
     ]);
-    const results = await dispatchNotification(channels, { ...notification, test: true }, { incidentPagerApi: sink.url, incidentPlatformApi: sink.url });
+    const results = await dispatchNotification(
+      channels,
+      { ...notification, test: true },
+      { incidentPagerApi: sink.url, incidentPlatformApi: sink.url },
+    );
     assert.deepEqual(
       results.map((result) => result.status),
       ['ok', 'ok', 'ok', 'ok', 'ok'],
@@ -138,7 +147,11 @@ describe('alert dispatch', function () {
         { type: 'chat_bot', config: { bot_token: '1:a', chat_id: 5, parse_mode: 'MarkdownV2', message_template: '*{{.alert.name}}*' } },
         { type: 'ops_alert', config: { api_key: 'k' } },
       ]);
-      const results = await dispatchNotification(channels, { ...notification, test: true }, { chatBotApi: sink.url, opsAlertApi: sink.url });
+      const results = await dispatchNotification(
+        channels,
+        { ...notification, test: true },
+        { chatBotApi: sink.url, opsAlertApi: sink.url },
+      );
       assert.deepEqual(
         results.map((result) => result.status),
         ['ok', 'ok', 'ok'],
@@ -161,7 +174,9 @@ describe('alert dispatch', function () {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = silent.address() as AddressInfo;
-      const channels = validateChannels([{ type: 'email', config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: '127.0.0.1', smtp_port: port } }]);
+      const channels = validateChannels([
+        { type: 'email', config: { to: ['ops@example.com'], from: 'trawl@example.com', smtp_host: '127.0.0.1', smtp_port: port } },
+      ]);
       const results = await dispatchNotification(channels, notification, { sendTimeoutMs: 500, retry: { attempts: 1, backoffMs: [] } });
       assert.equal(results[0].status, 'error');
       assert.match(results[0].error ?? '', /timeout|no answer within 500 ms/i);

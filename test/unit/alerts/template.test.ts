@@ -11,14 +11,24 @@ const notification: Notification = {
 
 describe('alert templates', () => {
   it('fills alert fields, result columns and the timestamp', () => {
-    assert.equal(renderTemplate('{{.alert.name}} ({{.alert.id}}, every {{.alert.interval}}, {{.alert.status}})', notification), 'errors up (alt_7, every 1m, triggered)');
+    assert.equal(
+      renderTemplate('{{.alert.name}} ({{.alert.id}}, every {{.alert.interval}}, {{.alert.status}})', notification),
+      'errors up (alt_7, every 1m, triggered)',
+    );
     assert.equal(renderTemplate('q={{.alert.q}}', notification), `q=${notification.alert.q}`);
     assert.equal(renderTemplate('{{.result.count()}} errors at {{.timestamp}}', notification), '42 errors at 2026-11-27T08:00:00.000Z');
-    assert.equal(renderTemplate('order {{ .result.order.id }}', notification), 'order o-7', 'spaces inside the braces and dots in a column name');
+    assert.equal(
+      renderTemplate('order {{ .result.order.id }}', notification),
+      'order o-7',
+      'spaces inside the braces and dots in a column name',
+    );
   });
 
   it('inserts values as text: the author writes the quotes of a JSON body', () => {
-    const body = renderTemplate('{"alert":"{{.alert.name}}","count":{{.result.count()}},"ok":{{.result.ok}},"nested":{{.result.nested}}}', notification);
+    const body = renderTemplate(
+      '{"alert":"{{.alert.name}}","count":{{.result.count()}},"ok":{{.result.ok}},"nested":{{.result.nested}}}',
+      notification,
+    );
     assert.deepEqual(JSON.parse(body), { alert: 'errors up', count: 42, ok: true, nested: { a: [1, 2] } });
     assert.equal(valueText(null), '');
     assert.equal(valueText(1.5), '1.5');
@@ -32,14 +42,23 @@ describe('alert templates', () => {
   });
 
   it("never shows the alert's channels, whose config holds other receivers' secrets", () => {
-    const withChannels: Notification = { ...notification, alert: { ...notification.alert, channels: [{ type: 'ops_alert', config: { api_key: 'secret' } }] } };
+    const withChannels: Notification = {
+      ...notification,
+      alert: { ...notification.alert, channels: [{ type: 'ops_alert', config: { api_key: 'secret' } }] },
+    };
     assert.equal(renderTemplate('[{{.alert.channels}}]', withChannels), '[]');
     assert.equal(renderTemplate('{{.alert.name}}', withChannels), 'errors up');
   });
 
   it('has a built-in default message naming the alert, time, first column and query', () => {
-    assert.equal(defaultMessage(notification), `[Trawl] alert "errors up" triggered at 2026-11-27T08:00:00.000Z: count() = 42 (query: ${notification.alert.q})`);
-    assert.equal(defaultMessage({ ...notification, result: {} }), `[Trawl] alert "errors up" triggered at 2026-11-27T08:00:00.000Z (query: ${notification.alert.q})`);
+    assert.equal(
+      defaultMessage(notification),
+      `[Trawl] alert "errors up" triggered at 2026-11-27T08:00:00.000Z: count() = 42 (query: ${notification.alert.q})`,
+    );
+    assert.equal(
+      defaultMessage({ ...notification, result: {} }),
+      `[Trawl] alert "errors up" triggered at 2026-11-27T08:00:00.000Z (query: ${notification.alert.q})`,
+    );
   });
 
   it('a template without placeholders is its own rendering, and rendering never throws (fuzzed)', () => {
@@ -61,10 +80,16 @@ describe('alert templates', () => {
   it('fills each placeholder with its value wherever it stands (fuzzed)', () => {
     const plain = fc.string().filter((text) => !text.includes('{{') && !text.includes('}}') && !text.includes('{') && !text.includes('}'));
     fc.assert(
-      fc.property(plain, plain, fc.string({ minLength: 1 }).filter((column) => !/[{}]/.test(column) && column.trim() === column), fc.jsonValue(), (before, after, column, value) => {
-        const fired: Notification = { ...notification, result: { [column]: value } };
-        assert.equal(renderTemplate(`${before}{{.result.${column}}}${after}`, fired), `${before}${valueText(value)}${after}`);
-      }),
+      fc.property(
+        plain,
+        plain,
+        fc.string({ minLength: 1 }).filter((column) => !/[{}]/.test(column) && column.trim() === column),
+        fc.jsonValue(),
+        (before, after, column, value) => {
+          const fired: Notification = { ...notification, result: { [column]: value } };
+          assert.equal(renderTemplate(`${before}{{.result.${column}}}${after}`, fired), `${before}${valueText(value)}${after}`);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -42,7 +42,10 @@ describe('applied shares', () => {
     let now = 10 * FLOOR_MARGIN_MS;
     const shares = new AppliedShares(records, () => now);
     const times = [1_000, FLOOR_MARGIN_MS, 3 * FLOOR_MARGIN_MS, 5 * FLOOR_MARGIN_MS];
-    await records.write([...times.map((ms) => ({ key: `node1/${idAt(ms)}`, value: Buffer.from('1') })), { key: `node2/${idAt(1_000)}`, value: Buffer.from('1') }]);
+    await records.write([
+      ...times.map((ms) => ({ key: `node1/${idAt(ms)}`, value: Buffer.from('1') })),
+      { key: `node2/${idAt(1_000)}`, value: Buffer.from('1') },
+    ]);
     shares.floor('node1', 4 * FLOOR_MARGIN_MS);
     await shares.settled();
     const left: string[] = [];

@@ -13,7 +13,11 @@ function cluster(options: { ownHints?: Record<string, number>; down?: string[]; 
   const catchUp = new CatchUp({
     self: 'a',
     hints: { pending: (target) => options.ownHints?.[target] ?? 0 },
-    membership: { state: () => state, livenessOf: (id) => ({ up: !(options.down ?? []).includes(id), lastHeartbeatMs: null, stats: null }), hintReports },
+    membership: {
+      state: () => state,
+      livenessOf: (id) => ({ up: !(options.down ?? []).includes(id), lastHeartbeatMs: null, stats: null }),
+      hintReports,
+    },
     failureTimeoutMs: FAILURE_TIMEOUT_MS,
     stallMs: 50,
   });
@@ -23,14 +27,23 @@ function cluster(options: { ownHints?: Record<string, number>; down?: string[]; 
 describe('catch-up: when a node may be asked for its keys', () => {
   it('asks no node, itself included, before membership started and before it heard the others report', () => {
     const { catchUp, hintReports } = cluster();
-    assert.deepEqual(['a', 'b', 'c'].map((id) => catchUp.mayAsk(id)), [false, false, false]);
+    assert.deepEqual(
+      ['a', 'b', 'c'].map((id) => catchUp.mayAsk(id)),
+      [false, false, false],
+    );
     catchUp.started(10_000);
     assert.match(catchUp.catchingUp()!, /has not yet heard every member's hint report/);
     hintReports.report('b', []);
     // Hints for c can only be on b, which said it holds none; hints for b could be on c, not heard yet.
-    assert.deepEqual(['a', 'b', 'c'].map((id) => catchUp.mayAsk(id)), [false, false, true]);
+    assert.deepEqual(
+      ['a', 'b', 'c'].map((id) => catchUp.mayAsk(id)),
+      [false, false, true],
+    );
     hintReports.report('c', []);
-    assert.deepEqual(['a', 'b', 'c'].map((id) => catchUp.mayAsk(id)), [true, true, true]);
+    assert.deepEqual(
+      ['a', 'b', 'c'].map((id) => catchUp.mayAsk(id)),
+      [true, true, true],
+    );
     assert.equal(catchUp.catchingUp(), null);
   });
 

@@ -67,7 +67,11 @@ describe('cluster state', () => {
     assert.deepEqual(formed.epochs, [{ epoch: 0, fromMicros: 0, members: ['n1', 'n2', 'n3'], layout: 'dealt' }]);
     assert.deepEqual(formed.forming, []);
     const later = withJoined(formed, member('n4'), 10 * HOUR);
-    assert.deepEqual(later.epochs[1], { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2', 'n3', 'n4'], layout: 'dealt' }, 'once formed, a join starts an epoch ahead');
+    assert.deepEqual(
+      later.epochs[1],
+      { epoch: 1, fromMicros: 10 * HOUR, members: ['n1', 'n2', 'n3', 'n4'], layout: 'dealt' },
+      'once formed, a join starts an epoch ahead',
+    );
   });
 
   it('a cluster formed without a seed that did not join in time places that seed in a later epoch', () => {
@@ -77,7 +81,10 @@ describe('cluster state', () => {
     assert.equal(formed.version, 2);
     assert.equal(withFormed(formed), formed, 'forming again changes nothing');
     const late = withJoined(formed, member('n2'), 10 * HOUR);
-    assert.deepEqual(late.epochs.map((epoch) => epoch.members), [['n1'], ['n1', 'n2']]);
+    assert.deepEqual(
+      late.epochs.map((epoch) => epoch.members),
+      [['n1'], ['n1', 'n2']],
+    );
   });
 
   it('a stored state without the forming field is read as formed', () => {
@@ -138,7 +145,10 @@ describe('cluster state', () => {
     assert.equal(forgetProblem(state, 'n3', 12 * HOUR), null);
     const forgotten = withForgotten(state, 'n3');
     assert.equal(forgotten.version, state.version + 1);
-    assert.deepEqual(forgotten.members.map((each) => each.id), ['n1', 'n2']);
+    assert.deepEqual(
+      forgotten.members.map((each) => each.id),
+      ['n1', 'n2'],
+    );
     assert.deepEqual(forgotten.removed, []);
     assert.deepEqual(forgotten.forgotten, [{ id: 'n3', throughEpoch: 3, storedAlone: false }]);
     assert.deepEqual(forgotten.epochs, state.epochs, 'placement of old buckets never changes');
@@ -151,7 +161,10 @@ describe('cluster state', () => {
     assert.equal(isForgottenIn(back, 'n2', 2), false);
     assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(back))), back);
     // Without the record, an epoch naming a node that is no member does not parse.
-    assert.throws(() => parseClusterState({ ...JSON.parse(JSON.stringify(forgotten)), forgotten: [] }), /node "n3" in ring epoch 2, but neither among its members nor as forgotten/);
+    assert.throws(
+      () => parseClusterState({ ...JSON.parse(JSON.stringify(forgotten)), forgotten: [] }),
+      /node "n3" in ring epoch 2, but neither among its members nor as forgotten/,
+    );
   });
 
   it('forget: the stored-alone entry of a forgotten node stays, given up with it; its id may join again only without events of its own', () => {
@@ -161,8 +174,14 @@ describe('cluster state', () => {
     assert.deepEqual(state.storedAlone, [alone]);
     assert.deepEqual(state.forgotten, [{ id: 'n3', throughEpoch: 3, storedAlone: true }]);
     assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(state))), state);
-    assert.throws(() => parseClusterState({ ...JSON.parse(JSON.stringify(state)), forgotten: [{ id: 'n3', throughEpoch: 3, storedAlone: false }] }), /state\.storedAlone names node "n3", which is neither a member nor forgotten with it/);
-    assert.match(storedAloneConflict(state, { ...alone, fromMicros: 5 * HOUR, toMicros: 6 * HOUR }) ?? 'none', /node n3 was forgotten with events it stored alone/);
+    assert.throws(
+      () => parseClusterState({ ...JSON.parse(JSON.stringify(state)), forgotten: [{ id: 'n3', throughEpoch: 3, storedAlone: false }] }),
+      /state\.storedAlone names node "n3", which is neither a member nor forgotten with it/,
+    );
+    assert.match(
+      storedAloneConflict(state, { ...alone, fromMicros: 5 * HOUR, toMicros: 6 * HOUR }) ?? 'none',
+      /node n3 was forgotten with events it stored alone/,
+    );
     assert.equal(storedAloneConflict(state, { ...alone, node: 'n4', partition: -8 }), null);
   });
 
@@ -190,11 +209,16 @@ describe('cluster state', () => {
           assert.deepEqual(epoch.members, [...epoch.members].sort());
           assert.ok(epoch.members.length > 0);
           if (i > 0) assert.ok(epoch.fromMicros >= state.epochs[i - 1]!.fromMicros);
-          for (const id of epoch.members) assert.ok(state.members.some((each) => each.id === id), `${id} of epoch ${i} is a member`);
+          for (const id of epoch.members)
+            assert.ok(
+              state.members.some((each) => each.id === id),
+              `${id} of epoch ${i} is a member`,
+            );
         });
         const ring = state.epochs.at(-1)!.members;
         for (const id of state.removed) assert.ok(!ring.includes(id), `removed ${id} is out of the ring`);
-        for (const each of state.members) assert.ok(ring.includes(each.id) !== state.removed.includes(each.id), `${each.id} is in the ring or removed`);
+        for (const each of state.members)
+          assert.ok(ring.includes(each.id) !== state.removed.includes(each.id), `${each.id} is in the ring or removed`);
         assert.deepEqual(parseClusterState(JSON.parse(JSON.stringify(state))), state);
       }),
     );
@@ -209,11 +233,17 @@ describe('cluster state', () => {
     };
     assert.throws(() => parseClusterState(null), /not an object/);
     assert.throws(() => parseClusterState(broken((s) => (s.version = -1))), /state\.version/);
-    assert.throws(() => parseClusterState(broken((s) => (s.members[0].role = 'witness'))), /state\.members\[0\]\.role must be one of all, coordinator, shard, not "witness"/);
+    assert.throws(
+      () => parseClusterState(broken((s) => (s.members[0].role = 'witness'))),
+      /state\.members\[0\]\.role must be one of all, coordinator, shard, not "witness"/,
+    );
     assert.throws(() => parseClusterState(broken((s) => (s.members[0].grpc = ''))), /state\.members\[0\]\.grpc/);
     assert.throws(() => parseClusterState(broken((s) => (s.epochs[0].fromMicros = 1.5))), /state\.epochs\[0\]\.fromMicros/);
     assert.throws(() => parseClusterState(broken((s) => delete s.removed)), /state\.removed/);
-    assert.throws(() => parseClusterState(broken((s) => (s.epochs[0].layout = 'striped'))), /state\.epochs\[0\]\.layout must be one of dealt or absent, not "striped"/);
+    assert.throws(
+      () => parseClusterState(broken((s) => (s.epochs[0].layout = 'striped'))),
+      /state\.epochs\[0\]\.layout must be one of dealt or absent, not "striped"/,
+    );
   });
 
   it('a cluster with a member that reads no layouts decides its epochs on the ring; while forming, epoch 0 drops its layout', () => {

@@ -82,7 +82,10 @@ describe('cluster status', () => {
     assert.equal(status.status, 'degraded');
     assert.equal(status.nodes[1].state, 'down');
     assert.equal(status.nodes[1].last_heartbeat, null);
-    assert.deepEqual([status.nodes[1].events, status.nodes[1].segments, status.nodes[1].buffered_events, status.nodes[1].storage_bytes], [null, null, null, null]);
+    assert.deepEqual(
+      [status.nodes[1].events, status.nodes[1].segments, status.nodes[1].buffered_events, status.nodes[1].storage_bytes],
+      [null, null, null, null],
+    );
     assert.deepEqual([status.index_count, status.segment_count, status.buffered_events], [1, 2, 3]);
   });
 

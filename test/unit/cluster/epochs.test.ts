@@ -16,12 +16,16 @@ describe('ring epochs', () => {
     );
   });
 
-  it('starts clear of stored events: one second into the newest event\'s bucket when that bucket starts at or after the soonest start', () => {
+  it("starts clear of stored events: one second into the newest event's bucket when that bucket starts at or after the soonest start", () => {
     const soonest = 10 * HOUR + 5_000_000;
     assert.equal(epochStartClearOf(soonest, 0, HOUR), soonest, 'nothing stored');
     assert.equal(epochStartClearOf(soonest, 10 * HOUR + 7_000_000, HOUR), soonest, 'the newest event in the bucket the epoch splits');
     assert.equal(epochStartClearOf(soonest, 12 * HOUR + 30, HOUR), 12 * HOUR + 1_000_000, 'an event two buckets ahead');
-    assert.equal(epochStartClearOf(11 * HOUR, 11 * HOUR, HOUR), 11 * HOUR + 1_000_000, 'an event at the start of the bucket the epoch would start');
+    assert.equal(
+      epochStartClearOf(11 * HOUR, 11 * HOUR, HOUR),
+      11 * HOUR + 1_000_000,
+      'an event at the start of the bucket the epoch would start',
+    );
   });
 
   it('places a bucket by the epoch in force at its start', () => {

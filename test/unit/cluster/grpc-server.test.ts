@@ -12,7 +12,6 @@ import { protocolVersion } from '../../../node/cluster/grpc/wire';
 import type * as wire from '../../../node/cluster/grpc/messages';
 import { refusal } from '../../cluster/helpers/refusal';
 
-
 describe('gRPC handler adapter', () => {
   it('answers a refusal with its status and reason, and an unexpected failure with INTERNAL and one line, never a stack', async () => {
     const logged: Error[] = [];
@@ -26,7 +25,8 @@ describe('gRPC handler adapter', () => {
     server.addService(METADATA_SERVICE, { Apply: unary(apply, (error) => logged.push(error)) });
     const port = await server.listen('127.0.0.1:0');
     const peers = new PeerClients(1000);
-    const call = (json: string) => peers.call(`127.0.0.1:${port}`, METADATA.Apply, { protocol_version: protocolVersion(), write_json: json }, 5_000);
+    const call = (json: string) =>
+      peers.call(`127.0.0.1:${port}`, METADATA.Apply, { protocol_version: protocolVersion(), write_json: json }, 5_000);
     try {
       const refused = await refusal(call('refuse'));
       assert.equal(refused.code, grpc.status.INVALID_ARGUMENT);

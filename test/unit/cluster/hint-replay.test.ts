@@ -37,7 +37,12 @@ function open(dataDir: string): Promise<StorageEngine> {
 
 function hintRecord(seq: number): Buffer {
   const time = Date.UTC(2026, 0, 1) * 1000;
-  const events = Array.from({ length: EVENTS_A_HINT }, (_, i) => ({ time: time + i, raw: `hint ${seq} event ${i}`, index: 'main', fields: { host: `h${i % 3}` } }));
+  const events = Array.from({ length: EVENTS_A_HINT }, (_, i) => ({
+    time: time + i,
+    raw: `hint ${seq} event ${i}`,
+    index: 'main',
+    fields: { host: `h${i % 3}` },
+  }));
   return encodeChunkRecord(chunkEvents(events, PLACEMENT), PLACEMENT);
 }
 
@@ -51,7 +56,15 @@ class OwnerView extends EventEmitter<MembershipEvents> {
   }
 
   state(): ClusterState {
-    return { version: 1, members: [{ id: 'owner', http: '127.0.0.1:1', grpc: this.address, role: 'all' }], epochs: [], removed: [], forming: [], storedAlone: [], forgotten: [] };
+    return {
+      version: 1,
+      members: [{ id: 'owner', http: '127.0.0.1:1', grpc: this.address, role: 'all' }],
+      epochs: [],
+      removed: [],
+      forming: [],
+      storedAlone: [],
+      forgotten: [],
+    };
   }
 
   livenessOf(): { up: boolean; lastHeartbeatMs: number | null; stats: null } {
@@ -72,7 +85,11 @@ describe('hint replay', function () {
     const holder = await open(tempDir());
     const registry = new client.Registry();
     const hints = await HintStore.open(holder.records('hints'));
-    const metrics = new ClusterMetrics(registry, { pendingByTarget: () => hints.pendingByTarget(), pendingBytes: (t) => hints.pendingBytes(t), holdersByTarget: () => new Map() });
+    const metrics = new ClusterMetrics(registry, {
+      pendingByTarget: () => hints.pendingByTarget(),
+      pendingBytes: (t) => hints.pendingBytes(t),
+      holdersByTarget: () => new Map(),
+    });
     const server = new GrpcServer();
     const applied = await AppliedHints.open(owner.records('applied-hints'));
     const log: string[] = [];
@@ -111,7 +128,17 @@ describe('hint replay', function () {
     // Four hints a second: the twelve take at least 11 / 4 s when nothing stops them.
     const bytesPerSecond = bytes * 4;
     view.up = false;
-    const replayer = new HintReplayer({ self: 'holder', hints, floors: new ShareFloors(hints), membership: view, peers, metrics, logger: quietLogger(log), checkIntervalMs: 50, bytesPerSecond });
+    const replayer = new HintReplayer({
+      self: 'holder',
+      hints,
+      floors: new ShareFloors(hints),
+      membership: view,
+      peers,
+      metrics,
+      logger: quietLogger(log),
+      checkIntervalMs: 50,
+      bytesPerSecond,
+    });
     const ownerEvents = () => owner.countRows({ index: indexMatcher(['*']), fromMicros: 0, toMicros: Number.MAX_SAFE_INTEGER });
     try {
       replayer.start();
@@ -128,14 +155,19 @@ describe('hint replay', function () {
       assert.ok(left > 0 && left < HINTS - 2, `some hints left (${left})`);
       assert.equal(await ownerEvents(), (HINTS - left) * EVENTS_A_HINT, 'the owner holds exactly the acknowledged hints');
       // The ones left are the newest: the oldest went first.
-      assert.deepEqual((await hints.oldest('owner', HINTS)).map((hint) => hint.seq), Array.from({ length: left }, (_, i) => HINTS - left + i + 1));
+      assert.deepEqual(
+        (await hints.oldest('owner', HINTS)).map((hint) => hint.seq),
+        Array.from({ length: left }, (_, i) => HINTS - left + i + 1),
+      );
 
       view.up = true;
       view.emit('member-up', 'owner');
       await waitUntil(() => hints.pending('owner') === 0, 15_000, 'the rest replayed');
       assert.equal(await ownerEvents(), HINTS * EVENTS_A_HINT, 'every hint applied once');
       assert.equal(applied.applied(`holder/${hints.logId}`, HINTS), true);
-      const replayed = (await registry.getSingleMetric('trawl_hints_replayed_total')!.get()).values.find((value) => value.labels.target === 'owner');
+      const replayed = (await registry.getSingleMetric('trawl_hints_replayed_total')!.get()).values.find(
+        (value) => value.labels.target === 'owner',
+      );
       assert.equal(replayed?.value, HINTS);
     } finally {
       await replayer.close();

@@ -33,20 +33,32 @@ describe('hints', () => {
     await hints.add('c', record('2'));
     const third = await hints.add('b', record('3'));
     assert.ok(third > first);
-    assert.deepEqual([...hints.pendingByTarget()], [['b', 2], ['c', 1]]);
+    assert.deepEqual(
+      [...hints.pendingByTarget()],
+      [
+        ['b', 2],
+        ['c', 1],
+      ],
+    );
     await crash(engine);
 
     engine = await open(dir);
     hints = await HintStore.open(engine.records('hints'));
     assert.equal(hints.pending('b'), 2);
     const oldest = await hints.oldest('b', 10);
-    assert.deepEqual(oldest.map((hint) => hint.seq), [first, third]);
+    assert.deepEqual(
+      oldest.map((hint) => hint.seq),
+      [first, third],
+    );
     assert.ok(oldest[0]!.record.equals(record('1')));
     await hints.done('b', oldest[0]!);
     assert.equal(hints.pending('b'), 1);
     const fourth = await hints.add('b', record('4'));
     assert.ok(fourth > third, 'seqs keep growing after a restart');
-    assert.deepEqual((await hints.oldest('b', 1)).map((hint) => hint.seq), [third]);
+    assert.deepEqual(
+      (await hints.oldest('b', 1)).map((hint) => hint.seq),
+      [third],
+    );
     await engine.close();
   });
 

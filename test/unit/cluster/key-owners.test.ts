@@ -4,7 +4,6 @@ import { keysByOwner } from '../../../node/cluster/key-owners';
 import { keysInRange } from '../../../node/cluster/key-range';
 import { ownersOf } from '../../../node/cluster/ring';
 
-
 const HOUR = 3_600_000_000;
 const T0 = 1_717_200_000_000_000;
 const NODES = ['n1', 'n2', 'n3', 'n4', 'n5'];

@@ -14,14 +14,19 @@ describe('keys and epochs of a time range', () => {
     assert.deepEqual(bucketsInRange(T0 + HOUR, T0, HOUR), []);
     assert.throws(() => bucketsInRange(0, 1, 0), /bucket span/);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 50 * HOUR }), fc.integer({ min: 1, max: 10 * HOUR }), fc.integer({ min: 60_000_000, max: 3 * HOUR }), (from, length, span) => {
-        const buckets = bucketsInRange(from, from + length, span);
-        // The buckets of the first and the last microsecond of the range, and every one between.
-        const first = from - (from % span);
-        const last = from + length - 1 - ((from + length - 1) % span);
-        assert.equal(buckets.length, (last - first) / span + 1);
-        buckets.forEach((bucket, i) => assert.equal(bucket, first + i * span));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 50 * HOUR }),
+        fc.integer({ min: 1, max: 10 * HOUR }),
+        fc.integer({ min: 60_000_000, max: 3 * HOUR }),
+        (from, length, span) => {
+          const buckets = bucketsInRange(from, from + length, span);
+          // The buckets of the first and the last microsecond of the range, and every one between.
+          const first = from - (from % span);
+          const last = from + length - 1 - ((from + length - 1) % span);
+          assert.equal(buckets.length, (last - first) / span + 1);
+          buckets.forEach((bucket, i) => assert.equal(bucket, first + i * span));
+        },
+      ),
     );
   });
 
@@ -29,7 +34,20 @@ describe('keys and epochs of a time range', () => {
     const keys = keysInRange(['web', 'main', 'web'], T0 + 10, T0 + HOUR + 10, HOUR, 3);
     assert.deepEqual(
       keys.map((key) => `${key.index}|${(key.bucket - T0) / HOUR}|${key.partition}`),
-      ['web|0|0', 'web|0|1', 'web|0|2', 'main|0|0', 'main|0|1', 'main|0|2', 'web|1|0', 'web|1|1', 'web|1|2', 'main|1|0', 'main|1|1', 'main|1|2'],
+      [
+        'web|0|0',
+        'web|0|1',
+        'web|0|2',
+        'main|0|0',
+        'main|0|1',
+        'main|0|2',
+        'web|1|0',
+        'web|1|1',
+        'web|1|2',
+        'main|1|0',
+        'main|1|1',
+        'main|1|2',
+      ],
     );
     assert.deepEqual(keysInRange(['main'], T0, T0 + HOUR, HOUR, 1), [{ index: 'main', bucket: T0, partition: 0 }]);
     assert.deepEqual(keysInRange(['main'], T0, T0, HOUR, 16), []);

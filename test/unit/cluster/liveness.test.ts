@@ -2,7 +2,15 @@ import { strict as assert } from 'assert';
 import { LivenessTracker } from '../../../node/cluster/liveness';
 import type { NodeStats } from '../../../node/cluster/node-stats';
 
-const stats: NodeStats = { events: 5, segments: 1, bufferedEvents: 2, bufferedBytes: 100, storageBytes: 4096, indexes: ['main'], newestEventMicros: null };
+const stats: NodeStats = {
+  events: 5,
+  segments: 1,
+  bufferedEvents: 2,
+  bufferedBytes: 100,
+  storageBytes: 4096,
+  indexes: ['main'],
+  newestEventMicros: null,
+};
 
 describe('liveness', () => {
   it('up when heard within the failure timeout, down after it, up again when heard; each change reported once', () => {

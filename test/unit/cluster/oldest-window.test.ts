@@ -7,7 +7,14 @@ describe('oldest window', () => {
   it('reads the smallest value of the entries left, whatever order they leave in (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.record({ add: fc.integer({ min: 0, max: 50 }) }), fc.record({ removeOldest: fc.constant(true) }), fc.record({ removeAt: fc.nat() })), { maxLength: 200 }),
+        fc.array(
+          fc.oneof(
+            fc.record({ add: fc.integer({ min: 0, max: 50 }) }),
+            fc.record({ removeOldest: fc.constant(true) }),
+            fc.record({ removeAt: fc.nat() }),
+          ),
+          { maxLength: 200 },
+        ),
         (steps) => {
           const window = new OldestWindow();
           const model = new Map<number, number>();

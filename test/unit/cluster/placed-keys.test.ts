@@ -20,7 +20,10 @@ describe('placed keys of a query range', () => {
       fc.property(
         fc.integer({ min: 0, max: 48 * HOUR }),
         fc.integer({ min: 1, max: 24 * HOUR }),
-        fc.array(fc.tuple(fc.constantFrom('main', 'web'), fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 3 })), { minLength: 1, maxLength: 50 }),
+        fc.array(fc.tuple(fc.constantFrom('main', 'web'), fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 3 })), {
+          minLength: 1,
+          maxLength: 50,
+        }),
         (offset, length, events) => {
           const from = T0 + offset;
           const to = from + length;
@@ -45,7 +48,8 @@ describe('placed keys of a query range', () => {
   });
 
   it('leaves globs, unbounded ranges and ranges of too many keys to the nodes', () => {
-    for (const patterns of [['*'], ['ma*'], ['main', 'w?b']]) assert.equal(placedKeys(patterns, T0, T0 + HOUR, PLACEMENT), null, patterns.join(','));
+    for (const patterns of [['*'], ['ma*'], ['main', 'w?b']])
+      assert.equal(placedKeys(patterns, T0, T0 + HOUR, PLACEMENT), null, patterns.join(','));
     assert.equal(placedKeys(['main'], Number.NEGATIVE_INFINITY, T0, PLACEMENT), null);
     assert.equal(placedKeys(['main'], T0, Number.POSITIVE_INFINITY, PLACEMENT), null);
     assert.equal(placedKeys(['main'], -HOUR, T0, PLACEMENT), null);
@@ -68,27 +72,52 @@ describe('keys without an owner that can answer', () => {
   const alone = { node: 'n3', partition: -5, indexes: ['main'], fromMicros: T0, toMicros: T0 + HOUR - 1 };
   const state = { epochs, storedAlone: [alone], forgotten: [{ id: 'n3', throughEpoch: 1, storedAlone: true }] };
   const ownedBy = (id: string, bucket: number): string[] =>
-    [0, 1, 2, 3].map((partition) => ({ index: 'main', bucket, partition })).filter((key) => ownersOf(key, epochs, 1)[0] === id).map(keyString);
+    [0, 1, 2, 3]
+      .map((partition) => ({ index: 'main', bucket, partition }))
+      .filter((key) => ownersOf(key, epochs, 1)[0] === id)
+      .map(keyString);
 
-  it('counts a forgotten node\'s keys of its epochs missing even when its id answers again, and its new keys not', () => {
+  it("counts a forgotten node's keys of its epochs missing even when its id answers again, and its new keys not", () => {
     const answering = new Set(['n1', 'n2', 'n3']);
     const old = keysWithoutOwners(['main'], T0, T0 + 2 * HOUR, state, placement, answering);
     assert.deepEqual(old, [...ownedBy('n3', T0), ...ownedBy('n3', T0 + HOUR), keyString({ index: 'main', bucket: T0, partition: -5 })]);
     assert.ok(old.length > 1, 'n3 owned keys in epoch 0');
-    assert.deepEqual(keysWithoutOwners(['main'], T0 + 4 * HOUR, T0 + 6 * HOUR, state, placement, answering), [], 'the new n3 answers for its own epoch');
-    assert.deepEqual(keysWithoutOwners(['main'], T0, T0 + 2 * HOUR, { ...state, forgotten: [] }, placement, answering), [], 'without the record its id would answer');
+    assert.deepEqual(
+      keysWithoutOwners(['main'], T0 + 4 * HOUR, T0 + 6 * HOUR, state, placement, answering),
+      [],
+      'the new n3 answers for its own epoch',
+    );
+    assert.deepEqual(
+      keysWithoutOwners(['main'], T0, T0 + 2 * HOUR, { ...state, forgotten: [] }, placement, answering),
+      [],
+      'without the record its id would answer',
+    );
   });
 });
 
 describe('keys without an owner, in a bucket split by an epoch', () => {
-  it('leaves out a piece of the range\'s bucket that lies wholly before the range', () => {
+  it("leaves out a piece of the range's bucket that lies wholly before the range", () => {
     const placement = { replicationFactor: 1, bucketSpanMicros: HOUR, partitions: 4, retentionMs: 0, maxFutureMs: 0 };
     // n2 leaves the ring at a quarter past T0: the bucket splits there.
     const split = T0 + HOUR / 4;
-    const state = { epochs: [{ epoch: 0, fromMicros: 0, members: ['n1', 'n2'] }, { epoch: 1, fromMicros: split, members: ['n1'] }], storedAlone: [], forgotten: [] };
+    const state = {
+      epochs: [
+        { epoch: 0, fromMicros: 0, members: ['n1', 'n2'] },
+        { epoch: 1, fromMicros: split, members: ['n1'] },
+      ],
+      storedAlone: [],
+      forgotten: [],
+    };
     const answering = new Set(['n1']);
-    assert.deepEqual(keysWithoutOwners(['main'], split, T0 + HOUR, state, placement, answering), [], 'from the split on only n1 places data');
+    assert.deepEqual(
+      keysWithoutOwners(['main'], split, T0 + HOUR, state, placement, answering),
+      [],
+      'from the split on only n1 places data',
+    );
     const before = keysWithoutOwners(['main'], T0, T0 + HOUR, state, placement, answering);
-    assert.ok(before.length > 0 && before.every((key) => key.startsWith(`main|${T0}|`)), `n2's keys of the first piece: ${before.join(' ')}`);
+    assert.ok(
+      before.length > 0 && before.every((key) => key.startsWith(`main|${T0}|`)),
+      `n2's keys of the first piece: ${before.join(' ')}`,
+    );
   });
 });

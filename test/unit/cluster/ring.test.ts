@@ -25,7 +25,9 @@ const idShapes: ((i: number, tag: string) => string)[] = [
   (i, tag) => `${tag}${i * 7919}`,
 ];
 const idsArb = (min: number, max: number): fc.Arbitrary<string[]> =>
-  fc.tuple(fc.integer({ min, max }), fc.nat({ max: idShapes.length - 1 }), fc.stringMatching(/^[a-z]{1,6}$/)).map(([count, shape, tag]) => Array.from({ length: count }, (_, i) => idShapes[shape](i + 1, tag)));
+  fc
+    .tuple(fc.integer({ min, max }), fc.nat({ max: idShapes.length - 1 }), fc.stringMatching(/^[a-z]{1,6}$/))
+    .map(([count, shape, tag]) => Array.from({ length: count }, (_, i) => idShapes[shape](i + 1, tag)));
 
 /** `count` distinct keys from `fromMicros` on: indexes, hourly buckets and 16 partitions. */
 function keysFrom(count: number, fromMicros: number): PartitionKey[] {
@@ -61,28 +63,36 @@ function assertEven(counts: Map<string, number>, members: readonly string[], tot
   const even = total / members.length;
   for (const member of members) {
     const load = counts.get(member) ?? 0;
-    assert.ok(Math.abs(load / even - 1) <= tolerance, `${member} owns ${load} keys, an even share is ${even.toFixed(1)} (${members.length} nodes)`);
+    assert.ok(
+      Math.abs(load / even - 1) <= tolerance,
+      `${member} owns ${load} keys, an even share is ${even.toFixed(1)} (${members.length} nodes)`,
+    );
   }
 }
 
 describe('placement ring', () => {
   it('gives min(replication factor, members) distinct owners, all members of the epoch in force', () => {
     fc.assert(
-      fc.property(idsArb(1, 8), fc.integer({ min: 1, max: 6 }), fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 20 }), (ids, rf, hours) => {
-        const epochs: RingEpoch[] = [
-          { epoch: 0, fromMicros: 0, members: ['old-a', 'old-b'] },
-          { epoch: 1, fromMicros: START, members: ids },
-        ];
-        for (const hour of hours) {
-          const key = { index: 'main', bucket: START + hour * HOUR, partition: hour % 16 };
-          const owners = ownersOf(key, epochs, rf);
-          assert.equal(owners.length, Math.min(rf, ids.length));
-          assert.equal(new Set(owners).size, owners.length, 'owners are distinct');
-          for (const owner of owners) assert.ok(ids.includes(owner), `${owner} is a member of the epoch in force`);
-          const before = ownersOf({ ...key, bucket: START - HOUR }, epochs, rf);
-          assert.ok(before.every((owner) => owner === 'old-a' || owner === 'old-b'));
-        }
-      }),
+      fc.property(
+        idsArb(1, 8),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 20 }),
+        (ids, rf, hours) => {
+          const epochs: RingEpoch[] = [
+            { epoch: 0, fromMicros: 0, members: ['old-a', 'old-b'] },
+            { epoch: 1, fromMicros: START, members: ids },
+          ];
+          for (const hour of hours) {
+            const key = { index: 'main', bucket: START + hour * HOUR, partition: hour % 16 };
+            const owners = ownersOf(key, epochs, rf);
+            assert.equal(owners.length, Math.min(rf, ids.length));
+            assert.equal(new Set(owners).size, owners.length, 'owners are distinct');
+            for (const owner of owners) assert.ok(ids.includes(owner), `${owner} is a member of the epoch in force`);
+            const before = ownersOf({ ...key, bucket: START - HOUR }, epochs, rf);
+            assert.ok(before.every((owner) => owner === 'old-a' || owner === 'old-b'));
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -92,30 +102,48 @@ describe('placement ring', () => {
     assert.deepEqual([...ownersOf({ index: 'main', bucket: START, partition: 0 }, epochs, 3)].sort(), ['a', 'b']);
     assert.throws(() => ownersOf({ index: 'main', bucket: START - HOUR, partition: 0 }, epochs, 1), /no ring epoch/);
     assert.deepEqual(ownersOf({ index: 'main', bucket: START, partition: 0 }, [{ epoch: 0, fromMicros: 0, members: [] }], 2), []);
-    for (const rf of [0, -1, 1.5, Number.NaN]) assert.throws(() => ownersOf({ index: 'main', bucket: START, partition: 0 }, epochs, rf), /replication factor/);
+    for (const rf of [0, -1, 1.5, Number.NaN])
+      assert.throws(() => ownersOf({ index: 'main', bucket: START, partition: 0 }, epochs, rf), /replication factor/);
   });
 
   it('every node computes the same owners: another process, members and epochs given in another order', () => {
     fc.assert(
-      fc.property(fc.array(idsArb(3, 30), { minLength: 1, maxLength: 11 }), fc.integer({ min: 1, max: 3 }), fc.nat(), (memberships, rf, seed) => {
-        const epochs: RingEpoch[] = memberships.map((members, epoch) => ({ epoch, fromMicros: epoch === 0 ? 0 : START + epoch * DAY, members: [...members].sort() }));
-        // Keys of every epoch, met in turn and then again in reverse: more rings than a node keeps.
-        const keys = epochs.flatMap((epoch) => keysFrom(100, epoch.epoch === 0 ? START - DAY : epoch.fromMicros));
-        const here = keys.map((key) => ownersOf(key, epochs, rf));
-        assert.deepEqual(
-          [...keys].reverse().map((key) => ownersOf(key, epochs, rf)),
-          [...here].reverse(),
-        );
-        // A fresh copy, as another node holds it after a state push: other objects, members in another order.
-        const copy: RingEpoch[] = shuffled(epochs, seed).map((epoch) => ({ ...epoch, members: shuffled(epoch.members, seed + epoch.epoch) }));
-        assert.deepEqual(keys.map((key) => ownersOf(key, copy, rf)), here);
-        // Another process builds its rings from nothing.
-        const script = `const { ownersOf } = require(${JSON.stringify(path.join(__dirname, '../../../node/cluster/ring.js'))});
+      fc.property(
+        fc.array(idsArb(3, 30), { minLength: 1, maxLength: 11 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.nat(),
+        (memberships, rf, seed) => {
+          const epochs: RingEpoch[] = memberships.map((members, epoch) => ({
+            epoch,
+            fromMicros: epoch === 0 ? 0 : START + epoch * DAY,
+            members: [...members].sort(),
+          }));
+          // Keys of every epoch, met in turn and then again in reverse: more rings than a node keeps.
+          const keys = epochs.flatMap((epoch) => keysFrom(100, epoch.epoch === 0 ? START - DAY : epoch.fromMicros));
+          const here = keys.map((key) => ownersOf(key, epochs, rf));
+          assert.deepEqual(
+            [...keys].reverse().map((key) => ownersOf(key, epochs, rf)),
+            [...here].reverse(),
+          );
+          // A fresh copy, as another node holds it after a state push: other objects, members in another order.
+          const copy: RingEpoch[] = shuffled(epochs, seed).map((epoch) => ({
+            ...epoch,
+            members: shuffled(epoch.members, seed + epoch.epoch),
+          }));
+          assert.deepEqual(
+            keys.map((key) => ownersOf(key, copy, rf)),
+            here,
+          );
+          // Another process builds its rings from nothing.
+          const script = `const { ownersOf } = require(${JSON.stringify(path.join(__dirname, '../../../node/cluster/ring.js'))});
           const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
           process.stdout.write(JSON.stringify(input.keys.map((key) => ownersOf(key, input.epochs, input.rf))));`;
-        const elsewhere = JSON.parse(execFileSync(process.execPath, ['-e', script], { input: JSON.stringify({ keys, epochs: copy, rf }) }).toString()) as string[][];
-        assert.deepEqual(elsewhere, here);
-      }),
+          const elsewhere = JSON.parse(
+            execFileSync(process.execPath, ['-e', script], { input: JSON.stringify({ keys, epochs: copy, rf }) }).toString(),
+          ) as string[][];
+          assert.deepEqual(elsewhere, here);
+        },
+      ),
       { numRuns: 3 },
     );
   });
@@ -126,8 +154,14 @@ describe('placement ring', () => {
       const keys = keysFrom(2000 * ids.length, START);
       assertEven(loads(keys, epochs, rf), ids, keys.length * rf, 0.15);
     };
-    check(Array.from({ length: 3 }, (_, i) => `node-${i + 1}`), 1);
-    check(Array.from({ length: 100 }, (_, i) => `node-${i + 1}`), 1);
+    check(
+      Array.from({ length: 3 }, (_, i) => `node-${i + 1}`),
+      1,
+    );
+    check(
+      Array.from({ length: 100 }, (_, i) => `node-${i + 1}`),
+      1,
+    );
     fc.assert(
       fc.property(idsArb(3, 100), fc.integer({ min: 1, max: 2 }), (ids, rf) => check(ids, rf)),
       { numRuns: 2, seed: 19 },
@@ -155,7 +189,10 @@ describe('placement ring', () => {
         }
         const share = moved / newKeys.length;
         const even = 1 / (ids.length + 1);
-        assert.ok(Math.abs(share / even - 1) <= 0.25, `${(share * 100).toFixed(2)}% of new keys moved to the new node, 1/N is ${(even * 100).toFixed(2)}%`);
+        assert.ok(
+          Math.abs(share / even - 1) <= 0.25,
+          `${(share * 100).toFixed(2)}% of new keys moved to the new node, 1/N is ${(even * 100).toFixed(2)}%`,
+        );
         for (const key of keysFrom(3000, START - 30 * DAY)) assert.deepEqual(ownersOf(key, after, rf), ownersOf(key, before, rf));
       }),
       { numRuns: 4, seed: 7 },
@@ -220,7 +257,11 @@ describe('dealt layout', () => {
   const dealt = (members: string[], epoch = 0, fromMicros = 0): RingEpoch => ({ epoch, fromMicros, members, layout: 'dealt' });
   /** Every key of `buckets` hourly buckets from START, in `indexes`, with PARTITIONS partitions each. */
   const bucketKeys = (buckets: number, indexes: readonly string[] = ['main']): PartitionKey[][] =>
-    indexes.flatMap((index) => Array.from({ length: buckets }, (_, b) => Array.from({ length: PARTITIONS }, (_, partition) => ({ index, bucket: START + b * HOUR, partition }))));
+    indexes.flatMap((index) =>
+      Array.from({ length: buckets }, (_, b) =>
+        Array.from({ length: PARTITIONS }, (_, partition) => ({ index, bucket: START + b * HOUR, partition })),
+      ),
+    );
 
   it('gives every member of a bucket the same number of its partitions, give or take one a copy', () => {
     fc.assert(
@@ -233,7 +274,10 @@ describe('dealt layout', () => {
           const high = copies * Math.ceil(PARTITIONS / ids.length);
           for (const id of ids) {
             const count = counts.get(id) ?? 0;
-            assert.ok(count >= low && count <= high, `${id} owns ${count} of ${keys[0].index} ${keys[0].bucket}'s ${PARTITIONS} partitions at RF${rf} (${ids.length} nodes): not in [${low}, ${high}]`);
+            assert.ok(
+              count >= low && count <= high,
+              `${id} owns ${count} of ${keys[0].index} ${keys[0].bucket}'s ${PARTITIONS} partitions at RF${rf} (${ids.length} nodes): not in [${low}, ${high}]`,
+            );
           }
           for (const key of keys) {
             const owners = ownersOf(key, epochs, rf);
@@ -260,21 +304,27 @@ describe('dealt layout', () => {
     const ids = ['n1', 'n2', 'n3', 'trawl-b.example.internal', '10.0.0.7:7481'];
     const keys = bucketKeys(30, ['main', 'web']).flat();
     const here = keys.map((key) => ownersOf(key, [dealt([...ids].sort())], 2));
-    assert.deepEqual(keys.map((key) => ownersOf(key, [dealt(shuffled(ids, 3))], 2)), here);
+    assert.deepEqual(
+      keys.map((key) => ownersOf(key, [dealt(shuffled(ids, 3))], 2)),
+      here,
+    );
     const script = `const { ownersOf } = require(${JSON.stringify(path.join(__dirname, '../../../node/cluster/ring.js'))});
       const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
       process.stdout.write(JSON.stringify(input.keys.map((key) => ownersOf(key, input.epochs, 2))));`;
-    const elsewhere = JSON.parse(execFileSync(process.execPath, ['-e', script], { input: JSON.stringify({ keys, epochs: [dealt(shuffled(ids, 9))] }) }).toString()) as string[][];
+    const elsewhere = JSON.parse(
+      execFileSync(process.execPath, ['-e', script], { input: JSON.stringify({ keys, epochs: [dealt(shuffled(ids, 9))] }) }).toString(),
+    ) as string[][];
     assert.deepEqual(elsewhere, here);
   });
 
-  it('changes from bucket to bucket which members take a partition, and its primary is not the ring\'s', () => {
+  it("changes from bucket to bucket which members take a partition, and its primary is not the ring's", () => {
     const ids = ['n1', 'n2', 'n3'];
     const primaries = new Set<string>();
     let unlikeRing = 0;
     for (const keys of bucketKeys(12)) {
       primaries.add(ownersOf(keys[0], [dealt(ids)], 1)[0]);
-      for (const key of keys) if (ownersOf(key, [dealt(ids)], 1)[0] !== ownersOf(key, [{ epoch: 0, fromMicros: 0, members: ids }], 1)[0]) unlikeRing++;
+      for (const key of keys)
+        if (ownersOf(key, [dealt(ids)], 1)[0] !== ownersOf(key, [{ epoch: 0, fromMicros: 0, members: ids }], 1)[0]) unlikeRing++;
     }
     assert.equal(primaries.size, 3, 'partition 0 of 12 buckets has each member as its primary in some bucket');
     assert.ok(unlikeRing > 0, 'the dealt layout is not the ring under another name');

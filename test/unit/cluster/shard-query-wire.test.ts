@@ -9,7 +9,10 @@ import { fragmentFromWire, fragmentToWire } from '../../../node/cluster/shard-qu
 import { decodeRows, encodeRows } from '../../../query/exec/shard-results';
 
 const value = fc.oneof(fc.double(), fc.string(), fc.boolean(), fc.constant(null), fc.integer());
-const timedRow = fc.record({ time: fc.oneof(fc.integer({ min: 0, max: 2 ** 52 }), fc.constant(-Infinity)), row: fc.dictionary(fc.string({ minLength: 1 }), value) });
+const timedRow = fc.record({
+  time: fc.oneof(fc.integer({ min: 0, max: 2 ** 52 }), fc.constant(-Infinity)),
+  row: fc.dictionary(fc.string({ minLength: 1 }), value),
+});
 
 describe('shard query wire', () => {
   it('export rows come back exactly as sent, in their order', () => {
@@ -28,30 +31,54 @@ describe('shard query wire', () => {
   });
 
   it('a fragment comes back as sent; variables that are not a JSON object are refused', () => {
-    const spec = fc.record({
-      text: fc.string({ minLength: 1 }).filter((text) => text.trim() !== ''),
-      variables: fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer())),
-      range: fc.tuple(fc.nat(), fc.nat()).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
-      nowMicros: fc.nat(),
-      limit: fc.nat(),
-      offset: fc.nat(),
-      profile: fc.boolean(),
-      trace: fc.boolean(),
-      stream: fc.boolean(),
-    }).map(({ range: [fromMicros, toMicros], ...rest }) => ({ ...rest, fromMicros, toMicros }));
+    const spec = fc
+      .record({
+        text: fc.string({ minLength: 1 }).filter((text) => text.trim() !== ''),
+        variables: fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer())),
+        range: fc.tuple(fc.nat(), fc.nat()).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
+        nowMicros: fc.nat(),
+        limit: fc.nat(),
+        offset: fc.nat(),
+        profile: fc.boolean(),
+        trace: fc.boolean(),
+        stream: fc.boolean(),
+      })
+      .map(({ range: [fromMicros, toMicros], ...rest }) => ({ ...rest, fromMicros, toMicros }));
     // Keys as keyString writes them: the callee refuses any other shape.
-    const key = fc.tuple(fc.constantFrom('main', 'web-logs', 'a.b'), fc.integer({ min: -1e12, max: 1e15 }), fc.nat({ max: 4095 })).map(([index, bucket, partition]) => `${index}|${bucket}|${partition}`);
+    const key = fc
+      .tuple(fc.constantFrom('main', 'web-logs', 'a.b'), fc.integer({ min: -1e12, max: 1e15 }), fc.nat({ max: 4095 }))
+      .map(([index, bucket, partition]) => `${index}|${bucket}|${partition}`);
     fc.assert(
-      fc.property(spec, fc.array(key), fc.string({ maxLength: 128 }), fc.oneof(fc.constant(-Infinity), fc.double({ noNaN: true, min: -1e15, max: 1e15 })), (fragmentSpec, keys, fragmentId, headFloor) => {
-        // As plain JSON values (the generated records have no prototype).
-        const sent = JSON.parse(JSON.stringify({ spec: fragmentSpec, keys }));
-        const back = fragmentFromWire(fragmentToWire({ spec: fragmentSpec, keys }, { fragmentId, headFloor }));
-        assert.deepEqual(JSON.parse(JSON.stringify({ spec: back.spec, keys: back.keys })), sent);
-        assert.equal(back.fragmentId, fragmentId);
-        assert.ok(Object.is(back.headFloor, headFloor), `head floor ${headFloor}`);
-      }),
+      fc.property(
+        spec,
+        fc.array(key),
+        fc.string({ maxLength: 128 }),
+        fc.oneof(fc.constant(-Infinity), fc.double({ noNaN: true, min: -1e15, max: 1e15 })),
+        (fragmentSpec, keys, fragmentId, headFloor) => {
+          // As plain JSON values (the generated records have no prototype).
+          const sent = JSON.parse(JSON.stringify({ spec: fragmentSpec, keys }));
+          const back = fragmentFromWire(fragmentToWire({ spec: fragmentSpec, keys }, { fragmentId, headFloor }));
+          assert.deepEqual(JSON.parse(JSON.stringify({ spec: back.spec, keys: back.keys })), sent);
+          assert.equal(back.fragmentId, fragmentId);
+          assert.ok(Object.is(back.headFloor, headFloor), `head floor ${headFloor}`);
+        },
+      ),
     );
-    const wire = fragmentToWire({ spec: { text: 'from main', variables: {}, fromMicros: 0, toMicros: 1, nowMicros: 1, limit: 1, offset: 0, profile: false, trace: false, stream: false }, keys: [] });
+    const wire = fragmentToWire({
+      spec: {
+        text: 'from main',
+        variables: {},
+        fromMicros: 0,
+        toMicros: 1,
+        nowMicros: 1,
+        limit: 1,
+        offset: 0,
+        profile: false,
+        trace: false,
+        stream: false,
+      },
+      keys: [],
+    });
     for (const variables of ['[]', '3', 'null', '{']) assert.throws(() => fragmentFromWire({ ...wire, variables_json: variables }));
     assert.throws(() => fragmentFromWire({ ...wire, text: '' }), /empty/);
     assert.throws(() => fragmentFromWire({ ...wire, limit: 0.5 }), /limit/);
@@ -64,6 +91,7 @@ describe('shard query wire', () => {
         assert.equal(nodeTagOfJob(id), jobNodeTag(nodeId));
       }),
     );
-    for (const other of ['qry_abc', 'job_node1_AAAAAAAAAAAA', 'qry__AAAAAAAAAAAA', 'qry_node1_AAAA']) assert.equal(nodeTagOfJob(other), null, other);
+    for (const other of ['qry_abc', 'job_node1_AAAAAAAAAAAA', 'qry__AAAAAAAAAAAA', 'qry_node1_AAAA'])
+      assert.equal(nodeTagOfJob(other), null, other);
   });
 });

@@ -29,7 +29,10 @@ const STATE: ClusterState = {
 };
 
 function refused(check: () => void, code: grpc.status, reason: string, message: RegExp): void {
-  assert.throws(check, (error: unknown) => error instanceof RpcRefusal && error.code === code && error.reason === reason && message.test(error.message));
+  assert.throws(
+    check,
+    (error: unknown) => error instanceof RpcRefusal && error.code === code && error.reason === reason && message.test(error.message),
+  );
 }
 
 function chunksAt(hour: number, fields: Record<string, string> = {}): EventChunk[] {
@@ -42,14 +45,36 @@ function chunksAt(hour: number, fields: Record<string, string> = {}): EventChunk
 describe('share checks', () => {
   it('takes a share from another member only', () => {
     checkOrigin('node2', 'node1', STATE);
-    refused(() => checkOrigin('node9', 'node1', STATE), grpc.status.FAILED_PRECONDITION, 'unknown-origin', /node "node9" is not a member of the cluster as node node1 knows it \(state v4, 3 members\)/);
-    refused(() => checkOrigin('node1', 'node1', STATE), grpc.status.INVALID_ARGUMENT, 'invalid-origin', /names this node \(node1\) as its origin/);
-    refused(() => checkOrigin('x'.repeat(1_000_000), 'node1', STATE), grpc.status.FAILED_PRECONDITION, 'unknown-origin', /^node "x{140}\.\.\." is not a member/);
+    refused(
+      () => checkOrigin('node9', 'node1', STATE),
+      grpc.status.FAILED_PRECONDITION,
+      'unknown-origin',
+      /node "node9" is not a member of the cluster as node node1 knows it \(state v4, 3 members\)/,
+    );
+    refused(
+      () => checkOrigin('node1', 'node1', STATE),
+      grpc.status.INVALID_ARGUMENT,
+      'invalid-origin',
+      /names this node \(node1\) as its origin/,
+    );
+    refused(
+      () => checkOrigin('x'.repeat(1_000_000), 'node1', STATE),
+      grpc.status.FAILED_PRECONDITION,
+      'unknown-origin',
+      /^node "x{140}\.\.\." is not a member/,
+    );
   });
 
   it('takes a hint with a log name of at most 64 letters, digits, _ or -, and a whole seq from 1', () => {
     checkHint('0123456789abcdef', 1);
-    for (const [log, seq] of [['', 1], ['a'.repeat(65), 1], ['a/b', 1], ['log', 0], ['log', 1.5], ['log', Number.NaN]] as const) {
+    for (const [log, seq] of [
+      ['', 1],
+      ['a'.repeat(65), 1],
+      ['a/b', 1],
+      ['log', 0],
+      ['log', 1.5],
+      ['log', Number.NaN],
+    ] as const) {
       refused(() => checkHint(log, seq), grpc.status.INVALID_ARGUMENT, 'invalid-hint', /a hint names its log/);
     }
   });
@@ -62,9 +87,19 @@ describe('share checks', () => {
       const others = chunks.filter((chunk) => !ownersOf(chunk.key, epochs, 1).includes('node3'));
       if (hour === 5) assert.equal(mine.length, 0, 'node3 owns nothing before its epoch');
       else checkChunks(mine, 'node1', 'node3', STATE, 1, HOUR);
-      refused(() => checkChunks(others, 'node1', 'node3', STATE, 1, HOUR), grpc.status.FAILED_PRECONDITION, 'not-owner', /node node3 does not own index main, bucket \S+, partition \d+ under the ring epochs it knows \(state v4; its owners are node[12]\)/);
+      refused(
+        () => checkChunks(others, 'node1', 'node3', STATE, 1, HOUR),
+        grpc.status.FAILED_PRECONDITION,
+        'not-owner',
+        /node node3 does not own index main, bucket \S+, partition \d+ under the ring epochs it knows \(state v4; its owners are node[12]\)/,
+      );
     }
-    refused(() => checkChunks(chunksAt(12), 'node1', 'node3', { ...STATE, epochs: [] }, 1, HOUR), grpc.status.FAILED_PRECONDITION, 'not-owner', /knows no ring epoch/);
+    refused(
+      () => checkChunks(chunksAt(12), 'node1', 'node3', { ...STATE, epochs: [] }, 1, HOUR),
+      grpc.status.FAILED_PRECONDITION,
+      'not-owner',
+      /knows no ring epoch/,
+    );
   });
 
   it('takes a key that starts a piece of a bucket at a ring epoch it knows, and refuses one that starts anywhere else', () => {
@@ -76,23 +111,38 @@ describe('share checks', () => {
       Array.from({ length: 40 }, (_, i) => ({ time: split + i, raw: `e${i}`, index: 'main', fields: { host: `h${i}` } })),
       placement,
     );
-    assert.ok(after.every((chunk) => chunk.key.bucket === split), 'keyed by the piece from 12:30');
+    assert.ok(
+      after.every((chunk) => chunk.key.bucket === split),
+      'keyed by the piece from 12:30',
+    );
     const mine = after.filter((chunk) => ownersOf(chunk.key, state.epochs, 1).includes('node3'));
     assert.ok(mine.length > 0, 'node3 owns some of the piece');
     checkChunks(mine, 'node1', 'node3', state, 1, HOUR);
     const elsewhere = mine.map((chunk) => ({ ...chunk, key: { ...chunk.key, bucket: split + 1 }, minTime: split + 1 }));
-    refused(() => checkChunks(elsewhere, 'node1', 'node3', state, 1, HOUR), grpc.status.FAILED_PRECONDITION, 'not-owner', /knows no bucket or ring epoch that starts at/);
+    refused(
+      () => checkChunks(elsewhere, 'node1', 'node3', state, 1, HOUR),
+      grpc.status.FAILED_PRECONDITION,
+      'not-owner',
+      /knows no bucket or ring epoch that starts at/,
+    );
   });
 
   it('refuses a field name ingest never stores', () => {
     const chunks = chunksAt(12, { _timestamp: 'x' });
-    refused(() => checkChunks(chunks, 'node1', 'node1', STATE, 3, HOUR), grpc.status.INVALID_ARGUMENT, 'invalid-record', /holds field "_timestamp", a name ingest never stores/);
+    refused(
+      () => checkChunks(chunks, 'node1', 'node1', STATE, 3, HOUR),
+      grpc.status.INVALID_ARGUMENT,
+      'invalid-record',
+      /holds field "_timestamp", a name ingest never stores/,
+    );
   });
 
   it('counts every refusal and logs the first of each origin and reason', () => {
     const lines: string[] = [];
     const counted: string[] = [];
-    const record = refusalRecorder({ info: () => undefined, warn: (line) => lines.push(line), error: () => undefined }, (method, reason) => counted.push(`${method}/${reason}`));
+    const record = refusalRecorder({ info: () => undefined, warn: (line) => lines.push(line), error: () => undefined }, (method, reason) =>
+      counted.push(`${method}/${reason}`),
+    );
     const notOwner = new RpcRefusal(grpc.status.FAILED_PRECONDITION, 'not-owner', 'not mine');
     record('Write', 'node2', notOwner);
     record('Write', 'node2', notOwner);

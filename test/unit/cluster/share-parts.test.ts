@@ -22,7 +22,13 @@ const eventArb = fc.record({
   index: fc.constantFrom('main', 'web'),
   fields: fc.dictionary(
     fc.constantFrom('host', 'source', 'status', 'msg', 'ok', 'user'),
-    fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('a', 'b', '\ud800'), fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true }), fc.boolean()),
+    fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('a', 'b', '\ud800'),
+      fc.integer({ min: -5, max: 5 }),
+      fc.double({ noNaN: true }),
+      fc.boolean(),
+    ),
     { maxKeys: 5 },
   ),
 });
@@ -45,7 +51,8 @@ describe('share parts', () => {
           const rows = part.chunks.reduce((sum, chunk) => sum + chunk.count, 0);
           assert.equal(part.events, rows);
           // The estimate leaves room for the header: a part of several rows stays near the bound.
-          if (rows > 1) assert.ok(record.length <= maxBytes * 1.5 + 512, `a part of ${rows} rows takes ${record.length} bytes (bound ${maxBytes})`);
+          if (rows > 1)
+            assert.ok(record.length <= maxBytes * 1.5 + 512, `a part of ${rows} rows takes ${record.length} bytes (bound ${maxBytes})`);
           return decodeChunkRecord(record).chunks;
         });
         assert.deepEqual(eventsByKey(decoded.flat()), eventsByKey(chunks));
@@ -55,7 +62,12 @@ describe('share parts', () => {
   });
 
   it('keep a share that fits in one part whole, without slicing its chunks', () => {
-    const events: LogEvent[] = Array.from({ length: 50 }, (_, i) => ({ time: i, raw: `line ${i}`, index: 'main', fields: { host: `h${i % 3}` } }));
+    const events: LogEvent[] = Array.from({ length: 50 }, (_, i) => ({
+      time: i,
+      raw: `line ${i}`,
+      index: 'main',
+      fields: { host: `h${i % 3}` },
+    }));
     const chunks = chunkEvents(events, PLACEMENT);
     const parts = shareParts(chunks, 1 << 20);
     assert.equal(parts.length, 1);
@@ -63,7 +75,12 @@ describe('share parts', () => {
   });
 
   it("slice a string field's dictionary down to the values its rows use", () => {
-    const events: LogEvent[] = Array.from({ length: 1000 }, (_, i) => ({ time: i, raw: 'x', index: 'main', fields: { user: `user-${i}` } }));
+    const events: LogEvent[] = Array.from({ length: 1000 }, (_, i) => ({
+      time: i,
+      raw: 'x',
+      index: 'main',
+      fields: { user: `user-${i}` },
+    }));
     const [chunk] = chunkEvents(events, { bucketSpanMicros: HOUR, partitions: 1 });
     const slice = sliceChunk(chunk!, 100, 110);
     const user = slice.fields.find((field) => field.name === 'user')!;

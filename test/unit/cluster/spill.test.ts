@@ -28,11 +28,20 @@ interface RequestEvent {
   time: number;
 }
 
-const PAIRS: Pair[] = [{ host: 'web-1', source: 'nginx' }, { host: 'web-2', source: 'nginx' }, { host: 'db-1' }, { source: 'cron' }, {}, { host: 'é "q"', source: 'app\\1' }];
+const PAIRS: Pair[] = [
+  { host: 'web-1', source: 'nginx' },
+  { host: 'web-2', source: 'nginx' },
+  { host: 'db-1' },
+  { source: 'cron' },
+  {},
+  { host: 'é "q"', source: 'app\\1' },
+];
 
 /** A request as the JSON body of `POST /ingest` (native format); event i's text is `e<i>`. */
 function bodyOf(events: readonly RequestEvent[]): Buffer {
-  return Buffer.from(JSON.stringify(events.map((event, i) => ({ event: `e${i}`, time: event.time / 1e6, index: event.index, ...event.pair }))));
+  return Buffer.from(
+    JSON.stringify(events.map((event, i) => ({ event: `e${i}`, time: event.time / 1e6, index: event.index, ...event.pair }))),
+  );
 }
 
 /** A request's chunks, from the general path (JSON.parse, native.ts, chunkEvents) or the byte scanner. */
@@ -90,7 +99,11 @@ const hotRequestArb = fc
   .map((parts) =>
     parts.flatMap(([mixed, hot, run]) => [
       ...mixed.map((event): RequestEvent => ({ ...event, pair: PAIRS[event.pair] })),
-      ...Array.from({ length: run }, (_, i): RequestEvent => ({ pair: PAIRS[hot], index: i % 3 === 0 ? 'web' : 'main', time: T0 + ((i * 7919) % (3 * HOUR)) })),
+      ...Array.from({ length: run }, (_, i): RequestEvent => ({
+        pair: PAIRS[hot],
+        index: i % 3 === 0 ? 'web' : 'main',
+        time: T0 + ((i * 7919) % (3 * HOUR)),
+      })),
     ]),
   );
 
@@ -146,7 +159,8 @@ describe('hot-source spill', () => {
           assert.equal(chunks.length, Math.min(partitions, 40), `${partitions} partitions`);
           // Blocks of 256 dealt round the partitions from home (the last block holds 16).
           const want = new Map<number, number>();
-          for (let i = 0; i < 10_000; i++) want.set(Math.floor(i / 256) % partitions, (want.get(Math.floor(i / 256) % partitions) ?? 0) + 1);
+          for (let i = 0; i < 10_000; i++)
+            want.set(Math.floor(i / 256) % partitions, (want.get(Math.floor(i / 256) % partitions) ?? 0) + 1);
           const sizes = (list: number[]): number[] => list.sort((a, b) => a - b);
           assert.deepEqual(sizes(chunks.map((chunk) => chunk.count)), sizes([...want.values()]), `${partitions} partitions`);
         }
@@ -168,7 +182,9 @@ describe('hot-source spill', () => {
     fc.assert(
       fc.property(hotRequestArb, fc.integer({ min: 1, max: 20 }), (events, partitions) => {
         const placement: Placement = { bucketSpanMicros: HOUR, partitions };
-        assert.ok(encodeChunkRecord(general(events, placement), placement).equals(encodeChunkRecord(scanner(events, placement), placement)));
+        assert.ok(
+          encodeChunkRecord(general(events, placement), placement).equals(encodeChunkRecord(scanner(events, placement), placement)),
+        );
       }),
       { numRuns: 30 },
     );

@@ -1,13 +1,30 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { forgetProblem, foundCluster, joinConflict, removeProblem, withForgotten, withFormed, withJoined, withRemoved, type ClusterState, type Member } from '../../../node/cluster/cluster-state';
+import {
+  forgetProblem,
+  foundCluster,
+  joinConflict,
+  removeProblem,
+  withForgotten,
+  withFormed,
+  withJoined,
+  withRemoved,
+  type ClusterState,
+  type Member,
+} from '../../../node/cluster/cluster-state';
 import { sameState, successionProblem } from '../../../node/cluster/state-succession';
 
 const HOUR = 3_600_000_000;
-const member = (id: string, http = 7000 + Number(id.slice(1))): Member => ({ id, http: `127.0.0.1:${http}`, grpc: `127.0.0.1:${http + 1000}`, role: 'all' });
+const member = (id: string, http = 7000 + Number(id.slice(1))): Member => ({
+  id,
+  http: `127.0.0.1:${http}`,
+  grpc: `127.0.0.1:${http + 1000}`,
+  role: 'all',
+});
 
 /** What the master may decide next: a join (new node or new HTTP address), a removal, a forget, the end of forming. */
-type Operation = { kind: 'join'; id: number; http: number } | { kind: 'remove'; id: number } | { kind: 'forget'; id: number } | { kind: 'formed' };
+type Operation =
+  { kind: 'join'; id: number; http: number } | { kind: 'remove'; id: number } | { kind: 'forget'; id: number } | { kind: 'formed' };
 
 function decide(state: ClusterState, operation: Operation, at: number): ClusterState {
   if (operation.kind === 'formed') return withFormed(state);
@@ -35,7 +52,8 @@ describe('cluster state succession', () => {
           if (next !== history.at(-1)) history.push(next);
         });
         for (let i = 0; i < history.length; i++) {
-          for (let j = i + 1; j < history.length; j++) assert.equal(successionProblem(history[i]!, history[j]!), null, `v${history[i]!.version} -> v${history[j]!.version}`);
+          for (let j = i + 1; j < history.length; j++)
+            assert.equal(successionProblem(history[i]!, history[j]!), null, `v${history[i]!.version} -> v${history[j]!.version}`);
         }
       }),
     );
@@ -54,14 +72,24 @@ describe('cluster state succession', () => {
       [next({ epochs: held.epochs.map(({ layout: _dropped, ...epoch }) => epoch) }), /rewrites ring epoch 0/],
       [next({ forming: ['127.0.0.1:9'] }), /waits for the seed/],
       [next({ members: [...held.members, member('n4'), member('n5')] }), /adds 2 members/],
-      [next({ members: held.members.filter((each) => each.id !== 'n2'), forgotten: [{ id: 'n2', throughEpoch: 3, storedAlone: false }] }), /forgets n2, which was not removed/],
+      [
+        next({ members: held.members.filter((each) => each.id !== 'n2'), forgotten: [{ id: 'n2', throughEpoch: 3, storedAlone: false }] }),
+        /forgets n2, which was not removed/,
+      ],
       [next({ members: held.members.filter((each) => each.id !== 'n3'), removed: [] }), /drops member n3 without recording it forgotten/],
     ];
     for (const [state, problem] of cases) assert.match(successionProblem(held, state) ?? 'none', problem);
-    assert.equal(successionProblem(held, next({ members: [...held.members, member('n4'), member('n5')] }, held.version + 2)), null, 'two versions may add two');
+    assert.equal(
+      successionProblem(held, next({ members: [...held.members, member('n4'), member('n5')] }, held.version + 2)),
+      null,
+      'two versions may add two',
+    );
     const forgotten = withForgotten(held, 'n3');
     assert.equal(successionProblem(held, forgotten), null, 'a forget drops the removed member it records');
-    assert.match(successionProblem(forgotten, { ...forgotten, version: forgotten.version + 1, forgotten: [] }) ?? 'none', /rewrites the record of forgotten nodes/);
+    assert.match(
+      successionProblem(forgotten, { ...forgotten, version: forgotten.version + 1, forgotten: [] }) ?? 'none',
+      /rewrites the record of forgotten nodes/,
+    );
   });
 
   it('compares states by content', () => {

@@ -17,11 +17,14 @@ function throughTheWire(state: ClusterState): ClusterState {
 }
 
 describe('cluster state on the wire', () => {
-  it('keeps each epoch\'s layout, and an epoch without one stays without', () => {
+  it("keeps each epoch's layout, and an epoch without one stays without", () => {
     const founded = foundCluster(member('n1', 9000));
     const { layout: _none, ...old } = founded.epochs[0]!;
     const state = withJoined({ ...founded, epochs: [old] }, member('n2', 9002), 3_600_000_000);
-    assert.deepEqual(state.epochs.map((epoch) => epoch.layout), [undefined, 'dealt']);
+    assert.deepEqual(
+      state.epochs.map((epoch) => epoch.layout),
+      [undefined, 'dealt'],
+    );
     const received = throughTheWire(state);
     assert.deepEqual(received, state);
     assert.ok(!('layout' in received.epochs[0]!));

@@ -23,7 +23,15 @@ describe('config: the addresses of a clustered node', () => {
   }
 
   it('a node alone may listen on every interface', () => {
-    const config = loadConfig({ sets: [['listen', '"0.0.0.0:7480"'], ['cluster.grpc_listen', '"0.0.0.0:7481"']] }, {});
+    const config = loadConfig(
+      {
+        sets: [
+          ['listen', '"0.0.0.0:7480"'],
+          ['cluster.grpc_listen', '"0.0.0.0:7481"'],
+        ],
+      },
+      {},
+    );
     assert.equal(config.listen, '0.0.0.0:7480');
   });
 

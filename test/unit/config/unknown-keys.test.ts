@@ -14,8 +14,14 @@ function refusal(patch: unknown): string {
 
 describe('config: unknown keys', () => {
   it('suggests the key meant: a typo, or the same name in another section', () => {
-    assert.equal(refusal({ storage: { flush_intervall: '2s' } }), 'test: unknown key "storage.flush_intervall"; did you mean "storage.flush_interval"?');
-    assert.equal(refusal({ cluster: { flush_interval: '2s' } }), 'test: unknown key "cluster.flush_interval"; did you mean "storage.flush_interval"?');
+    assert.equal(
+      refusal({ storage: { flush_intervall: '2s' } }),
+      'test: unknown key "storage.flush_intervall"; did you mean "storage.flush_interval"?',
+    );
+    assert.equal(
+      refusal({ cluster: { flush_interval: '2s' } }),
+      'test: unknown key "cluster.flush_interval"; did you mean "storage.flush_interval"?',
+    );
     assert.equal(refusal({ retension: '7d' }), 'test: unknown key "retension"; did you mean "retention"?');
   });
 

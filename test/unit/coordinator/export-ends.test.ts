@@ -57,7 +57,11 @@ const WANT = EVENTS.filter((event) => (event.fields.n as number) % 2 === 0)
   .map((event) => event.time)
   .sort((x, y) => y - x);
 const WANTED = new Set(WANT);
-const SPEC = { ...sessionSpec(TEXT, { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR }), stream: true, limit: Number.MAX_SAFE_INTEGER };
+const SPEC = {
+  ...sessionSpec(TEXT, { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR }),
+  stream: true,
+  limit: Number.MAX_SAFE_INTEGER,
+};
 const chunks = chunkEvents(EVENTS, PLACEMENT);
 const keys = [...new Set(chunks.map((chunk) => keyString(chunk.key)))];
 
@@ -149,7 +153,13 @@ describe('an export over several nodes ends whole or with one error, whatever fa
 
   const nodeFault: fc.Arbitrary<NodeFault> = fc.oneof(
     { weight: 3, arbitrary: fc.constant({ kind: 'none' as const }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('fail' as const, 'gone' as const, 'stall' as const), afterReads: fc.integer({ min: 0, max: 8 }) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constantFrom('fail' as const, 'gone' as const, 'stall' as const),
+        afterReads: fc.integer({ min: 0, max: 8 }),
+      }),
+    },
   );
   const clientEnd: fc.Arbitrary<ClientEnd> = fc.oneof(
     fc.constant({ kind: 'none' as const }),
@@ -159,74 +169,90 @@ describe('an export over several nodes ends whole or with one error, whatever fa
 
   it('holds every event exactly once or fails with one error; no row after the end, every fragment stopped within a second', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.tuple(nodeFault, nodeFault, nodeFault), clientEnd, fc.integer({ min: 0, max: 3 }), async (faults, end, slowWrites) => {
-        const served = new Map<string, ServedNode>();
-        for (const [i, node] of NODES.entries()) served.set(node, await serve(node, faults[i]!));
-        const deadlineMs = Date.now() + 30_000;
-        const view: ClusterView = {
-          owners: ownersOf,
-          usable: () => true,
-          target: (node) => new RemoteShardTarget(node, served.get(node)!.address, peers, deadlineMs, SILENCE_MS),
-        };
-        const controller = new AbortController();
-        // A stalled node with no client end: the query's runtime limit ends it.
-        const stalls = faults.some((fault) => fault.kind === 'stall');
-        const timeoutMs = end.kind === 'timeout' ? end.afterMs : stalls ? 3000 : null;
-        const timer = timeoutMs === null ? null : setTimeout(() => controller.abort(new QueryLimitError('QUERY_TIMEOUT', 'the query ran too long')), timeoutMs);
-        const streamed: number[] = [];
-        let ended = false;
-        let lateRows = 0;
-        const onRows = async (rows: TimedRow[]): Promise<void> => {
-          if (ended) lateRows += rows.length;
-          for (const { time } of rows) {
-            streamed.push(time);
-            if (end.kind === 'leave' && streamed.length === end.afterRows) controller.abort(new QueryLimitError('QUERY_CANCELED', 'the client disconnected'));
-          }
-          // A client that reads slowly now and then.
-          if (slowWrites > 0 && streamed.length % 500 < rows.length) await new Promise((resolve) => setTimeout(resolve, slowWrites));
-        };
-        let outcome: { missing: number } | Error;
-        try {
-          outcome = await scatterGather(view, SPEC, keys, controller.signal, onRows);
-        } catch (error) {
-          outcome = error as Error;
-        } finally {
-          ended = true;
-          if (timer !== null) clearTimeout(timer);
-        }
-        const endedAt = Date.now();
-        for (const node of served.values()) node.unstall();
-        try {
-          // Every node's fragment stops soon after the export ends (the caller's cancel or a closed connection).
-          await waitUntil(() => [...served.values()].every((node) => node.slots.running === 0), 1000, 'every node to stop its fragment');
-          assert.ok(Date.now() - endedAt <= 1500, `the fragments stopped ${Date.now() - endedAt} ms after the export ended`);
-          assert.equal(lateRows, 0, 'rows handed on after the export ended');
-          assert.equal(new Set(streamed).size, streamed.length, 'an event streamed twice');
-          for (let i = 1; i < streamed.length; i++) assert.ok(streamed[i - 1]! > streamed[i]!, 'the export is newest first');
-          const aborted = end.kind !== 'none' || stalls;
-          if (outcome instanceof Error) {
-            assert.ok(outcome instanceof ShardLostError || outcome instanceof QueryLimitError, `unexpected failure: ${outcome.stack}`);
-            if (outcome instanceof QueryLimitError) assert.ok(aborted, `a limit nobody set: ${outcome.message}`);
-            // A node none of whose rows went out is read again elsewhere: an export fails for a lost node only after rows went out.
-            if (outcome instanceof ShardLostError) {
-              assert.ok(faults.some((fault) => fault.kind !== 'none' && fault.afterReads > 0), outcome.message);
-              assert.ok(streamed.length > 0, `nothing went out, yet the export failed: ${outcome.message}`);
+      fc.asyncProperty(
+        fc.tuple(nodeFault, nodeFault, nodeFault),
+        clientEnd,
+        fc.integer({ min: 0, max: 3 }),
+        async (faults, end, slowWrites) => {
+          const served = new Map<string, ServedNode>();
+          for (const [i, node] of NODES.entries()) served.set(node, await serve(node, faults[i]!));
+          const deadlineMs = Date.now() + 30_000;
+          const view: ClusterView = {
+            owners: ownersOf,
+            usable: () => true,
+            target: (node) => new RemoteShardTarget(node, served.get(node)!.address, peers, deadlineMs, SILENCE_MS),
+          };
+          const controller = new AbortController();
+          // A stalled node with no client end: the query's runtime limit ends it.
+          const stalls = faults.some((fault) => fault.kind === 'stall');
+          const timeoutMs = end.kind === 'timeout' ? end.afterMs : stalls ? 3000 : null;
+          const timer =
+            timeoutMs === null
+              ? null
+              : setTimeout(() => controller.abort(new QueryLimitError('QUERY_TIMEOUT', 'the query ran too long')), timeoutMs);
+          const streamed: number[] = [];
+          let ended = false;
+          let lateRows = 0;
+          const onRows = async (rows: TimedRow[]): Promise<void> => {
+            if (ended) lateRows += rows.length;
+            for (const { time } of rows) {
+              streamed.push(time);
+              if (end.kind === 'leave' && streamed.length === end.afterRows)
+                controller.abort(new QueryLimitError('QUERY_CANCELED', 'the client disconnected'));
             }
-          } else if (outcome.missing === 0) {
-            assert.deepEqual(streamed, WANT);
-          } else {
-            // Both owners of some key failed: the rest is there, and the answer says what is missing.
-            assert.ok(faults.filter((fault) => fault.kind !== 'none').length >= 2);
-            assert.ok(streamed.every((time) => WANTED.has(time)));
+            // A client that reads slowly now and then.
+            if (slowWrites > 0 && streamed.length % 500 < rows.length) await new Promise((resolve) => setTimeout(resolve, slowWrites));
+          };
+          let outcome: { missing: number } | Error;
+          try {
+            outcome = await scatterGather(view, SPEC, keys, controller.signal, onRows);
+          } catch (error) {
+            outcome = error as Error;
+          } finally {
+            ended = true;
+            if (timer !== null) clearTimeout(timer);
           }
-          if (faults.every((fault) => fault.kind === 'none' || fault.afterReads === 0) && faults.filter((fault) => fault.kind !== 'none').length <= 1 && !aborted) {
-            assert.ok(!(outcome instanceof Error), `one node failed before it sent a row: the export is whole (${String(outcome)})`);
-            assert.deepEqual(streamed, WANT);
+          const endedAt = Date.now();
+          for (const node of served.values()) node.unstall();
+          try {
+            // Every node's fragment stops soon after the export ends (the caller's cancel or a closed connection).
+            await waitUntil(() => [...served.values()].every((node) => node.slots.running === 0), 1000, 'every node to stop its fragment');
+            assert.ok(Date.now() - endedAt <= 1500, `the fragments stopped ${Date.now() - endedAt} ms after the export ended`);
+            assert.equal(lateRows, 0, 'rows handed on after the export ended');
+            assert.equal(new Set(streamed).size, streamed.length, 'an event streamed twice');
+            for (let i = 1; i < streamed.length; i++) assert.ok(streamed[i - 1]! > streamed[i]!, 'the export is newest first');
+            const aborted = end.kind !== 'none' || stalls;
+            if (outcome instanceof Error) {
+              assert.ok(outcome instanceof ShardLostError || outcome instanceof QueryLimitError, `unexpected failure: ${outcome.stack}`);
+              if (outcome instanceof QueryLimitError) assert.ok(aborted, `a limit nobody set: ${outcome.message}`);
+              // A node none of whose rows went out is read again elsewhere: an export fails for a lost node only after rows went out.
+              if (outcome instanceof ShardLostError) {
+                assert.ok(
+                  faults.some((fault) => fault.kind !== 'none' && fault.afterReads > 0),
+                  outcome.message,
+                );
+                assert.ok(streamed.length > 0, `nothing went out, yet the export failed: ${outcome.message}`);
+              }
+            } else if (outcome.missing === 0) {
+              assert.deepEqual(streamed, WANT);
+            } else {
+              // Both owners of some key failed: the rest is there, and the answer says what is missing.
+              assert.ok(faults.filter((fault) => fault.kind !== 'none').length >= 2);
+              assert.ok(streamed.every((time) => WANTED.has(time)));
+            }
+            if (
+              faults.every((fault) => fault.kind === 'none' || fault.afterReads === 0) &&
+              faults.filter((fault) => fault.kind !== 'none').length <= 1 &&
+              !aborted
+            ) {
+              assert.ok(!(outcome instanceof Error), `one node failed before it sent a row: the export is whole (${String(outcome)})`);
+              assert.deepEqual(streamed, WANT);
+            }
+          } finally {
+            for (const node of served.values()) await node.close();
           }
-        } finally {
-          for (const node of served.values()) await node.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 30, seed: Number(process.env.FC_SEED ?? Date.now() % 1_000_000), endOnFailure: true },
     );
   });

@@ -70,7 +70,9 @@ async function engineWith(owner: string): Promise<StorageEngine> {
 
 /** A scan source whose scans wait for `gate` before they plan. */
 function gated(source: ScanSource, gate: Promise<void>): ScanSource {
-  return Object.assign(Object.create(source) as ScanSource, { planScan: async (...args: Parameters<ScanSource['planScan']>) => (await gate, source.planScan(...args)) });
+  return Object.assign(Object.create(source) as ScanSource, {
+    planScan: async (...args: Parameters<ScanSource['planScan']>) => (await gate, source.planScan(...args)),
+  });
 }
 
 /** A floor registry that tells when a caller's raise reached a running fragment. */
@@ -170,7 +172,7 @@ describe('a head over several nodes stops early across them', function () {
     assert.equal(read.get('old')!.rowsRead, 0, 'the remote old node stopped before its first block');
   });
 
-  it('over gRPC: a remote node\'s raise comes back in its stream and stops the coordinator\'s own scan', async () => {
+  it("over gRPC: a remote node's raise comes back in its stream and stops the coordinator's own scan", async () => {
     const remoteFresh = await remoteTarget('fresh', Promise.resolve(), new FragmentFloors());
     const old = localTarget('old');
     const { ns, read } = await headOver({
@@ -189,6 +191,6 @@ describe('a head over several nodes stops early across them', function () {
       },
     });
     assert.deepEqual(ns, WANT);
-    assert.equal(read.get('old')!.rowsRead, 0, 'the coordinator\'s own old keys were not read');
+    assert.equal(read.get('old')!.rowsRead, 0, "the coordinator's own old keys were not read");
   });
 });

@@ -9,8 +9,19 @@ const DAY = 24 * HOUR;
 describe('coordinator: histogram', () => {
   it('picks the usual interval for a range at 60 buckets', () => {
     const cases: [number, string][] = [
-      [MINUTE, '1s'], [4 * MINUTE, '5s'], [5 * MINUTE, '1m'], [HOUR, '1m'], [HOUR + 1, '5m'], [6 * HOUR, '5m'],
-      [7 * HOUR, '15m'], [DAY, '15m'], [2 * DAY, '1h'], [7 * DAY, '1h'], [8 * DAY, '6h'], [15 * DAY, '6h'], [30 * DAY, '1d'],
+      [MINUTE, '1s'],
+      [4 * MINUTE, '5s'],
+      [5 * MINUTE, '1m'],
+      [HOUR, '1m'],
+      [HOUR + 1, '5m'],
+      [6 * HOUR, '5m'],
+      [7 * HOUR, '15m'],
+      [DAY, '15m'],
+      [2 * DAY, '1h'],
+      [7 * DAY, '1h'],
+      [8 * DAY, '6h'],
+      [15 * DAY, '6h'],
+      [30 * DAY, '1d'],
     ];
     for (const [range, label] of cases) assert.equal(histogramInterval(range, 60).label, label, `${range / MINUTE} minutes`);
   });
@@ -30,17 +41,25 @@ describe('coordinator: histogram', () => {
 
   it('lists every bucket of the range once, aligned, with the counts found', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10 * DAY }), fc.integer({ min: 1, max: 3 * DAY }), fc.integer({ min: 1, max: 200 }), (from, length, target) => {
-        const to = from + length;
-        const step = histogramInterval(length, target);
-        const buckets = histogramBuckets(from, to, step, [[new Date(Math.floor(from / step.ms) * step.ms).toISOString(), 3]]);
-        const starts = buckets.map((bucket) => Date.parse(bucket.time));
-        assert.ok(starts[0]! <= from && from < starts[0]! + step.ms, 'the first bucket holds from');
-        assert.ok(starts.at(-1)! < to && to <= starts.at(-1)! + step.ms, 'the last bucket holds the instant before to');
-        starts.forEach((start, i) => assert.equal(start, starts[0]! + i * step.ms));
-        assert.equal(buckets[0]!.count, 3);
-        assert.equal(buckets.reduce((sum, bucket) => sum + bucket.count, 0), 3);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 10 * DAY }),
+        fc.integer({ min: 1, max: 3 * DAY }),
+        fc.integer({ min: 1, max: 200 }),
+        (from, length, target) => {
+          const to = from + length;
+          const step = histogramInterval(length, target);
+          const buckets = histogramBuckets(from, to, step, [[new Date(Math.floor(from / step.ms) * step.ms).toISOString(), 3]]);
+          const starts = buckets.map((bucket) => Date.parse(bucket.time));
+          assert.ok(starts[0]! <= from && from < starts[0]! + step.ms, 'the first bucket holds from');
+          assert.ok(starts.at(-1)! < to && to <= starts.at(-1)! + step.ms, 'the last bucket holds the instant before to');
+          starts.forEach((start, i) => assert.equal(start, starts[0]! + i * step.ms));
+          assert.equal(buckets[0]!.count, 3);
+          assert.equal(
+            buckets.reduce((sum, bucket) => sum + bucket.count, 0),
+            3,
+          );
+        },
+      ),
     );
   });
 });

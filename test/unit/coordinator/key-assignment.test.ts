@@ -13,7 +13,9 @@ const scenario = fc
     seed: fc.integer(),
   })
   .map(({ keys, rf, down, seed }) => {
-    const owners = new Map(keys.map((key, k) => [key, Array.from({ length: rf }, (_, i) => NODES[(Math.abs(seed) + k * 7 + i) % NODES.length])]));
+    const owners = new Map(
+      keys.map((key, k) => [key, Array.from({ length: rf }, (_, i) => NODES[(Math.abs(seed) + k * 7 + i) % NODES.length])]),
+    );
     return { keys, owners, down: new Set(down) };
   });
 
@@ -43,7 +45,11 @@ describe('assigning partition keys to the nodes that answer for them', () => {
   it('spreads keys over the replicas and depends only on its inputs', () => {
     const keys = Array.from({ length: 300 }, (_, i) => `main|${i}|0`);
     // Replication 2 over 3 nodes: every pair of nodes owns a third of the keys.
-    const pairs = [['n1', 'n2'], ['n2', 'n3'], ['n3', 'n1']];
+    const pairs = [
+      ['n1', 'n2'],
+      ['n2', 'n3'],
+      ['n3', 'n1'],
+    ];
     const owners = (key: string): string[] => pairs[Number(key.split('|')[1]) % 3];
     const { byNode, missing } = assignKeys(keys, owners, () => true);
     assert.deepEqual(missing, []);
@@ -54,7 +60,7 @@ describe('assigning partition keys to the nodes that answer for them', () => {
     assert.deepEqual([...again.byNode].sort(), [...byNode].sort());
   });
 
-  it('gives a failed node\'s keys to the other owners', () => {
+  it("gives a failed node's keys to the other owners", () => {
     const owners = (key: string): string[] => (key === 'only-a' ? ['a'] : ['a', 'b']);
     const { byNode, missing } = reassignKeys('a', ['k1', 'k2', 'only-a'], owners, () => true);
     assert.deepEqual(byNode.get('b'), ['k1', 'k2']);

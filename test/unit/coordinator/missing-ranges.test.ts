@@ -25,13 +25,17 @@ describe('missing ranges of a partial answer', () => {
 
   it('takes a key starting inside a bucket (a split bucket) to the end of that bucket, and reads negative partitions', () => {
     const split = T0 + HOUR / 4;
-    assert.deepEqual(missingSpans([key('main', split, -1)], HOUR, 0, Infinity), [{ index: 'main', fromMicros: split, toMicros: T0 + HOUR }]);
+    assert.deepEqual(missingSpans([key('main', split, -1)], HOUR, 0, Infinity), [
+      { index: 'main', fromMicros: split, toMicros: T0 + HOUR },
+    ]);
     // The part after the split and the next bucket touch: one range.
     assert.deepEqual(missingSpans([key('main', split, -2), key('main', T0 + HOUR, 5)], HOUR, 0, Infinity), [
       { index: 'main', fromMicros: split, toMicros: T0 + 2 * HOUR },
     ]);
     // The whole bucket and a key inside it: the whole bucket.
-    assert.deepEqual(missingSpans([key('main', split), key('main', T0)], HOUR, 0, Infinity), [{ index: 'main', fromMicros: T0, toMicros: T0 + HOUR }]);
+    assert.deepEqual(missingSpans([key('main', split), key('main', T0)], HOUR, 0, Infinity), [
+      { index: 'main', fromMicros: T0, toMicros: T0 + HOUR },
+    ]);
   });
 
   it('cuts the ranges to the query range and drops a key wholly outside it', () => {
@@ -62,7 +66,11 @@ describe('missing ranges of a partial answer', () => {
 
   it('covers exactly the instants some key covers within the range, with ranges apart and in order (property)', () => {
     const span = 10;
-    const keyArb = fc.record({ index: fc.constantFrom('a', 'b'), bucket: fc.integer({ min: 0, max: 200 }), partition: fc.integer({ min: -3, max: 3 }) });
+    const keyArb = fc.record({
+      index: fc.constantFrom('a', 'b'),
+      bucket: fc.integer({ min: 0, max: 200 }),
+      partition: fc.integer({ min: -3, max: 3 }),
+    });
     fc.assert(
       fc.property(fc.array(keyArb, { maxLength: 30 }), fc.integer({ min: 0, max: 220 }), fc.integer({ min: 0, max: 220 }), (keys, a, b) => {
         const [from, to] = [Math.min(a, b), Math.max(a, b)];
@@ -74,9 +82,13 @@ describe('missing ranges of a partial answer', () => {
         );
         for (const index of ['a', 'b']) {
           const mine = spans.filter((each) => each.index === index);
-          for (let i = 1; i < mine.length; i++) assert.ok(mine[i]!.fromMicros > mine[i - 1]!.toMicros, 'ranges of an index are apart and in order');
+          for (let i = 1; i < mine.length; i++)
+            assert.ok(mine[i]!.fromMicros > mine[i - 1]!.toMicros, 'ranges of an index are apart and in order');
           for (let t = 0; t < 230; t++) {
-            const byKeys = t >= from && t < to && keys.some((each) => each.index === index && t >= each.bucket && t < Math.floor(each.bucket / span) * span + span);
+            const byKeys =
+              t >= from &&
+              t < to &&
+              keys.some((each) => each.index === index && t >= each.bucket && t < Math.floor(each.bucket / span) * span + span);
             const byRanges = mine.some((each) => t >= each.fromMicros && t < each.toMicros);
             assert.equal(byRanges, byKeys, `${index} at ${t}`);
           }

@@ -6,7 +6,14 @@
  */
 import { strict as assert } from 'assert';
 import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
-import { BUSY_WAITS_MS, scatterGather, ShardBusyError, ShardLostError, type ClusterView, type ShardTarget } from '../../../coordinator/scatter-gather';
+import {
+  BUSY_WAITS_MS,
+  scatterGather,
+  ShardBusyError,
+  ShardLostError,
+  type ClusterView,
+  type ShardTarget,
+} from '../../../coordinator/scatter-gather';
 import { localScanSource } from '../../../node/core/local-scan-source';
 import { executePlan } from '../../../query/exec/execute';
 import { finishResult } from '../../../query/exec/result';
@@ -56,7 +63,12 @@ function open(): Promise<StorageEngine> {
 
 const SPEC = (text: string) => sessionSpec(text, { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR });
 
-const QUERIES = ['from main | stats count(), sum(n), dc(host) by host', 'from main | search error | head 7', 'from main | sort n desc | head 12', 'from main | where n % 3 = 0'];
+const QUERIES = [
+  'from main | stats count(), sum(n), dc(host) by host',
+  'from main | search error | head 7',
+  'from main | sort n desc | head 12',
+  'from main | where n % 3 = 0',
+];
 
 describe('scatter-gather over nodes, each answering for the keys it was given', function () {
   this.timeout(60_000);
@@ -76,7 +88,10 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
     // Replication 2: each node holds the chunks of the keys it owns.
     for (const node of NODES) {
       const engine = await open();
-      await store(engine, chunks.filter((chunk) => ownersOf(keyString(chunk.key), 2).includes(node)));
+      await store(
+        engine,
+        chunks.filter((chunk) => ownersOf(keyString(chunk.key), 2).includes(node)),
+      );
       await engine.flush();
       engines.set(node, engine);
     }
@@ -121,10 +136,13 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
     }
   });
 
-  it('asks a failed node\'s keys of the other owners; with no owner left a key is missing', async () => {
+  it("asks a failed node's keys of the other owners; with no owner left a key is missing", async () => {
     // b's events in segments, then its storage closed under it: every fragment it runs fails reading.
     const broken = await open();
-    await store(broken, chunks.filter((chunk) => ownersOf(keyString(chunk.key), 2).includes('b')));
+    await store(
+      broken,
+      chunks.filter((chunk) => ownersOf(keyString(chunk.key), 2).includes('b')),
+    );
     await broken.flush();
     await broken.close();
     const failing: ShardTarget = new LocalShardTarget('b', localScanSource(broken), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
@@ -144,7 +162,7 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
     assert.ok(missing > 0);
   });
 
-  it('asks a busy node\'s keys of another owner, waits for a node that alone owns them, and fails TOO_MANY_REQUESTS when it stays busy', async () => {
+  it("asks a busy node's keys of another owner, waits for a node that alone owns them, and fails TOO_MANY_REQUESTS when it stays busy", async () => {
     /** b refuses its first `refusals` fragments as a node with no free query slot does. */
     const busyFor = (refusals: number) => {
       let refused = 0;
@@ -182,16 +200,25 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
     assert.equal(waited.asked.filter((node) => node === 'b').length, 4);
     assert.ok(performance.now() - started >= BUSY_WAITS_MS[0]! + BUSY_WAITS_MS[1]! + BUSY_WAITS_MS[2]!, 'it waited between the asks');
     // Busy past every wait: the query fails as too many queries, not as a smaller answer.
-    await assert.rejects(gathered(busyFor(Infinity).view(1), text), (error: Error) => error instanceof ShardBusyError && (error as ShardBusyError).code === 'TOO_MANY_REQUESTS');
+    await assert.rejects(
+      gathered(busyFor(Infinity).view(1), text),
+      (error: Error) => error instanceof ShardBusyError && (error as ShardBusyError).code === 'TOO_MANY_REQUESTS',
+    );
   });
 
-  it('merges the nodes\' exports newest first, and ends an export that lost a node after its rows', async () => {
+  it("merges the nodes' exports newest first, and ends an export that lost a node after its rows", async () => {
     const view: ClusterView = { owners: (key) => ownersOf(key, 2), usable: () => true, target };
     const spec = { ...SPEC('from main | where n % 5 = 0'), stream: true, limit: Number.MAX_SAFE_INTEGER };
     const streamed: TimedRow[] = [];
     await scatterGather(view, spec, keys, new AbortController().signal, async (rows) => void streamed.push(...rows));
-    const want = all.filter((event) => (event.fields.n as number) % 5 === 0).map((event) => event.time).sort((x, y) => y - x);
-    assert.deepEqual(streamed.map((row) => row.time), want);
+    const want = all
+      .filter((event) => (event.fields.n as number) % 5 === 0)
+      .map((event) => event.time)
+      .sort((x, y) => y - x);
+    assert.deepEqual(
+      streamed.map((row) => row.time),
+      want,
+    );
 
     const dying: ShardTarget = {
       node: 'a',
@@ -200,8 +227,15 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
         throw new Error('connection reset');
       },
     };
-    const losing: ClusterView = { owners: (key) => ownersOf(key, 2), usable: () => true, target: (node) => (node === 'a' ? dying : target(node)) };
-    await assert.rejects(scatterGather(losing, spec, keys, new AbortController().signal, async () => undefined), ShardLostError);
+    const losing: ClusterView = {
+      owners: (key) => ownersOf(key, 2),
+      usable: () => true,
+      target: (node) => (node === 'a' ? dying : target(node)),
+    };
+    await assert.rejects(
+      scatterGather(losing, spec, keys, new AbortController().signal, async () => undefined),
+      ShardLostError,
+    );
   });
 
   it('holds nodes that are ahead of the slowest one in an export, instead of piling their rows up', async () => {
@@ -212,7 +246,10 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
     const own = new Map<string, StorageEngine>();
     for (const node of NODES) {
       const engine = await open();
-      await store(engine, manyChunks.filter((chunk) => ownersOf(keyString(chunk.key), 1)[0] === node));
+      await store(
+        engine,
+        manyChunks.filter((chunk) => ownersOf(keyString(chunk.key), 1)[0] === node),
+      );
       await engine.flush();
       own.set(node, engine);
     }
@@ -252,8 +289,15 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
       assert.equal(streamed.length, 0, 'nothing can go out before c bounds its rows');
       openGate();
       await done;
-      const want = many.map((event) => event.time).filter((time) => time < SPEC('').toMicros).sort((x, y) => y - x);
-      assert.deepEqual(streamed.map((row) => row.time), want, 'every row once, newest first');
+      const want = many
+        .map((event) => event.time)
+        .filter((time) => time < SPEC('').toMicros)
+        .sort((x, y) => y - x);
+      assert.deepEqual(
+        streamed.map((row) => row.time),
+        want,
+        'every row once, newest first',
+      );
     } finally {
       for (const engine of own.values()) await engine.close();
     }

@@ -20,7 +20,10 @@ export function make(name: ScalarFunctionName, argTypes: StaticType[], constants
 
 /** Calls name(args) with all arguments of type `any` and not constant. */
 export function call(name: ScalarFunctionName, ...args: Value[]): Value {
-  return make(name, args.map(() => 'any')).call(args);
+  return make(
+    name,
+    args.map(() => 'any'),
+  ).call(args);
 }
 
 /** Calls name(args) with the given arguments constant (as literals are), types from the values. */

@@ -8,7 +8,8 @@ function jx(s: unknown, path: string): unknown {
   return make('json_extract', ['any', 'string'], [undefined, path]).call([s as never, path]);
 }
 
-const DOC = '{ "a": { "b": [10, {"c": "x\\ny", "d": null}, [1, 2 ]], "e": true },\n "n": -1.5e2, "big": 12345678901234567890, ' +
+const DOC =
+  '{ "a": { "b": [10, {"c": "x\\ny", "d": null}, [1, 2 ]], "e": true },\n "n": -1.5e2, "big": 12345678901234567890, ' +
   '"s": "42", "k.dot": 1, "esc\\"aped": "q", "dup": 1, "dup": 2, "u": "\\u00e9\\ud83d\\ude00" }';
 
 describe('functions: json_extract, md5, sha256', () => {
@@ -55,10 +56,16 @@ describe('functions: json_extract, md5, sha256', () => {
 
   it('json_extract paths', () => {
     assert.deepEqual(compilePath('$'), []);
-    assert.deepEqual(compilePath('$.a["b.c"][2]'), [{ key: 'a', index: -1 }, { key: 'b.c', index: -1 }, { key: null, index: 2 }]);
+    assert.deepEqual(compilePath('$.a["b.c"][2]'), [
+      { key: 'a', index: -1 },
+      { key: 'b.c', index: -1 },
+      { key: null, index: 2 },
+    ]);
     for (const bad of ['a.b', '$.', '$..a', '$[x]', '$["a"', '$a']) assert.equal(compilePath(bad), null, bad);
-    assert.throws(() => make('json_extract', ['any', 'string'], [undefined, '$[x]']),
-      (e: unknown) => e instanceof FunctionArgumentError && e.code === 'E005' && e.argument === 1);
+    assert.throws(
+      () => make('json_extract', ['any', 'string'], [undefined, '$[x]']),
+      (e: unknown) => e instanceof FunctionArgumentError && e.code === 'E005' && e.argument === 1,
+    );
     const dynamic = make('json_extract', ['any', 'any']);
     assert.equal(dynamic.call(['{"a": 1}', '$.a']), 1);
     assert.equal(dynamic.call(['{"a": 1}', '$[x]']), null);

@@ -56,7 +56,8 @@ describe('functions: regular expressions (RE2)', () => {
   });
 
   it('replace: global, $1 / ${1} / $<name> / ${name} / $& / $$', () => {
-    const r = (re: string, w: string, s: string): unknown => make('replace', ['any', 'string', 'string'], [undefined, re, w]).call([s, re, w]);
+    const r = (re: string, w: string, s: string): unknown =>
+      make('replace', ['any', 'string', 'string'], [undefined, re, w]).call([s, re, w]);
     assert.equal(r('(\\w)-(\\d)', '$2$1', 'a-1 b-2'), '1a 2b');
     assert.equal(r('(\\w)-(\\d)', '${2}0', 'a-1'), '10');
     assert.equal(r('(?P<k>\\w)-(?P<v>\\d)', '${v}=${k}', 'a-1 b-2'), '1=a 2=b');
@@ -84,29 +85,89 @@ describe('functions: regular expressions (RE2)', () => {
 
   it('literal prefilter: the longest literal every match contains', () => {
     const cases: Array<[string, string | null]> = [
-      ['timeout', 'timeout'], ['user=(\\w+)', 'user='], ['^GET /api/v\\d+/items', 'GET /api/v'], ['status=20[0-2]', 'status=20'],
-      ['a|b', null], ['(?i)error', null], ['(?s)a.b', null], ['\\Qa.b\\E', null], ['colou?r', 'colo'], ['ab{2}c', 'a'],
-      ['x+y', 'y'], ['\\.\\*lit', '.*lit'], ['(?P<n>abc)def', 'def'], ['(?:abc)?de', 'de'], ['[|]abc', 'abc'], ['\\pLxyz', 'xyz'],
-      ['\\x41bcd', 'bcd'], ['\\p{Greek}ab', 'ab'], ['\\wb{1,}?', null], ['\\012ab', 'ab'], ['caf\u00e9s', 'caf'], ['.*', null], ['', null], ['\\d{3}-\\d{4}', '-'],
+      ['timeout', 'timeout'],
+      ['user=(\\w+)', 'user='],
+      ['^GET /api/v\\d+/items', 'GET /api/v'],
+      ['status=20[0-2]', 'status=20'],
+      ['a|b', null],
+      ['(?i)error', null],
+      ['(?s)a.b', null],
+      ['\\Qa.b\\E', null],
+      ['colou?r', 'colo'],
+      ['ab{2}c', 'a'],
+      ['x+y', 'y'],
+      ['\\.\\*lit', '.*lit'],
+      ['(?P<n>abc)def', 'def'],
+      ['(?:abc)?de', 'de'],
+      ['[|]abc', 'abc'],
+      ['\\pLxyz', 'xyz'],
+      ['\\x41bcd', 'bcd'],
+      ['\\p{Greek}ab', 'ab'],
+      ['\\wb{1,}?', null],
+      ['\\012ab', 'ab'],
+      ['caf\u00e9s', 'caf'],
+      ['.*', null],
+      ['', null],
+      ['\\d{3}-\\d{4}', '-'],
     ];
     for (const [p, lit] of cases) assert.equal(requiredLiteral(p), lit, p);
     // Whatever the pattern, a text RE2 matches contains the literal.
-    const token = fc.constantFrom('a', 'b', 'ab', 'ba', '.', '\\.', '(a|b)', '[ab]', '[^a]', 'a?', 'b*', 'c+', 'a{2}', 'b{1,}?', '^', '$',
-      '\\d', '(?:ab)+', '(?P<g>b)', '|', 'x', '\\bc', '(a(b)?)*', '[a-c]+', '\\w', '\\-', '{', '}', ',', '1', '\\x61', '\\pL', '\\p{L}', '\\141', '\\x{62}');
+    const token = fc.constantFrom(
+      'a',
+      'b',
+      'ab',
+      'ba',
+      '.',
+      '\\.',
+      '(a|b)',
+      '[ab]',
+      '[^a]',
+      'a?',
+      'b*',
+      'c+',
+      'a{2}',
+      'b{1,}?',
+      '^',
+      '$',
+      '\\d',
+      '(?:ab)+',
+      '(?P<g>b)',
+      '|',
+      'x',
+      '\\bc',
+      '(a(b)?)*',
+      '[a-c]+',
+      '\\w',
+      '\\-',
+      '{',
+      '}',
+      ',',
+      '1',
+      '\\x61',
+      '\\pL',
+      '\\p{L}',
+      '\\141',
+      '\\x{62}',
+    );
     fc.assert(
-      fc.property(fc.array(token, { maxLength: 8 }), fc.array(fc.constantFrom('a', 'b', 'c', '.', 'x', '1', '-', ' '), { maxLength: 12 }), (tokens, chars) => {
-        const source = tokens.join('');
-        let re: RE2;
-        try {
-          re = new RE2(source);
-        } catch {
-          return;
-        }
-        const text = chars.join('');
-        const lit = requiredLiteral(source);
-        if (re.test(text)) assert.ok(lit === null || text.includes(lit), `${source} matches ${JSON.stringify(text)} without ${String(lit)}`);
-        assert.equal(new UserRegex(source, 1).test(text), re.test(text), source);
-      }),
+      fc.property(
+        fc.array(token, { maxLength: 8 }),
+        fc.array(fc.constantFrom('a', 'b', 'c', '.', 'x', '1', '-', ' '), { maxLength: 12 }),
+        (tokens, chars) => {
+          const source = tokens.join('');
+          let re: RE2;
+          try {
+            re = new RE2(source);
+          } catch {
+            return;
+          }
+          const text = chars.join('');
+          const lit = requiredLiteral(source);
+          if (re.test(text))
+            assert.ok(lit === null || text.includes(lit), `${source} matches ${JSON.stringify(text)} without ${String(lit)}`);
+          assert.equal(new UserRegex(source, 1).test(text), re.test(text), source);
+        },
+      ),
       { numRuns: 5000 },
     );
   });

@@ -40,7 +40,10 @@ describe('http: error mapping', () => {
 
   it('keeps an ApiError as it is, details included', () => {
     const error = new ApiError('INVALID_QUERY', 'no', { parse_code: 'E001' });
-    assert.deepEqual(errorReply(error, null), { status: 400, body: { error: { code: 'INVALID_QUERY', message: 'no', parse_code: 'E001' } } });
+    assert.deepEqual(errorReply(error, null), {
+      status: 400,
+      body: { error: { code: 'INVALID_QUERY', message: 'no', parse_code: 'E001' } },
+    });
   });
 
   it('takes the path of a request target', () => {

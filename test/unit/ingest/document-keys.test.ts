@@ -26,8 +26,12 @@ describe('shipper document keys (bulk and _doc)', () => {
   it('rsyslog omelasticsearch default template StdJSONFmt: timereported, fromhost, priority, message', () => {
     // The template's example document (rsyslog omelasticsearch docs, "template" parameter).
     const doc = {
-      message: ' this is a test message', fromhost: 'test-host', facility: 'user', priority: 'info',
-      timereported: '2013-03-12T18:05:01.344864+02:00', timegenerated: '2013-03-12T18:05:02.000000+02:00',
+      message: ' this is a test message',
+      fromhost: 'test-host',
+      facility: 'user',
+      priority: 'info',
+      timereported: '2013-03-12T18:05:01.344864+02:00',
+      timegenerated: '2013-03-12T18:05:02.000000+02:00',
     };
     const ev = bulkEvent('system', doc);
     assert.equal(ev.time, utc(2013, 3, 12, 16, 5, 1, 344864));
@@ -38,8 +42,14 @@ describe('shipper document keys (bulk and _doc)', () => {
   it('syslog-ng elasticsearch-http default template: HOST, PRIORITY, MESSAGE, ISODATE', () => {
     // $(format-json --scope rfc5424 --exclude DATE --key ISODATE @timestamp=${ISODATE})
     const doc = {
-      PROGRAM: 'sshd', PRIORITY: 'err', PID: '4242', MESSAGE: 'Failed password for root', ISODATE: '2024-05-06T07:08:09+02:00',
-      HOST: 'db-2', FACILITY: 'auth', '@timestamp': '2024-05-06T07:08:09+02:00',
+      PROGRAM: 'sshd',
+      PRIORITY: 'err',
+      PID: '4242',
+      MESSAGE: 'Failed password for root',
+      ISODATE: '2024-05-06T07:08:09+02:00',
+      HOST: 'db-2',
+      FACILITY: 'auth',
+      '@timestamp': '2024-05-06T07:08:09+02:00',
     };
     const ev = bulkEvent('syslog-ng', doc);
     assert.equal(ev.time, utc(2024, 5, 6, 5, 8, 9));
@@ -51,9 +61,16 @@ describe('shipper document keys (bulk and _doc)', () => {
 
   it('syslog severities: text names, a numeric severity or PRI (% 8), as numbers or decimal text', () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ PRIORITY: 'notice' }, 'notice'], [{ PRIORITY: 'warning' }, 'warn'], [{ PRIORITY: 'crit' }, 'critical'],
-      [{ PRIORITY: 'emerg' }, 'fatal'], [{ PRIORITY: 'alert' }, 'critical'], [{ PRIORITY: '6' }, 'info'],
-      [{ priority: 3 }, 'error'], [{ priority: 11 }, 'error'], [{ priority: '165' }, 'notice'], [{ severity: 4 }, 'warn'],
+      [{ PRIORITY: 'notice' }, 'notice'],
+      [{ PRIORITY: 'warning' }, 'warn'],
+      [{ PRIORITY: 'crit' }, 'critical'],
+      [{ PRIORITY: 'emerg' }, 'fatal'],
+      [{ PRIORITY: 'alert' }, 'critical'],
+      [{ PRIORITY: '6' }, 'info'],
+      [{ priority: 3 }, 'error'],
+      [{ priority: 11 }, 'error'],
+      [{ priority: '165' }, 'notice'],
+      [{ severity: 4 }, 'warn'],
       [{ priority: 'debug' }, 'debug'],
     ];
     for (const [doc, level] of cases) assert.equal(bulkEvent('x', doc).fields.level, level, JSON.stringify(doc));
@@ -65,24 +82,55 @@ describe('shipper document keys (bulk and _doc)', () => {
     const ev = bulkEvent('pino', doc);
     assert.equal(ev.time, 1717243200_123000);
     assert.equal(ev.raw, 'request failed');
-    assert.deepEqual(ev.fields, { source: 'pino', level: 'error', host: 'api-1', time: 1717243200123, pid: 77, hostname: 'api-1', msg: 'request failed', reqId: 'r-9' });
+    assert.deepEqual(ev.fields, {
+      source: 'pino',
+      level: 'error',
+      host: 'api-1',
+      time: 1717243200123,
+      pid: 77,
+      hostname: 'api-1',
+      msg: 'request failed',
+      reqId: 'r-9',
+    });
   });
 
   it('Elastic Common Schema: host.name, log.level, message, dotted or nested', () => {
-    const dotted = { '@timestamp': '2024-06-01T10:00:00.5Z', 'log.level': 'WARN', message: 'disk low', 'host.name': 'web-3', 'ecs.version': '8.11.0' };
+    const dotted = {
+      '@timestamp': '2024-06-01T10:00:00.5Z',
+      'log.level': 'WARN',
+      message: 'disk low',
+      'host.name': 'web-3',
+      'ecs.version': '8.11.0',
+    };
     const ev = bulkEvent('ecs', dotted);
     assert.equal(ev.time, utc(2024, 6, 1, 10, 0, 0, 500000));
     assert.equal(ev.raw, 'disk low');
     assert.deepEqual(ev.fields, { source: 'ecs', level: 'warn', host: 'web-3', ...dotted });
-    const nested = { '@timestamp': '2024-06-01T10:00:00Z', log: { level: 'error', logger: 'app' }, message: 'boom', host: { name: 'web-4', ip: '10.0.0.4' } };
+    const nested = {
+      '@timestamp': '2024-06-01T10:00:00Z',
+      log: { level: 'error', logger: 'app' },
+      message: 'boom',
+      host: { name: 'web-4', ip: '10.0.0.4' },
+    };
     const { event } = parseEsDoc(JSON.stringify(nested), 'ecs-doc', ctx(), 's');
     assert.ok(event !== null, 'the document is stored');
     assert.equal(event.raw, 'boom');
     assert.deepEqual(event.fields, {
-      source: 'ecs-doc', level: 'error', host: 'web-4', '@timestamp': '2024-06-01T10:00:00Z', 'log.level': 'error', 'log.logger': 'app',
-      message: 'boom', 'host.name': 'web-4', 'host.ip': '10.0.0.4',
+      source: 'ecs-doc',
+      level: 'error',
+      host: 'web-4',
+      '@timestamp': '2024-06-01T10:00:00Z',
+      'log.level': 'error',
+      'log.logger': 'app',
+      message: 'boom',
+      'host.name': 'web-4',
+      'host.ip': '10.0.0.4',
     });
-    assert.equal(bulkEvent('x', { host: { hostname: 'ecs-logging' }, message: 'm' }).fields.host, 'ecs-logging', 'host.hostname (ecs-logging libraries)');
+    assert.equal(
+      bulkEvent('x', { host: { hostname: 'ecs-logging' }, message: 'm' }).fields.host,
+      'ecs-logging',
+      'host.hostname (ecs-logging libraries)',
+    );
     assert.equal(bulkEvent('x', { 'event.original': '<13>orig line', message: 'parsed' }).raw, '<13>orig line', 'event.original first');
   });
 
@@ -91,7 +139,13 @@ describe('shipper document keys (bulk and _doc)', () => {
     const ev = bulkEvent('logs-2024.06.01', doc);
     assert.equal(ev.raw, 'hello');
     assert.deepEqual(ev.fields, {
-      source: 'logs-2024.06.01', level: 'warn', '@timestamp': '2024-06-01T10:00:00.000Z', message: 'hello', severity: 'warn', 'fields.user': 'u1', 'fields.n': 2,
+      source: 'logs-2024.06.01',
+      level: 'warn',
+      '@timestamp': '2024-06-01T10:00:00.000Z',
+      message: 'hello',
+      severity: 'warn',
+      'fields.user': 'u1',
+      'fields.n': 2,
     });
   });
 
@@ -110,23 +164,42 @@ describe('shipper document keys (bulk and _doc)', () => {
     assert.equal(bulkEvent('idx', { message: 'm', source: { ip: '10.1.1.1' } }).raw, 'm', 'ECS source.ip is a field of its own');
     const wide = Object.fromEntries(Array.from({ length: 1200 }, (_, i) => [`k${i}`, i]));
     const refused = parseBulk(nd({ index: { _index: 'idx' } }, { message: 'm', ...wide }), ctx(), 's');
-    assert.deepEqual([refused.events.length, Object.values(refused.items[0] ?? {})[0]?.status], [0, 400], 'an event over the field limit is refused whole, never cut');
+    assert.deepEqual(
+      [refused.events.length, Object.values(refused.items[0] ?? {})[0]?.status],
+      [0, 400],
+      'an event over the field limit is refused whole, never cut',
+    );
   });
 
   it('the same keys give time, host and level to JSON lines of raw ingest and event-collector object events', () => {
     const pinoLine = JSON.stringify({ level: 40, time: 1717243200123, hostname: 'api-2', msg: 'slow' });
     const raw = parseRawLines(pinoLine, {}, ctx()).events;
     assert.equal(raw.length, 1);
-    assert.deepEqual([raw[0]!.raw, raw[0]!.time, raw[0]!.fields.host, raw[0]!.fields.level], [pinoLine, 1717243200_123000, 'api-2', 'warn']);
+    assert.deepEqual(
+      [raw[0]!.raw, raw[0]!.time, raw[0]!.fields.host, raw[0]!.fields.level],
+      [pinoLine, 1717243200_123000, 'api-2', 'warn'],
+    );
     const rsyslog = { message: ' hi', fromhost: 'r-1', priority: 'err', timereported: '2024-06-01T00:00:00Z' };
     const hec = parseHecLines(JSON.stringify({ event: rsyslog }), ctx()).events;
     assert.equal(hec.length, 1);
-    assert.deepEqual([hec[0]!.raw, hec[0]!.time, hec[0]!.fields.host, hec[0]!.fields.level], [JSON.stringify(rsyslog), utc(2024, 6, 1), 'r-1', 'error']);
+    assert.deepEqual(
+      [hec[0]!.raw, hec[0]!.time, hec[0]!.fields.host, hec[0]!.fields.level],
+      [JSON.stringify(rsyslog), utc(2024, 6, 1), 'r-1', 'error'],
+    );
   });
 
   it('property: _raw is the first message when every key is kept, the line otherwise; no event time is invented', () => {
-    const key = fc.oneof(fc.constantFrom(...MESSAGE_KEYS, 'source', 'index', '_time', 'host', 'level', 'a', 'b.c'), fc.string({ maxLength: 6 }));
-    const value = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean(), fc.constant(null), fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }));
+    const key = fc.oneof(
+      fc.constantFrom(...MESSAGE_KEYS, 'source', 'index', '_time', 'host', 'level', 'a', 'b.c'),
+      fc.string({ maxLength: 6 }),
+    );
+    const value = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 2 }),
+    );
     fc.assert(
       fc.property(fc.dictionary(key, value, { maxKeys: 8 }), (doc) => {
         const line = JSON.stringify(doc);
@@ -134,8 +207,11 @@ describe('shipper document keys (bulk and _doc)', () => {
         assert.equal(r.events.length, 1);
         const ev = r.events[0]!;
         assertValidEvent(ev);
-        const lost = Object.entries(doc).some(([k, v]) => v !== null && (RESERVED_FIELD_NAMES.has(k) || (k === 'source' && typeof v !== 'object' && v !== 'p')));
-        const ecsOriginal = doc.event !== null && typeof doc.event === 'object' ? (doc.event as Record<string, unknown>).original : undefined;
+        const lost = Object.entries(doc).some(
+          ([k, v]) => v !== null && (RESERVED_FIELD_NAMES.has(k) || (k === 'source' && typeof v !== 'object' && v !== 'p')),
+        );
+        const ecsOriginal =
+          doc.event !== null && typeof doc.event === 'object' ? (doc.event as Record<string, unknown>).original : undefined;
         const candidates = ['event.original' in doc ? doc['event.original'] : ecsOriginal, doc.message, doc.msg, doc.MESSAGE, doc.log];
         const message = candidates.find((m): m is string => typeof m === 'string' && m.trim() !== '');
         assert.equal(ev.raw, message !== undefined && !lost ? message : line);

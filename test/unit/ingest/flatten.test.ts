@@ -6,7 +6,11 @@ import { MAX_FIELDS_PER_EVENT } from '../../../node/ingest/refusal';
 describe('ingest flatten', () => {
   it('dots nested objects, keeps arrays as JSON, skips null and empty names', () => {
     const fields: Record<string, FieldValue> = {};
-    const refusal = flattenInto(fields, JSON.parse('{"a":{"b":{"c":1}},"s":"x","t":true,"arr":[1,null,{"k":"v"}],"n":null,"e":{},"":"empty"}'), { keepExisting: false });
+    const refusal = flattenInto(
+      fields,
+      JSON.parse('{"a":{"b":{"c":1}},"s":"x","t":true,"arr":[1,null,{"k":"v"}],"n":null,"e":{},"":"empty"}'),
+      { keepExisting: false },
+    );
     assert.equal(refusal, null);
     assert.deepEqual(fields, { 'a.b.c': 1, s: 'x', t: true, arr: '[1,null,{"k":"v"}]' });
   });
@@ -21,7 +25,10 @@ describe('ingest flatten', () => {
     for (const [json, name] of [
       ['{"arr":[1,1e999]}', 'arr'],
       ['{"o":{"list":[{"x":[-1e400]}]}}', 'o.list'],
-      [`{"deep":${'{"d":'.repeat(MAX_FLATTEN_DEPTH + 2)}1e999${'}'.repeat(MAX_FLATTEN_DEPTH + 2)}}`, `deep${'.d'.repeat(MAX_FLATTEN_DEPTH - 1)}`],
+      [
+        `{"deep":${'{"d":'.repeat(MAX_FLATTEN_DEPTH + 2)}1e999${'}'.repeat(MAX_FLATTEN_DEPTH + 2)}}`,
+        `deep${'.d'.repeat(MAX_FLATTEN_DEPTH - 1)}`,
+      ],
     ] as const) {
       const refusal = flattenInto({}, JSON.parse(json), { keepExisting: false });
       assert.equal(refusal?.reason, 'non_finite_number', json);
@@ -59,7 +66,11 @@ describe('ingest flatten', () => {
 
   it('skips reserved names and __proto__', () => {
     const fields: Record<string, FieldValue> = {};
-    flattenInto(fields, JSON.parse('{"_time":1,"_raw":"r","index":"i","_timestamp":2,"_source":"s","_sourcetype":"t","__proto__":"p","a._time":3}'), { keepExisting: false });
+    flattenInto(
+      fields,
+      JSON.parse('{"_time":1,"_raw":"r","index":"i","_timestamp":2,"_source":"s","_sourcetype":"t","__proto__":"p","a._time":3}'),
+      { keepExisting: false },
+    );
     assert.deepEqual(fields, { 'a._time': 3 });
     assert.equal(Object.getPrototypeOf(fields), Object.prototype);
   });
@@ -75,7 +86,7 @@ describe('ingest flatten', () => {
     assert.ok((value as string).includes('"leaf":1'));
   });
 
-  it('stores every field: the per-event limit is checkEvent\'s, which refuses the event', () => {
+  it("stores every field: the per-event limit is checkEvent's, which refuses the event", () => {
     const obj: Record<string, number> = {};
     for (let i = 0; i < MAX_FIELDS_PER_EVENT + 50; i++) obj[`k${i}`] = i;
     const fields: Record<string, FieldValue> = { pre: 1 };

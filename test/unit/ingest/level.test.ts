@@ -1,7 +1,5 @@
 import { strict as assert } from 'assert';
-import {
-  detectLevel, levelFromOtlpSeverity, levelFromSyslogSeverity, levelFromValue, normalizeLevel,
-} from '../../../node/ingest/level';
+import { detectLevel, levelFromOtlpSeverity, levelFromSyslogSeverity, levelFromValue, normalizeLevel } from '../../../node/ingest/level';
 import { parseRawLines } from '../../../node/ingest/raw';
 import { ctx } from './helpers';
 
@@ -75,23 +73,45 @@ describe('ingest level detection', () => {
   });
 
   it('maps syslog severities 0..7', () => {
-    assert.deepEqual(
-      [0, 1, 2, 3, 4, 5, 6, 7].map(levelFromSyslogSeverity),
-      ['fatal', 'critical', 'critical', 'error', 'warn', 'notice', 'info', 'debug'],
-    );
+    assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 7].map(levelFromSyslogSeverity), [
+      'fatal',
+      'critical',
+      'critical',
+      'error',
+      'warn',
+      'notice',
+      'info',
+      'debug',
+    ]);
   });
 
   it('maps OTLP severity numbers by range', () => {
     const got = [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 2.5].map(levelFromOtlpSeverity);
     assert.deepEqual(got, [
-      undefined, 'trace', 'trace', 'debug', 'debug', 'info', 'info', 'warn', 'warn', 'error', 'error', 'fatal', 'fatal',
-      undefined, undefined,
+      undefined,
+      'trace',
+      'trace',
+      'debug',
+      'debug',
+      'info',
+      'info',
+      'warn',
+      'warn',
+      'error',
+      'error',
+      'fatal',
+      'fatal',
+      undefined,
+      undefined,
     ]);
   });
 
   it('reads the logcat priority letter', () => {
     const body = ['V', 'D', 'I', 'W', 'E', 'F'].map((l) => `03-17 16:13:38.811  1702  2395 ${l} Tag: msg`).join('\n');
     const { events } = parseRawLines(body, {}, ctx());
-    assert.deepEqual(events.map((e) => e.fields.level), ['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+    assert.deepEqual(
+      events.map((e) => e.fields.level),
+      ['trace', 'debug', 'info', 'warn', 'error', 'fatal'],
+    );
   });
 });

@@ -19,10 +19,12 @@ interface SystemSpec {
   hostCoverage?: number;
 }
 
-const word = (re: RegExp) => (line: string): string | undefined => {
-  const m = re.exec(line);
-  return m ? normalizeLevel(m[1]!) : undefined;
-};
+const word =
+  (re: RegExp) =>
+  (line: string): string | undefined => {
+    const m = re.exec(line);
+    return m ? normalizeLevel(m[1]!) : undefined;
+  };
 const LOGCAT: Record<string, string> = { V: 'trace', D: 'debug', I: 'info', W: 'warn', E: 'error', F: 'fatal' };
 
 const SYSTEMS: Record<string, SystemSpec> = {
@@ -51,7 +53,10 @@ describe('ingest raw pipeline on Loghub samples', () => {
       let events: LogEvent[];
       before(() => {
         const body = fixture('loghub', `${system}_2k.log`);
-        lines = body.split('\n').filter((l) => l.trim() !== '').map((l) => l.replace(/\r$/, ''));
+        lines = body
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => l.replace(/\r$/, ''));
         events = parseRawLines(body, { source: system.toLowerCase() }, ctx()).events;
       });
 
@@ -68,7 +73,11 @@ describe('ingest raw pipeline on Loghub samples', () => {
         const timed = events.filter((e) => e.time !== NOW);
         const share = timed.length / events.length;
         if (spec.timeCoverage === 0) assert.equal(share, 0, 'an unsupported format now detects times: update the list');
-        else assert.ok(share >= spec.timeCoverage, `${system}: ${(share * 100).toFixed(1)}% timed; first miss: ${events.find((e) => e.time === NOW)?.raw}`);
+        else
+          assert.ok(
+            share >= spec.timeCoverage,
+            `${system}: ${(share * 100).toFixed(1)}% timed; first miss: ${events.find((e) => e.time === NOW)?.raw}`,
+          );
         for (const e of timed) assert.ok(e.time < NOW + 86_400_000_000, `time in the future: ${e.raw}`);
       });
 

@@ -75,17 +75,48 @@ const scalar = fc.oneof(
   huge,
 );
 const fieldName = fc.oneof(
-  fc.constantFrom('status', 'path', 'host', 'source', 'sourcetype', 'level', 'user', '_time', '_raw', 'index', '__proto__', '', '1', '01', 'a.b', 'é'),
+  fc.constantFrom(
+    'status',
+    'path',
+    'host',
+    'source',
+    'sourcetype',
+    'level',
+    'user',
+    '_time',
+    '_raw',
+    'index',
+    '__proto__',
+    '',
+    '1',
+    '01',
+    'a.b',
+    'é',
+  ),
   fc.string({ maxLength: 6 }),
 );
-const fieldsObject = fc.array(fc.tuple(fieldName, fc.oneof({ weight: 4, arbitrary: scalar }, fc.constant({ nested: 1 }), fc.constant([1]))), { maxLength: 6 });
+const fieldsObject = fc.array(
+  fc.tuple(fieldName, fc.oneof({ weight: 4, arbitrary: scalar }, fc.constant({ nested: 1 }), fc.constant([1]))),
+  { maxLength: 6 },
+);
 const label = fc.oneof(fc.constantFrom('web-1', 'web-2', 'nginx', '', 'é'), fc.constant(null), fc.integer());
 const element = fc.record(
   {
     event: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('GET "/a" 200', 'é ü', 'tab\there', '{"json":true}'), scalar),
     time: fc.oneof(
       // WINDOW's edges and either side of them, and times JSON or the range refuse.
-      fc.constantFrom(1700000000, 1699999999.999999, 1700000000.5, 1700003600.25, 1700003600.250001, 1700003601, 1e12, -5, null, '1700000000'),
+      fc.constantFrom(
+        1700000000,
+        1699999999.999999,
+        1700000000.5,
+        1700003600.25,
+        1700003600.250001,
+        1700003601,
+        1e12,
+        -5,
+        null,
+        '1700000000',
+      ),
       huge,
       fc.double({ min: 1.6e9, max: 1.8e9, noNaN: true }),
       fc.double({ min: 1_699_999_990, max: 1_700_003_610, noNaN: true }),
@@ -131,7 +162,9 @@ const pairElement = fc.record(
     index: fc.constantFrom('main', 'web'),
     host: pairLabel,
     source: pairLabel,
-    fields: fc.array(fc.tuple(fc.constantFrom('host', 'source', 'status', 'user'), fc.oneof(pairLabel, fc.integer({ min: 0, max: 9 }))), { maxLength: 3 }),
+    fields: fc.array(fc.tuple(fc.constantFrom('host', 'source', 'status', 'user'), fc.oneof(pairLabel, fc.integer({ min: 0, max: 9 }))), {
+      maxLength: 3,
+    }),
   },
   { requiredKeys: ['event'] },
 );
@@ -139,7 +172,11 @@ const spillingBody = fc
   .tuple(
     fc.array(pairElement, { minLength: 1, maxLength: 5 }),
     // The first element's pair sends most of a body (some 300 or more events): it spills.
-    fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat({ max: 4 }) }), { minLength: 400, maxLength: 1200, size: 'max' }),
+    fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat({ max: 4 }) }), {
+      minLength: 400,
+      maxLength: 1200,
+      size: 'max',
+    }),
   )
   .map(([palette, picks]) => `[${picks.map((pick) => elementText(palette[pick % palette.length], '')).join(',')}]`);
 
@@ -148,7 +185,10 @@ const plainElement = fc.record({
   event: fc.string({ maxLength: 40 }).filter((s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()),
   time: fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
   host: fc.constantFrom('web-1', 'web-2'),
-  fields: fc.dictionary(fc.constantFrom('status', 'path', 'ms', 'ok', 'user'), fc.oneof(fc.integer(), fc.constantFrom('a', 'b', 'é'), fc.boolean())),
+  fields: fc.dictionary(
+    fc.constantFrom('status', 'path', 'ms', 'ok', 'user'),
+    fc.oneof(fc.integer(), fc.constantFrom('a', 'b', 'é'), fc.boolean()),
+  ),
 });
 const plainElements = fc.array(plainElement, { minLength: 1, maxLength: 8 });
 const plainBody = plainElements.map((elements) => JSON.stringify(elements));
@@ -192,7 +232,10 @@ describe('native ingest fast path', () => {
     for (const time of [1699999999.999999, 1700003600.250001, 1600000000, 1800000000]) {
       assert.equal(scanNativeBatch(at(time), WINDOW, ONE), null, `${time} is outside`);
       const general = parseNativeBatch(bodyText(at(time)), WINDOW);
-      assert.deepEqual(general.errors.map((error) => error.item), [0]);
+      assert.deepEqual(
+        general.errors.map((error) => error.item),
+        [0],
+      );
       assert.match(general.errors[0]!.code, /^too_old$|^too_far_in_future$/);
     }
   });
@@ -233,7 +276,10 @@ describe('native ingest fast path', () => {
         const s = text(`[${texts.join(',')}]`);
         assert.equal(scanNativeBatch(s, ctx(), ONE), null);
         const general = parseNativeBatch(bodyText(s), ctx());
-        assert.deepEqual(general.errors.map((error) => [error.item, error.code]), [[bad, 'non_finite_number']]);
+        assert.deepEqual(
+          general.errors.map((error) => [error.item, error.code]),
+          [[bad, 'non_finite_number']],
+        );
         assert.equal(general.events.length, elements.length - 1);
       }),
       { numRuns: 200 },
@@ -244,7 +290,14 @@ describe('native ingest fast path', () => {
     const base = elementsOf(40);
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.nat({ max: base.length }), fc.nat({ max: 4 }), fc.constantFrom('"', '\\', ',', '}', ']', '{', 'u', 'null', '1e', '-', ' ', '\u0001', 'é', '\\u00e9', ':')), { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.tuple(
+            fc.nat({ max: base.length }),
+            fc.nat({ max: 4 }),
+            fc.constantFrom('"', '\\', ',', '}', ']', '{', 'u', 'null', '1e', '-', ' ', '\u0001', 'é', '\\u00e9', ':'),
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
         (edits) => {
           let s = base;
           for (const [at, del, ins] of edits) s = s.slice(0, Math.min(at, s.length)) + ins + s.slice(Math.min(at, s.length) + del);
@@ -276,7 +329,20 @@ describe('native ingest fast path', () => {
   });
 
   it('reads numbers exactly as JSON.parse does', () => {
-    const numbers = ['0', '-0', '0.1', '1.5e3', '-2E-3', '123456789012345', '1234567890123456', '12345678901234567890', '0.000001', '9007199254740993', '1.7976931348623157e308', '5e-324'];
+    const numbers = [
+      '0',
+      '-0',
+      '0.1',
+      '1.5e3',
+      '-2E-3',
+      '123456789012345',
+      '1234567890123456',
+      '12345678901234567890',
+      '0.000001',
+      '9007199254740993',
+      '1.7976931348623157e308',
+      '5e-324',
+    ];
     for (const n of numbers) {
       const s = `[{"event":"x","time":1700000000,"fields":{"n":${n}}}]`;
       assert.equal(agree(text(s)), true, n);
@@ -285,7 +351,11 @@ describe('native ingest fast path', () => {
     for (const n of ['1e999', '-1e999', '1.7976931348623159e308', '9'.repeat(400)]) {
       const s = text(`[{"event":"x","time":1700000000,"fields":{"n":${n}}}]`);
       assert.equal(scanNativeBatch(s, ctx(), ONE), null, n);
-      assert.deepEqual(parseNativeBatch(bodyText(s), ctx()).errors.map((error) => error.code), ['non_finite_number'], n);
+      assert.deepEqual(
+        parseNativeBatch(bodyText(s), ctx()).errors.map((error) => error.code),
+        ['non_finite_number'],
+        n,
+      );
     }
     fc.assert(
       fc.property(fc.double(), fc.integer({ min: 0, max: 17 }), (v, digits) => {
@@ -319,7 +389,10 @@ describe('native ingest fast path', () => {
       agree(text(s));
     }
     // Not valid UTF-8: the general path decodes it with replacement characters.
-    assert.equal(scanNativeBatch(Buffer.from([0x5b, 0x7b, 0x22, 0x65, 0x76, 0x65, 0x6e, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d, 0x5d]), ctx(), ONE), null);
+    assert.equal(
+      scanNativeBatch(Buffer.from([0x5b, 0x7b, 0x22, 0x65, 0x76, 0x65, 0x6e, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d, 0x5d]), ctx(), ONE),
+      null,
+    );
   });
 
   it('maps labels as native.ts does: top-level wins in place, else goes after the fields', () => {

@@ -30,13 +30,23 @@ describe('ingest native batch', () => {
     assert.equal(ev.time, 1700000000_123456);
     assert.equal(ev.index, 'prod');
     assert.deepEqual(ev.fields, {
-      source: 'app', sourcetype: 'json', host: 'h1', n: 1.5, b: false, s: 'x', 'nested.a.b': 2, arr: '[1,{"c":2}]',
+      source: 'app',
+      sourcetype: 'json',
+      host: 'h1',
+      n: 1.5,
+      b: false,
+      s: 'x',
+      'nested.a.b': 2,
+      arr: '[1,{"c":2}]',
     });
   });
 
   it('defaults: receive time, index main, no labels, no pipeline', () => {
     const r = parseNativeBatch('[{"event":"ERROR x"},{"event":"y","time":null,"index":null,"source":""}]', ctx());
-    assert.deepEqual(r.events.map((ev) => ev.raw), ['ERROR x', 'y']);
+    assert.deepEqual(
+      r.events.map((ev) => ev.raw),
+      ['ERROR x', 'y'],
+    );
     for (const ev of r.events) {
       assert.equal(ev.time, NOW);
       assert.equal(ev.index, 'main');
@@ -46,7 +56,10 @@ describe('ingest native batch', () => {
 
   it('accepts fractional and integer seconds, 1970 to 2200', () => {
     const r = parseNativeBatch('[{"event":"a","time":0},{"event":"b","time":1.5},{"event":"c","time":7258118399}]', ctx());
-    assert.deepEqual(r.events.map((e) => e.time), [0, 1_500000, 7258118399_000000]);
+    assert.deepEqual(
+      r.events.map((e) => e.time),
+      [0, 1_500000, 7258118399_000000],
+    );
   });
 
   it('top-level labels win over fields; an empty or reserved name inside fields refuses the event, naming it', () => {
@@ -86,7 +99,10 @@ describe('ingest native batch', () => {
     const r = parseNativeBatch(body, ctx());
     assert.equal(r.events.length, 1);
     assert.equal(r.failed, 13);
-    assert.deepEqual(r.errors.map((e) => e.item), [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    assert.deepEqual(
+      r.errors.map((e) => e.item),
+      [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+    );
     assert.match(r.errors[1]!.reason, /'event' is required/);
     assert.match(r.errors[3]!.reason, /'time' must be a number/);
     assert.match(r.errors[4]!.reason, /out of range/);
@@ -100,7 +116,18 @@ describe('ingest native batch', () => {
   });
 
   it('rejects bodies that are not a JSON array with INVALID_JSON', () => {
-    for (const body of ['{"event":"x"}', '{"event":"x"}\n{"event":"y"}', 'plain text', '', '   ', '"x"', '5', '[1', '[1,]', '[{"event":"x"}] [1]']) {
+    for (const body of [
+      '{"event":"x"}',
+      '{"event":"x"}\n{"event":"y"}',
+      'plain text',
+      '',
+      '   ',
+      '"x"',
+      '5',
+      '[1',
+      '[1,]',
+      '[{"event":"x"}] [1]',
+    ]) {
       assert.throws(() => parseNativeBatch(body, ctx()), isInvalidJson, body);
     }
   });
@@ -115,10 +142,22 @@ describe('ingest native batch', () => {
   });
 
   it('refuses an element with a number float64 cannot hold, naming the field, and accepts the rest', () => {
-    const r = parseNativeBatch('[{"event":"x","fields":{"big":1e999,"ok":1}},{"event":"y","fields":{"n":{"deep":-1e400}}},{"event":"z","fields":{"ok":1}}]', ctx());
-    assert.deepEqual(r.events.map((ev) => ev.raw), ['z']);
+    const r = parseNativeBatch(
+      '[{"event":"x","fields":{"big":1e999,"ok":1}},{"event":"y","fields":{"n":{"deep":-1e400}}},{"event":"z","fields":{"ok":1}}]',
+      ctx(),
+    );
+    assert.deepEqual(
+      r.events.map((ev) => ev.raw),
+      ['z'],
+    );
     assert.equal(r.failed, 2);
-    assert.deepEqual(r.errors.map((e) => [e.item, e.code]), [[0, 'non_finite_number'], [1, 'non_finite_number']]);
+    assert.deepEqual(
+      r.errors.map((e) => [e.item, e.code]),
+      [
+        [0, 'non_finite_number'],
+        [1, 'non_finite_number'],
+      ],
+    );
     assert.match(r.errors[0]!.reason, /field 'big' holds a number outside the 64-bit floating-point range/);
     assert.match(r.errors[1]!.reason, /field 'n\.deep'/);
     assert.deepEqual(r.refused, { non_finite_number: 2 });
@@ -126,14 +165,24 @@ describe('ingest native batch', () => {
 
   it('keeps flat fields as they are and flattens the rest, exactly as flattenInto does (random objects)', () => {
     // Keys that hit every rule: reserved names, the empty name, nesting, arrays, nulls, 1e999.
-    const key = fc.oneof(fc.constantFrom('a', 'b.c', '', '_raw', '_time', 'index', '__proto__', 'source', 'host', 'x'), fc.string({ maxLength: 6 }));
+    const key = fc.oneof(
+      fc.constantFrom('a', 'b.c', '', '_raw', '_time', 'index', '__proto__', 'source', 'host', 'x'),
+      fc.string({ maxLength: 6 }),
+    );
     const scalar = fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean());
-    const value = fc.oneof({ weight: 6, arbitrary: scalar }, fc.constant(null), fc.dictionary(key, scalar, { maxKeys: 3 }), fc.array(scalar, { maxLength: 2 }));
+    const value = fc.oneof(
+      { weight: 6, arbitrary: scalar },
+      fc.constant(null),
+      fc.dictionary(key, scalar, { maxKeys: 3 }),
+      fc.array(scalar, { maxLength: 2 }),
+    );
     fc.assert(
       fc.property(fc.array(fc.dictionary(key, value, { maxKeys: 8 }), { minLength: 1, maxLength: 5 }), fc.boolean(), (objects, withBig) => {
         const texts = objects.map((fields) => {
           // 1e999 only exists in JSON text: it parses to Infinity.
-          const members = [...(withBig ? ['"big-number":1e999'] : []), JSON.stringify(fields).slice(1, -1)].filter((member) => member !== '');
+          const members = [...(withBig ? ['"big-number":1e999'] : []), JSON.stringify(fields).slice(1, -1)].filter(
+            (member) => member !== '',
+          );
           return `{"event":"e","fields":{${members.join(',')}}}`;
         });
         const result = parseNativeBatch(`[${texts.join(',')}]`, ctx());
@@ -149,7 +198,8 @@ describe('ingest native batch', () => {
         texts.forEach((text, i) => {
           const expected: Record<string, FieldValue> = {};
           flattenInto(expected, JSON.parse(text).fields, { keepExisting: false });
-          for (const name of ['source', 'sourcetype', 'host', 'level']) if (typeof expected[name] !== 'string' && name in expected) expected[name] = String(expected[name]);
+          for (const name of ['source', 'sourcetype', 'host', 'level'])
+            if (typeof expected[name] !== 'string' && name in expected) expected[name] = String(expected[name]);
           assert.deepEqual({ ...result.events[i].fields }, expected);
           assert.deepEqual(Object.keys(result.events[i].fields), Object.keys(expected));
         });

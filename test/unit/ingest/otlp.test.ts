@@ -12,25 +12,37 @@ function request(records: unknown[], resourceAttrs: unknown[] = [], scope: unkno
 describe('ingest OTLP logs (JSON)', () => {
   it('maps the table of docs/api.md', () => {
     const body = request(
-      [{
-        timeUnixNano: '1700000000123456789',
-        observedTimeUnixNano: '1700000001000000000',
-        severityText: 'WARNING',
-        severityNumber: 13,
-        body: str('disk almost full'),
-        traceId: '5b8efff798038103d269b633813fc60c',
-        spanId: 'eee19b7ec3c1b174',
-        attributes: [
-          { key: 'http.status_code', value: { intValue: '503' } },
-          { key: 'ratio', value: { doubleValue: 0.5 } },
-          { key: 'ok', value: { boolValue: false } },
-          { key: 'tags', value: { arrayValue: { values: [str('a'), { intValue: 2 }] } } },
-          { key: 'user', value: { kvlistValue: { values: [{ key: 'id', value: { intValue: 7 } }, { key: 'geo', value: { kvlistValue: { values: [{ key: 'cc', value: str('FR') }] } } }] } } },
-          { key: 'blob', value: { bytesValue: 'aGk=' } },
-          { key: 'huge', value: { intValue: '9007199254740993' } },
-          { key: 'empty', value: {} },
-        ],
-      }],
+      [
+        {
+          timeUnixNano: '1700000000123456789',
+          observedTimeUnixNano: '1700000001000000000',
+          severityText: 'WARNING',
+          severityNumber: 13,
+          body: str('disk almost full'),
+          traceId: '5b8efff798038103d269b633813fc60c',
+          spanId: 'eee19b7ec3c1b174',
+          attributes: [
+            { key: 'http.status_code', value: { intValue: '503' } },
+            { key: 'ratio', value: { doubleValue: 0.5 } },
+            { key: 'ok', value: { boolValue: false } },
+            { key: 'tags', value: { arrayValue: { values: [str('a'), { intValue: 2 }] } } },
+            {
+              key: 'user',
+              value: {
+                kvlistValue: {
+                  values: [
+                    { key: 'id', value: { intValue: 7 } },
+                    { key: 'geo', value: { kvlistValue: { values: [{ key: 'cc', value: str('FR') }] } } },
+                  ],
+                },
+              },
+            },
+            { key: 'blob', value: { bytesValue: 'aGk=' } },
+            { key: 'huge', value: { intValue: '9007199254740993' } },
+            { key: 'empty', value: {} },
+          ],
+        },
+      ],
       [
         { key: 'service.name', value: str('checkout') },
         { key: 'host.name', value: str('node-1') },
@@ -47,37 +59,69 @@ describe('ingest OTLP logs (JSON)', () => {
     assert.equal(ev.raw, 'disk almost full');
     assert.equal(ev.index, 'prod');
     assert.deepEqual(ev.fields, {
-      'http.status_code': 503, ratio: 0.5, ok: false, tags: '["a",2]', 'user.id': 7, 'user.geo.cc': 'FR', blob: 'aGk=',
+      'http.status_code': 503,
+      ratio: 0.5,
+      ok: false,
+      tags: '["a",2]',
+      'user.id': 7,
+      'user.geo.cc': 'FR',
+      blob: 'aGk=',
       huge: '9007199254740993',
-      source: 'checkout', host: 'node-1', 'resource.k8s.pod.name': 'pod-1', 'resource.process.pid': 42,
-      'scope.name': 'my.lib', 'scope.version': '1.2',
-      trace_id: '5b8efff798038103d269b633813fc60c', span_id: 'eee19b7ec3c1b174', level: 'warn',
+      source: 'checkout',
+      host: 'node-1',
+      'resource.k8s.pod.name': 'pod-1',
+      'resource.process.pid': 42,
+      'scope.name': 'my.lib',
+      'scope.version': '1.2',
+      trace_id: '5b8efff798038103d269b633813fc60c',
+      span_id: 'eee19b7ec3c1b174',
+      level: 'warn',
     });
   });
 
   it('time falls back to observedTimeUnixNano, then the receive time', () => {
-    const { events } = parseOtlpLogs(request([
-      { timeUnixNano: '0', observedTimeUnixNano: '1700000000000000000', body: str('a') },
-      { observedTimeUnixNano: 1700000000000000000, body: str('b') },
-      { timeUnixNano: 'soon', body: str('c') },
-      { body: str('d') },
-      { timeUnixNano: '99999999999999999999', body: str('e') },
-    ]), ctx());
-    assert.deepEqual(events.map((e) => e.time), [1700000000_000000, 1700000000_000000, NOW, NOW, NOW]);
+    const { events } = parseOtlpLogs(
+      request([
+        { timeUnixNano: '0', observedTimeUnixNano: '1700000000000000000', body: str('a') },
+        { observedTimeUnixNano: 1700000000000000000, body: str('b') },
+        { timeUnixNano: 'soon', body: str('c') },
+        { body: str('d') },
+        { timeUnixNano: '99999999999999999999', body: str('e') },
+      ]),
+      ctx(),
+    );
+    assert.deepEqual(
+      events.map((e) => e.time),
+      [1700000000_000000, 1700000000_000000, NOW, NOW, NOW],
+    );
   });
 
   it('severityNumber gives the level when there is no severityText', () => {
     const nums = [1, 5, 9, 13, 17, 21, 24, 0, 'SEVERITY_NUMBER_ERROR2', 'SEVERITY_NUMBER_INFO'];
     const { events } = parseOtlpLogs(request(nums.map((n) => ({ severityNumber: n, body: str('x') }))), ctx());
-    assert.deepEqual(events.map((e) => e.fields.level), ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'fatal', undefined, 'error', 'info']);
+    assert.deepEqual(
+      events.map((e) => e.fields.level),
+      ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'fatal', undefined, 'error', 'info'],
+    );
     const text = parseOtlpLogs(request([{ severityText: 'Information', severityNumber: 17, body: str('x') }]), ctx());
     assert.equal(text.events[0]!.fields.level, 'info');
   });
 
   it('non-string bodies become text', () => {
-    const bodies = [{ intValue: '12' }, { doubleValue: 1.5 }, { boolValue: true }, { kvlistValue: { values: [{ key: 'a', value: str('b') }] } }, { arrayValue: { values: [{ intValue: 1 }] } }, {}, undefined];
+    const bodies = [
+      { intValue: '12' },
+      { doubleValue: 1.5 },
+      { boolValue: true },
+      { kvlistValue: { values: [{ key: 'a', value: str('b') }] } },
+      { arrayValue: { values: [{ intValue: 1 }] } },
+      {},
+      undefined,
+    ];
     const { events } = parseOtlpLogs(request(bodies.map((b) => ({ body: b }))), ctx());
-    assert.deepEqual(events.map((e) => e.raw), ['12', '1.5', 'true', '{"a":"b"}', '[1]', '', '']);
+    assert.deepEqual(
+      events.map((e) => e.raw),
+      ['12', '1.5', 'true', '{"a":"b"}', '[1]', '', ''],
+    );
   });
 
   it('a structured (kvlist) body becomes fields, flattened with dots, as well as its JSON text in _raw', () => {
@@ -85,8 +129,11 @@ describe('ingest OTLP logs (JSON)', () => {
     const body = {
       kvlistValue: {
         values: [
-          kv('event', str('login')), kv('user', { kvlistValue: { values: [kv('id', { intValue: '42' }), kv('admin', { boolValue: false })] } }),
-          kv('took_ms', { doubleValue: 12.5 }), kv('order', str('from-body')), kv('_raw', str('reserved')),
+          kv('event', str('login')),
+          kv('user', { kvlistValue: { values: [kv('id', { intValue: '42' }), kv('admin', { boolValue: false })] } }),
+          kv('took_ms', { doubleValue: 12.5 }),
+          kv('order', str('from-body')),
+          kv('_raw', str('reserved')),
         ],
       },
     };
@@ -113,11 +160,20 @@ describe('ingest OTLP logs (JSON)', () => {
       ['d_text', { doubleValue: '2.5' }, 2.5],
       ['d_inf', { doubleValue: 'Infinity' }, 'Infinity'],
       ['bytes', { bytesValue: 'AAEC/w==' }, 'AAEC/w=='],
-      ['arr', { arrayValue: { values: [{ intValue: '1' }, str('two'), { kvlistValue: { values: [{ key: 'k', value: { boolValue: false } }] } }] } }, '[1,"two",{"k":false}]'],
+      [
+        'arr',
+        {
+          arrayValue: { values: [{ intValue: '1' }, str('two'), { kvlistValue: { values: [{ key: 'k', value: { boolValue: false } }] } }] },
+        },
+        '[1,"two",{"k":false}]',
+      ],
       ['nested', { kvlistValue: { values: [{ key: 'deep', value: { doubleValue: 1.5 } }] } }, undefined],
     ];
     const attributes = kinds.map(([key, value]) => ({ key, value }));
-    const { events } = parseOtlpLogs(request([{ body: str('attrs'), attributes }, { body: { kvlistValue: { values: attributes } } }]), ctx());
+    const { events } = parseOtlpLogs(
+      request([{ body: str('attrs'), attributes }, { body: { kvlistValue: { values: attributes } } }]),
+      ctx(),
+    );
     assert.equal(events.length, 2);
     for (const ev of events) {
       for (const [key, , expected] of kinds) {
@@ -133,11 +189,23 @@ describe('ingest OTLP logs (JSON)', () => {
         { body: str('kept'), attributes: [{ key: 'ok', value: str('1') }] },
         { body: str('attr index'), attributes: [{ key: 'index', value: str('other') }] },
         { body: str('attr empty'), attributes: [{ key: '', value: str('x') }] },
-        { body: { kvlistValue: { values: [{ key: '_raw', value: str('inner') }, { key: 'm', value: str('v') }] } } },
+        {
+          body: {
+            kvlistValue: {
+              values: [
+                { key: '_raw', value: str('inner') },
+                { key: 'm', value: str('v') },
+              ],
+            },
+          },
+        },
       ]),
       ctx(),
     );
-    assert.deepEqual(result.events.map((ev) => ev.raw), ['kept', '{"_raw":"inner","m":"v"}']);
+    assert.deepEqual(
+      result.events.map((ev) => ev.raw),
+      ['kept', '{"_raw":"inner","m":"v"}'],
+    );
     assert.equal(result.events[1]!.fields.m, 'v');
     assert.equal(result.rejected, 2);
     assert.match(result.errors[0]!.reason, /field 'index' uses a reserved name/);

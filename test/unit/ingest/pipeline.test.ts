@@ -17,7 +17,12 @@ describe('ingest text pipeline', () => {
     );
     assert.equal(ev.time, utc(2024, 1, 2, 3, 4, 5));
     assert.deepEqual(ev.fields, {
-      level: 'warn', host: 'h1', '@timestamp': '2024-01-02T03:04:05Z', msg: 'x', 'nested.a': 1, 'nested.b.c': true,
+      level: 'warn',
+      host: 'h1',
+      '@timestamp': '2024-01-02T03:04:05Z',
+      msg: 'x',
+      'nested.a': 1,
+      'nested.b.c': true,
       arr: '[1,"2"]',
     });
   });

@@ -6,7 +6,10 @@ import { assertValidEvent, ctx, NOW, utc } from './helpers';
 describe('ingest raw lines', () => {
   it('one event per non-empty line, CRLF and blank lines handled, defaults applied', () => {
     const { events } = parseRawLines('first\r\n\n  \r\nsecond\nthird', {}, ctx());
-    assert.deepEqual(events.map((e) => e.raw), ['first', 'second', 'third']);
+    assert.deepEqual(
+      events.map((e) => e.raw),
+      ['first', 'second', 'third'],
+    );
     for (const e of events) {
       assertValidEvent(e);
       assert.equal(e.index, 'main');
@@ -33,7 +36,10 @@ describe('ingest raw lines', () => {
 
   it('rejects an invalid index with INVALID_REQUEST', () => {
     for (const index of ['Main', '_x', '.x', 'a b', 'x'.repeat(129)]) {
-      assert.throws(() => parseRawLines('x', { index }, ctx()), (e: unknown) => e instanceof ApiError && e.code === 'INVALID_REQUEST');
+      assert.throws(
+        () => parseRawLines('x', { index }, ctx()),
+        (e: unknown) => e instanceof ApiError && e.code === 'INVALID_REQUEST',
+      );
     }
   });
 
@@ -51,7 +57,10 @@ describe('ingest raw lines', () => {
 
   it('with the pipeline off: raw lines, receive time, header labels only', () => {
     const { events } = parseRawLines('2015-10-18 18:01:47,978 WARN x\n{"a":1}', {}, ctx({ pipeline: false }));
-    assert.deepEqual(events.map((e) => e.raw), ['2015-10-18 18:01:47,978 WARN x', '{"a":1}']);
+    assert.deepEqual(
+      events.map((e) => e.raw),
+      ['2015-10-18 18:01:47,978 WARN x', '{"a":1}'],
+    );
     for (const e of events) {
       assert.equal(e.time, NOW);
       assert.deepEqual(e.fields, { source: 'http', sourcetype: 'raw' });

@@ -76,7 +76,7 @@ describe('ingest refusals', () => {
     });
   });
 
-  describe('the oldest accepted time is retention\'s cutoff', () => {
+  describe("the oldest accepted time is retention's cutoff", () => {
     let dir: string;
     beforeEach(() => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-refusal-'));
@@ -88,14 +88,30 @@ describe('ingest refusals', () => {
       const receivedMs = Date.UTC(2026, 0, 10, 12, 0, 0, 250);
       const context = ingestContext(receivedMs, false, retentionMs, DAY_MS);
       const edge = context.oldestMicros / SECOND;
-      const body = JSON.stringify([{ event: 'at the edge', time: edge }, { event: 'a microsecond older', time: edge - 0.000001 }]);
+      const body = JSON.stringify([
+        { event: 'at the edge', time: edge },
+        { event: 'a microsecond older', time: edge - 0.000001 },
+      ]);
       const parsed = parseNativeBatch(body, context);
-      assert.deepEqual(parsed.events.map((ev) => ev.raw), ['at the edge']);
-      assert.deepEqual(parsed.errors.map((error) => [error.item, error.code]), [[1, 'too_old']]);
+      assert.deepEqual(
+        parsed.events.map((ev) => ev.raw),
+        ['at the edge'],
+      );
+      assert.deepEqual(
+        parsed.errors.map((error) => [error.item, error.code]),
+        [[1, 'too_old']],
+      );
 
       const options = {
-        dataDir: dir, placement: { bucketSpanMicros: 3_600 * SECOND, partitions: 1 }, flushIntervalMs: 60_000, segmentMaxEvents: 1000,
-        compressionLevel: 3, fsync: false, compactionIntervalMs: 60_000, retentionMs, codecWorkers: 0,
+        dataDir: dir,
+        placement: { bucketSpanMicros: 3_600 * SECOND, partitions: 1 },
+        flushIntervalMs: 60_000,
+        segmentMaxEvents: 1000,
+        compressionLevel: 3,
+        fsync: false,
+        compactionIntervalMs: 60_000,
+        retentionMs,
+        codecWorkers: 0,
       };
       const engine = await StorageEngine.open(options);
       try {
@@ -125,9 +141,22 @@ describe('ingest refusals', () => {
         { event: 'no time' },
       ]);
       const r = parseNativeBatch(body, CTX);
-      assert.deepEqual(r.events.map((ev) => [ev.raw, ev.time]), [['ok', HOUR_AGO * SECOND], ['no time', NOW]]);
+      assert.deepEqual(
+        r.events.map((ev) => [ev.raw, ev.time]),
+        [
+          ['ok', HOUR_AGO * SECOND],
+          ['no time', NOW],
+        ],
+      );
       assert.equal(r.failed, 3);
-      assert.deepEqual(r.errors.map((error) => [error.item, error.code]), [[0, 'too_old'], [2, 'too_far_in_future'], [3, 'too_many_fields']]);
+      assert.deepEqual(
+        r.errors.map((error) => [error.item, error.code]),
+        [
+          [0, 'too_old'],
+          [2, 'too_far_in_future'],
+          [3, 'too_many_fields'],
+        ],
+      );
       assert.deepEqual(r.refused, { too_old: 1, too_far_in_future: 1, too_many_fields: 1 });
     });
 
@@ -137,14 +166,27 @@ describe('ingest refusals', () => {
         '2024-06-15T11:00:00Z INFO an hour ago',
         '2024-06-18T12:00:00Z INFO three days ahead',
         '{"msg":"json","n":1e400}',
-        `{"msg":"wide",${Object.entries(manyFields(MAX_FIELDS_PER_EVENT - 1)).map(([k, v]) => `"${k}":${v}`).join(',')}}`,
+        `{"msg":"wide",${Object.entries(manyFields(MAX_FIELDS_PER_EVENT - 1))
+          .map(([k, v]) => `"${k}":${v}`)
+          .join(',')}}`,
         'no timestamp at all',
       ];
       const r = parseRawLines(lines.join('\n'), {}, CTX);
-      assert.deepEqual(r.events.map((ev) => ev.raw), [lines[1], lines[5]]);
+      assert.deepEqual(
+        r.events.map((ev) => ev.raw),
+        [lines[1], lines[5]],
+      );
       r.events.forEach(assertValidEvent);
       // 999 keys and the default source and sourcetype: 1001 fields.
-      assert.deepEqual(r.errors.map((error) => [error.line, error.code]), [[1, 'too_old'], [3, 'too_far_in_future'], [4, 'non_finite_number'], [5, 'too_many_fields']]);
+      assert.deepEqual(
+        r.errors.map((error) => [error.line, error.code]),
+        [
+          [1, 'too_old'],
+          [3, 'too_far_in_future'],
+          [4, 'non_finite_number'],
+          [5, 'too_many_fields'],
+        ],
+      );
       assert.match(r.errors[2]!.reason, /field 'n'/);
       assert.equal(r.failed, 4);
     });
@@ -161,11 +203,26 @@ describe('ingest refusals', () => {
         '{"event":"{\\"n\\":1e999}"}',
       ];
       const r = parseHecLines(lines.join('\n'), CTX);
-      assert.deepEqual(r.events.map((ev) => ev.raw), ['ok']);
-      assert.deepEqual(r.errors.map((error) => [error.line, error.code]), [
-        [1, 'too_old'], [3, 'too_far_in_future'], [4, 'non_finite_number'], [5, 'non_finite_number'], [6, 'non_finite_number'], [7, 'non_finite_number'], [8, 'non_finite_number'],
-      ]);
-      assert.deepEqual(r.errors.slice(2).map((error) => /field '([^']+)'/.exec(error.reason)?.[1]), ['event', 'host', 'n', 'event', 'n']);
+      assert.deepEqual(
+        r.events.map((ev) => ev.raw),
+        ['ok'],
+      );
+      assert.deepEqual(
+        r.errors.map((error) => [error.line, error.code]),
+        [
+          [1, 'too_old'],
+          [3, 'too_far_in_future'],
+          [4, 'non_finite_number'],
+          [5, 'non_finite_number'],
+          [6, 'non_finite_number'],
+          [7, 'non_finite_number'],
+          [8, 'non_finite_number'],
+        ],
+      );
+      assert.deepEqual(
+        r.errors.slice(2).map((error) => /field '([^']+)'/.exec(error.reason)?.[1]),
+        ['event', 'host', 'n', 'event', 'n'],
+      );
       assert.deepEqual(r.refused, { too_old: 1, too_far_in_future: 1, non_finite_number: 5 });
     });
 
@@ -174,31 +231,46 @@ describe('ingest refusals', () => {
       const error = noEventAccepted(old.failed, old.errors);
       assert.equal(error.code, 'VALIDATION_ERROR');
       assert.equal(error.status, 400);
-      assert.match(error.message, /^no valid event in the body: line 1: event time 2023-06-16T12:00:00.000000Z is older than retention allows/);
+      assert.match(
+        error.message,
+        /^no valid event in the body: line 1: event time 2023-06-16T12:00:00.000000Z is older than retention allows/,
+      );
       const malformed = parseHecLines(`nope\n${JSON.stringify({ event: 'old', time: YEAR_BACK })}`, CTX);
       assert.equal(noEventAccepted(malformed.failed, malformed.errors).code, 'INVALID_JSON');
     });
 
     it('bulk: refused documents are 400 items with an Elasticsearch-shaped error; the others are created', () => {
-      const nd = (...lines: unknown[]): string => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
+      const nd = (...lines: unknown[]): string =>
+        lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
       const body = nd(
-        { index: { _index: 'a' } }, { '@timestamp': '2023-06-15T12:00:00Z', msg: 'old' },
-        { index: { _index: 'a' } }, { '@timestamp': '2024-06-15T11:00:00Z', msg: 'ok' },
-        { create: { _index: 'a' } }, { ts: TWO_DAYS_AHEAD, msg: 'ahead' },
-        { index: { _index: 'a' } }, '{"msg":"huge","n":1e400}',
-        { index: { _index: 'a' } }, manyFields(MAX_FIELDS_PER_EVENT),
+        { index: { _index: 'a' } },
+        { '@timestamp': '2023-06-15T12:00:00Z', msg: 'old' },
+        { index: { _index: 'a' } },
+        { '@timestamp': '2024-06-15T11:00:00Z', msg: 'ok' },
+        { create: { _index: 'a' } },
+        { ts: TWO_DAYS_AHEAD, msg: 'ahead' },
+        { index: { _index: 'a' } },
+        '{"msg":"huge","n":1e400}',
+        { index: { _index: 'a' } },
+        manyFields(MAX_FIELDS_PER_EVENT),
       );
       const r = parseBulk(body, CTX, 'seed');
       assert.equal(r.errors, true);
-      assert.deepEqual(r.events.map((ev) => ev.fields.msg), ['ok']);
-      assert.deepEqual(r.items.map((item) => [entry(item)[0], entry(item)[1].status, entry(item)[1].error?.type]), [
-        ['index', 400, 'illegal_argument_exception'],
-        ['index', 201, undefined],
-        ['create', 400, 'illegal_argument_exception'],
-        ['index', 400, 'mapper_parsing_exception'],
-        // 1000 keys and the action's `_index` as source: 1001 fields.
-        ['index', 400, 'illegal_argument_exception'],
-      ]);
+      assert.deepEqual(
+        r.events.map((ev) => ev.fields.msg),
+        ['ok'],
+      );
+      assert.deepEqual(
+        r.items.map((item) => [entry(item)[0], entry(item)[1].status, entry(item)[1].error?.type]),
+        [
+          ['index', 400, 'illegal_argument_exception'],
+          ['index', 201, undefined],
+          ['create', 400, 'illegal_argument_exception'],
+          ['index', 400, 'mapper_parsing_exception'],
+          // 1000 keys and the action's `_index` as source: 1001 fields.
+          ['index', 400, 'illegal_argument_exception'],
+        ],
+      );
       assert.match(entry(r.items[0]!)[1].error!.reason, /older than retention allows/);
       assert.match(entry(r.items[3]!)[1].error!.reason, /field 'n' holds a number outside/);
       assert.match(entry(r.items[4]!)[1].error!.reason, /the event has 1001 fields/);
@@ -216,35 +288,61 @@ describe('ingest refusals', () => {
     it('otlp: records refused by time or number, the rest accepted; NaN and Infinity doubles kept as their text', () => {
       const nanos = (seconds: number): string => `${Math.round(seconds * 1e6)}000`;
       const record = (seconds: number | undefined, attributes: unknown[] = [], body: unknown = { stringValue: 'r' }): unknown => ({
-        ...(seconds === undefined ? {} : { timeUnixNano: nanos(seconds) }), body, attributes,
+        ...(seconds === undefined ? {} : { timeUnixNano: nanos(seconds) }),
+        body,
+        attributes,
       });
       const body = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[${[
         JSON.stringify(record(YEAR_BACK)),
-        JSON.stringify(record(HOUR_AGO, [{ key: 'nan', value: { doubleValue: 'NaN' } }, { key: 'inf', value: { doubleValue: '-Infinity' } }])),
+        JSON.stringify(
+          record(HOUR_AGO, [
+            { key: 'nan', value: { doubleValue: 'NaN' } },
+            { key: 'inf', value: { doubleValue: '-Infinity' } },
+          ]),
+        ),
         JSON.stringify(record(TWO_DAYS_AHEAD)),
         '{"body":{"stringValue":"r"},"attributes":[{"key":"d","value":{"doubleValue":1e400}}]}',
         '{"body":{"doubleValue":-1e400}}',
         '{"body":{"stringValue":"r"},"attributes":[{"key":"list","value":{"arrayValue":{"values":[{"doubleValue":1e999}]}}}]}',
-      ].join(',')}]}]},{"resource":{"attributes":[{"key":"r","value":{"intValue":1e999}}]},"scopeLogs":[{"logRecords":[{"body":{"stringValue":"r"}},{}]}]}]}`;
+      ].join(
+        ',',
+      )}]}]},{"resource":{"attributes":[{"key":"r","value":{"intValue":1e999}}]},"scopeLogs":[{"logRecords":[{"body":{"stringValue":"r"}},{}]}]}]}`;
       const r = parseOtlpLogs(body, CTX);
       assert.equal(r.events.length, 1);
       assertValidEvent(r.events[0]!);
       assert.deepEqual({ nan: r.events[0]!.fields.nan, inf: r.events[0]!.fields.inf }, { nan: 'NaN', inf: '-Infinity' });
       assert.equal(r.rejected, 7);
       const at = 'resourceLogs[0].scopeLogs[0].logRecords';
-      assert.deepEqual(r.errors.map((error) => [error.record, error.code]), [
-        [`${at}[0]`, 'too_old'], [`${at}[2]`, 'too_far_in_future'], [`${at}[3]`, 'non_finite_number'], [`${at}[4]`, 'non_finite_number'], [`${at}[5]`, 'non_finite_number'],
-        // A resource attribute refuses every record of the resource.
-        ['resourceLogs[1].scopeLogs[0].logRecords[0]', 'non_finite_number'], ['resourceLogs[1].scopeLogs[0].logRecords[1]', 'non_finite_number'],
-      ]);
-      assert.deepEqual(r.errors.slice(2).map((error) => /field '([^']+)'/.exec(error.reason)?.[1]), ['d', 'body', 'list', 'resource.r', 'resource.r']);
+      assert.deepEqual(
+        r.errors.map((error) => [error.record, error.code]),
+        [
+          [`${at}[0]`, 'too_old'],
+          [`${at}[2]`, 'too_far_in_future'],
+          [`${at}[3]`, 'non_finite_number'],
+          [`${at}[4]`, 'non_finite_number'],
+          [`${at}[5]`, 'non_finite_number'],
+          // A resource attribute refuses every record of the resource.
+          ['resourceLogs[1].scopeLogs[0].logRecords[0]', 'non_finite_number'],
+          ['resourceLogs[1].scopeLogs[0].logRecords[1]', 'non_finite_number'],
+        ],
+      );
+      assert.deepEqual(
+        r.errors.slice(2).map((error) => /field '([^']+)'/.exec(error.reason)?.[1]),
+        ['d', 'body', 'list', 'resource.r', 'resource.r'],
+      );
     });
 
     it('otlp: the partialSuccess message counts every refusal and names the first ten', () => {
       const errors = Array.from({ length: 12 }, (_, i) => ({ record: `r[${i}]`, code: 'too_old' as const, reason: 'old' }));
       const answer = partialSuccess(15, errors);
       assert.equal(answer.partialSuccess.rejectedLogRecords, '15');
-      assert.equal(answer.partialSuccess.errorMessage, `15 log records refused: ${errors.slice(0, 10).map((e) => `${e.record}: old`).join('; ')}; and 5 more`);
+      assert.equal(
+        answer.partialSuccess.errorMessage,
+        `15 log records refused: ${errors
+          .slice(0, 10)
+          .map((e) => `${e.record}: old`)
+          .join('; ')}; and 5 more`,
+      );
       assert.equal(partialSuccess(1, errors.slice(0, 1)).partialSuccess.errorMessage, '1 log record refused: r[0]: old');
     });
   });

@@ -1,8 +1,6 @@
 import { strict as assert } from 'assert';
 import { inferYearMicros } from '../../../node/ingest/datetime';
-import {
-  detectAfterFirstToken, detectCommonLog, detectLeadingTimestamp, parseIsoAt,
-} from '../../../node/ingest/timestamp';
+import { detectAfterFirstToken, detectCommonLog, detectLeadingTimestamp, parseIsoAt } from '../../../node/ingest/timestamp';
 import { epochToMicros, parseTimeValue, scaleDecimal, secondsToMicros } from '../../../node/ingest/timevalue';
 import { NOW, utc } from './helpers';
 
@@ -46,7 +44,11 @@ describe('ingest timestamp detection', () => {
     ['RFC 2822 GMT', 'Sun, 06 Nov 1994 08:49:37 GMT x', utc(1994, 11, 6, 8, 49, 37)],
     ['RFC 2822 numeric zone', 'Tue, 1 Jul 2003 10:52:37 +0200 x', utc(2003, 7, 1, 8, 52, 37)],
     ['Apache access bracketed', '[10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0"', utc(2000, 10, 10, 20, 55, 36)],
-    ['common log format', '127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326', utc(2000, 10, 10, 20, 55, 36)],
+    [
+      'common log format',
+      '127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326',
+      utc(2000, 10, 10, 20, 55, 36),
+    ],
     ['nginx combined, IPv6 client', '2001:db8::1 - - [15/Jun/2024:11:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl"', utc(2024, 6, 15, 11)],
     ['bracketed ISO', '[2024-01-02 03:04:05,678] INFO x', utc(2024, 1, 2, 3, 4, 5, 678000)],
     ['HDFS yyMMdd HHmmss', '081109 203615 148 INFO dfs.DataNode', utc(2008, 11, 9, 20, 36, 15)],
@@ -58,7 +60,11 @@ describe('ingest timestamp detection', () => {
     ['Proxifier (year inferred)', '[10.30 16:49:06] chrome.exe - x', utc(2023, 10, 30, 16, 49, 6)],
     ['BGL epoch after dash', '- 1117838570 2005.06.03 R02-M1-N0-C:J12-U11 x', 1117838570_000000],
     ['BGL epoch after an upper-case alert tag', 'APPREAD 1117869872 2005.06.04 R04 x', 1117869872_000000],
-    ['OpenStack ISO after a file-name token', 'nova-api.log.1.2017-05-16_13:53:08 2017-05-16 00:00:00.008 25746 INFO', utc(2017, 5, 16, 0, 0, 0, 8000)],
+    [
+      'OpenStack ISO after a file-name token',
+      'nova-api.log.1.2017-05-16_13:53:08 2017-05-16 00:00:00.008 25746 INFO',
+      utc(2017, 5, 16, 0, 0, 0, 8000),
+    ],
     ['level word then ISO', 'INFO 2024-01-02T03:04:05Z started', utc(2024, 1, 2, 3, 4, 5)],
   ];
   for (const [name, line, expected] of cases) {

@@ -105,7 +105,9 @@ describe('metadata store', function () {
     const first = (await store.apply(create({ name: 'first', q: 'from main' }))).record!;
     const second = (await store.apply(create({ name: 'second', q: 'from main' }))).record!;
     clockMs -= 60_000;
-    const replaced = (await store.apply({ collection: SQ, op: 'replace', id: String(first.id), record: { name: 'first again', q: 'from main' } })).record!;
+    const replaced = (
+      await store.apply({ collection: SQ, op: 'replace', id: String(first.id), record: { name: 'first again', q: 'from main' } })
+    ).record!;
     assert.deepEqual(
       [first.created_at, second.created_at, replaced.created_at, replaced.updated_at],
       ['2024-11-21T10:00:00.250Z', '2024-11-21T10:00:00.251Z', '2024-11-21T10:00:00.250Z', '2024-11-21T10:00:00.252Z'],
@@ -123,7 +125,8 @@ describe('metadata store', function () {
     const store = await MetadataStore.open(engine.records('refuse'));
     const id = String((await store.apply(create({ name: 'kept', q: 'from main' }))).record!.id);
     const before = store.snapshot();
-    const notFound = (e: unknown) => e instanceof MetadataNotFoundError && e.id === 'sq_gone' && /no saved query with id "sq_gone"/.test(e.message);
+    const notFound = (e: unknown) =>
+      e instanceof MetadataNotFoundError && e.id === 'sq_gone' && /no saved query with id "sq_gone"/.test(e.message);
     await assert.rejects(store.apply({ collection: SQ, op: 'replace', id: 'sq_gone', record: { name: 'a', q: 'from main' } }), notFound);
     await assert.rejects(store.apply({ collection: SQ, op: 'delete', id: 'sq_gone' }), notFound);
     const invalid: [MetadataRecord, (e: unknown) => boolean][] = [
@@ -131,7 +134,10 @@ describe('metadata store', function () {
       [{ name: ' ', q: 'from main' }, (e) => e instanceof ApiError && /^name must be a non-empty string/.test(e.message)],
       [{ name: 'a', q: 42 }, (e) => e instanceof ApiError && /^q must be a non-empty string/.test(e.message)],
       [{ name: 'a', q: 'from main', to: 'now' }, (e) => e instanceof ApiError && /field "to" is not accepted/.test(e.message)],
-      [{ name: 'a', q: 'from main', from: 'yesterday' }, (e) => e instanceof ApiError && /^from: "yesterday" is not a time/.test(e.message)],
+      [
+        { name: 'a', q: 'from main', from: 'yesterday' },
+        (e) => e instanceof ApiError && /^from: "yesterday" is not a time/.test(e.message),
+      ],
       [{ name: 'a', q: 'from main | eval x = 1' }, (e) => e instanceof QueryError && e.code === 'E003'],
       [{ name: 'a', q: 'from main | where a = $' }, (e) => e instanceof QueryError && e.code === 'E001'],
     ];
@@ -145,7 +151,9 @@ describe('metadata store', function () {
 
   it('accepts $variables in the query text and null as an absent from', async () => {
     const store = await MetadataStore.open(engine.records('variables'));
-    const { record } = await store.apply(create({ name: 'by host', q: 'from main | where host = $host and status >= ${min} | head 5', from: null }));
+    const { record } = await store.apply(
+      create({ name: 'by host', q: 'from main | where host = $host and status >= ${min} | head 5', from: null }),
+    );
     assert.deepEqual(fieldsOf(record), { name: 'by host', q: 'from main | where host = $host and status >= ${min} | head 5' });
   });
 
@@ -232,7 +240,12 @@ describe('metadata store', function () {
     assert.deepEqual(replica.snapshot(), { version: 10, collections: {} });
     assert.deepEqual((await MetadataStore.open(replicaRecords)).snapshot(), { version: 10, collections: {} });
 
-    const malformed = [{ version: -1, collections: {} }, { version: 11 }, { version: 11, collections: { 'a/b': {} } }, { version: 11, collections: { x: { id: 5 } } }];
+    const malformed = [
+      { version: -1, collections: {} },
+      { version: 11 },
+      { version: 11, collections: { 'a/b': {} } },
+      { version: 11, collections: { x: { id: 5 } } },
+    ];
     for (const snapshot of malformed) {
       await assert.rejects(replica.install(snapshot as never), /metadata snapshot/, JSON.stringify(snapshot));
     }
@@ -250,7 +263,12 @@ describe('metadata store', function () {
     const fields = fc.record(
       {
         name: fc.string({ minLength: 1, maxLength: 12 }).filter((name) => name.trim() !== ''),
-        q: fc.constantFrom('from main', 'from web | where status >= 500', 'from * | stats count() by host', 'from main | where host = $host'),
+        q: fc.constantFrom(
+          'from main',
+          'from web | where status >= 500',
+          'from * | stats count() by host',
+          'from main | where host = $host',
+        ),
         from: fc.constantFrom('-1h', 'now-15m', '2024-11-21T10:00:00Z'),
       },
       { requiredKeys: ['name', 'q'] },
@@ -279,7 +297,14 @@ describe('metadata store', function () {
             const { record } = await store.apply(create(change.record));
             model.set(String(record!.id), { ...change.record });
           } else if (!model.has(id)) {
-            await assert.rejects(store.apply(change.op === 'delete' ? { collection: SQ, op: 'delete', id } : { collection: SQ, op: 'replace', id, record: change.record }), MetadataNotFoundError);
+            await assert.rejects(
+              store.apply(
+                change.op === 'delete'
+                  ? { collection: SQ, op: 'delete', id }
+                  : { collection: SQ, op: 'replace', id, record: change.record },
+              ),
+              MetadataNotFoundError,
+            );
             continue;
           } else if (change.op === 'replace') {
             await store.apply({ collection: SQ, op: 'replace', id, record: change.record });

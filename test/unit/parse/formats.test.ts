@@ -3,17 +3,46 @@ import { FunctionArgumentError } from '../../../query/functions/types';
 import { captureValue, createExtractor } from '../../../query/parse/index';
 import { fixtureLines } from './helpers';
 
-
 const x = (format: Parameters<typeof createExtractor>[0], text: string, pattern: string | null = null): unknown =>
   createExtractor(format, pattern).extract(text);
 
 describe('parse: numeric captures', () => {
   it('plain decimals become numbers, everything else stays text', () => {
-    const numbers: Array<[string, number]> = [['42', 42], ['-7', -7], ['0', 0], ['-0', 0], ['3.25', 3.25], ['0.5', 0.5], ['-0.001', -0.001],
-      ['9007199254740991', 9007199254740991], ['123456789.123456', 123456789.123456]];
+    const numbers: Array<[string, number]> = [
+      ['42', 42],
+      ['-7', -7],
+      ['0', 0],
+      ['-0', 0],
+      ['3.25', 3.25],
+      ['0.5', 0.5],
+      ['-0.001', -0.001],
+      ['9007199254740991', 9007199254740991],
+      ['123456789.123456', 123456789.123456],
+    ];
     for (const [s, n] of numbers) assert.ok(Object.is(captureValue(s), n), s);
-    for (const s of ['', '007', '00', '1e5', '0x10', '+5', '.5', '5.', '1,000', '10.0.0.1', '1.2.3', '9007199254740993', '12345678901234567890',
-      '0.1234567890123456', ' 1', '1 ', '-', 'NaN', 'Infinity', '١٢', '12a']) {
+    for (const s of [
+      '',
+      '007',
+      '00',
+      '1e5',
+      '0x10',
+      '+5',
+      '.5',
+      '5.',
+      '1,000',
+      '10.0.0.1',
+      '1.2.3',
+      '9007199254740993',
+      '12345678901234567890',
+      '0.1234567890123456',
+      ' 1',
+      '1 ',
+      '-',
+      'NaN',
+      'Infinity',
+      '١٢',
+      '12a',
+    ]) {
       assert.equal(captureValue(s), s, s);
     }
   });
@@ -21,9 +50,19 @@ describe('parse: numeric captures', () => {
 
 describe('parse: json', () => {
   it('flattens objects, keeps arrays as JSON text, drops nulls', () => {
-    const text = '{"a": {"b": 1, "c": [1, {"d": 2}], "e": {}}, "s": "42", "t": true, "n": null, "big": -12345678901234567890, ' +
+    const text =
+      '{"a": {"b": 1, "c": [1, {"d": 2}], "e": {}}, "s": "42", "t": true, "n": null, "big": -12345678901234567890, ' +
       '"": 5, "esc\\u00e9": "x\\"y", "dup": 1, "dup": 2, "f": 1.5e3}';
-    assert.deepEqual(x('json', text), { 'a.b': 1, 'a.c': '[1,{"d":2}]', s: '42', t: true, big: '-12345678901234567890', 'escé': 'x"y', dup: 2, f: 1500 });
+    assert.deepEqual(x('json', text), {
+      'a.b': 1,
+      'a.c': '[1,{"d":2}]',
+      s: '42',
+      t: true,
+      big: '-12345678901234567890',
+      escé: 'x"y',
+      dup: 2,
+      f: 1500,
+    });
     assert.deepEqual(Object.keys(createExtractor('json', null)), ['fields', 'extract']);
     assert.equal(createExtractor('json', null).fields, null);
   });
@@ -40,7 +79,20 @@ describe('parse: json', () => {
   });
 
   it('anything but one JSON object gives no fields', () => {
-    for (const t of ['', '[1, 2]', '"x"', '42', '{"a": 1', '{"a": 1} x', '{"a": 1}{"b": 2}', '{a: 1}', '{"a": 01}', "{'a': 1}", 'plain text', '{"a": "\u0001"}']) {
+    for (const t of [
+      '',
+      '[1, 2]',
+      '"x"',
+      '42',
+      '{"a": 1',
+      '{"a": 1} x',
+      '{"a": 1}{"b": 2}',
+      '{a: 1}',
+      '{"a": 01}',
+      "{'a': 1}",
+      'plain text',
+      '{"a": "\u0001"}',
+    ]) {
       assert.deepEqual(x('json', t), {}, t);
     }
     assert.deepEqual(x('json', '  {"a": 1}\n'), { a: 1 });
@@ -56,11 +108,26 @@ describe('parse: kv and logfmt', () => {
     assert.equal(out.tty, 'ssh');
     assert.equal(out.logname, '');
     assert.equal(typeof out.rhost, 'string');
-    assert.equal(out.user, line.slice(line.indexOf(' user=') + 6).trim().split(' ')[0]);
+    assert.equal(
+      out.user,
+      line
+        .slice(line.indexOf(' user=') + 6)
+        .trim()
+        .split(' ')[0],
+    );
   });
 
   it('kv: quotes, separators, non-pairs', () => {
-    assert.deepEqual(x('kv', `a=1 b="x y" c='z', d=007;e=1.5 word f="q\\"d" g= h="42"`), { a: 1, b: 'x y', c: 'z', d: '007', e: 1.5, f: 'q"d', g: '', h: '42' });
+    assert.deepEqual(x('kv', `a=1 b="x y" c='z', d=007;e=1.5 word f="q\\"d" g= h="42"`), {
+      a: 1,
+      b: 'x y',
+      c: 'z',
+      d: '007',
+      e: 1.5,
+      f: 'q"d',
+      g: '',
+      h: '42',
+    });
     assert.deepEqual(x('kv', 'no pairs here'), {});
     assert.deepEqual(x('kv', '=1 a=1 a=2'), { a: 2 }, 'empty key skipped, last wins');
     assert.deepEqual(x('kv', 'a="unclosed b=2'), { a: 'unclosed b=2' });
@@ -69,8 +136,15 @@ describe('parse: kv and logfmt', () => {
   });
 
   it('logfmt: quoted values with escapes, bare keys are true', () => {
-    assert.deepEqual(x('logfmt', 'level=info msg="hello \\"world\\"\\n" dur=1.5ms n=12 flag at= path=/a=b'),
-      { level: 'info', msg: 'hello "world"\n', dur: '1.5ms', n: 12, flag: true, at: '', path: '/a=b' });
+    assert.deepEqual(x('logfmt', 'level=info msg="hello \\"world\\"\\n" dur=1.5ms n=12 flag at= path=/a=b'), {
+      level: 'info',
+      msg: 'hello "world"\n',
+      dur: '1.5ms',
+      n: 12,
+      flag: true,
+      at: '',
+      path: '/a=b',
+    });
     assert.deepEqual(x('logfmt', 'a="x \\u00e9" b="42"'), { a: 'x é', b: '42' });
     assert.deepEqual(x('logfmt', ''), {});
     assert.deepEqual(x('logfmt', 'k="unclosed'), { k: 'unclosed' });
@@ -85,8 +159,17 @@ describe('parse: regex and pattern', () => {
   it('regex: named groups on Apache error log lines', () => {
     const e = createExtractor('regex', '^\\[(?<ts>[^\\]]+)\\] \\[(?P<level>\\w+)\\] (?<msg>.*?)(?: state (?<state>\\d+))?$');
     assert.deepEqual(e.fields, ['ts', 'level', 'msg', 'state']);
-    assert.deepEqual(e.extract(apache[1]!), { ts: 'Sun Dec 04 04:51:18 2005', level: 'error', msg: 'mod_jk child workerEnv in error', state: 6 });
-    assert.deepEqual(e.extract(apache[0]!), { ts: 'Sun Dec 04 04:47:44 2005', level: 'notice', msg: 'workerEnv.init() ok /etc/httpd/conf/workers2.properties' });
+    assert.deepEqual(e.extract(apache[1]!), {
+      ts: 'Sun Dec 04 04:51:18 2005',
+      level: 'error',
+      msg: 'mod_jk child workerEnv in error',
+      state: 6,
+    });
+    assert.deepEqual(e.extract(apache[0]!), {
+      ts: 'Sun Dec 04 04:47:44 2005',
+      level: 'notice',
+      msg: 'workerEnv.init() ok /etc/httpd/conf/workers2.properties',
+    });
     assert.deepEqual(e.extract('no match'), {});
     let levels = 0;
     for (const l of apache) if ((e.extract(l) as { level?: string }).level !== undefined) levels++;
@@ -95,9 +178,16 @@ describe('parse: regex and pattern', () => {
 
   it('regex: bad patterns are E008', () => {
     for (const p of ['(?<a>x', '(?<a>x)\\1', '(?<a>x)(?=y)', 'no groups', '(unnamed)']) {
-      assert.throws(() => createExtractor('regex', p), (e: unknown) => e instanceof FunctionArgumentError && e.code === 'E008', p);
+      assert.throws(
+        () => createExtractor('regex', p),
+        (e: unknown) => e instanceof FunctionArgumentError && e.code === 'E008',
+        p,
+      );
     }
-    assert.throws(() => createExtractor('regex', null), (e: unknown) => e instanceof FunctionArgumentError && e.code === 'E005');
+    assert.throws(
+      () => createExtractor('regex', null),
+      (e: unknown) => e instanceof FunctionArgumentError && e.code === 'E005',
+    );
   });
 
   it('regex: a catastrophic pattern runs in linear time', () => {
@@ -111,11 +201,22 @@ describe('parse: regex and pattern', () => {
   it('pattern: captures up to the next literal, <_> skips, the last capture takes the rest', () => {
     const e = createExtractor('pattern', '[<ts>] [<level>] <msg>');
     assert.deepEqual(e.fields, ['ts', 'level', 'msg']);
-    assert.deepEqual(e.extract(apache[1]!), { ts: 'Sun Dec 04 04:51:18 2005', level: 'error', msg: 'mod_jk child workerEnv in error state 6' });
+    assert.deepEqual(e.extract(apache[1]!), {
+      ts: 'Sun Dec 04 04:51:18 2005',
+      level: 'error',
+      msg: 'mod_jk child workerEnv in error state 6',
+    });
     for (const l of apache) assert.ok((e.extract(l) as { level?: string }).level !== undefined, l);
     const access = createExtractor('pattern', '<ip> - <user> [<ts>] "<method> <path> <_>" <status> <size>');
-    assert.deepEqual(access.extract('10.1.2.3 - bob [10/Oct/2000:13:55:36 -0700] "GET /a b HTTP/1.1" 200 2326 "-"'),
-      { ip: '10.1.2.3', user: 'bob', ts: '10/Oct/2000:13:55:36 -0700', method: 'GET', path: '/a', status: 200, size: '2326 "-"' });
+    assert.deepEqual(access.extract('10.1.2.3 - bob [10/Oct/2000:13:55:36 -0700] "GET /a b HTTP/1.1" 200 2326 "-"'), {
+      ip: '10.1.2.3',
+      user: 'bob',
+      ts: '10/Oct/2000:13:55:36 -0700',
+      method: 'GET',
+      path: '/a',
+      status: 200,
+      size: '2326 "-"',
+    });
     assert.deepEqual(createExtractor('pattern', '<a>,<b>;').extract('1,2;rest'), { a: 1, b: 2 }, 'text after the last literal is ignored');
     assert.deepEqual(createExtractor('pattern', '<a>,<b>;').extract('1,2'), {}, 'all or nothing');
     assert.deepEqual(createExtractor('pattern', 'id=<id> ').extract('id= x'), { id: '' });
@@ -125,7 +226,11 @@ describe('parse: regex and pattern', () => {
 
   it('pattern: malformed patterns are E008', () => {
     for (const p of ['<a', 'x <ip', '<a><b>', 'no captures', '<_> only', '<a> <a>']) {
-      assert.throws(() => createExtractor('pattern', p), (e: unknown) => e instanceof FunctionArgumentError && e.code === 'E008', p);
+      assert.throws(
+        () => createExtractor('pattern', p),
+        (e: unknown) => e instanceof FunctionArgumentError && e.code === 'E008',
+        p,
+      );
     }
   });
 });

@@ -14,5 +14,7 @@ function repoRoot(): string {
 
 /** The non-empty lines of a loghub fixture (they end in CRLF). */
 export function fixtureLines(name: string): string[] {
-  return readFileSync(join(repoRoot(), 'test', 'fixtures', 'loghub', name), 'utf8').split(/\r?\n/).filter((l) => l !== '');
+  return readFileSync(join(repoRoot(), 'test', 'fixtures', 'loghub', name), 'utf8')
+    .split(/\r?\n/)
+    .filter((l) => l !== '');
 }

@@ -6,7 +6,13 @@ describe('query syntax: errors', () => {
   it('QueryError carries code, message, 1-based line/column, suggestion', () => {
     const e = errorOf('from main | wher x > 1');
     assert.ok(e instanceof QueryError && e instanceof Error);
-    assert.deepEqual(e.toJSON(), { code: 'E002', message: 'unknown stage "wher"; did you mean where?', line: 1, column: 13, suggestion: 'where' });
+    assert.deepEqual(e.toJSON(), {
+      code: 'E002',
+      message: 'unknown stage "wher"; did you mean where?',
+      line: 1,
+      column: 13,
+      suggestion: 'where',
+    });
   });
 
   describe('E001 unexpected token, naming what was expected', () => {
@@ -16,13 +22,19 @@ describe('query syntax: errors', () => {
       assert.equal(assertError('from main | extend x 1', 'E001', 1, 22).message, 'expected "=" after "x", found "1"');
       assert.equal(assertError('from main | parse json _raw', 'E001', 1, 24).message, 'expected "(" after "json", found "_raw"');
       assert.match(assertError('from main | parse', 'E001', 1, 18).message, /^expected a parse format \(json, kv/);
-      assert.equal(assertError('from main | top', 'E001', 1, 16).message, 'expected a field name or a number after "top", found the end of the query');
+      assert.equal(
+        assertError('from main | top', 'E001', 1, 16).message,
+        'expected a field name or a number after "top", found the end of the query',
+      );
       assert.match(assertError('from main | where a < b < c', 'E001', 1, 25).message, /^expected an operator.* after "b", found "<"$/);
       assert.match(assertError('from main | head x', 'E001', 1, 18).message, /expected a number or "\|" after "head", found "x"/);
       assert.match(assertError('from main | where x =~ y', 'E001', 1, 24).message, /expected a string after "=~"/);
       assert.match(assertError('from main | | head', 'E001', 1, 13).message, /expected a stage name after "\|"/);
       assert.match(assertError('from main, | head', 'E001', 1, 12).message, /expected a name or glob pattern after ","/);
-      assert.match(assertError('from main | search a OR', 'E001', 1, 24).message, /expected a search term after "OR", found the end of the query/);
+      assert.match(
+        assertError('from main | search a OR', 'E001', 1, 24).message,
+        /expected a search term after "OR", found the end of the query/,
+      );
     });
     it('at the end of the query points just after the last token, across lines and comments', () => {
       const e = assertError('from main\n| where x >   -- compare\n\n', 'E001', 2, 12);
@@ -67,7 +79,11 @@ describe('query syntax: errors', () => {
   });
 
   it('E002 and E004 take no hint from Object.prototype (a stage or function named constructor)', () => {
-    for (const [q, code] of [['from main | constructor x', 'E002'], ['from main | __proto__', 'E002'], ['from main | where constructor(x) = 1', 'E004']] as const) {
+    for (const [q, code] of [
+      ['from main | constructor x', 'E002'],
+      ['from main | __proto__', 'E002'],
+      ['from main | where constructor(x) = 1', 'E004'],
+    ] as const) {
       const e = assertError(q, code, 1, code === 'E002' ? 13 : 19);
       assert.doesNotMatch(`${e.message} ${e.suggestion}`, /native code|\[object/, q);
       assert.equal(typeof e.suggestion, 'string', q);
@@ -208,7 +224,14 @@ describe('query syntax: errors', () => {
     const r = checkQuery('from main | wher x | where lowr(y) = 1 | head 0');
     assert.equal(r.ok, false);
     if (r.ok) return;
-    assert.deepEqual(r.errors.map((e) => [e.code, e.column]), [['E002', 13], ['E004', 28], ['E012', 47]]);
+    assert.deepEqual(
+      r.errors.map((e) => [e.code, e.column]),
+      [
+        ['E002', 13],
+        ['E004', 28],
+        ['E012', 47],
+      ],
+    );
     assert.equal(errorOf('from main | wher x | where lowr(y) = 1 | head 0').code, 'E002');
   });
 });

@@ -9,15 +9,27 @@ describe('query syntax: expressions', () => {
     assert.deepEqual(whereExpr(`x = "a\\"b\\'c\\\\d\\n\\t\\r\\u00e9"`), bin('=', f('x'), s('a"b\'c\\d\n\t\r\u00e9')));
     assert.deepEqual(whereExpr(`x = 'single "quoted"'`), bin('=', f('x'), s('single "quoted"')));
     assert.deepEqual(whereExpr('x = "\\d+"'), bin('=', f('x'), s('\\d+')), 'unknown escapes keep their backslash');
-    assert.deepEqual(whereExpr('x = 42 or x = 3.5 or x = 1e6 or x = 2.5E-3'), or(
-      bin('=', f('x'), n(42)), bin('=', f('x'), n(3.5)), bin('=', f('x'), n(1e6)), bin('=', f('x'), n(2.5e-3)),
-    ));
+    assert.deepEqual(
+      whereExpr('x = 42 or x = 3.5 or x = 1e6 or x = 2.5E-3'),
+      or(bin('=', f('x'), n(42)), bin('=', f('x'), n(3.5)), bin('=', f('x'), n(1e6)), bin('=', f('x'), n(2.5e-3))),
+    );
     assert.deepEqual(whereExpr('x = -7'), bin('=', f('x'), n(-7)), 'unary minus folds into the literal');
-    assert.deepEqual(whereExpr('a = true and b = FALSE and c = Null'), and(
-      bin('=', f('a'), { kind: 'boolean', value: true } as Expr), bin('=', f('b'), { kind: 'boolean', value: false } as Expr),
-      bin('=', f('c'), { kind: 'null' } as Expr),
-    ));
-    const units: Array<[string, number]> = [['500ms', 500e3], ['5s', 5e6], ['5m', 300e6], ['2h', 7200e6], ['1d', 86400e6], ['1w', 604800e6]];
+    assert.deepEqual(
+      whereExpr('a = true and b = FALSE and c = Null'),
+      and(
+        bin('=', f('a'), { kind: 'boolean', value: true } as Expr),
+        bin('=', f('b'), { kind: 'boolean', value: false } as Expr),
+        bin('=', f('c'), { kind: 'null' } as Expr),
+      ),
+    );
+    const units: Array<[string, number]> = [
+      ['500ms', 500e3],
+      ['5s', 5e6],
+      ['5m', 300e6],
+      ['2h', 7200e6],
+      ['1d', 86400e6],
+      ['1w', 604800e6],
+    ];
     for (const [text, micros] of units) assert.deepEqual(whereExpr(`x = ${text}`), bin('=', f('x'), d(micros)), text);
     assert.deepEqual(whereExpr('_time > now() - 1h'), bin('>', f('_time'), bin('-', call('now'), d(3600e6))));
   });
@@ -40,17 +52,25 @@ describe('query syntax: expressions', () => {
 
   it('keywords are case-insensitive, field names are not', () => {
     assert.deepEqual(whereExpr('A AND b Or NOT c'), or(and(f('A'), f('b')), not(f('c'))));
-    assert.deepEqual(whereExpr('x IN (1) And y Is Not NULL'), and(
-      { kind: 'in', operand: f('x'), list: [n(1)], negated: false } as Expr,
-      { kind: 'isnull', operand: f('y'), negated: true } as Expr,
-    ));
+    assert.deepEqual(
+      whereExpr('x IN (1) And y Is Not NULL'),
+      and(
+        { kind: 'in', operand: f('x'), list: [n(1)], negated: false } as Expr,
+        { kind: 'isnull', operand: f('y'), negated: true } as Expr,
+      ),
+    );
     assert.deepEqual(whereExpr('LOWER(x) = Upper(y)'), bin('=', call('lower', f('x')), call('upper', f('y'))));
   });
 
   it('comparison operators', () => {
     for (const op of ['=', '!=', '<', '<=', '>', '>=']) assert.deepEqual(whereExpr(`a ${op} 1`), bin(op, f('a'), n(1)), op);
     assert.deepEqual(whereExpr('a == 1'), bin('=', f('a'), n(1)), '== is equality');
-    assert.deepEqual(whereExpr('msg =~ "time(out)?"'), { kind: 'regex', operand: f('msg'), pattern: s('time(out)?'), negated: false } as Expr);
+    assert.deepEqual(whereExpr('msg =~ "time(out)?"'), {
+      kind: 'regex',
+      operand: f('msg'),
+      pattern: s('time(out)?'),
+      negated: false,
+    } as Expr);
     assert.deepEqual(whereExpr('msg !~ "^GET"'), { kind: 'regex', operand: f('msg'), pattern: s('^GET'), negated: true } as Expr);
     assert.deepEqual(whereExpr('h in ("a", "b")'), { kind: 'in', operand: f('h'), list: [s('a'), s('b')], negated: false } as Expr);
     assert.deepEqual(whereExpr('h not in ("a")'), { kind: 'in', operand: f('h'), list: [s('a')], negated: true } as Expr);
@@ -78,7 +98,12 @@ describe('query syntax: expressions', () => {
     assert.deepEqual(whereExpr('a / b % c'), bin('%', bin('/', f('a'), f('b')), f('c')));
     assert.deepEqual(whereExpr('-a * b'), bin('*', { kind: 'negate', operand: f('a') } as Expr, f('b')));
     assert.deepEqual(whereExpr('(a + b) * c'), bin('*', bin('+', f('a'), f('b')), f('c')));
-    assert.deepEqual(whereExpr('a + 1 in (2, 3)'), { kind: 'in', operand: bin('+', f('a'), n(1)), list: [n(2), n(3)], negated: false } as Expr);
+    assert.deepEqual(whereExpr('a + 1 in (2, 3)'), {
+      kind: 'in',
+      operand: bin('+', f('a'), n(1)),
+      list: [n(2), n(3)],
+      negated: false,
+    } as Expr);
     assert.deepEqual(whereExpr('a or (b or c) or d'), or(f('a'), f('b'), f('c'), f('d')), 'and/or chains are flattened');
   });
 
@@ -102,14 +127,16 @@ describe('query syntax: expressions', () => {
 
   it('every aggregate parses in stats with its arity', () => {
     for (const [name, spec] of Object.entries(AGGREGATE_FUNCTIONS)) {
-      const args = name === 'percentile' ? 'ms, 99.5' : name === 'countif' ? 'status >= 500' : Array.from({ length: spec.min }, () => 'ms').join(', ');
+      const args =
+        name === 'percentile' ? 'ms, 99.5' : name === 'countif' ? 'status >= 500' : Array.from({ length: spec.min }, () => 'ms').join(', ');
       const st = stageOf(`stats ${name}(${args})`) as { aggregates: Array<{ call: { kind: string; name: string } }> };
       assert.equal(st.aggregates[0]!.call.kind, 'aggregate', name);
       assert.equal(st.aggregates[0]!.call.name, name);
     }
-    assert.deepEqual((stageOf('stats count(user), countif(status >= 500)') as { aggregates: Array<{ call: Expr }> }).aggregates.map((a) => a.call), [
-      agg('count', f('user')), agg('countif', bin('>=', f('status'), n(500))),
-    ]);
+    assert.deepEqual(
+      (stageOf('stats count(user), countif(status >= 500)') as { aggregates: Array<{ call: Expr }> }).aggregates.map((a) => a.call),
+      [agg('count', f('user')), agg('countif', bin('>=', f('status'), n(500)))],
+    );
   });
 
   it('function names are case-insensitive and stored lower-case', () => {

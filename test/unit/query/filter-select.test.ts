@@ -34,9 +34,24 @@ function columnOf(kind: string, values: Cell[]): Column {
   return { kind: 'mixed', values };
 }
 
-const cell: fc.Arbitrary<Cell> = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.constantFrom('3', 'a', 'error', ' 2 ', ''), fc.constant(null));
+const cell: fc.Arbitrary<Cell> = fc.oneof(
+  fc.integer({ min: -5, max: 5 }),
+  fc.constantFrom('3', 'a', 'error', ' 2 ', ''),
+  fc.constant(null),
+);
 
-const WHERES = ['x >= 2', 'x < 0', 'x = 3', 'x != 3', 'x <= -1', 'x > 4', 'x = "error"', 'x != "a"', 'x >= 1 and y = "error"', 'y = "a" and x < 3 and x != -2'];
+const WHERES = [
+  'x >= 2',
+  'x < 0',
+  'x = 3',
+  'x != 3',
+  'x <= -1',
+  'x > 4',
+  'x = "error"',
+  'x != "a"',
+  'x >= 1 and y = "error"',
+  'y = "a" and x < 3 and x != -2',
+];
 
 describe('filter select fast paths', () => {
   it('select keeps the same rows as evaluate + filterTrue', () => {
@@ -54,7 +69,13 @@ describe('filter select fast paths', () => {
             rowCount: rows.length,
             columns: new Map([
               ['x', columnOf(xKind, xs)],
-              ['y', columnOf(yKind, rows.map(([, y]) => y))],
+              [
+                'y',
+                columnOf(
+                  yKind,
+                  rows.map(([, y]) => y),
+                ),
+              ],
             ]),
           };
           const selected = rows.flatMap(([, , on], row) => (on ? [row] : []));

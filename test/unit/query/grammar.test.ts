@@ -29,7 +29,13 @@ describe('query syntax: grammar', () => {
   it('stays fast: a 60-stage query and 60 KB queries', function () {
     this.timeout(60000);
     const stages = ['from main'];
-    const kinds = ['where a > 1 and b = "x"', 'extend y = lower(host) + "-" + tostring(status * 2)', 'search foo bar=baz*', 'sort x desc, y', 'head 5'];
+    const kinds = [
+      'where a > 1 and b = "x"',
+      'extend y = lower(host) + "-" + tostring(status * 2)',
+      'search foo bar=baz*',
+      'sort x desc, y',
+      'head 5',
+    ];
     for (let i = 0; i < 59; i++) stages.push(kinds[i % kinds.length]!);
     const sixty = stages.join(' | ');
     parseQuery(sixty); // warm up

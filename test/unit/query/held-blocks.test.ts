@@ -78,7 +78,11 @@ class Simulation {
       input.stored.forEach((column, position) => {
         const buffer = input.buffers[position];
         assert.ok(buffer !== null);
-        assert.deepEqual(Buffer.from(buffer), Buffer.from(storedBlock(input.segment, input.block, column)), `${input.segment}/${input.block}/${column}`);
+        assert.deepEqual(
+          Buffer.from(buffer),
+          Buffer.from(storedBlock(input.segment, input.block, column)),
+          `${input.segment}/${input.block}/${column}`,
+        );
       });
       if (input.held !== undefined) this.messagesWithHeldBlocks++;
       keepReceived(this.worker, input);
@@ -103,7 +107,12 @@ class Simulation {
 }
 
 const command = fc.oneof(
-  fc.record({ kind: fc.constant('decide' as const), session: fc.nat(2), segment: fc.nat(3), blocks: fc.uniqueArray(fc.nat(5), { minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    kind: fc.constant('decide' as const),
+    session: fc.nat(2),
+    segment: fc.nat(3),
+    blocks: fc.uniqueArray(fc.nat(5), { minLength: 1, maxLength: 3 }),
+  }),
   fc.record({ kind: fc.constant('post' as const), session: fc.nat(2) }),
   fc.record({ kind: fc.constant('work' as const) }),
   fc.record({ kind: fc.constant('answer' as const) }),
@@ -113,17 +122,21 @@ describe('held blocks', () => {
   it('never leaves out a block the worker no longer has, whatever the interleaving', () => {
     let withHeld = 0;
     fc.assert(
-      fc.property(fc.array(command, { minLength: 40, maxLength: 200, size: 'max' }), fc.integer({ min: 40, max: 600 }), (commands, budget) => {
-        const sim = new Simulation(budget);
-        for (const c of commands) {
-          if (c.kind === 'decide') sim.decide(c.session, c.segment, c.blocks);
-          else if (c.kind === 'post') sim.post(c.session);
-          else if (c.kind === 'work') sim.work();
-          else sim.answer();
-        }
-        sim.drain();
-        withHeld += sim.messagesWithHeldBlocks;
-      }),
+      fc.property(
+        fc.array(command, { minLength: 40, maxLength: 200, size: 'max' }),
+        fc.integer({ min: 40, max: 600 }),
+        (commands, budget) => {
+          const sim = new Simulation(budget);
+          for (const c of commands) {
+            if (c.kind === 'decide') sim.decide(c.session, c.segment, c.blocks);
+            else if (c.kind === 'post') sim.post(c.session);
+            else if (c.kind === 'work') sim.work();
+            else sim.answer();
+          }
+          sim.drain();
+          withHeld += sim.messagesWithHeldBlocks;
+        },
+      ),
       { numRuns: 400 },
     );
     // The property is only worth something if blocks were left out often.
@@ -156,7 +169,15 @@ describe('held blocks', () => {
     assert.equal(worker.get('a'), undefined);
     assert.ok(worker.bytes <= 100);
     // `_raw` is never held; a block larger than the budget is not either.
-    const input: BlockInput = { index: 'main', segment: 's', block: 0, rows: 1, stored: ['_raw', 'big'], buffers: [block(4), new Uint8Array(101)], rawFrames: null };
+    const input: BlockInput = {
+      index: 'main',
+      segment: 's',
+      block: 0,
+      rows: 1,
+      stored: ['_raw', 'big'],
+      buffers: [block(4), new Uint8Array(101)],
+      rawFrames: null,
+    };
     keepReceived(worker, input);
     assert.equal(worker.get('s/0/_raw'), undefined);
     assert.equal(worker.get('s/0/big'), undefined);

@@ -38,7 +38,11 @@ export function errorOf(text: string, variables?: Record<string, unknown>): Quer
 /** Asserts the first error's code and 1-based position. */
 export function assertError(text: string, code: string, line: number, column: number, variables?: Record<string, unknown>): QueryError {
   const e = errorOf(text, variables);
-  assert.deepEqual({ code: e.code, line: e.line, column: e.column }, { code, line, column }, `${text.slice(0, 300)}\n-> ${e.message.slice(0, 300)}`);
+  assert.deepEqual(
+    { code: e.code, line: e.line, column: e.column },
+    { code, line, column },
+    `${text.slice(0, 300)}\n-> ${e.message.slice(0, 300)}`,
+  );
   return e;
 }
 

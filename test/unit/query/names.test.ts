@@ -11,19 +11,39 @@ function statsOf(text: string): StatsStage {
 describe('query syntax: names and canonical text', () => {
   it('default aggregate column names', () => {
     const cases: Array<[string, string]> = [
-      ['count()', 'count'], ['count(user)', 'count_user'], ['avg(ms)', 'avg_ms'], ['p99(ms)', 'p99_ms'],
-      ['percentile(ms, 95)', 'p95_ms'], ['percentile(ms, 99.9)', 'p99_9_ms'], ['countif(status >= 500)', 'countif'],
-      ['sum(a * b)', 'sum'], ['dc(`user agent`)', 'dc_user_agent'], ['max(resource.ms)', 'max_resource.ms'], ['rate()', 'rate'],
+      ['count()', 'count'],
+      ['count(user)', 'count_user'],
+      ['avg(ms)', 'avg_ms'],
+      ['p99(ms)', 'p99_ms'],
+      ['percentile(ms, 95)', 'p95_ms'],
+      ['percentile(ms, 99.9)', 'p99_9_ms'],
+      ['countif(status >= 500)', 'countif'],
+      ['sum(a * b)', 'sum'],
+      ['dc(`user agent`)', 'dc_user_agent'],
+      ['max(resource.ms)', 'max_resource.ms'],
+      ['rate()', 'rate'],
     ];
     for (const [call, name] of cases) assert.equal(statsOf(call).aggregates[0]!.name, name, call);
   });
 
   it('repeated names get _2, _3; aliases are kept; keys come first', () => {
-    assert.deepEqual(statsOf('avg(ms), avg(ms), avg(ms), count() as n').aggregates.map((a) => a.name), ['avg_ms', 'avg_ms_2', 'avg_ms_3', 'n']);
-    assert.deepEqual(statsOf('count(), count() as count').aggregates.map((a) => a.name), ['count_2', 'count']);
+    assert.deepEqual(
+      statsOf('avg(ms), avg(ms), avg(ms), count() as n').aggregates.map((a) => a.name),
+      ['avg_ms', 'avg_ms_2', 'avg_ms_3', 'n'],
+    );
+    assert.deepEqual(
+      statsOf('count(), count() as count').aggregates.map((a) => a.name),
+      ['count_2', 'count'],
+    );
     const st = statsOf('count(host) by host, bin(_time, 5m), bin(_time, 1h)');
-    assert.deepEqual(st.by.map((k) => k.name), ['host', '_time', '_time_2']);
-    assert.deepEqual(st.aggregates.map((a) => a.name), ['count_host']);
+    assert.deepEqual(
+      st.by.map((k) => k.name),
+      ['host', '_time', '_time_2'],
+    );
+    assert.deepEqual(
+      st.aggregates.map((a) => a.name),
+      ['count_host'],
+    );
   });
 
   it('aggregateColumnNames works over an AST aggregate list', () => {
@@ -60,7 +80,10 @@ describe('query syntax: names and canonical text', () => {
     const q = ok('from main | stats count(), avg(ms) as a by host | sort COUNT() desc, avg( ms )');
     const sort = q.stages[2]!;
     assert.ok(sort.kind === 'sort');
-    assert.deepEqual(sort.keys.map((k) => (k.expr.kind === 'aggregate' ? k.expr.column : null)), ['count', 'a']);
+    assert.deepEqual(
+      sort.keys.map((k) => (k.expr.kind === 'aggregate' ? k.expr.column : null)),
+      ['count', 'a'],
+    );
   });
 
   it('queryToString round-trips: parsing the printed query gives the same AST', () => {

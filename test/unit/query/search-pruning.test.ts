@@ -48,13 +48,29 @@ describe('search field=value: bloom pruning', () => {
       { numRuns: 300 },
     );
     // Dictionary, template, hex and mixed layouts.
-    assert.ok(blockMayMatch(Array.from({ length: 300 }, (_, i) => `u${i}`), 'U17'));
-    assert.ok(blockMayMatch(Array.from({ length: 300 }, (_, i) => (i * 2654435761).toString(16).padStart(10, '0').slice(0, 10)), (17 * 2654435761).toString(16).padStart(10, '0').slice(0, 10)));
+    assert.ok(
+      blockMayMatch(
+        Array.from({ length: 300 }, (_, i) => `u${i}`),
+        'U17',
+      ),
+    );
+    assert.ok(
+      blockMayMatch(
+        Array.from({ length: 300 }, (_, i) => (i * 2654435761).toString(16).padStart(10, '0').slice(0, 10)),
+        (17 * 2654435761).toString(16).padStart(10, '0').slice(0, 10),
+      ),
+    );
     assert.ok(blockMayMatch(['web-1', 'web-2', 'web-1'], 'WEB-2'));
     assert.ok(blockMayMatch([1, 'Disk Full', true, 2.5], 'disk full'));
   });
 
   it('a block without the value is pruned', () => {
-    assert.equal(blockMayMatch(Array.from({ length: 300 }, (_, i) => `u${i}`), 'zanzibar'), false);
+    assert.equal(
+      blockMayMatch(
+        Array.from({ length: 300 }, (_, i) => `u${i}`),
+        'zanzibar',
+      ),
+      false,
+    );
   });
 });

@@ -71,10 +71,14 @@ describe('a query answered by parts, each over its own partition keys', function
   });
 
   function options(text: string, page: { limit: number; offset: number }, keySet?: ReadonlySet<string>): ExecuteOptions {
-    return executeOptions(pool, sessionSpec(text, { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR }, page), keySet);
+    return executeOptions(
+      pool,
+      sessionSpec(text, { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR }, page),
+      keySet,
+    );
   }
 
-  it('gives the whole storage\'s answer for any split of the keys into parts (a property over splits)', async () => {
+  it("gives the whole storage's answer for any split of the keys into parts (a property over splits)", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...QUERIES),
@@ -86,7 +90,9 @@ describe('a query answered by parts, each over its own partition keys', function
           const whole = await executePlan(source, plan, options(text, page));
           const parts = [0, 1, 2].map((part) => new Set(keys.filter((_, k) => partOfKey[k] === part)));
           const sent = await Promise.all(
-            parts.map(async (part) => encodeShardResult(combineShardResults(await scanShards(source, plan, options(text, page, part)), plan, page))),
+            parts.map(async (part) =>
+              encodeShardResult(combineShardResults(await scanShards(source, plan, options(text, page, part)), plan, page)),
+            ),
           );
           const merged = mergeShardResults(sent.map(decodeShardResult), plan, page);
           assert.deepEqual(finishResult(plan, merged, page), whole.data, text);
@@ -104,7 +110,21 @@ describe('a query answered by parts, each over its own partition keys', function
       all: null,
       partial: null,
       opStats: null,
-      stats: { segmentsTotal: 0, segmentsScanned: 0, segmentsSkippedIndex: 0, segmentsSkippedTime: 0, segmentsSkippedStats: 0, segmentsSkippedBloom: 0, blocksSkippedRange: 0, blocksSkippedBloom: 0, bufferedEvents: 0, rowsRead: 0, bytesRead: 0, blocksCached: 0, decisions: null },
+      stats: {
+        segmentsTotal: 0,
+        segmentsScanned: 0,
+        segmentsSkippedIndex: 0,
+        segmentsSkippedTime: 0,
+        segmentsSkippedStats: 0,
+        segmentsSkippedBloom: 0,
+        blocksSkippedRange: 0,
+        blocksSkippedBloom: 0,
+        bufferedEvents: 0,
+        rowsRead: 0,
+        bytesRead: 0,
+        blocksCached: 0,
+        decisions: null,
+      },
       memoryBytes: 0,
     };
     const decoded = decodeShardResult(encodeShardResult(result));

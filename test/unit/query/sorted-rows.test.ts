@@ -12,13 +12,13 @@ const valueArb: fc.Arbitrary<Value> = fc.oneof(
 
 /** Rows with distinct times (the tie-break), in newest-first order as a scan hands them over. */
 const rowsArb = (keys: number) =>
-  fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 200 }).chain((times) =>
-    fc.tuple(...times.map(() => fc.array(valueArb, { minLength: keys, maxLength: keys }))).map((keyLists) =>
-      times
-        .map((time, i): KeyedRow => ({ time, keys: keyLists[i], row: { time } }))
-        .sort((a, b) => b.time - a.time),
-    ),
-  );
+  fc
+    .uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 200 })
+    .chain((times) =>
+      fc
+        .tuple(...times.map(() => fc.array(valueArb, { minLength: keys, maxLength: keys })))
+        .map((keyLists) => times.map((time, i): KeyedRow => ({ time, keys: keyLists[i], row: { time } })).sort((a, b) => b.time - a.time)),
+    );
 
 const directionsArb = fc.array(fc.constantFrom<'asc' | 'desc'>('asc', 'desc'), { minLength: 1, maxLength: 2 });
 
@@ -32,7 +32,10 @@ describe('sorted rows (sort | head N as a bounded top-N)', () => {
           for (const row of rows) if (kept.accepts(row.keys, row.time)) kept.push(row);
           // The reference: a stable sort by the keys alone keeps the newest-first order of ties.
           const reference = [...rows].sort((a, b) => compareKeyed(directions, { ...a, time: 0 }, { ...b, time: 0 })).slice(0, capacity);
-          assert.deepEqual(kept.sorted().map((row) => row.time), reference.map((row) => row.time));
+          assert.deepEqual(
+            kept.sorted().map((row) => row.time),
+            reference.map((row) => row.time),
+          );
         },
       ),
     );
@@ -50,10 +53,17 @@ describe('sorted rows (sort | head N as a bounded top-N)', () => {
             const shard = perShard[i % shards];
             if (shard.accepts(row.keys, row.time)) shard.push(row);
           });
-          const merged = mergeSorted(directions, perShard.map((shard) => shard.sorted()), capacity);
+          const merged = mergeSorted(
+            directions,
+            perShard.map((shard) => shard.sorted()),
+            capacity,
+          );
           const single = new SortedRows(directions, capacity);
           for (const row of rows) single.push(row);
-          assert.deepEqual(merged.map((row) => row.time), single.sorted().map((row) => row.time));
+          assert.deepEqual(
+            merged.map((row) => row.time),
+            single.sorted().map((row) => row.time),
+          );
         },
       ),
     );

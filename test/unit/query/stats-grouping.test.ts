@@ -29,8 +29,15 @@ function columnOf(kind: ColumnKind, values: Cell[]): Column {
       const codes = new Uint16Array(values.map((v) => (v === null ? 0 : dict.indexOf(String(v)))));
       if (kind === 'dict') return { kind: 'dict', dict, codes };
       // As decodeDictRows makes them: entry ids of the entries, the strings the interner's own.
-      const ids = Int32Array.from(dict, (value, code) => (code === 0 ? -1 : interner.entryOf(Buffer.from(value), 0, Buffer.byteLength(value), 'utf8')));
-      return { kind: 'dict', dict: dict.map((value, code) => (code === 0 ? value : interner.stringAt(ids[code]))), codes, interned: { ids, epoch: interner.epoch } };
+      const ids = Int32Array.from(dict, (value, code) =>
+        code === 0 ? -1 : interner.entryOf(Buffer.from(value), 0, Buffer.byteLength(value), 'utf8'),
+      );
+      return {
+        kind: 'dict',
+        dict: dict.map((value, code) => (code === 0 ? value : interner.stringAt(ids[code]))),
+        codes,
+        interned: { ids, epoch: interner.epoch },
+      };
     }
     case 'string':
       return { kind: 'string', values: values.map((v) => (v === null ? null : String(v))) };
@@ -168,20 +175,26 @@ describe('stats grouping fast paths', () => {
       'from main | stats count(), min(x) by k, x, k as k2',
     ];
     fc.assert(
-      fc.property(fc.array(batchArb, { minLength: 2, maxLength: 8 }), fc.integer({ min: 2, max: 4 }), fc.constantFrom(...queries), (batches, shardCount, text) => {
-        const single = new StatsAccumulator(specOf(text));
-        const shards = Array.from({ length: shardCount }, () => new StatsAccumulator(specOf(text)));
-        batches.forEach((batch, b) => {
-          const { columns, sel, n } = toBatch(batch);
-          single.add(columns, sel, n);
-          const again = toBatch(batch);
-          shards[b % shardCount].add(again.columns, again.sel, again.n);
-        });
-        const merged = new StatsAccumulator(specOf(text));
-        for (const shard of shards) merged.mergePartial(JSON.parse(JSON.stringify(shard.toPartial())));
-        const round = (rows: Value[][]): Value[][] => rows.map((row) => row.map((v) => (typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v)));
-        assert.deepEqual(round(merged.rows()), round(single.rows()));
-      }),
+      fc.property(
+        fc.array(batchArb, { minLength: 2, maxLength: 8 }),
+        fc.integer({ min: 2, max: 4 }),
+        fc.constantFrom(...queries),
+        (batches, shardCount, text) => {
+          const single = new StatsAccumulator(specOf(text));
+          const shards = Array.from({ length: shardCount }, () => new StatsAccumulator(specOf(text)));
+          batches.forEach((batch, b) => {
+            const { columns, sel, n } = toBatch(batch);
+            single.add(columns, sel, n);
+            const again = toBatch(batch);
+            shards[b % shardCount].add(again.columns, again.sel, again.n);
+          });
+          const merged = new StatsAccumulator(specOf(text));
+          for (const shard of shards) merged.mergePartial(JSON.parse(JSON.stringify(shard.toPartial())));
+          const round = (rows: Value[][]): Value[][] =>
+            rows.map((row) => row.map((v) => (typeof v === 'number' ? Math.round(v * 1e9) / 1e9 : v)));
+          assert.deepEqual(round(merged.rows()), round(single.rows()));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -6,14 +6,24 @@ import { StreamOrder } from '../../../query/exec/stream-order';
 /** Units in dispatch order (newest time first), each with rows no newer than its newest time. */
 const unitsArb = fc
   .array(fc.array(fc.integer({ min: 0, max: 1000 }), { maxLength: 20 }), { minLength: 1, maxLength: 12 })
-  .map((unitTimes) => unitTimes.map((times, u) => ({ u, maxTime: Math.max(-1, ...times), rows: times.map((time): TimedRow => ({ time, row: { u } })) })))
+  .map((unitTimes) =>
+    unitTimes.map((times, u) => ({ u, maxTime: Math.max(-1, ...times), rows: times.map((time): TimedRow => ({ time, row: { u } })) })),
+  )
   .map((units) => [...units].sort((a, b) => b.maxTime - a.maxTime).map((unit, u) => ({ ...unit, u })));
 
 describe('stream order (newest first across units answered out of order)', () => {
   it('releases every row exactly once, newest first, whatever order the units answer in', () => {
     fc.assert(
       fc.property(
-        unitsArb.chain((units) => fc.tuple(fc.constant(units), fc.shuffledSubarray(units.map((unit) => unit.u), { minLength: units.length }))),
+        unitsArb.chain((units) =>
+          fc.tuple(
+            fc.constant(units),
+            fc.shuffledSubarray(
+              units.map((unit) => unit.u),
+              { minLength: units.length },
+            ),
+          ),
+        ),
         ([units, answerOrder]) => {
           const order = new StreamOrder(units.map((unit) => unit.maxTime));
           const released: number[] = [];
@@ -29,6 +39,9 @@ describe('stream order (newest first across units answered out of order)', () =>
   it('holds a row back while an earlier unit that may hold newer rows has not answered', () => {
     const order = new StreamOrder([50, 40]);
     assert.deepEqual(order.answer(1, [{ time: 40, row: {} }]), []);
-    assert.deepEqual(order.answer(0, [{ time: 10, row: {} }]).map((row) => row.time), [40, 10]);
+    assert.deepEqual(
+      order.answer(0, [{ time: 10, row: {} }]).map((row) => row.time),
+      [40, 10],
+    );
   });
 });

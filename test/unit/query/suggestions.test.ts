@@ -7,9 +7,53 @@ import { SAMPLES } from './samples';
 
 /** Words a mutation inserts: stage names, operators, literals, brackets, quotes, junk. */
 const INSERTS = [
-  'from', 'where', 'stats', 'parse', 'head', 'sort', 'by', 'as', 'and', 'or', 'not', 'in', 'like', '=~', '=', '>', '<=',
-  '+', '*', '(', ')', ',', '|', '"', "'", '`', '"a(', '5m', '5min', '1.5h', '10.0.0.1', 'count()', 'p99', 'lower', 'x', '#',
-  '$x', '&&', '||', '-', '1e999', '"\\u12"', 'regex', 'jsn', '(?=a)', '{', '}',
+  'from',
+  'where',
+  'stats',
+  'parse',
+  'head',
+  'sort',
+  'by',
+  'as',
+  'and',
+  'or',
+  'not',
+  'in',
+  'like',
+  '=~',
+  '=',
+  '>',
+  '<=',
+  '+',
+  '*',
+  '(',
+  ')',
+  ',',
+  '|',
+  '"',
+  "'",
+  '`',
+  '"a(',
+  '5m',
+  '5min',
+  '1.5h',
+  '10.0.0.1',
+  'count()',
+  'p99',
+  'lower',
+  'x',
+  '#',
+  '$x',
+  '&&',
+  '||',
+  '-',
+  '1e999',
+  '"\\u12"',
+  'regex',
+  'jsn',
+  '(?=a)',
+  '{',
+  '}',
 ];
 
 /** A valid sample cut short, with a token deleted, or with a word inserted or put in a token's place. */
@@ -88,13 +132,18 @@ describe('query syntax: every error has a suggestion', function () {
   });
 
   it('offers the known names when none is near', () => {
-    assert.equal(assertError('from main | parse xml(_raw)', 'E013', 1, 19).suggestion, 'one of: json, kv, logfmt, regex, pattern, combined, clf, syslog');
+    assert.equal(
+      assertError('from main | parse xml(_raw)', 'E013', 1, 19).suggestion,
+      'one of: json, kv, logfmt, regex, pattern, combined, clf, syslog',
+    );
     assert.equal(assertError('from main | where host = $hots', 'E014', 1, 26, { host: 'a' }).suggestion, '$host');
     assert.match(assertError('from main | where host = $zzz', 'E014', 1, 26, { host: 'a' }).suggestion, /give \$zzz a value/);
     assert.equal(assertError('from main | where host = ${host', 'E014', 1, 26, { host: 'a' }).suggestion, '${host}');
     assert.match(assertError('from main | where host = a$host', 'E014', 1, 27, { host: 'a' }).suggestion, /^put a space before \$host/);
-    assert.equal(assertError('from main | stats count() by host | where avg(ms) > 1', 'E010', 1, 43).suggestion,
-      'add avg(ms) to the preceding stats (it computes count())');
+    assert.equal(
+      assertError('from main | stats count() by host | where avg(ms) > 1', 'E010', 1, 43).suggestion,
+      'add avg(ms) to the preceding stats (it computes count())',
+    );
     assert.equal(assertError('from main | stats host', 'E010', 1, 19).suggestion, 'count() by host');
     assert.equal(assertError('from main | stats lower(host)', 'E010', 1, 19).suggestion, 'count() by lower(host)');
     assert.equal(assertError('from main | stats count() as n, avg(x) as n', 'E001', 1, 43).suggestion, 'n_2');
@@ -106,6 +155,9 @@ describe('query syntax: every error has a suggestion', function () {
     assert.equal(assertError('from main | where x =~ "[z-a]"', 'E008', 1, 24).suggestion, 'write each range low to high, e.g. [a-z]');
     assert.match(assertError('from main | where x =~ "(a)\\1"', 'E008', 1, 24).suggestion, /repeat the group's pattern/);
     assert.equal(assertError('from main | parse regex(msg, "no groups")', 'E008', 1, 30).suggestion, '"(?<value>no groups)"');
-    assert.equal(assertError('from main | parse pattern(_raw, "<a><b>")', 'E008', 1, 33).suggestion, 'put the text that separates them between the captures, e.g. <a> <b>');
+    assert.equal(
+      assertError('from main | parse pattern(_raw, "<a><b>")', 'E008', 1, 33).suggestion,
+      'put the text that separates them between the captures, e.g. <a> <b>',
+    );
   });
 });

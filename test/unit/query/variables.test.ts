@@ -23,14 +23,20 @@ describe('query syntax: variables', () => {
   });
 
   it('non-string values go through String()', () => {
-    assert.equal(substituteVariables('where a = $n and b = $b and c = $z', { n: 5, b: true, z: null }), 'where a = "5" and b = "true" and c = "null"');
+    assert.equal(
+      substituteVariables('where a = $n and b = $b and c = $z', { n: 5, b: true, z: null }),
+      'where a = "5" and b = "true" and c = "null"',
+    );
     assert.equal(substituteVariables('where a = $o', { o: Object.create(null) as object }), 'where a = "[object Object]"');
   });
 
   it('leaves $ inside strings, backtick names and comments alone', () => {
-    const text = 'from main | where a = "$x" and b = \'$x\\\'$x\' and `$x` = 1 -- $x\n| head 1';
+    const text = "from main | where a = \"$x\" and b = '$x\\'$x' and `$x` = 1 -- $x\n| head 1";
     assert.equal(substituteVariables(text, {}), text);
-    assert.deepEqual(noPos(parseQuery('from main | where a = "cost: $x"').stages[1]), { kind: 'where', expr: bin('=', f('a'), s('cost: $x')) });
+    assert.deepEqual(noPos(parseQuery('from main | where a = "cost: $x"').stages[1]), {
+      kind: 'where',
+      expr: bin('=', f('a'), s('cost: $x')),
+    });
   });
 
   it('a $ after a name character or before a non-name is not a variable', () => {
@@ -65,15 +71,21 @@ describe('query syntax: variables', () => {
       fc.constantFrom('a', 'b').map((name) => `\${${name}}`),
     );
     fc.assert(
-      fc.property(fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join('')), (text) => {
-        const names = variableNames(text);
-        const bound = Object.fromEntries(names.map((name) => [name, 'v']));
-        substituteVariables(text, bound);
-        for (const name of names) {
-          const { [name]: _omitted, ...others } = bound;
-          assert.throws(() => substituteVariables(text, others), (e: unknown) => e instanceof QueryError && e.code === 'E014' && e.message.startsWith(`unknown variable $${name}`));
-        }
-      }),
+      fc.property(
+        fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join('')),
+        (text) => {
+          const names = variableNames(text);
+          const bound = Object.fromEntries(names.map((name) => [name, 'v']));
+          substituteVariables(text, bound);
+          for (const name of names) {
+            const { [name]: _omitted, ...others } = bound;
+            assert.throws(
+              () => substituteVariables(text, others),
+              (e: unknown) => e instanceof QueryError && e.code === 'E014' && e.message.startsWith(`unknown variable $${name}`),
+            );
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

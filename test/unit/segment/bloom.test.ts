@@ -1,12 +1,6 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import {
-  MAX_BLOOM_BITS,
-  TokenHashSet,
-  bloomMayContain,
-  bloomMayContainAll,
-  buildBloom,
-} from '../../../storage/segment/bloom';
+import { MAX_BLOOM_BITS, TokenHashSet, bloomMayContain, bloomMayContainAll, buildBloom } from '../../../storage/segment/bloom';
 import { tokenize } from '../../../storage/segment/tokenizer';
 
 function hashes(set: TokenHashSet): number[] {
@@ -149,7 +143,10 @@ describe('segment bloom filter', () => {
         merged.addAll(other);
         assert.equal(merged.size, each.size);
         assert.deepEqual(hashes(merged), hashes(each));
-        assert.deepEqual(Array.from(merged.toArray()).sort((a, b) => a - b), hashes(each));
+        assert.deepEqual(
+          Array.from(merged.toArray()).sort((a, b) => a - b),
+          hashes(each),
+        );
         assert.deepEqual(buildBloom(merged).bits, buildBloom(each).bits);
       }),
       { numRuns: 300 },

@@ -43,7 +43,8 @@ function stored(v: V | undefined): V {
 
 function assertSame(actual: V[], expected: V[]): void {
   assert.equal(actual.length, expected.length);
-  for (let i = 0; i < expected.length; i++) assert.ok(Object.is(actual[i], expected[i]), `row ${i}: ${String(actual[i])} !== ${String(expected[i])}`);
+  for (let i = 0; i < expected.length; i++)
+    assert.ok(Object.is(actual[i], expected[i]), `row ${i}: ${String(actual[i])} !== ${String(expected[i])}`);
 }
 
 describe('segment column codec', () => {
@@ -146,7 +147,9 @@ describe('segment column codec', () => {
   });
 
   it('high-cardinality strings are stored plain', () => {
-    const values: V[] = Array.from({ length: 5000 }, (_, i) => (i % 10 === 0 ? null : `request ${i} from ${(i * 7919).toString(36)}.example`));
+    const values: V[] = Array.from({ length: 5000 }, (_, i) =>
+      i % 10 === 0 ? null : `request ${i} from ${(i * 7919).toString(36)}.example`,
+    );
     const { column, encoding } = roundTrip(values);
     assert.equal(encoding, ColumnEncoding.String);
     assert.equal(column.kind, 'string');
@@ -163,7 +166,12 @@ describe('segment column codec', () => {
       assert.equal(encoding, ColumnEncoding.StringTemplate);
       assert.equal(column.kind, 'string');
       assertSame(valuesOf(column), values);
-      const plain = encodeColumnBlock(values.map((v) => (v === null ? null : `${v}\u00e9`)), 0, values.length, 3).data.length;
+      const plain = encodeColumnBlock(
+        values.map((v) => (v === null ? null : `${v}\u00e9`)),
+        0,
+        values.length,
+        3,
+      ).data.length;
       assert.ok(bytes < plain, `${bytes} bytes as a template, ${plain} plain`);
     }
     // Anything that would not come back exactly stays plain: leading zeros, 16 digits, other
@@ -178,7 +186,8 @@ describe('segment column codec', () => {
   });
 
   it('hex ids of one length and case are stored as bytes', () => {
-    const hex = (i: number): string => ((i * 2654435761) % 2 ** 32).toString(16).padStart(8, '0') + ((i * 40503) % 2 ** 16).toString(16).padStart(4, '0');
+    const hex = (i: number): string =>
+      ((i * 2654435761) % 2 ** 32).toString(16).padStart(8, '0') + ((i * 40503) % 2 ** 16).toString(16).padStart(4, '0');
     const lower: V[] = Array.from({ length: 3000 }, (_, i) => (i % 5 < 2 ? null : hex(i)));
     const upper: V[] = Array.from({ length: 3000 }, (_, i) => hex(i).toUpperCase());
     for (const values of [lower, upper]) {
@@ -196,8 +205,15 @@ describe('segment column codec', () => {
   });
 
   it('round-trips template-like and hex-like strings (property)', () => {
-    const piece = fc.oneof(fc.constantFrom('u', '.', '-', 'web-', ':', '', 'a', 'F', '0', '00', '9'), fc.nat({ max: 2 ** 53 - 1 }).map(String), fc.array(fc.constantFrom(...'0123456789abcdefABCDEF'), { minLength: 2, maxLength: 4 }).map((chars) => chars.join('')));
-    const value = fc.option(fc.array(piece, { maxLength: 5 }).map((parts) => parts.join('')), { nil: null });
+    const piece = fc.oneof(
+      fc.constantFrom('u', '.', '-', 'web-', ':', '', 'a', 'F', '0', '00', '9'),
+      fc.nat({ max: 2 ** 53 - 1 }).map(String),
+      fc.array(fc.constantFrom(...'0123456789abcdefABCDEF'), { minLength: 2, maxLength: 4 }).map((chars) => chars.join('')),
+    );
+    const value = fc.option(
+      fc.array(piece, { maxLength: 5 }).map((parts) => parts.join('')),
+      { nil: null },
+    );
     fc.assert(
       fc.property(fc.array(value, { minLength: 1, maxLength: 400 }), (values) => {
         const padded = [...values, ...Array.from({ length: 600 }, (_, i) => values.find((v) => v !== null) ?? `u${i}`)];
@@ -208,7 +224,17 @@ describe('segment column codec', () => {
   });
 
   it('unicode, empty, latin1, lone surrogates and a 1 MB string round-trip exactly', () => {
-    const samples = ['', '😀 emoji 🎉', '東京都 エラー', 'e\u0301 combining', 'Ünïcödé é', '\ud800 lone', 'tail \udc00', '\udbff\udfff pair', 'x'.repeat(1 << 20)];
+    const samples = [
+      '',
+      '😀 emoji 🎉',
+      '東京都 エラー',
+      'e\u0301 combining',
+      'Ünïcödé é',
+      '\ud800 lone',
+      'tail \udc00',
+      '\udbff\udfff pair',
+      'x'.repeat(1 << 20),
+    ];
     for (const plain of [false, true]) {
       const values: V[] = plain ? samples.flatMap((s, i) => [s, `${s}#${i}`, null]) : [...samples, ...samples, ...samples];
       const padded = plain ? [...values, ...Array.from({ length: 600 }, (_, i) => `u${i}`)] : values;
@@ -275,7 +301,12 @@ describe('segment column codec', () => {
   });
 
   it('rejects truncated or unknown blocks', () => {
-    const { data } = encodeColumnBlock(Array.from({ length: 3000 }, (_, i) => `line ${i}`), 0, 3000, 3);
+    const { data } = encodeColumnBlock(
+      Array.from({ length: 3000 }, (_, i) => `line ${i}`),
+      0,
+      3000,
+      3,
+    );
     assert.throws(() => decodeColumnBlock(data.subarray(0, data.length - 10)));
     assert.throws(() => decodeColumnBlock(Buffer.from([99, 0, 1])));
     assert.throws(() => decodeColumnBlock(Buffer.from([ColumnEncoding.NumberInt, 0, 4, 0])));
@@ -348,7 +379,11 @@ describe('ByteReader.varintsInto', () => {
         many.varintsInto(out, values.length, bias);
         assert.deepEqual([...out], expected);
         assert.equal(many.pos, bytes.length);
-        if (bytes.length > 0) assert.throws(() => new ByteReader(bytes.subarray(0, bytes.length - 1)).varintsInto(new Int32Array(values.length), values.length, bias), /truncated/);
+        if (bytes.length > 0)
+          assert.throws(
+            () => new ByteReader(bytes.subarray(0, bytes.length - 1)).varintsInto(new Int32Array(values.length), values.length, bias),
+            /truncated/,
+          );
       }),
       { numRuns: 300 },
     );

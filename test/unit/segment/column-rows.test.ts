@@ -5,7 +5,13 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { valueAt } from '../../../storage/core/column';
-import { ColumnEncoding, decodeColumnBlock, decodeColumnBlockRows, encodeColumnBlock, readBlockHeader } from '../../../storage/segment/column-codec';
+import {
+  ColumnEncoding,
+  decodeColumnBlock,
+  decodeColumnBlockRows,
+  encodeColumnBlock,
+  readBlockHeader,
+} from '../../../storage/segment/column-codec';
 
 describe('column blocks: decoding listed rows only', () => {
   it('reads the listed rows as a whole decode does (property)', () => {
@@ -16,12 +22,27 @@ describe('column blocks: decoding listed rows only', () => {
           // Few distinct texts: a dictionary.
           fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constant(null)), { minLength: 1, maxLength: 40 }),
           // One digit skeleton (u123, 10.0.2.46): a template; fixed-length hex: hex bytes.
-          fc.array(fc.oneof(fc.nat().map((v) => `u${v}`), fc.constant(null)), { minLength: 300, maxLength: 600 }),
-          fc.array(fc.oneof(fc.tuple(fc.nat(255), fc.nat(255)).map(([a, b]) => `10.0.${a}.${b}`), fc.constant(null)), { minLength: 300, maxLength: 600 }),
+          fc.array(
+            fc.oneof(
+              fc.nat().map((v) => `u${v}`),
+              fc.constant(null),
+            ),
+            { minLength: 300, maxLength: 600 },
+          ),
+          fc.array(
+            fc.oneof(
+              fc.tuple(fc.nat(255), fc.nat(255)).map(([a, b]) => `10.0.${a}.${b}`),
+              fc.constant(null),
+            ),
+            { minLength: 300, maxLength: 600 },
+          ),
           fc.array(fc.oneof(fc.stringMatching(/^[0-9a-f]{12}$/), fc.constant(null)), { minLength: 300, maxLength: 600 }),
           fc.array(fc.oneof(fc.stringMatching(/^[0-9A-F]{10}$/), fc.constant(null)), { minLength: 300, maxLength: 600 }),
           // Distinct free text: a plain string list.
-          fc.array(fc.oneof(fc.string({ unit: 'grapheme', minLength: 8, maxLength: 30 }), fc.constant(null)), { minLength: 300, maxLength: 600 }),
+          fc.array(fc.oneof(fc.string({ unit: 'grapheme', minLength: 8, maxLength: 30 }), fc.constant(null)), {
+            minLength: 300,
+            maxLength: 600,
+          }),
           // Integers: byte planes.
           fc.array(fc.oneof(fc.integer({ min: -1_000_000, max: 2 ** 40 }), fc.constant(null)), { minLength: 300, maxLength: 600 }),
         ),
@@ -40,7 +61,13 @@ describe('column blocks: decoding listed rows only', () => {
       ),
       { numRuns: 400 },
     );
-    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.StringTemplate, ColumnEncoding.HexString, ColumnEncoding.String, ColumnEncoding.NumberPacked]) {
+    for (const encoding of [
+      ColumnEncoding.Dict,
+      ColumnEncoding.StringTemplate,
+      ColumnEncoding.HexString,
+      ColumnEncoding.String,
+      ColumnEncoding.NumberPacked,
+    ]) {
       assert.ok(seen.has(encoding), `encodings seen: ${[...seen].join(', ')}`);
     }
   });
@@ -52,7 +79,10 @@ describe('column blocks: decoding listed rows only', () => {
     const column = decodeColumnBlockRows(block, [3, 2503, 4999]);
     assert.equal(column.kind, 'dict');
     if (column.kind !== 'dict') return;
-    assert.deepEqual([3, 2503, 4999].map((row) => valueAt(column, row)), ['/api/v1/orders/3', '/api/v1/orders/3', '/api/v1/orders/2499']);
+    assert.deepEqual(
+      [3, 2503, 4999].map((row) => valueAt(column, row)),
+      ['/api/v1/orders/3', '/api/v1/orders/3', '/api/v1/orders/2499'],
+    );
     assert.equal(column.dict.filter((entry) => entry !== '').length, 2);
   });
 });

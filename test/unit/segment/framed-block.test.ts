@@ -2,7 +2,13 @@ import { strict as assert } from 'assert';
 import { valueAt } from '../../../storage/core/column';
 import type { LogEvent } from '../../../storage/core/event';
 import { bloomMayContainAll, framesMayContainAll } from '../../../storage/segment/bloom';
-import { ColumnEncoding, decodeColumnBlock, decodeColumnBlockMatching, decodeColumnBlockRows, readBlockHeader } from '../../../storage/segment/column-codec';
+import {
+  ColumnEncoding,
+  decodeColumnBlock,
+  decodeColumnBlockMatching,
+  decodeColumnBlockRows,
+  readBlockHeader,
+} from '../../../storage/segment/column-codec';
 import { FRAME_ROWS, openFramed } from '../../../storage/segment/framed-block';
 import { LiteralByteSearch } from '../../../storage/segment/literal-search';
 import { rowSetFromEvents } from '../../../storage/segment/row-set';
@@ -40,7 +46,10 @@ describe('framed _raw blocks', () => {
     );
     const column = decodeColumnBlock(raw);
     assert.equal(column.kind, 'string');
-    assert.deepEqual(column.kind === 'string' && rawStrings(column.values), events().map((event) => event.raw));
+    assert.deepEqual(
+      column.kind === 'string' && rawStrings(column.values),
+      events().map((event) => event.raw),
+    );
   });
 
   it('keeps a block of at most FRAME_ROWS rows whole (and version 1 segments read as before)', () => {
@@ -70,7 +79,10 @@ describe('framed _raw blocks', () => {
     assert.deepEqual([...(decodeColumnBlockMatching(raw, [search], [0, 1]).rows ?? [])], []);
     // All frames: the plain ones are searched; the last, short one is a dictionary, whose rows all stay candidates.
     const everywhere = [...(decodeColumnBlockMatching(raw, [search], null).rows ?? [])];
-    assert.deepEqual(everywhere.filter((row) => row < FRAME_ROWS * 3), [NEEDLE_ROW]);
+    assert.deepEqual(
+      everywhere.filter((row) => row < FRAME_ROWS * 3),
+      [NEEDLE_ROW],
+    );
     assert.equal(everywhere.length, 1 + 100);
     // Without a byte condition (no ASCII in the literal), every row of the listed frames is a candidate.
     const all = decodeColumnBlockMatching(raw, [], [0]);

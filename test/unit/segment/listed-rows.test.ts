@@ -37,17 +37,26 @@ describe('listed rows', () => {
     listed.add(16_000, 'c');
     listed.setValue(2, 'C');
     assert.throws(() => listed.setValue(1, 'x'), /null row/);
-    assert.deepEqual([0, 1, 2].map((k) => listed.valueOf(k)), ['a', null, 'C']);
+    assert.deepEqual(
+      [0, 1, 2].map((k) => listed.valueOf(k)),
+      ['a', null, 'C'],
+    );
     listed.truncate(1);
     listed.add(5, 'e');
     const column = listed.column();
-    assert.deepEqual([3, 5, 900, 16_000].map((row) => valueAt(column, row)), ['a', 'e', null, null]);
+    assert.deepEqual(
+      [3, 5, 900, 16_000].map((row) => valueAt(column, row)),
+      ['a', 'e', null, null],
+    );
     const mixed = new ListedRows(10, 3);
     mixed.add(1, 'x');
     mixed.add(4, 42);
     const values = mixed.column();
     assert.equal(values.kind, 'mixed');
-    assert.deepEqual([0, 1, 4].map((row) => valueAt(values, row)), [null, 'x', 42]);
+    assert.deepEqual(
+      [0, 1, 4].map((row) => valueAt(values, row)),
+      [null, 'x', 42],
+    );
   });
 });
 
@@ -56,7 +65,11 @@ describe('null bits', () => {
     fc.assert(
       fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 300 }), fc.array(fc.nat(), { maxLength: 40 }), (nulls, picks) => {
         const n = nulls.length;
-        const bits = packBits(Uint8Array.from(nulls, (isNull) => (isNull ? 1 : 0)), 0, n);
+        const bits = packBits(
+          Uint8Array.from(nulls, (isNull) => (isNull ? 1 : 0)),
+          0,
+          n,
+        );
         const rows = [...new Set(picks.map((p) => p % n))].sort((a, b) => a - b);
         const expected = rows.map((row) => (nulls[row] ? -1 : nulls.slice(0, row).filter((isNull) => !isNull).length));
         assert.deepEqual([...denseIndexes(bits, rows)], expected);

@@ -2,7 +2,12 @@ import { strict as assert } from 'assert';
 import { valueAt } from '../../../storage/core/column';
 import { ColumnEncoding } from '../../../storage/segment/block-envelope';
 import { ByteReader, ByteWriter } from '../../../storage/segment/bytes';
-import { decodeColumnBlock, decodeColumnBlockMatching, decodeColumnBlockRows, encodeColumnBlock } from '../../../storage/segment/column-codec';
+import {
+  decodeColumnBlock,
+  decodeColumnBlockMatching,
+  decodeColumnBlockRows,
+  encodeColumnBlock,
+} from '../../../storage/segment/column-codec';
 import { LiteralByteSearch } from '../../../storage/segment/literal-search';
 import { readStringListMatching, writeStringList } from '../../../storage/segment/string-list';
 import { literalMatcher } from '../../../query/exec/text-match';
@@ -17,7 +22,38 @@ function mayMatch(literal: string, text: string): boolean {
 
 /** Deterministic pseudo-random texts over an alphabet that stresses case and token boundaries. */
 function randomTexts(count: number, seed: number): string[] {
-  const alphabet = ['a', 'B', 'c', 'E', 'r', 'o', 'R', 'x', '7', '_', ' ', '-', '=', '.', '/', 'é', 'É', 'ß', 'K', 'k', '\u212A', 'ſ', 's', 'S', '東', '🔥', 'İ', 'ı', 'i', 'I'];
+  const alphabet = [
+    'a',
+    'B',
+    'c',
+    'E',
+    'r',
+    'o',
+    'R',
+    'x',
+    '7',
+    '_',
+    ' ',
+    '-',
+    '=',
+    '.',
+    '/',
+    'é',
+    'É',
+    'ß',
+    'K',
+    'k',
+    '\u212A',
+    'ſ',
+    's',
+    'S',
+    '東',
+    '🔥',
+    'İ',
+    'ı',
+    'i',
+    'I',
+  ];
   let state = seed;
   const next = (n: number): number => {
     state = (Math.imul(state, 1103515245) + 12345) >>> 0;

@@ -48,7 +48,9 @@ describe('packed integer blocks: comparisons on the stored bytes', () => {
           const sel = new Uint32Array(values.length);
           let n = 0;
           for (let row = 0; row + start < values.length; row++) if (!skips[row]) sel[n++] = row;
-          const expected = [...sel.subarray(0, n)].filter((row) => whole.nulls?.[row + start] !== 1 && COMPARE[op](whole.values[row + start], constant));
+          const expected = [...sel.subarray(0, n)].filter(
+            (row) => whole.nulls?.[row + start] !== 1 && COMPARE[op](whole.values[row + start], constant),
+          );
           const kept = selectPacked(block, op, constant, sel, n, start);
           assert.deepEqual([...sel.subarray(0, kept ?? -1)], expected, `${op} ${constant} over ${JSON.stringify(values.slice(0, 8))}`);
         },
@@ -88,7 +90,11 @@ describe('packed integer blocks: comparisons on the stored bytes', () => {
             for (let pass = 0; pass < 3; pass++) {
               const sel = identity();
               const kept = selectPacked(block, op, constant, sel, n, offset);
-              assert.deepEqual([...sel.subarray(0, kept ?? -1)], [...expected.subarray(0, expectedKept)], `pass ${pass}: ${op} ${constant}`);
+              assert.deepEqual(
+                [...sel.subarray(0, kept ?? -1)],
+                [...expected.subarray(0, expectedKept)],
+                `pass ${pass}: ${op} ${constant}`,
+              );
             }
             if (expectedKept * 4 <= n && new Set(values).size <= 64) listed++;
           },

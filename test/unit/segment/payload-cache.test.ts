@@ -6,7 +6,13 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { valueAt, type Column } from '../../../storage/core/column';
-import { ColumnEncoding, decodeColumnBlock, decodeColumnBlockRows, encodeColumnBlock, readBlockHeader } from '../../../storage/segment/column-codec';
+import {
+  ColumnEncoding,
+  decodeColumnBlock,
+  decodeColumnBlockRows,
+  encodeColumnBlock,
+  readBlockHeader,
+} from '../../../storage/segment/column-codec';
 import { selectPacked } from '../../../storage/segment/packed-select';
 import { nameBlock, payloadCacheCounters, setPayloadCacheBytes } from '../../../storage/segment/payload-cache';
 import { dictionaryInterner } from '../../../storage/segment/string-intern';
@@ -29,7 +35,13 @@ function assertInternedIds(column: Column, rows: readonly number[]): void {
 
 const columnValues: fc.Arbitrary<Value[]> = fc.oneof(
   // A high-cardinality dictionary (paths) and a few-valued one.
-  fc.array(fc.oneof(fc.nat(400).map((v) => `/api/v1/orders/${v}`), fc.constant(null)), { minLength: 1, maxLength: 1500 }),
+  fc.array(
+    fc.oneof(
+      fc.nat(400).map((v) => `/api/v1/orders/${v}`),
+      fc.constant(null),
+    ),
+    { minLength: 1, maxLength: 1500 },
+  ),
   fc.array(fc.oneof(fc.constantFrom('info', 'warn', 'error', 'dé', '😀'), fc.constant(null)), { minLength: 1, maxLength: 500 }),
   fc.array(fc.oneof(fc.integer({ min: 100, max: 600 }), fc.constant(null)), { minLength: 1, maxLength: 1500 }),
   fc.array(fc.double({ noNaN: true }), { minLength: 1, maxLength: 300 }),
@@ -43,42 +55,53 @@ describe('payload cache', () => {
   it('a named block decodes from the cache as an unnamed copy decodes without it (property)', () => {
     const seen = new Set<ColumnEncoding>();
     fc.assert(
-      fc.property(columnValues, fc.array(fc.array(fc.nat(), { maxLength: 60 }), { minLength: 1, maxLength: 4 }), fc.boolean(), (values, rowSets, restart) => {
-        setPayloadCacheBytes(64 * 1024 * 1024);
-        const block = encodeColumnBlock(values, 0, values.length, 1).data;
-        seen.add(readBlockHeader(block).encoding);
-        nameBlock(block, 'seg/0/field');
-        const expected = decodeColumnBlock(Buffer.from(block));
-        const all = values.map((_, i) => i);
-        for (const wanted of rowSets) {
-          const rows = [...new Set(wanted.map((w) => w % values.length))].sort((a, b) => a - b);
-          // Readers in turn, each twice: a cached payload must come back as it went in.
-          for (let pass = 0; pass < 2; pass++) {
-            if (restart && pass === 1) dictionaryInterner.clear();
-            const some = decodeColumnBlockRows(block, rows);
-            sameAt(some, expected, rows, 'listed rows');
-            assertInternedIds(some, rows);
-            const whole = decodeColumnBlock(block);
-            sameAt(whole, expected, all, 'whole block');
-            // A whole decode owns its memory: scribbling over it must not reach the cache.
-            if (whole.kind === 'number' || whole.kind === 'time') whole.values.fill(-7);
-            if (whole.kind === 'dict') whole.codes.fill(0);
-            if (readBlockHeader(block).encoding === ColumnEncoding.NumberPacked) {
-              const sel = Uint32Array.from(rows);
-              const kept = selectPacked(block, '>=', 300, sel, rows.length, 0) as number;
-              const expectedKept = rows.filter((row) => {
-                const value = valueAt(expected, row);
-                return typeof value === 'number' && value >= 300;
-              });
-              assert.deepEqual([...sel.subarray(0, kept)], expectedKept);
+      fc.property(
+        columnValues,
+        fc.array(fc.array(fc.nat(), { maxLength: 60 }), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        (values, rowSets, restart) => {
+          setPayloadCacheBytes(64 * 1024 * 1024);
+          const block = encodeColumnBlock(values, 0, values.length, 1).data;
+          seen.add(readBlockHeader(block).encoding);
+          nameBlock(block, 'seg/0/field');
+          const expected = decodeColumnBlock(Buffer.from(block));
+          const all = values.map((_, i) => i);
+          for (const wanted of rowSets) {
+            const rows = [...new Set(wanted.map((w) => w % values.length))].sort((a, b) => a - b);
+            // Readers in turn, each twice: a cached payload must come back as it went in.
+            for (let pass = 0; pass < 2; pass++) {
+              if (restart && pass === 1) dictionaryInterner.clear();
+              const some = decodeColumnBlockRows(block, rows);
+              sameAt(some, expected, rows, 'listed rows');
+              assertInternedIds(some, rows);
+              const whole = decodeColumnBlock(block);
+              sameAt(whole, expected, all, 'whole block');
+              // A whole decode owns its memory: scribbling over it must not reach the cache.
+              if (whole.kind === 'number' || whole.kind === 'time') whole.values.fill(-7);
+              if (whole.kind === 'dict') whole.codes.fill(0);
+              if (readBlockHeader(block).encoding === ColumnEncoding.NumberPacked) {
+                const sel = Uint32Array.from(rows);
+                const kept = selectPacked(block, '>=', 300, sel, rows.length, 0) as number;
+                const expectedKept = rows.filter((row) => {
+                  const value = valueAt(expected, row);
+                  return typeof value === 'number' && value >= 300;
+                });
+                assert.deepEqual([...sel.subarray(0, kept)], expectedKept);
+              }
             }
           }
-        }
-        sameAt(decodeColumnBlock(block), expected, all, 'after every reader');
-      }),
+          sameAt(decodeColumnBlock(block), expected, all, 'after every reader');
+        },
+      ),
       { numRuns: 300 },
     );
-    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.NumberPacked, ColumnEncoding.NumberFloat, ColumnEncoding.Mixed, ColumnEncoding.Boolean]) {
+    for (const encoding of [
+      ColumnEncoding.Dict,
+      ColumnEncoding.NumberPacked,
+      ColumnEncoding.NumberFloat,
+      ColumnEncoding.Mixed,
+      ColumnEncoding.Boolean,
+    ]) {
       assert.ok(seen.has(encoding), `encodings seen: ${[...seen].join(', ')}`);
     }
   });

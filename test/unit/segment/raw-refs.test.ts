@@ -32,7 +32,14 @@ const NEEDLE_ROW = FRAME_ROWS + 17;
 /** Access lines that repeat their fields, one of them with a needle that no field holds. */
 function accessEvents(): LogEvent[] {
   return Array.from({ length: ROWS }, (_, i) => {
-    const fields = { client: `10.0.${i % 7}.${i % 251}`, user: `u${(i * 7919) % 5003}`, path: `/api/v1/orders/${i % 977}`, status: [200, 404, 500][i % 3], bytes: (i * 37) % 20000, ok: i % 2 === 0 };
+    const fields = {
+      client: `10.0.${i % 7}.${i % 251}`,
+      user: `u${(i * 7919) % 5003}`,
+      path: `/api/v1/orders/${i % 977}`,
+      status: [200, 404, 500][i % 3],
+      bytes: (i * 37) % 20000,
+      ok: i % 2 === 0,
+    };
     const needle = i === NEEDLE_ROW ? ' trace=ZQ7needleXV' : '';
     return {
       time: 1_700_000_000_000_000 + i * 1000,
@@ -60,7 +67,11 @@ describe('_raw with field references', () => {
   it('fills every line back exactly (property: random lines, values, NULs and unicode)', () => {
     const text = fc.string({ unit: fc.constantFrom('a', 'B', '7', '_', ' ', '-', '/', '"', '=', '\u0000', 'é', '😀', '\uD800', '.') });
     const value = fc.oneof(text, fc.integer({ min: -100000, max: 100000 }), fc.double({ noNaN: false }), fc.boolean(), fc.constant(null));
-    const row = fc.record({ values: fc.array(value, { minLength: 3, maxLength: 3 }), parts: fc.array(text, { minLength: 4, maxLength: 4 }), order: fc.array(fc.nat(2), { minLength: 3, maxLength: 3 }) });
+    const row = fc.record({
+      values: fc.array(value, { minLength: 3, maxLength: 3 }),
+      parts: fc.array(text, { minLength: 4, maxLength: 4 }),
+      order: fc.array(fc.nat(2), { minLength: 3, maxLength: 3 }),
+    });
     fc.assert(
       fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), (rows) => {
         // Lines are text with field texts woven in, in any order (repeats, some absent).
@@ -77,10 +88,19 @@ describe('_raw with field references', () => {
 
   it('tells whether a text or a value holds a token as the tokenizer does (property)', () => {
     const token = fc.oneof(fc.constantFrom('404', '0', '21', '1e', 'u12', 'abc', 'straße', '0404'), fc.stringMatching(/^[a-z0-9_]{1,5}$/));
-    const value = fc.oneof(fc.integer({ min: -2000, max: 2000 }), fc.constantFrom(404, -404, 1e21, 0.404, 4040, 1.5e300), fc.double(), fc.string(), fc.constantFrom('ABC-404', 'u12', 'STRASSE straße', 'x_404'));
+    const value = fc.oneof(
+      fc.integer({ min: -2000, max: 2000 }),
+      fc.constantFrom(404, -404, 1e21, 0.404, 4040, 1.5e300),
+      fc.double(),
+      fc.string(),
+      fc.constantFrom('ABC-404', 'u12', 'STRASSE straße', 'x_404'),
+    );
     fc.assert(
       fc.property(token, value, (t, v) => {
-        const column = typeof v === 'number' ? { kind: 'number' as const, values: Float64Array.of(v), nulls: null, allIntegers: Number.isInteger(v) } : { kind: 'string' as const, values: [v] };
+        const column =
+          typeof v === 'number'
+            ? { kind: 'number' as const, values: Float64Array.of(v), nulls: null, allIntegers: Number.isInteger(v) }
+            : { kind: 'string' as const, values: [v] };
         const shown = refText(v);
         // Values never referenced (no text) may answer either way: only referenced ones are looked at.
         if (shown !== null) assert.equal(tokenTest(t).value(column, 0), tokenize(shown).includes(t), `${t} in ${String(v)}`);
@@ -96,14 +116,20 @@ describe('_raw with field references', () => {
     const encoder = RawRefEncoder.choose(lines, fields)!;
     assert.equal(encoder.encode(lines[0], 0), 'user=\u0000\u0001 id=u123 u12x');
     assert.equal(encoder.encode(lines[1], 1), 'a-\u0000\u0001-b');
-    const overlapping = new Map<string, (FieldValue | null)[]>([['long', ['a1 b2']], ['short', ['a1']]]);
+    const overlapping = new Map<string, (FieldValue | null)[]>([
+      ['long', ['a1 b2']],
+      ['short', ['a1']],
+    ]);
     const twice = RawRefEncoder.choose(['a1 b2 a1'], overlapping)!;
     assert.deepEqual(twice.names, ['long', 'short']);
     assert.equal(twice.encode('a1 b2 a1', 0), '\u0000\u0001 \u0000\u0002');
   });
 
   it('references ids, addresses and numbers of many values, never words or few values', () => {
-    const lines = Array.from({ length: 100 }, (_, i) => `GET /api/orders/${i} from 10.0.0.${i} as u${i} status=${200 + (i % 2)} service=checkout ok=true`);
+    const lines = Array.from(
+      { length: 100 },
+      (_, i) => `GET /api/orders/${i} from 10.0.0.${i} as u${i} status=${200 + (i % 2)} service=checkout ok=true`,
+    );
     const fields = new Map<string, (FieldValue | null)[]>([
       ['path', lines.map((_, i) => `/api/orders/${i}`)],
       ['client', lines.map((_, i) => `10.0.0.${i}`)],
@@ -134,16 +160,34 @@ describe('_raw with field references', () => {
       const column = batch.columns.get('_raw')!;
       return Array.from({ length: batch.rowCount }, (_, row) => valueAt(column, row));
     });
-    assert.deepEqual(lines, events.map((event) => event.raw));
+    assert.deepEqual(
+      lines,
+      events.map((event) => event.raw),
+    );
     // Alone, without its fields, the block cannot be read.
     assert.throws(() => decodeColumnBlock(refs.blockData[0][1]), /field references/);
   });
 
   it('a merge of segments with references reads their lines back and references them again', () => {
     const events = accessEvents();
-    const halves = [events.slice(0, 5000), events.slice(5000)].map((part) => encodeSegment(rowSetFromEvents(part), { compressionLevel: 3, blockRows: FRAME_ROWS * 4, rawRefs: true }));
+    const halves = [events.slice(0, 5000), events.slice(5000)].map((part) =>
+      encodeSegment(rowSetFromEvents(part), { compressionLevel: 3, blockRows: FRAME_ROWS * 4, rawRefs: true }),
+    );
     const merged = mergeSegments(
-      halves.map((half) => ({ header: { ...half.stats, version: 3, id: 'x', index: 'main', bucket: 0, partition: 0, level: 1, createdAt: 0, sources: [] } as SegmentHeader, blocks: half.blockData })),
+      halves.map((half) => ({
+        header: {
+          ...half.stats,
+          version: 3,
+          id: 'x',
+          index: 'main',
+          bucket: 0,
+          partition: 0,
+          level: 1,
+          createdAt: 0,
+          sources: [],
+        } as SegmentHeader,
+        blocks: half.blockData,
+      })),
       { compressionLevel: 3, blockRows: FRAME_ROWS * 4, rawRefs: true },
     );
     assert.ok((merged.stats.columns[1].refs ?? []).length > 0);
@@ -151,7 +195,10 @@ describe('_raw with field references', () => {
       const column = batch.columns.get('_raw')!;
       return Array.from({ length: batch.rowCount }, (_, row) => valueAt(column, row));
     });
-    assert.deepEqual(lines, events.map((event) => event.raw));
+    assert.deepEqual(
+      lines,
+      events.map((event) => event.raw),
+    );
   });
 
   it('keeps skeleton and referenced-value tokens in separate frame filters', () => {

@@ -70,7 +70,10 @@ describe('segment encoder', () => {
     );
     assert.equal(seg.stats.minTime, 5);
     assert.equal(seg.stats.maxTime, 30);
-    assert.deepEqual(seg.stats.blocks.map(({ rows, minTime, maxTime }) => ({ rows, minTime, maxTime })), [{ rows: 5, minTime: 5, maxTime: 30 }]);
+    assert.deepEqual(
+      seg.stats.blocks.map(({ rows, minTime, maxTime }) => ({ rows, minTime, maxTime })),
+      [{ rows: 5, minTime: 5, maxTime: 30 }],
+    );
   });
 
   it('cuts many blocks; a field absent from a block gets an all-null block', () => {
@@ -127,9 +130,15 @@ describe('segment encoder', () => {
     // Bytes add up; rawBytes counts UTF-8.
     let blockBytes = 0;
     for (const block of seg.blockData) for (const b of block) blockBytes += b.length;
-    assert.equal(seg.stats.columns.reduce((a, c) => a + c.bytes, 0), blockBytes);
+    assert.equal(
+      seg.stats.columns.reduce((a, c) => a + c.bytes, 0),
+      blockBytes,
+    );
     assert.equal(seg.stats.bytes, blockBytes + seg.blooms.reduce((a, b) => a + b.length, 0));
-    assert.equal(seg.stats.rawBytes, events.reduce((a, e) => a + Buffer.byteLength(e.raw), 0));
+    assert.equal(
+      seg.stats.rawBytes,
+      events.reduce((a, e) => a + Buffer.byteLength(e.raw), 0),
+    );
   });
 
   it('header dict holds up to MAX_HEADER_DICT distinct strings', () => {
@@ -159,7 +168,13 @@ describe('segment encoder', () => {
   it('template, hex and packed-integer columns keep their stats and bloom tokens', () => {
     const hex = (i: number): string => ((i * 2654435761) % 2 ** 32).toString(16).padStart(8, '0');
     const events = Array.from({ length: 2000 }, (_, i) =>
-      ev(i, `line ${i}`, i % 4 === 0 ? { bytes: (i * 7919) % 20000 } : { user_id: `U${(i * 31) % 5000}`, client_ip: `10.0.${i >> 8}.${i & 255}`, request_id: hex(i), bytes: -i }),
+      ev(
+        i,
+        `line ${i}`,
+        i % 4 === 0
+          ? { bytes: (i * 7919) % 20000 }
+          : { user_id: `U${(i * 31) % 5000}`, client_ip: `10.0.${i >> 8}.${i & 255}`, request_id: hex(i), bytes: -i },
+      ),
     );
     const seg = encodeSegment(rowSetFromEvents(events), OPTS);
     const encodings = new Map(seg.stats.columns.map((c, i) => [c.name, readBlockHeader(seg.blockData[0][i]).encoding]));
@@ -177,7 +192,10 @@ describe('segment encoder', () => {
     const user = seg.stats.columns.find((c) => c.name === 'user_id')!;
     assert.equal(user.counts.string, 1500);
     assert.equal(user.nullCount, 500);
-    const users = events.map((e) => e.fields.user_id).filter((v): v is string => typeof v === 'string').sort();
+    const users = events
+      .map((e) => e.fields.user_id)
+      .filter((v): v is string => typeof v === 'string')
+      .sort();
     assert.equal(user.minString, users[0]);
     assert.equal(user.maxString, users[users.length - 1]);
     const bytes = seg.stats.columns.find((c) => c.name === 'bytes')!;
@@ -193,7 +211,10 @@ describe('segment encoder', () => {
     const batches = [...decodeSegmentBatches(segA.stats, segA.blockData), ...decodeSegmentBatches(segB.stats, segB.blockData)];
     const merged = encodeSegment(rowSetFromBatches(batches), { ...OPTS, blockRows: 3 });
     // Stable: the two rows at time 10 keep input order (segment A first).
-    assert.deepEqual(readRows(merged), expectedRows([...a.slice().sort((p, q) => p.time - q.time), ...b.slice().sort((p, q) => p.time - q.time)]));
+    assert.deepEqual(
+      readRows(merged),
+      expectedRows([...a.slice().sort((p, q) => p.time - q.time), ...b.slice().sort((p, q) => p.time - q.time)]),
+    );
     const wanted = decodeSegmentBatches(merged.stats, merged.blockData, ['_time', 'missing']);
     assert.deepEqual(wanted[0].columns.get('missing'), { kind: 'const', value: null, length: 3 });
   });
@@ -225,7 +246,13 @@ describe('segment encoder', () => {
   });
 
   it('round-trips random events (property)', () => {
-    const value = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('a', 'b'), fc.integer({ min: -5, max: 5 }), fc.double(), fc.boolean());
+    const value = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('a', 'b'),
+      fc.integer({ min: -5, max: 5 }),
+      fc.double(),
+      fc.boolean(),
+    );
     const event = fc.record({
       time: fc.integer({ min: 0, max: 50 }),
       raw: fc.string({ unit: 'grapheme', maxLength: 20 }),

@@ -23,7 +23,17 @@ function flushed(events: readonly LogEvent[], blockRows: number): MergeInput {
   const [pieces] = groupChunkRows(chunkEvents(events, ONE_DAY), Number.MAX_SAFE_INTEGER);
   const rows = rowSetOfPieces(pieces);
   const segment = encodeSegment(rows, { compressionLevel: 1, blockRows });
-  const header: SegmentHeader = { ...segment.stats, version: 3, id: 's1', index: 'main', bucket: 0, partition: 0, level: 0, createdAt: 0, sources: sourceStatsOf(rows) };
+  const header: SegmentHeader = {
+    ...segment.stats,
+    version: 3,
+    id: 's1',
+    index: 'main',
+    bucket: 0,
+    partition: 0,
+    level: 0,
+    createdAt: 0,
+    sources: sourceStatsOf(rows),
+  };
   return { header, blocks: segment.blockData, blooms: segment.blooms };
 }
 
@@ -37,7 +47,10 @@ function assertSameSegment(actual: EncodedSegment & { sources?: unknown }, expec
   // and a kept header keeps it; a re-encode reads 0 back. The blocks themselves are compared exactly.
   assert.deepEqual(JSON.parse(JSON.stringify(actual.stats)), JSON.parse(JSON.stringify(expected.stats)));
   assert.deepEqual(actual.sources, expected.sources);
-  assert.deepEqual(actual.blooms.map((bloom) => bloom.toString('hex')), expected.blooms.map((bloom) => bloom.toString('hex')));
+  assert.deepEqual(
+    actual.blooms.map((bloom) => bloom.toString('hex')),
+    expected.blooms.map((bloom) => bloom.toString('hex')),
+  );
   assert.deepEqual(
     actual.blockData.map((columns) => columns.map((block) => block.toString('hex'))),
     expected.blockData.map((columns) => columns.map((block) => block.toString('hex'))),
@@ -97,7 +110,7 @@ function accessEvents(count: number, seed = 1): LogEvent[] {
 
 const COMPACTION: EncodeSegmentOptions = { compressionLevel: 9, blockRows: FRAME_ROWS * 2, rawRefs: true };
 
-describe('compaction that keeps its inputs\' columns (segment-rewrite.ts)', () => {
+describe("compaction that keeps its inputs' columns (segment-rewrite.ts)", () => {
   it('writes what a full re-encode writes, byte for byte, with framed blocks and a short last block', () => {
     const input = flushed(accessEvents(FRAME_ROWS * 5 + 123), COMPACTION.blockRows);
     assert.equal(canRewrite([stored(input)], COMPACTION), true);
@@ -156,15 +169,28 @@ describe('compaction that keeps its inputs\' columns (segment-rewrite.ts)', () =
     const inputs = [flushed(early, COMPACTION.blockRows), { ...second, header: { ...second.header, id: 's2' } }];
     assert.equal(canRewrite(inputs.map(stored), COMPACTION), true);
     const kept = mergeSegments(inputs, COMPACTION);
-    const decoded = mergeSegments(inputs.map(({ header, blocks }) => ({ header, blocks })), COMPACTION);
+    const decoded = mergeSegments(
+      inputs.map(({ header, blocks }) => ({ header, blocks })),
+      COMPACTION,
+    );
     const inputBlocks = inputs.flatMap((input) => input.header.blocks.map((block) => block.rows));
-    assert.deepEqual(kept.stats.blocks.map((block) => block.rows), inputBlocks);
-    assert.deepEqual(decoded.stats.blocks.map((block) => block.rows), [8192, 8192, 8192, 2000], 'a full re-encode cuts even blocks');
+    assert.deepEqual(
+      kept.stats.blocks.map((block) => block.rows),
+      inputBlocks,
+    );
+    assert.deepEqual(
+      decoded.stats.blocks.map((block) => block.rows),
+      [8192, 8192, 8192, 2000],
+      'a full re-encode cuts even blocks',
+    );
     assert.deepEqual(allRows(kept), allRows(decoded));
     const described = (segment: EncodedSegment): unknown => segment.stats.columns.map((column) => ({ ...column, bytes: 0 }));
     assert.deepEqual(described(kept), described(decoded));
     const { rowCount, minTime, maxTime, rawBytes } = decoded.stats;
-    assert.deepEqual([kept.stats.rowCount, kept.stats.minTime, kept.stats.maxTime, kept.stats.rawBytes], [rowCount, minTime, maxTime, rawBytes]);
+    assert.deepEqual(
+      [kept.stats.rowCount, kept.stats.minTime, kept.stats.maxTime, kept.stats.rawBytes],
+      [rowCount, minTime, maxTime, rawBytes],
+    );
     const sources = (list: SourceStats[]): unknown => list.map((source) => ({ ...source, fields: [...source.fields].sort() }));
     assert.deepEqual(sources(kept.sources), sources(decoded.sources));
     assertFindsEveryLine(kept);
@@ -177,7 +203,10 @@ describe('compaction that keeps its inputs\' columns (segment-rewrite.ts)', () =
       fc.double({ noNaN: true, noDefaultInfinity: true }),
       fc.boolean(),
     );
-    const row = fc.record({ values: fc.dictionary(fc.constantFrom('a', 'b', 'id', 'source'), value, { maxKeys: 4 }), text: fc.string({ maxLength: 10 }) });
+    const row = fc.record({
+      values: fc.dictionary(fc.constantFrom('a', 'b', 'id', 'source'), value, { maxKeys: 4 }),
+      text: fc.string({ maxLength: 10 }),
+    });
     // Inputs of whole blocks (so the merge keeps them), each later in time than the one before.
     const input = fc.integer({ min: 1, max: 4 }).chain((blocks) => fc.array(row, { minLength: blocks * 8, maxLength: blocks * 8 }));
     fc.assert(
@@ -195,11 +224,15 @@ describe('compaction that keeps its inputs\' columns (segment-rewrite.ts)', () =
         });
         assert.equal(canRewrite(inputs.map(stored), options), true);
         const kept = mergeSegments(inputs, options);
-        const decoded = mergeSegments(inputs.map(({ header, blocks }) => ({ header, blocks })), options);
+        const decoded = mergeSegments(
+          inputs.map(({ header, blocks }) => ({ header, blocks })),
+          options,
+        );
         assert.equal(kept.keptBlocks, true);
         assert.deepEqual(allRows(kept), allRows(decoded));
         // Through JSON for -0 (see assertSameSegment); block sizes and bytes aside, the same header.
-        const described = (segment: EncodedSegment): unknown => JSON.parse(JSON.stringify(segment.stats.columns.map((column) => ({ ...column, bytes: 0 }))));
+        const described = (segment: EncodedSegment): unknown =>
+          JSON.parse(JSON.stringify(segment.stats.columns.map((column) => ({ ...column, bytes: 0 }))));
         assert.deepEqual(described(kept), described(decoded));
         const sources = (list: SourceStats[]): unknown => list.map((source) => ({ ...source, fields: [...source.fields].sort() }));
         assert.deepEqual(sources(kept.sources), sources(decoded.sources));
@@ -220,7 +253,10 @@ describe('compaction that keeps its inputs\' columns (segment-rewrite.ts)', () =
     assert.equal(canRewrite([again], options), false, '_raw holds references already');
     // Many short blocks are cut again into even ones.
     const small = [0, 1, 2, 3].map((k) => {
-      const input = flushed(accessEvents(600).map((event) => ({ ...event, time: event.time + k * 1e9 })), 1000);
+      const input = flushed(
+        accessEvents(600).map((event) => ({ ...event, time: event.time + k * 1e9 })),
+        1000,
+      );
       return stored({ ...input, header: { ...input.header, id: `small${k}` } });
     });
     assert.equal(canRewrite(small.slice(0, 1), options), true, 'a lone short block is kept');

@@ -16,19 +16,23 @@ function internText(interner: StringInterner, text: string, padding = 3): { valu
 describe('StringInterner', () => {
   it('hands back the string of the bytes, one entry per distinct text (random texts, unicode, empty)', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }), { maxLength: 200 }), fc.integer({ min: 0, max: 9 }), (texts, padding) => {
-        const interner = new StringInterner();
-        const entries = new Map<string, number>();
-        for (const text of texts) {
-          const { value, entry } = internText(interner, text, padding);
-          assert.equal(value, text);
-          assert.equal(interner.stringAt(entry), text);
-          if (entries.has(text)) assert.equal(entry, entries.get(text));
-          entries.set(text, entry);
-        }
-        assert.equal(new Set(entries.values()).size, entries.size, 'distinct texts have distinct entries');
-        assert.equal(interner.size, entries.size);
-      }),
+      fc.property(
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }), { maxLength: 200 }),
+        fc.integer({ min: 0, max: 9 }),
+        (texts, padding) => {
+          const interner = new StringInterner();
+          const entries = new Map<string, number>();
+          for (const text of texts) {
+            const { value, entry } = internText(interner, text, padding);
+            assert.equal(value, text);
+            assert.equal(interner.stringAt(entry), text);
+            if (entries.has(text)) assert.equal(entry, entries.get(text));
+            entries.set(text, entry);
+          }
+          assert.equal(new Set(entries.values()).size, entries.size, 'distinct texts have distinct entries');
+          assert.equal(interner.size, entries.size);
+        },
+      ),
       { numRuns: 200 },
     );
   });

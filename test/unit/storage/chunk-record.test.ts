@@ -58,7 +58,12 @@ async function readWhole(chunks: readonly EventChunk[]): Promise<number> {
   }
   for (const table of generation.tables.values()) {
     let id = 0;
-    const segments = await buildSegments(pool, table.chunks, table.key, { compressionLevel: 1, segmentMaxEvents: 7, level: 0, nextId: () => String(++id) });
+    const segments = await buildSegments(pool, table.chunks, table.key, {
+      compressionLevel: 1,
+      segmentMaxEvents: 7,
+      level: 0,
+      nextId: () => String(++id),
+    });
     for (const segment of segments) {
       for (const batch of decodeSegmentBatches(segment.header, segment.blockData)) rows += batch.rowCount;
     }
@@ -114,7 +119,9 @@ describe('chunk records from outside', () => {
         assert.deepEqual(own.chunks.flatMap(chunkEventsOf), chunks.flatMap(chunkEventsOf));
         for (const chunk of own.chunks) {
           assert.equal(chunk.times.buffer, own.record.buffer);
-          for (const field of chunk.fields) for (const array of [field.rows, field.numbers, field.codes, field.dict?.bytes]) if (array) assert.equal(array.buffer, own.record.buffer);
+          for (const field of chunk.fields)
+            for (const array of [field.rows, field.numbers, field.codes, field.dict?.bytes])
+              if (array) assert.equal(array.buffer, own.record.buffer);
         }
       }),
       { numRuns: 100 },
@@ -124,7 +131,10 @@ describe('chunk records from outside', () => {
   it('refuses a record whose header claims more rows than it holds', () => {
     const record = overClaimingRecord(2_000_000);
     assert.ok(record.length < 1000, String(record.length));
-    assert.throws(() => decodeChunkRecord(record), (error: Error) => error instanceof ChunkRecordError && /claims 2000000 rows but holds 1 times/.test(error.message));
+    assert.throws(
+      () => decodeChunkRecord(record),
+      (error: Error) => error instanceof ChunkRecordError && /claims 2000000 rows but holds 1 times/.test(error.message),
+    );
   });
 
   it('refuses what does not add up, by name: a section past the end, an unaligned one, a code past the dictionary, a time outside the bucket', () => {
@@ -134,11 +144,22 @@ describe('chunk records from outside', () => {
     ];
     const placement: Placement = { bucketSpanMicros: HOUR, partitions: 1 };
     const record = encodeJsonChunkRecord(chunkEvents(events, placement), placement);
-    type Header = { chunks: { times: number[]; count: number; key: { index: string; bucket: number }; fields: { name: string; codes: number[] | null }[] }[] };
+    type Header = {
+      chunks: {
+        times: number[];
+        count: number;
+        key: { index: string; bucket: number };
+        fields: { name: string; codes: number[] | null }[];
+      }[];
+    };
     const refusal = (edit: (header: Header) => void, pattern: RegExp): void => {
       const header = headerOf(record) as unknown as Header;
       edit(header);
-      assert.throws(() => decodeChunkRecord(withHeader(record, header)), (error: Error) => error instanceof ChunkRecordError && pattern.test(error.message), pattern.source);
+      assert.throws(
+        () => decodeChunkRecord(withHeader(record, header)),
+        (error: Error) => error instanceof ChunkRecordError && pattern.test(error.message),
+        pattern.source,
+      );
     };
     refusal((header) => (header.chunks[0].times[0] += 1 << 20), /chunk 0 times of 2 x 8 bytes at \d+ passes the end/);
     refusal((header) => (header.chunks[0].times[0] += 4), /chunk 0 times starts at \d+, not a multiple of 8/);
@@ -175,7 +196,11 @@ describe('chunk records from outside', () => {
     const count = index + 4 + 8 + 4;
     const refusal = (edit: (bytes: Buffer) => Buffer, pattern: RegExp): void => {
       const bytes = edit(Buffer.from(record));
-      assert.throws(() => decodeChunkRecord(bytes), (error: Error) => error instanceof ChunkRecordError && pattern.test(error.message), pattern.source);
+      assert.throws(
+        () => decodeChunkRecord(bytes),
+        (error: Error) => error instanceof ChunkRecordError && pattern.test(error.message),
+        pattern.source,
+      );
     };
     refusal((bytes) => (bytes.writeUInt32LE(headerLength - 3, 1), bytes), /the header ends inside chunk 0/);
     refusal((bytes) => (bytes.writeUInt32LE(count - 5, 1), bytes), /the header ends inside/);
@@ -216,7 +241,10 @@ describe('chunk records from outside', () => {
       fc.record({
         kind: fc.constant('number' as const),
         at: fc.nat(),
-        value: fc.oneof(fc.constantFrom(0, 1, -1, 2, 7, 8, 2 ** 31, 2 ** 32 + 8, 2_000_000, 1.5, 1e300), fc.integer({ min: -64, max: 4096 })),
+        value: fc.oneof(
+          fc.constantFrom(0, 1, -1, 2, 7, 8, 2 ** 31, 2 ** 32 + 8, 2_000_000, 1.5, 1e300),
+          fc.integer({ min: -64, max: 4096 }),
+        ),
       }),
     );
     await fc.assert(

@@ -154,7 +154,8 @@ describe('storage engine', () => {
     assert.equal(engine.stats().segmentCount, 1);
     const flushed = await collect(engine, all());
     assert.equal(flushed.length, 50);
-    const byRaw = (rows: Map<string, unknown>[]) => rows.map((row) => Object.fromEntries(row)).sort((a, b) => String(a._raw).localeCompare(String(b._raw)));
+    const byRaw = (rows: Map<string, unknown>[]) =>
+      rows.map((row) => Object.fromEntries(row)).sort((a, b) => String(a._raw).localeCompare(String(b._raw)));
     assert.deepEqual(byRaw(flushed), byRaw(buffered));
     const first = byRaw(flushed)[0];
     assert.equal(first.index, 'main');
@@ -216,8 +217,16 @@ describe('storage engine', () => {
     for (const phase of ['buffered', 'flushed']) {
       if (phase === 'flushed') await engine.flush();
       assert.deepEqual([...engine.localKeys(all())].sort(), [...expectedKeys].sort(), phase);
-      assert.deepEqual([...engine.localKeys({ ...all(), index: indexMatcher(['web']) })].sort(), [...expectedKeys].filter((key) => key.startsWith('web|')).sort(), phase);
-      assert.deepEqual([...engine.localKeys(all(base + HOUR))].every((key) => key.startsWith('web|')), true, phase);
+      assert.deepEqual(
+        [...engine.localKeys({ ...all(), index: indexMatcher(['web']) })].sort(),
+        [...expectedKeys].filter((key) => key.startsWith('web|')).sort(),
+        phase,
+      );
+      assert.deepEqual(
+        [...engine.localKeys(all(base + HOUR))].every((key) => key.startsWith('web|')),
+        true,
+        phase,
+      );
       const [chosen] = [...expectedKeys].sort();
       const rows = await collect(engine, { ...all(), keys: new Set([chosen]) });
       const wanted = events.filter((e) => keyString(keyOf(e, { bucketSpanMicros: HOUR, partitions: 4 })) === chosen);
@@ -306,7 +315,10 @@ describe('storage engine', () => {
     const engine = await StorageEngine.open(options(dir, { segmentMaxEvents: 100_000 }));
     const base = Date.UTC(2026, 0, 1) * 1000;
     // Two flushes of 13,000 rows each (one block each, 79% of a block), the second one later in time.
-    const ids = (i: number): LogEvent => ({ ...event(i, base + i * 10), raw: `event ${i} user=u${(i * 7919) % 9973} took ${i % 977}ms id=r${i}x` });
+    const ids = (i: number): LogEvent => ({
+      ...event(i, base + i * 10),
+      raw: `event ${i} user=u${(i * 7919) % 9973} took ${i % 977}ms id=r${i}x`,
+    });
     for (const first of [0, 13_000]) {
       await engine.appendEvents(Array.from({ length: 13_000 }, (_, i) => ids(first + i)));
       await engine.flush();
@@ -322,7 +334,10 @@ describe('storage engine', () => {
     // Token-pruned scans (block filters kept, frame filters rebuilt) find rows of both inputs.
     for (const i of [5, 12_999, 13_000, 25_999]) {
       const found = await collect(engine, { ...all(), tokens: [`r${i}x`], rawTokens: [`r${i}x`] });
-      assert.ok(found.some((row) => row.get('_raw') === ids(i).raw), `row ${i} after the merge`);
+      assert.ok(
+        found.some((row) => row.get('_raw') === ids(i).raw),
+        `row ${i} after the merge`,
+      );
     }
     await engine.close();
   });
@@ -333,21 +348,37 @@ describe('storage engine', () => {
     await engine.appendEvents(Array.from({ length: 30 }, (_, i) => event(i, base + i)));
     await engine.appendEvents([{ time: base + 99, raw: 'no source here', index: 'main', fields: { extra: 1 } }]);
     const filter = { index: null, fromMicros: -Infinity, toMicros: Infinity, source: null };
-    const shape = (sources: Map<string, { eventCount: number; rawBytes: number; firstEvent: number; lastEvent: number; fields: Set<string> }>) =>
+    const shape = (
+      sources: Map<string, { eventCount: number; rawBytes: number; firstEvent: number; lastEvent: number; fields: Set<string> }>,
+    ) =>
       [...sources.values()]
-        .map((s) => ({ name: (s as unknown as { name: string }).name, count: s.eventCount, raw: s.rawBytes, first: s.firstEvent, last: s.lastEvent, fields: [...s.fields].sort() }))
+        .map((s) => ({
+          name: (s as unknown as { name: string }).name,
+          count: s.eventCount,
+          raw: s.rawBytes,
+          first: s.firstEvent,
+          last: s.lastEvent,
+          fields: [...s.fields].sort(),
+        }))
         .sort((a, b) => a.name.localeCompare(b.name));
     const buffered = shape(engine.sources(filter));
     assert.deepEqual(shape(engine.sources(filter)), buffered, 'a second call (cached per chunk) answers the same');
     assert.deepEqual(
       buffered.map((s) => [s.name, s.count, s.first - base, s.last - base]),
-      [['', 1, 99, 99], ['even', 15, 0, 28], ['odd', 15, 1, 29]],
+      [
+        ['', 1, 99, 99],
+        ['even', 15, 0, 28],
+        ['odd', 15, 1, 29],
+      ],
     );
     assert.deepEqual(buffered.find((s) => s.name === 'even')?.fields, ['host', 'ok', 'source', 'status']);
     assert.deepEqual(buffered.find((s) => s.name === '')?.fields, ['extra']);
     await engine.flush();
     const flushed = shape(engine.sources(filter));
-    assert.deepEqual(flushed.map((s) => [s.name, s.count, s.raw, s.first, s.last]), buffered.map((s) => [s.name, s.count, s.raw, s.first, s.last]));
+    assert.deepEqual(
+      flushed.map((s) => [s.name, s.count, s.raw, s.first, s.last]),
+      buffered.map((s) => [s.name, s.count, s.raw, s.first, s.last]),
+    );
     await engine.close();
   });
 
@@ -406,7 +437,10 @@ describe('storage engine', () => {
     const opts = { segmentMaxEvents: 100, compressionLevel: 3, bucketSpanMicros: HOUR, closeGraceMicros: 0, nowMicros: 2 * HOUR };
     const groups = new Map([['k', [header('a', 0, 100), header('b', 1, 50), header('c', 0, 10)]]]);
     // Closed bucket: b and c merge; a (full, level 0) is recompressed alone.
-    assert.deepEqual(pickCompactions(groups, opts).map((g) => g.map((h) => h.id)), [['b', 'c'], ['a']]);
+    assert.deepEqual(
+      pickCompactions(groups, opts).map((g) => g.map((h) => h.id)),
+      [['b', 'c'], ['a']],
+    );
     // Open bucket: nothing alone, and fewer than 4 small segments do not merge.
     assert.deepEqual(pickCompactions(groups, { ...opts, nowMicros: HOUR / 2 }), []);
   });
@@ -416,7 +450,10 @@ describe('storage engine', () => {
     const engine = await StorageEngine.open(options(dir, { retentionMs: 24 * 3600_000 }));
     const old = (now - 3 * 24 * 3600_000) * 1000;
     const recent = (now - 3600_000) * 1000;
-    await engine.appendEvents([...Array.from({ length: 5 }, (_, i) => event(i, old + i)), ...Array.from({ length: 7 }, (_, i) => event(i, recent + i))]);
+    await engine.appendEvents([
+      ...Array.from({ length: 5 }, (_, i) => event(i, old + i)),
+      ...Array.from({ length: 7 }, (_, i) => event(i, recent + i)),
+    ]);
     await engine.flush();
     assert.equal(engine.stats().segmentCount, 2);
     const { retention } = await engine.maintain(now);

@@ -4,13 +4,7 @@ import { MessageChannel, receiveMessageOnPort } from 'worker_threads';
 import { chunkColumn, rowSetOfPieces } from '../../../storage/buffer/chunk-read';
 import { valueAt } from '../../../storage/core/column';
 import type { FieldValue, LogEvent } from '../../../storage/core/event';
-import {
-  chunkEvents,
-  groupChunkRows,
-  packStrings,
-  unpackStrings,
-  type EventChunk,
-} from '../../../storage/buffer/event-chunk';
+import { chunkEvents, groupChunkRows, packStrings, unpackStrings, type EventChunk } from '../../../storage/buffer/event-chunk';
 import { keyOf, keyString, type Placement } from '../../../storage/core/partition';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { rowText } from '../../../storage/segment/ascii-text';
@@ -48,7 +42,12 @@ function decodedRows(segment: EncodedSegment): unknown[][] {
 
 /** The row set with its coded fields given as values, as compaction gives its fields. */
 function withValues(rows: RowSet): RowSet {
-  const fields = new Map([...rows.fields].map(([name, column]) => [name, { rows: column.rows, values: Array.from(column.rows, (_, i) => entryValue(column, i)) }]));
+  const fields = new Map(
+    [...rows.fields].map(([name, column]) => [
+      name,
+      { rows: column.rows, values: Array.from(column.rows, (_, i) => entryValue(column, i)) },
+    ]),
+  );
   return { ...rows, fields };
 }
 
@@ -96,8 +95,14 @@ describe('event chunks', () => {
           assert.equal(chunk.count, want.length);
           assert.equal(chunk.minTime, Math.min(...want.map((e) => e.time)));
           assert.equal(chunk.maxTime, Math.max(...want.map((e) => e.time)));
-          assert.deepEqual(Array.from(chunk.times), want.map((e) => e.time));
-          assert.deepEqual(unpackStrings(chunk.raws), want.map((e) => e.raw));
+          assert.deepEqual(
+            Array.from(chunk.times),
+            want.map((e) => e.time),
+          );
+          assert.deepEqual(
+            unpackStrings(chunk.raws),
+            want.map((e) => e.raw),
+          );
           for (const name of ['host', 'source', 'status', 'msg', 'ok', 'absent']) {
             const column = chunkColumn(chunk, name);
             want.forEach((event, row) => {
@@ -138,7 +143,10 @@ describe('event chunks', () => {
             }
           }
           const present = (name: string): number =>
-            sameKey.slice(row, row + set.count).filter((e) => e.fields[name] !== undefined && !(typeof e.fields[name] === 'number' && !Number.isFinite(e.fields[name]))).length;
+            sameKey
+              .slice(row, row + set.count)
+              .filter((e) => e.fields[name] !== undefined && !(typeof e.fields[name] === 'number' && !Number.isFinite(e.fields[name])))
+              .length;
           for (const name of ['host', 'source', 'status', 'msg', 'ok']) assert.equal(set.fields.get(name)?.rows.length ?? 0, present(name));
           row += set.count;
         }
@@ -151,7 +159,10 @@ describe('event chunks', () => {
   it('an ASCII flush keeps _raw as bytes and encodes the same segment as from strings (property)', () => {
     const asciiEvent = fc.record({
       time: fc.integer({ min: 0, max: 1000 }),
-      raw: fc.oneof(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '=', '1', '.'), maxLength: 12 }), fc.constantFrom('same line', 'other')),
+      raw: fc.oneof(
+        fc.string({ unit: fc.constantFrom('a', 'b', ' ', '=', '1', '.'), maxLength: 12 }),
+        fc.constantFrom('same line', 'other'),
+      ),
       index: fc.constant('main'),
       fields: fc.dictionary(fc.constantFrom('host', 'n'), fieldValue, { maxKeys: 2 }),
     });
@@ -179,15 +190,29 @@ describe('event chunks', () => {
     const [chunk] = chunkEvents(lines, ONE_PARTITION);
     const segment = encodeSegment(rowSetOfPieces([{ chunk, start: 0, end: 2000 }]), { compressionLevel: 1, blockRows: 1000 });
     assert.equal(readBlockHeader(segment.blockData[0][1]).encoding, ColumnEncoding.String);
-    assert.deepEqual(decodedRows(segment).map((row) => (row[1] as unknown[])[1]), lines.map((line) => line.raw));
+    assert.deepEqual(
+      decodedRows(segment).map((row) => (row[1] as unknown[])[1]),
+      lines.map((line) => line.raw),
+    );
     assert.equal(segment.stats.columns[1].minString, 'line 0 x=0');
     assert.equal(segment.stats.columns[1].maxString, 'line 999 x=6993');
     // Lines that repeat (a sample finds them by bytes) are left to the string path's dictionary.
-    const repeated = Array.from({ length: 2000 }, (_, i) => ({ time: i, raw: `${'same prefix '.repeat(4)}${i % 3}${' same suffix'.repeat(4)}`, index: 'main', fields: {} }));
+    const repeated = Array.from({ length: 2000 }, (_, i) => ({
+      time: i,
+      raw: `${'same prefix '.repeat(4)}${i % 3}${' same suffix'.repeat(4)}`,
+      index: 'main',
+      fields: {},
+    }));
     const [repeatedChunk] = chunkEvents(repeated, ONE_PARTITION);
-    const dictSegment = encodeSegment(rowSetOfPieces([{ chunk: repeatedChunk, start: 0, end: 2000 }]), { compressionLevel: 1, blockRows: 1000 });
+    const dictSegment = encodeSegment(rowSetOfPieces([{ chunk: repeatedChunk, start: 0, end: 2000 }]), {
+      compressionLevel: 1,
+      blockRows: 1000,
+    });
     assert.equal(readBlockHeader(dictSegment.blockData[0][1]).encoding, ColumnEncoding.Dict);
-    assert.deepEqual(decodedRows(dictSegment).map((row) => (row[1] as unknown[])[1]), repeated.map((line) => line.raw));
+    assert.deepEqual(
+      decodedRows(dictSegment).map((row) => (row[1] as unknown[])[1]),
+      repeated.map((line) => line.raw),
+    );
     const [mixed] = chunkEvents([{ time: 1, raw: 'é', index: 'main', fields: {} }], ONE_PARTITION);
     assert.equal(rowSetOfPieces([{ chunk: mixed, start: 0, end: 1 }]).rawText, undefined);
   });
@@ -210,17 +235,22 @@ describe('event chunks', () => {
     });
     let codedFields = 0;
     fc.assert(
-      fc.property(fc.array(stringEvent, { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 300 }), (events, perChunk, blockRows) => {
-        const chunks: EventChunk[] = [];
-        for (let i = 0; i < events.length; i += perChunk) chunks.push(...chunkEvents(events.slice(i, i + perChunk), ONE_PARTITION));
-        for (const pieces of groupChunkRows(chunks, 250)) {
-          const coded = rowSetOfPieces(pieces);
-          codedFields += [...coded.fields.values()].filter(isCoded).length;
-          const a = encodeSegment(coded, { compressionLevel: 1, blockRows });
-          const b = encodeSegment(withValues(coded), { compressionLevel: 1, blockRows });
-          assert.deepEqual(a, b);
-        }
-      }),
+      fc.property(
+        fc.array(stringEvent, { minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 300 }),
+        (events, perChunk, blockRows) => {
+          const chunks: EventChunk[] = [];
+          for (let i = 0; i < events.length; i += perChunk) chunks.push(...chunkEvents(events.slice(i, i + perChunk), ONE_PARTITION));
+          for (const pieces of groupChunkRows(chunks, 250)) {
+            const coded = rowSetOfPieces(pieces);
+            codedFields += [...coded.fields.values()].filter(isCoded).length;
+            const a = encodeSegment(coded, { compressionLevel: 1, blockRows });
+            const b = encodeSegment(withValues(coded), { compressionLevel: 1, blockRows });
+            assert.deepEqual(a, b);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
     assert.ok(codedFields > 100, `only ${codedFields} coded fields`);
@@ -257,10 +287,11 @@ describe('event chunks', () => {
     const a = encodeSegment(coded, { compressionLevel: 1, blockRows: 16_384 });
     assert.deepEqual(a, encodeSegment(withValues(coded), { compressionLevel: 1, blockRows: 16_384 }));
     const encodings = new Set(a.blockData.flatMap((block) => block.slice(2).map((data) => readBlockHeader(data).encoding)));
-    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.String, ColumnEncoding.StringTemplate, ColumnEncoding.HexString]) assert.ok(encodings.has(encoding), String(encoding));
+    for (const encoding of [ColumnEncoding.Dict, ColumnEncoding.String, ColumnEncoding.StringTemplate, ColumnEncoding.HexString])
+      assert.ok(encodings.has(encoding), String(encoding));
   });
 
-  it('serializes a request\'s chunks into one record and reads them back as views, even from an unaligned copy (property)', () => {
+  it("serializes a request's chunks into one record and reads them back as views, even from an unaligned copy (property)", () => {
     fc.assert(
       fc.property(fc.array(eventArb, { maxLength: 40 }), fc.constantFrom(1, 3), (events, partitions) => {
         const placement = { bucketSpanMicros: HOUR, partitions };

@@ -4,7 +4,10 @@ import { globMatches } from '../../../storage/glob';
 
 /** The reference: the glob as an anchored regex (fine for the short inputs generated here). */
 function byRegex(pattern: string, name: string): boolean {
-  const body = pattern.replace(/[.+^${}()|[\]\\/]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\/]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, 's').test(name);
 }
 
@@ -13,9 +16,13 @@ describe('globs over names', () => {
     const char = fc.constantFrom('a', 'b', '.', '-', '*', '?', '\n', 'é');
     const text = fc.array(char, { maxLength: 10 }).map((chars) => chars.join(''));
     fc.assert(
-      fc.property(text, text.map((name) => name.replace(/[*?]/g, 'a')), (pattern, name) => {
-        assert.equal(globMatches(pattern, name), byRegex(pattern, name), `${JSON.stringify(pattern)} ~ ${JSON.stringify(name)}`);
-      }),
+      fc.property(
+        text,
+        text.map((name) => name.replace(/[*?]/g, 'a')),
+        (pattern, name) => {
+          assert.equal(globMatches(pattern, name), byRegex(pattern, name), `${JSON.stringify(pattern)} ~ ${JSON.stringify(name)}`);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

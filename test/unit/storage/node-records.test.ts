@@ -25,7 +25,10 @@ describe('node records', () => {
       for await (const { key, value } of area.scan(prefix)) out.push([key, value.toString()]);
       return out;
     };
-    assert.deepEqual(await scanned(state), [['members/a', 'A'], ['members/b', 'B']]);
+    assert.deepEqual(await scanned(state), [
+      ['members/a', 'A'],
+      ['members/b', 'B'],
+    ]);
     assert.deepEqual(await scanned(state, 'members/b'), [['members/b', 'B']]);
     assert.deepEqual(await scanned(hints), [['members/a', 'not state']]);
     await engine.close();

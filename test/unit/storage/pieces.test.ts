@@ -12,7 +12,14 @@ const T0 = 1_717_200_000_000_000;
 
 const placementArb = fc
   .record({ span: fc.constantFrom(10_000_000, HOUR), starts: fc.array(fc.integer({ min: 0, max: 30 * HOUR }), { maxLength: 6 }) })
-  .map(({ span, starts }): Placement => ({ bucketSpanMicros: span, partitions: 4, splits: splitsOf(starts.map((start) => T0 + start), span) }));
+  .map(({ span, starts }): Placement => ({
+    bucketSpanMicros: span,
+    partitions: 4,
+    splits: splitsOf(
+      starts.map((start) => T0 + start),
+      span,
+    ),
+  }));
 
 describe('pieces of a bucket', () => {
   it('puts every time in the one piece that starts at its bucket or the last split before it, and ends at the next', () => {
@@ -40,15 +47,23 @@ describe('pieces of a bucket', () => {
 
   it('chunks never cross a split: each chunk holds times of its own piece only', () => {
     fc.assert(
-      fc.property(placementArb, fc.array(fc.integer({ min: 0, max: 31 * HOUR }), { minLength: 1, maxLength: 200 }), (placement, offsets) => {
-        const events = offsets.map((offset, i) => ({ time: T0 + offset, raw: `e${i}`, index: 'main', fields: { host: `h${i % 5}` } }));
-        const chunks = chunkEvents(events, placement);
-        assert.equal(chunks.reduce((sum, chunk) => sum + chunk.count, 0), events.length);
-        for (const chunk of chunks) {
-          const end = pieceEnd(chunk.key.bucket, placement);
-          for (const time of chunk.times) assert.ok(time >= chunk.key.bucket && time < end && pieceOf(time, placement) === chunk.key.bucket);
-        }
-      }),
+      fc.property(
+        placementArb,
+        fc.array(fc.integer({ min: 0, max: 31 * HOUR }), { minLength: 1, maxLength: 200 }),
+        (placement, offsets) => {
+          const events = offsets.map((offset, i) => ({ time: T0 + offset, raw: `e${i}`, index: 'main', fields: { host: `h${i % 5}` } }));
+          const chunks = chunkEvents(events, placement);
+          assert.equal(
+            chunks.reduce((sum, chunk) => sum + chunk.count, 0),
+            events.length,
+          );
+          for (const chunk of chunks) {
+            const end = pieceEnd(chunk.key.bucket, placement);
+            for (const time of chunk.times)
+              assert.ok(time >= chunk.key.bucket && time < end && pieceOf(time, placement) === chunk.key.bucket);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });

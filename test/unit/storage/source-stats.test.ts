@@ -72,7 +72,7 @@ describe('source stats', () => {
     );
   });
 
-  it('reads a coded source column (a flush\'s) as its values, unused dictionary entries included', () => {
+  it("reads a coded source column (a flush's) as its values, unused dictionary entries included", () => {
     fc.assert(
       fc.property(rowSet, (rows) => {
         const source = rows.fields.get('source') as SparseColumn | undefined;
@@ -94,8 +94,13 @@ describe('source stats', () => {
 });
 
 /** A buffered chunk's source summaries, computed event by event. */
-function expectedOfEvents(events: readonly LogEvent[]): { name: string; eventCount: number; firstEvent: number; lastEvent: number; rawBytes: number; fields: string[] }[] {
-  const out = new Map<string, { name: string; eventCount: number; firstEvent: number; lastEvent: number; rawBytes: number; fields: string[] }>();
+function expectedOfEvents(
+  events: readonly LogEvent[],
+): { name: string; eventCount: number; firstEvent: number; lastEvent: number; rawBytes: number; fields: string[] }[] {
+  const out = new Map<
+    string,
+    { name: string; eventCount: number; firstEvent: number; lastEvent: number; rawBytes: number; fields: string[] }
+  >();
   for (const event of events) {
     const source = event.fields.source;
     const name = source === undefined ? '' : String(source);
@@ -114,7 +119,9 @@ const bufferedEvents = fc.array(
   fc.record({
     time: fc.integer({ min: 1_700_000_000_000_000, max: 1_700_000_100_000_000 }),
     raw: fc.string({ maxLength: 8 }),
-    source: fc.option(fc.oneof(fc.constantFrom('nginx', 'auth', '', 'é'), fc.integer({ min: 0, max: 3 }), fc.boolean()), { nil: undefined }),
+    source: fc.option(fc.oneof(fc.constantFrom('nginx', 'auth', '', 'é'), fc.integer({ min: 0, max: 3 }), fc.boolean()), {
+      nil: undefined,
+    }),
     fields: fc.subarray(['status', 'path', 'user', 'ms']),
   }),
   { minLength: 1, maxLength: 40 },
@@ -132,7 +139,10 @@ describe('buffered chunk sources', () => {
         });
         // One hour bucket, one partition: a single chunk.
         const [chunk] = chunkEvents(events, { bucketSpanMicros: 3_600_000_000_000, partitions: 1 });
-        const actual = sourcesOfChunk(chunk).map(({ storageBytes: _bytes, fields, ...summary }) => ({ ...summary, fields: [...fields].sort() }));
+        const actual = sourcesOfChunk(chunk).map(({ storageBytes: _bytes, fields, ...summary }) => ({
+          ...summary,
+          fields: [...fields].sort(),
+        }));
         assert.deepEqual(actual, expectedOfEvents(events));
       }),
       { numRuns: 400 },

@@ -23,10 +23,12 @@ export type AlertBody = Record<string, unknown>;
 function checkAgainstSettings(app: App, body: AlertBody): void {
   const { q, interval } = body;
   const maxLength = app.settings.query.maxQueryLength;
-  if (typeof q === 'string' && q.length > maxLength) throw validationError(`q is ${q.length} characters long; query.max_query_length is ${maxLength}`, 422);
+  if (typeof q === 'string' && q.length > maxLength)
+    throw validationError(`q is ${q.length} characters long; query.max_query_length is ${maxLength}`, 422);
   if (typeof interval === 'string') {
     const minMs = app.settings.alerts.minIntervalMs;
-    if (alertIntervalMs(interval) < minMs) throw validationError(`interval ${interval} is shorter than alerts.min_interval (${minMs / 1000}s)`, 422);
+    if (alertIntervalMs(interval) < minMs)
+      throw validationError(`interval ${interval} is shorter than alerts.min_interval (${minMs / 1000}s)`, 422);
   }
 }
 
@@ -52,12 +54,21 @@ export function storedAlert(app: App, id: string): AlertDefinition & MetadataRec
  * `staleNodes`: checkers that did not answer, whose alerts show this node's copy. In a cluster
  * each alert also says which node checks it (`checked_by`).
  */
-export async function withStatus(app: App, records: readonly MetadataRecord[], request: FastifyRequest): Promise<{ alerts: MetadataRecord[]; staleNodes: string[] }> {
+export async function withStatus(
+  app: App,
+  records: readonly MetadataRecord[],
+  request: FastifyRequest,
+): Promise<{ alerts: MetadataRecord[]; staleNodes: string[] }> {
   const alerts = records.map((record) => app.alerts.view(record));
   const cluster = app.cluster;
   if (cluster === null || request.headers[FORWARDED_HEADER] !== undefined) return { alerts, staleNodes: [] };
   const checkerOf = (id: string) => app.alertChecker(id);
-  const { statuses, missing } = await statusesFromCheckers(cluster, app.settings.cluster.nodeId, alerts.map((alert) => String(alert.id)), checkerOf);
+  const { statuses, missing } = await statusesFromCheckers(
+    cluster,
+    app.settings.cluster.nodeId,
+    alerts.map((alert) => String(alert.id)),
+    checkerOf,
+  );
   const merged = alerts.map((alert) => {
     const reported = statuses.get(String(alert.id));
     return { ...alert, ...(reported ?? {}), checked_by: checkerOf(String(alert.id)) };

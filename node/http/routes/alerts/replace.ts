@@ -8,7 +8,12 @@ export function replaceAlertRoute(server: FastifyInstance, app: App): void {
     '/alerts/:id',
     { schema: { params: ID_PARAMS, body: ALERT_BODY_SCHEMA }, config: JSON_BODY },
     async (request) => {
-      const record = await writeAlert(app, { collection: ALERT_COLLECTION, op: 'replace', id: request.params.id, record: { ...request.body } });
+      const record = await writeAlert(app, {
+        collection: ALERT_COLLECTION,
+        op: 'replace',
+        id: request.params.id,
+        record: { ...request.body },
+      });
       return { data: app.alerts.view(record!) };
     },
   );

@@ -18,19 +18,23 @@ function forgottenAnswer(cluster: ClusterNode, nodeId: string): Record<string, u
 }
 
 export function forgetNodeRoute(server: FastifyInstance, app: App): void {
-  server.post<{ Params: { node_id: string } }>('/cluster/nodes/:node_id/forget', { schema: { params: NODE_ID_PARAMS } }, async (request, reply) => {
-    const cluster = app.cluster;
-    const nodeId = request.params.node_id;
-    if (cluster === null) {
-      throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to forget a node of');
-    }
-    if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'forget', reply);
-    try {
-      await cluster.membership.forget(nodeId);
-    } catch (error) {
-      if (error instanceof ForgetRefusedError) throw refusalError(error);
-      throw error;
-    }
-    return { data: forgottenAnswer(cluster, nodeId) };
-  });
+  server.post<{ Params: { node_id: string } }>(
+    '/cluster/nodes/:node_id/forget',
+    { schema: { params: NODE_ID_PARAMS } },
+    async (request, reply) => {
+      const cluster = app.cluster;
+      const nodeId = request.params.node_id;
+      if (cluster === null) {
+        throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to forget a node of');
+      }
+      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'forget', reply);
+      try {
+        await cluster.membership.forget(nodeId);
+      } catch (error) {
+        if (error instanceof ForgetRefusedError) throw refusalError(error);
+        throw error;
+      }
+      return { data: forgottenAnswer(cluster, nodeId) };
+    },
+  );
 }

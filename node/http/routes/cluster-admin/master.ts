@@ -26,7 +26,10 @@ export async function forwardToMaster(cluster: ClusterNode, nodeId: string, acti
   const member = cluster.membership.state().members.find((candidate) => candidate.id === master.id);
   const name = master.id === null ? master.address : `${master.id} at ${master.address}`;
   const unavailable = (why: string): ApiError =>
-    new ApiError('MASTER_UNAVAILABLE', `${action === 'remove' ? 'removing' : 'forgetting'} a node is decided by the cluster's master, ${name}, which ${why}; retry once it is back`);
+    new ApiError(
+      'MASTER_UNAVAILABLE',
+      `${action === 'remove' ? 'removing' : 'forgetting'} a node is decided by the cluster's master, ${name}, which ${why}; retry once it is back`,
+    );
   if (member === undefined || !master.up) throw unavailable('is not answering');
   let answer: PeerHttpResponse;
   try {

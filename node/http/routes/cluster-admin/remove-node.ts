@@ -26,19 +26,23 @@ function removedAnswer(cluster: ClusterNode, nodeId: string): Record<string, unk
 }
 
 export function removeNodeRoute(server: FastifyInstance, app: App): void {
-  server.post<{ Params: { node_id: string } }>('/cluster/nodes/:node_id/remove', { schema: { params: NODE_ID_PARAMS } }, async (request, reply) => {
-    const cluster = app.cluster;
-    const nodeId = request.params.node_id;
-    if (cluster === null) {
-      throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to take a node out of');
-    }
-    if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'remove', reply);
-    try {
-      await cluster.membership.remove(nodeId);
-    } catch (error) {
-      if (error instanceof RemoveRefusedError) throw refusalError(error);
-      throw error;
-    }
-    return { data: removedAnswer(cluster, nodeId) };
-  });
+  server.post<{ Params: { node_id: string } }>(
+    '/cluster/nodes/:node_id/remove',
+    { schema: { params: NODE_ID_PARAMS } },
+    async (request, reply) => {
+      const cluster = app.cluster;
+      const nodeId = request.params.node_id;
+      if (cluster === null) {
+        throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to take a node out of');
+      }
+      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'remove', reply);
+      try {
+        await cluster.membership.remove(nodeId);
+      } catch (error) {
+        if (error instanceof RemoveRefusedError) throw refusalError(error);
+        throw error;
+      }
+      return { data: removedAnswer(cluster, nodeId) };
+    },
+  );
 }

@@ -4,8 +4,12 @@ import type { App } from '../../../app/app';
 import { DASHBOARD_BODY_SCHEMA, DASHBOARD_COLLECTION, JSON_BODY, writeDashboard, type DashboardBody } from './dashboards';
 
 export function createDashboardRoute(server: FastifyInstance, app: App): void {
-  server.post<{ Body: DashboardBody }>('/dashboards', { schema: { body: DASHBOARD_BODY_SCHEMA }, config: JSON_BODY }, async (request, reply) => {
-    const record = await writeDashboard(app, { collection: DASHBOARD_COLLECTION, op: 'create', record: { ...request.body } });
-    return reply.status(201).send({ data: record });
-  });
+  server.post<{ Body: DashboardBody }>(
+    '/dashboards',
+    { schema: { body: DASHBOARD_BODY_SCHEMA }, config: JSON_BODY },
+    async (request, reply) => {
+      const record = await writeDashboard(app, { collection: DASHBOARD_COLLECTION, op: 'create', record: { ...request.body } });
+      return reply.status(201).send({ data: record });
+    },
+  );
 }

@@ -7,6 +7,13 @@ export function replaceDashboardRoute(server: FastifyInstance, app: App): void {
   server.put<{ Params: { id: string }; Body: DashboardBody }>(
     '/dashboards/:id',
     { schema: { params: ID_PARAMS, body: DASHBOARD_BODY_SCHEMA }, config: JSON_BODY },
-    async (request) => ({ data: await writeDashboard(app, { collection: DASHBOARD_COLLECTION, op: 'replace', id: request.params.id, record: { ...request.body } }) }),
+    async (request) => ({
+      data: await writeDashboard(app, {
+        collection: DASHBOARD_COLLECTION,
+        op: 'replace',
+        id: request.params.id,
+        record: { ...request.body },
+      }),
+    }),
   );
 }

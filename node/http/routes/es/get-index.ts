@@ -8,6 +8,9 @@ type Indexed = FastifyRequest<{ Params: { index: string } }>;
 export function getIndexRoute(server: FastifyInstance): void {
   server.get('/es/:index', async (request: Indexed) => {
     checkIndexName(request.params.index);
-    throw new ApiError('NOT_FOUND', `no such index [${request.params.index}]`, { type: 'index_not_found_exception', index: request.params.index });
+    throw new ApiError('NOT_FOUND', `no such index [${request.params.index}]`, {
+      type: 'index_not_found_exception',
+      index: request.params.index,
+    });
   });
 }

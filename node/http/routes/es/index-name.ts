@@ -17,5 +17,6 @@ export function invalidIndexName(name: string): string | null {
 
 export function checkIndexName(name: string): void {
   const why = invalidIndexName(name);
-  if (why !== null) throw new ApiError('INVALID_REQUEST', `Invalid index name [${name}], ${why}`, { type: 'invalid_index_name_exception', index: name });
+  if (why !== null)
+    throw new ApiError('INVALID_REQUEST', `Invalid index name [${name}], ${why}`, { type: 'invalid_index_name_exception', index: name });
 }

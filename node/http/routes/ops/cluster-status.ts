@@ -9,7 +9,13 @@ export function clusterStatusRoute(server: FastifyInstance, app: App): void {
     const node = app.cluster;
     if (node !== null) {
       const { dataDir, cluster } = app.settings;
-      return { data: membershipStatus(node.membership, { dataDir, replicationFactor: cluster.replicationFactor, catchingUp: (id) => !node.catchUp.mayAsk(id) }) };
+      return {
+        data: membershipStatus(node.membership, {
+          dataDir,
+          replicationFactor: cluster.replicationFactor,
+          catchingUp: (id) => !node.catchUp.mayAsk(id),
+        }),
+      };
     }
     const stats = app.engine.stats();
     const { cluster } = app.settings;

@@ -29,7 +29,13 @@ export function jsonMetricsRoute(server: FastifyInstance, app: App): void {
 }
 
 /** The query workers' block cache (buffer_manager.block_cache_max_bytes). */
-function blockCacheSection(counters: { hits: number; misses: number; bytes: number; entries: number; maxBytes: number }): Record<string, number | null> {
+function blockCacheSection(counters: {
+  hits: number;
+  misses: number;
+  bytes: number;
+  entries: number;
+  maxBytes: number;
+}): Record<string, number | null> {
   const reads = counters.hits + counters.misses;
   return {
     hits: counters.hits,

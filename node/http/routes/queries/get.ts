@@ -9,7 +9,8 @@ import { SAVED_QUERY_COLLECTION, ID_PARAMS } from './saved-queries';
 export function getSavedQueryRoute(server: FastifyInstance, app: App): void {
   server.get<{ Params: { id: string } }>('/queries/:id', { schema: { params: ID_PARAMS } }, async (request) => {
     const record = app.metadata.get(SAVED_QUERY_COLLECTION, request.params.id);
-    if (record === undefined) throw metadataApiError(new MetadataNotFoundError(SAVED_QUERY_COLLECTION, request.params.id, SAVED_QUERIES.noun));
+    if (record === undefined)
+      throw metadataApiError(new MetadataNotFoundError(SAVED_QUERY_COLLECTION, request.params.id, SAVED_QUERIES.noun));
     return { data: record };
   });
 }

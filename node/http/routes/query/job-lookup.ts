@@ -10,7 +10,12 @@ export const JOB_PARAMS_SCHEMA = { type: 'object', properties: { id: { type: 'st
 export type JobRequest = FastifyRequest<{ Params: { id: string } }>;
 
 /** This node's job, or null when another node runs it and its answer was relayed (the id names the node). */
-export async function localJob({ app, service }: QueryRoutesContext, request: JobRequest, reply: FastifyReply, stream: boolean): Promise<Job | null> {
+export async function localJob(
+  { app, service }: QueryRoutesContext,
+  request: JobRequest,
+  reply: FastifyReply,
+  stream: boolean,
+): Promise<Job | null> {
   const id = request.params.id;
   if (await forwardJobRequest(app.cluster, app.settings.cluster.nodeId, id, request, reply, stream)) return null;
   const job = service.jobs.get(id);

@@ -37,6 +37,8 @@ function jobView(job: Job): { data: Record<string, unknown>; meta?: Record<strin
       };
     }
     default:
-      return { data: { type: 'job', job_id: job.id, status: job.status, error: job.error ?? { code: 'INTERNAL_ERROR', message: 'failed' } } };
+      return {
+        data: { type: 'job', job_id: job.id, status: job.status, error: job.error ?? { code: 'INTERNAL_ERROR', message: 'failed' } },
+      };
   }
 }

@@ -4,7 +4,11 @@ import { QueryError } from '../../../../query/syntax';
 import { ApiError, invalidQuery } from '../../../core/errors';
 import type { ParsedQueryRequest } from '../../query-request';
 
-export function launchQuery(service: QueryService, request: ParsedQueryRequest, options: Parameters<QueryService['start']>[1]): ReturnType<QueryService['start']> {
+export function launchQuery(
+  service: QueryService,
+  request: ParsedQueryRequest,
+  options: Parameters<QueryService['start']>[1],
+): ReturnType<QueryService['start']> {
   try {
     return service.start(request, options);
   } catch (error) {

@@ -6,8 +6,10 @@ describe('query stages: keep', () => {
     assert.deepEqual(stageOf('keep _time, host, http.*, `user agent`'), {
       kind: 'keep',
       fields: [
-        { pattern: '_time', glob: false, quoted: false }, { pattern: 'host', glob: false, quoted: false },
-        { pattern: 'http.*', glob: true, quoted: false }, { pattern: 'user agent', glob: false, quoted: true },
+        { pattern: '_time', glob: false, quoted: false },
+        { pattern: 'host', glob: false, quoted: false },
+        { pattern: 'http.*', glob: true, quoted: false },
+        { pattern: 'user agent', glob: false, quoted: true },
       ],
     });
   });

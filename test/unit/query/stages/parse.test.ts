@@ -8,11 +8,17 @@ describe('query stages: parse', () => {
     }
     assert.deepEqual(stageOf('parse JSON(`body text`)'), { kind: 'parse', format: 'json', field: { name: 'body text' }, pattern: null });
     assert.deepEqual(stageOf('parse regex(msg, "took (?<ms>\\d+)ms")'), {
-      kind: 'parse', format: 'regex', field: { name: 'msg' }, pattern: { kind: 'string', value: 'took (?<ms>\\d+)ms' },
+      kind: 'parse',
+      format: 'regex',
+      field: { name: 'msg' },
+      pattern: { kind: 'string', value: 'took (?<ms>\\d+)ms' },
     });
     const pattern = '<ip> - <user> [<ts>] \\"<method> <path> <_>\\"';
     assert.deepEqual(stageOf(`parse pattern(_raw, "${pattern}")`), {
-      kind: 'parse', format: 'pattern', field: { name: '_raw' }, pattern: { kind: 'string', value: '<ip> - <user> [<ts>] "<method> <path> <_>"' },
+      kind: 'parse',
+      format: 'pattern',
+      field: { name: '_raw' },
+      pattern: { kind: 'string', value: '<ip> - <user> [<ts>] "<method> <path> <_>"' },
     });
   });
 

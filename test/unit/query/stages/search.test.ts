@@ -5,7 +5,13 @@ describe('query stages: search', () => {
   it('search: terms, phrases, field=value with globs, AND/OR/NOT, implied AND, parentheses', () => {
     assert.deepEqual(stageOf('search "connection reset" OR timeout'), {
       kind: 'search',
-      expr: { kind: 'or', operands: [{ kind: 'phrase', text: 'connection reset' }, { kind: 'term', text: 'timeout', glob: false }] },
+      expr: {
+        kind: 'or',
+        operands: [
+          { kind: 'phrase', text: 'connection reset' },
+          { kind: 'term', text: 'timeout', glob: false },
+        ],
+      },
     });
     const e = stageOf('search error host=web-* NOT (warn OR debug) status!="500"') as { expr: unknown };
     assert.deepEqual(e.expr, {
@@ -13,7 +19,16 @@ describe('query stages: search', () => {
       operands: [
         { kind: 'term', text: 'error', glob: false },
         { kind: 'fieldmatch', field: 'host', op: '=', value: 'web-*', glob: true, quoted: false },
-        { kind: 'not', operand: { kind: 'or', operands: [{ kind: 'term', text: 'warn', glob: false }, { kind: 'term', text: 'debug', glob: false }] } },
+        {
+          kind: 'not',
+          operand: {
+            kind: 'or',
+            operands: [
+              { kind: 'term', text: 'warn', glob: false },
+              { kind: 'term', text: 'debug', glob: false },
+            ],
+          },
+        },
         { kind: 'fieldmatch', field: 'status', op: '!=', value: '500', glob: false, quoted: true },
       ],
     });
@@ -21,8 +36,20 @@ describe('query stages: search', () => {
     assert.deepEqual((stageOf('search a b OR c AND d') as { expr: unknown }).expr, {
       kind: 'or',
       operands: [
-        { kind: 'and', operands: [{ kind: 'term', text: 'a', glob: false }, { kind: 'term', text: 'b', glob: false }] },
-        { kind: 'and', operands: [{ kind: 'term', text: 'c', glob: false }, { kind: 'term', text: 'd', glob: false }] },
+        {
+          kind: 'and',
+          operands: [
+            { kind: 'term', text: 'a', glob: false },
+            { kind: 'term', text: 'b', glob: false },
+          ],
+        },
+        {
+          kind: 'and',
+          operands: [
+            { kind: 'term', text: 'c', glob: false },
+            { kind: 'term', text: 'd', glob: false },
+          ],
+        },
       ],
     });
     assert.deepEqual((stageOf('search err* `user agent`=curl 192.168.0.1') as { expr: unknown }).expr, {

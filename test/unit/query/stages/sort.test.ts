@@ -6,7 +6,8 @@ describe('query stages: sort', () => {
     assert.deepEqual(stageOf('sort n desc, host, len(x) asc'), {
       kind: 'sort',
       keys: [
-        { expr: f('n'), direction: 'desc' }, { expr: f('host'), direction: 'asc' },
+        { expr: f('n'), direction: 'desc' },
+        { expr: f('host'), direction: 'asc' },
         { expr: call('len', f('x')), direction: 'asc' },
       ],
     });

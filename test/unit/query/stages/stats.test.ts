@@ -14,9 +14,18 @@ describe('query stages: stats', () => {
         { expr: call('bin', f('_time'), { kind: 'duration', micros: 300_000_000 } as never), alias: 't', name: 't' },
       ],
     });
-    const st = stageOf('stats count(), avg(ms) by bin(_time, 1h), lower(host)') as { aggregates: Array<{ name: string }>; by: Array<{ name: string }> };
-    assert.deepEqual(st.by.map((k) => k.name), ['_time', 'lower_host']);
-    assert.deepEqual(st.aggregates.map((a) => a.name), ['count', 'avg_ms']);
+    const st = stageOf('stats count(), avg(ms) by bin(_time, 1h), lower(host)') as {
+      aggregates: Array<{ name: string }>;
+      by: Array<{ name: string }>;
+    };
+    assert.deepEqual(
+      st.by.map((k) => k.name),
+      ['_time', 'lower_host'],
+    );
+    assert.deepEqual(
+      st.aggregates.map((a) => a.name),
+      ['count', 'avg_ms'],
+    );
     assert.deepEqual(stageOf('stats by host'), { kind: 'stats', aggregates: [], by: [{ expr: f('host'), alias: null, name: 'host' }] });
   });
 });
