@@ -46,6 +46,12 @@ function configFile(text: string): string {
 const patch = (server: TestServer, body: unknown) =>
   request(`${server.api}/config`, { method: 'PATCH', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 
+/** Replaces the file whole at once (a temp file renamed over it), so a reload never reads it half written. */
+function replaceFile(file: string, text: string): void {
+  fs.writeFileSync(`${file}.tmp`, text);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
 describe('api: config keys of features this version lacks', function () {
   this.timeout(60_000);
 
@@ -159,7 +165,7 @@ describe('api: config keys of features this version lacks', function () {
     it('a reloaded file with such a key fails the reload, logs why and keeps the running config', async () => {
       const before = (await request(`${server.api}/config`)).body.data;
       assert.equal(before.ingest.max_body_size, '1kb');
-      fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\ntail:\n  max_sessions: 30\n');
+      replaceFile(file, 'ingest:\n  max_body_size: 8kb\ntail:\n  max_sessions: 30\n');
       server.process.kill('SIGHUP');
       await server.waitFor(
         /config reload failed, keeping the running config: [^\n]*tail\.max_sessions = 30: live tail is not available in this version/,
@@ -167,7 +173,7 @@ describe('api: config keys of features this version lacks', function () {
       );
       assert.deepEqual((await request(`${server.api}/config`)).body.data, before);
       // The same file without the key reloads.
-      fs.writeFileSync(file, 'ingest:\n  max_body_size: 8kb\n');
+      replaceFile(file, 'ingest:\n  max_body_size: 8kb\n');
       server.process.kill('SIGHUP');
       await waitUntil(async () => (await request(`${server.api}/config`)).body.data.ingest.max_body_size === '8kb', 10_000, 'the reload');
     });

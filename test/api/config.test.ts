@@ -17,8 +17,10 @@ function tempDir(prefix?: string): string {
   return dir;
 }
 
+/** Writes the file whole at once (a temp file renamed over it), so a reload never reads it half written. */
 function writeConfig(file: string, text: string): void {
-  fs.writeFileSync(file, text);
+  fs.writeFileSync(`${file}.tmp`, text);
+  fs.renameSync(`${file}.tmp`, file);
 }
 
 /** Runs `trawl server` with args expected to make it exit; returns the code and output. */
@@ -237,14 +239,14 @@ describe('api: config', function () {
     });
 
     it('an invalid file on SIGHUP keeps the running config and names the key', async () => {
-      // A valid reload first, so that the running limit is the file's own.
-      writeConfig(file, 'ingest:\n  max_body_size: 4kb\nquery:\n  max_concurrent: 3\n');
+      // A valid reload first, to a limit of its own, so that the running limit is known to be the file's.
+      writeConfig(file, 'ingest:\n  max_body_size: 5kb\nquery:\n  max_concurrent: 3\n');
       server.process.kill('SIGHUP');
-      await waitUntil(async () => (await limit()) === '4kb', 10_000, 'the reloaded limit');
+      await waitUntil(async () => (await limit()) === '5kb', 10_000, 'the reloaded limit');
       writeConfig(file, 'ingest:\n  max_body_size: lots\n');
       server.process.kill('SIGHUP');
       await server.waitFor(/reload failed[^\n]*ingest\.max_body_size/, 10_000);
-      assert.equal(await limit(), '4kb');
+      assert.equal(await limit(), '5kb');
       const ok = await post(`${server.api}/ingest`, body(2000), { 'content-type': 'application/json' });
       assert.equal(ok.status, 200);
     });
