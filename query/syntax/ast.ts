@@ -1,6 +1,7 @@
 // The AST of the native query language (docs/language.md). Every node carries the position of its
 // first character in the original query text (before `$variable` substitution).
 
+import type { AggregateFunctionName } from '../aggregates/names';
 import type { ScalarFunctionName } from '../functions/names';
 
 /** 1-based line and column, 0-based offset (UTF-16 code units). */
@@ -118,32 +119,8 @@ export interface IsNullExpr {
   pos: Pos;
 }
 
-// The scalar function names come from their registry (query/functions).
-export type { ScalarFunctionName };
-
-export type AggregateFunctionName =
-  | 'count'
-  | 'countif'
-  | 'sum'
-  | 'avg'
-  | 'min'
-  | 'max'
-  | 'dc'
-  | 'values'
-  | 'first'
-  | 'last'
-  | 'earliest'
-  | 'latest'
-  | 'median'
-  | 'p50'
-  | 'p75'
-  | 'p90'
-  | 'p95'
-  | 'p99'
-  | 'percentile'
-  | 'stdev'
-  | 'var'
-  | 'rate';
+// The function and aggregate names come from their registries (query/functions, query/aggregates).
+export type { AggregateFunctionName, ScalarFunctionName };
 
 /** A scalar function call; `name` is lower-cased. */
 export interface CallExpr {
