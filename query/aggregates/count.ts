@@ -2,7 +2,7 @@
 
 import type { Value } from '../value';
 import { badPartial, factory } from './common';
-import type { AggregateSite, AggregateState } from './types';
+import type { AggregateFamily, AggregateSite, AggregateState } from './types';
 
 /** What a counter counts: every row, non-null values, or true conditions. */
 const enum Counts {
@@ -78,3 +78,9 @@ export const countif = counter(() => Counts.TRUE, false);
  * empty or unbounded range (no `from`, which requests pass as the epoch) gives null.
  */
 export const rate = counter(() => Counts.ROWS, true);
+
+export const COUNT_AGGREGATES = {
+  count: { min: 0, max: 1, signature: 'count() or count(field)', factory: count },
+  countif: { min: 1, max: 1, signature: 'countif(condition)', factory: countif },
+  rate: { min: 0, max: 0, signature: 'rate()', aliases: ['per_second'], factory: rate },
+} satisfies AggregateFamily;

@@ -5,7 +5,7 @@
 import type { Value } from '../value';
 import { badPartial, factory } from './common';
 import { hashValue, Hll } from './hll';
-import type { AggregateSite, AggregateState } from './types';
+import type { AggregateFamily, AggregateSite, AggregateState } from './types';
 
 export class DcState implements AggregateState {
   constructor(readonly hll: Hll = new Hll()) {}
@@ -38,3 +38,7 @@ export const dc = factory(
     return new DcState(hll);
   },
 );
+
+export const DC_AGGREGATES = {
+  dc: { min: 1, max: 1, signature: 'dc(field)', aliases: ['dcount', 'distinct_count', 'count_distinct', 'estdc'], factory: dc },
+} satisfies AggregateFamily;

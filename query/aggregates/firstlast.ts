@@ -7,7 +7,7 @@
 
 import type { Value } from '../value';
 import { badPartial, factory, isRecord, valueField } from './common';
-import type { AggregateSite, AggregateState } from './types';
+import type { AggregateFamily, AggregateSite, AggregateState } from './types';
 
 export class FirstLastState implements AggregateState {
   value: Value = null;
@@ -62,3 +62,10 @@ export const first = firstLastFactory(false);
 export const last = firstLastFactory(true);
 export const earliest = first;
 export const latest = last;
+
+export const FIRST_LAST_AGGREGATES = {
+  first: { min: 1, max: 1, signature: 'first(field)', aliases: ['take_any', 'any'], factory: first },
+  last: { min: 1, max: 1, signature: 'last(field)', factory: last },
+  earliest: { min: 1, max: 1, signature: 'earliest(field)', factory: earliest },
+  latest: { min: 1, max: 1, signature: 'latest(field)', factory: latest },
+} satisfies AggregateFamily;

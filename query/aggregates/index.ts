@@ -1,41 +1,44 @@
-// The aggregates of docs/language.md, one factory per name (semantics in README.md).
+// The registry of aggregates: every aggregate file's definitions (spec and factory, semantics in
+// README.md), in the order of names.ts. query/syntax checks calls against it, the stats stage builds them.
 
-import type { AggregateFunctionName } from '../syntax/ast';
-import { count, countif, rate } from './count';
-import { dc } from './dc';
-import { earliest, first, last, latest } from './firstlast';
-import { max, min } from './minmax';
-import { avg, stdev, sum, variance } from './moments';
-import { percentile } from './percentile';
-import type { AggregateFactory } from './types';
-import { values } from './values';
+import { inNameOrder } from '../functions/spec';
+import { COUNT_AGGREGATES } from './count';
+import { DC_AGGREGATES } from './dc';
+import { FIRST_LAST_AGGREGATES } from './firstlast';
+import { MIN_MAX_AGGREGATES } from './minmax';
+import { MOMENT_AGGREGATES } from './moments';
+import { AGGREGATE_FUNCTION_NAMES, type AggregateFunctionName } from './names';
+import { PERCENTILE_AGGREGATES } from './percentile';
+import type { AggregateDefinition, AggregateFactory } from './types';
+import { VALUES_AGGREGATES } from './values';
 
-export const AGGREGATES_IMPL: Readonly<Record<AggregateFunctionName, AggregateFactory>> = {
-  count,
-  countif,
-  rate,
-  sum,
-  avg,
-  min,
-  max,
-  dc,
-  values,
-  first,
-  last,
-  earliest,
-  latest,
-  median: percentile,
-  p50: percentile,
-  p75: percentile,
-  p90: percentile,
-  p95: percentile,
-  p99: percentile,
-  percentile,
-  stdev,
-  var: variance,
-};
+const FAMILIES = [
+  COUNT_AGGREGATES,
+  MOMENT_AGGREGATES,
+  MIN_MAX_AGGREGATES,
+  DC_AGGREGATES,
+  VALUES_AGGREGATES,
+  FIRST_LAST_AGGREGATES,
+  PERCENTILE_AGGREGATES,
+];
 
-export type { AggregateFactory, AggregateSite, AggregateState } from './types';
+// A name of names.ts that no file defines is a compile error here.
+export const AGGREGATE_FUNCTIONS: Readonly<Record<AggregateFunctionName, AggregateDefinition>> = inNameOrder(
+  'aggregate',
+  AGGREGATE_FUNCTION_NAMES,
+  FAMILIES,
+);
+
+export const AGGREGATES_IMPL: Readonly<Record<AggregateFunctionName, AggregateFactory>> = Object.fromEntries(
+  AGGREGATE_FUNCTION_NAMES.map((name) => [name, AGGREGATE_FUNCTIONS[name].factory]),
+) as Record<AggregateFunctionName, AggregateFactory>;
+
+export function isAggregateFunction(name: string): name is AggregateFunctionName {
+  return Object.prototype.hasOwnProperty.call(AGGREGATE_FUNCTIONS, name);
+}
+
+export { AGGREGATE_FUNCTION_NAMES, type AggregateFunctionName } from './names';
+export type { AggregateDefinition, AggregateFactory, AggregateSite, AggregateState } from './types';
 export { VALUES_LIMIT } from './values';
 export { RELATIVE_ACCURACY } from './percentile';
 export { HLL_M, SPARSE_LIMIT } from './hll';

@@ -4,7 +4,7 @@
 
 import type { Value } from '../value';
 import { badPartial, factory, isRecord, numericValue } from './common';
-import type { AggregateSite, AggregateState } from './types';
+import type { AggregateFamily, AggregateSite, AggregateState } from './types';
 
 export class MinMaxState implements AggregateState {
   /** The best number so far; NaN until one is seen. */
@@ -61,3 +61,8 @@ function minMaxFactory(max: boolean) {
 
 export const min = minMaxFactory(false);
 export const max = minMaxFactory(true);
+
+export const MIN_MAX_AGGREGATES = {
+  min: { min: 1, max: 1, signature: 'min(x)', aliases: ['arg_min'], factory: min },
+  max: { min: 1, max: 1, signature: 'max(x)', aliases: ['arg_max'], factory: max },
+} satisfies AggregateFamily;

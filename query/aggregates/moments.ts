@@ -4,7 +4,7 @@
 
 import type { Value } from '../value';
 import { badPartial, CompensatedSum, encodeNumber, factory, isRecord, numberField, numericValue } from './common';
-import type { AggregateSite, AggregateState } from './types';
+import type { AggregateFamily, AggregateSite, AggregateState } from './types';
 
 /** sum and avg: a compensated sum and the count of numbers. Merging adds both. */
 export class SumState implements AggregateState {
@@ -121,3 +121,10 @@ export const sum = sumFactory(false);
 export const avg = sumFactory(true);
 export const stdev = momentsFactory(true);
 export const variance = momentsFactory(false);
+
+export const MOMENT_AGGREGATES = {
+  sum: { min: 1, max: 1, signature: 'sum(x)', factory: sum },
+  avg: { min: 1, max: 1, signature: 'avg(x)', aliases: ['mean', 'average'], factory: avg },
+  stdev: { min: 1, max: 1, signature: 'stdev(x)', aliases: ['stddev'], factory: stdev },
+  var: { min: 1, max: 1, signature: 'var(x)', aliases: ['variance'], factory: variance },
+} satisfies AggregateFamily;

@@ -11,7 +11,7 @@
 import { DDSketch } from '@datadog/sketches-js';
 import type { Value } from '../value';
 import { badPartial, encodeNumber, factory, isRecord, numberField, numericValue } from './common';
-import type { AggregateFactory, AggregateSite, AggregateState } from './types';
+import type { AggregateFactory, AggregateFamily, AggregateSite, AggregateState } from './types';
 
 export const RELATIVE_ACCURACY = 0.005;
 export const EXACT_LIMIT = 128;
@@ -185,3 +185,13 @@ export const percentile: AggregateFactory = factory(
   (site) => new PercentileState(quantileOf(site)),
   (site, json) => PercentileState.fromJSON(site, quantileOf(site), json),
 );
+
+export const PERCENTILE_AGGREGATES = {
+  median: { min: 1, max: 1, signature: 'median(x)', factory: percentile },
+  p50: { min: 1, max: 1, signature: 'p50(x)', factory: percentile },
+  p75: { min: 1, max: 1, signature: 'p75(x)', factory: percentile },
+  p90: { min: 1, max: 1, signature: 'p90(x)', factory: percentile },
+  p95: { min: 1, max: 1, signature: 'p95(x)', factory: percentile },
+  p99: { min: 1, max: 1, signature: 'p99(x)', factory: percentile },
+  percentile: { min: 2, max: 2, signature: 'percentile(x, q)', aliases: ['percentiles', 'perc'], factory: percentile },
+} satisfies AggregateFamily;

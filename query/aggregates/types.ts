@@ -6,8 +6,9 @@
  * earliest/latest/values/stdev/var and within the stated bounds for dc (HyperLogLog, < 2%) and
  * percentiles (DDSketch, < 1% relative error).
  */
-import type { AggregateFunctionName } from '../syntax/ast';
+import type { FunctionSpec } from '../functions/spec';
 import type { EvalContext, StaticType, Value } from '../value';
+import type { AggregateFunctionName } from './names';
 
 export interface AggregateSite {
   name: AggregateFunctionName;
@@ -54,3 +55,11 @@ export interface AggregateFactory {
   create(site: AggregateSite): AggregateState;
   fromJSON(site: AggregateSite, json: unknown): AggregateState;
 }
+
+/** An aggregate's whole definition: what the query checks read, and its factory. */
+export interface AggregateDefinition extends FunctionSpec {
+  readonly factory: AggregateFactory;
+}
+
+/** An aggregate file's table (`satisfies` it: a name missing from names.ts is a compile error). */
+export type AggregateFamily = Partial<Record<AggregateFunctionName, AggregateDefinition>>;

@@ -6,7 +6,7 @@
 
 import { formatTime, type Value } from '../value';
 import { badPartial, factory, isRecord } from './common';
-import type { AggregateSite, AggregateState } from './types';
+import type { AggregateFamily, AggregateSite, AggregateState } from './types';
 
 export const VALUES_LIMIT = 100;
 
@@ -79,3 +79,7 @@ export const values = factory(
     return s;
   },
 );
+
+export const VALUES_AGGREGATES = {
+  values: { min: 1, max: 1, signature: 'values(field)', aliases: ['make_set', 'list'], factory: values },
+} satisfies AggregateFamily;

@@ -4,11 +4,10 @@
  * fast path for `bin()` of a column (the key of every time chart).
  */
 import type { Column } from '../../storage/core/column';
-import { SCALAR_FUNCTIONS_IMPL } from '../functions';
+import { SCALAR_FUNCTIONS, SCALAR_FUNCTIONS_IMPL } from '../functions';
 import { FunctionArgumentError } from '../functions/types';
 import type { CallExpr } from '../syntax/ast';
 import { QueryError } from '../syntax/errors';
-import { SCALAR_FUNCTIONS } from '../syntax/functions';
 import type { Value } from '../value';
 import { numberAt, valueAt } from './access';
 import type { CompiledExpr, CompileEnv } from './compiled';

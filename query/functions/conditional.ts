@@ -3,7 +3,7 @@
 // as in `where`.
 
 import { commonType, fn } from './common';
-import type { ScalarFactory } from './types';
+import type { ScalarFactory, ScalarFamily } from './types';
 
 /** coalesce(a, b, ...): the first argument that is not null (an empty string is a value), else null. */
 export const coalesce: ScalarFactory = (site) =>
@@ -48,9 +48,9 @@ export const isnull: ScalarFactory = () => fn('boolean', (args) => args[0] === n
 export const isnotnull: ScalarFactory = () => fn('boolean', (args) => args[0] !== null);
 
 export const CONDITIONAL_FUNCTIONS = {
-  coalesce,
-  if: if_,
-  case: case_,
-  isnull,
-  isnotnull,
-} satisfies Record<string, ScalarFactory>;
+  coalesce: { min: 1, max: Infinity, signature: 'coalesce(a, b, ...)', factory: coalesce },
+  if: { min: 3, max: 3, signature: 'if(cond, then, else)', aliases: ['iff', 'iif'], factory: if_ },
+  case: { min: 2, max: Infinity, signature: 'case(cond1, value1, ..., [else])', factory: case_ },
+  isnull: { min: 1, max: 1, signature: 'isnull(x)', aliases: ['isempty'], factory: isnull },
+  isnotnull: { min: 1, max: 1, signature: 'isnotnull(x)', aliases: ['isnotempty'], factory: isnotnull },
+} satisfies ScalarFamily;

@@ -3,7 +3,7 @@
 
 import { hash } from 'crypto';
 import { fn, isTimeArg, textOf } from './common';
-import type { ScalarFactory } from './types';
+import type { ScalarFactory, ScalarFamily } from './types';
 
 function digest(algorithm: 'md5' | 'sha256'): ScalarFactory {
   return (site) => {
@@ -15,4 +15,7 @@ function digest(algorithm: 'md5' | 'sha256'): ScalarFactory {
   };
 }
 
-export const HASH_FUNCTIONS = { md5: digest('md5'), sha256: digest('sha256') } satisfies Record<string, ScalarFactory>;
+export const HASH_FUNCTIONS = {
+  md5: { min: 1, max: 1, signature: 'md5(s)', aliases: ['hash_md5'], factory: digest('md5') },
+  sha256: { min: 1, max: 1, signature: 'sha256(s)', aliases: ['hash_sha256'], factory: digest('sha256') },
+} satisfies ScalarFamily;

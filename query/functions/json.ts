@@ -3,7 +3,7 @@
 import type { Value } from '../value';
 import { fn } from './common';
 import { decodeString, scanString, skipValue, skipWs, tokenValue } from './jsonscan';
-import { FunctionArgumentError, type ScalarFactory } from './types';
+import { FunctionArgumentError, type ScalarFactory, type ScalarFamily } from './types';
 
 /** One step of a path: a member name, or an array index (>= 0). */
 export interface PathStep {
@@ -166,4 +166,6 @@ export const json_extract: ScalarFactory = (site) => {
   });
 };
 
-export const JSON_FUNCTIONS = { json_extract } satisfies Record<string, ScalarFactory>;
+export const JSON_FUNCTIONS = {
+  json_extract: { min: 2, max: 2, signature: 'json_extract(s, "$.a.b")', aliases: ['parse_json'], factory: json_extract },
+} satisfies ScalarFamily;

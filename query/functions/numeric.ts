@@ -4,7 +4,7 @@
 
 import { toNumber, type StaticType, type Value } from '../value';
 import { finite, fn, isTimeArg, textOf } from './common';
-import type { FunctionSite, ScalarFactory } from './types';
+import type { FunctionSite, ScalarFactory, ScalarFamily } from './types';
 
 /** tonumber(x): the number x reads as, or null. A `time` value gives its microseconds. */
 export const tonumber: ScalarFactory = () =>
@@ -153,18 +153,18 @@ function extremumType(site: FunctionSite): StaticType {
 }
 
 export const NUMERIC_FUNCTIONS = {
-  tonumber,
-  toint,
-  tostring,
-  round,
-  floor,
-  ceil,
-  abs,
-  sqrt,
-  ln,
-  log10,
-  exp,
-  pow,
-  least: extremum(-1),
-  greatest: extremum(1),
-} satisfies Record<string, ScalarFactory>;
+  tonumber: { min: 1, max: 1, signature: 'tonumber(x)', aliases: ['todouble', 'toreal', 'todecimal'], factory: tonumber },
+  toint: { min: 1, max: 1, signature: 'toint(x)', aliases: ['tolong'], factory: toint },
+  tostring: { min: 1, max: 1, signature: 'tostring(x)', factory: tostring },
+  round: { min: 1, max: 2, signature: 'round(x[, digits])', factory: round },
+  floor: { min: 1, max: 1, signature: 'floor(x)', factory: floor },
+  ceil: { min: 1, max: 1, signature: 'ceil(x)', aliases: ['ceiling'], factory: ceil },
+  abs: { min: 1, max: 1, signature: 'abs(x)', factory: abs },
+  sqrt: { min: 1, max: 1, signature: 'sqrt(x)', factory: sqrt },
+  ln: { min: 1, max: 1, signature: 'ln(x)', aliases: ['log'], factory: ln },
+  log10: { min: 1, max: 1, signature: 'log10(x)', factory: log10 },
+  exp: { min: 1, max: 1, signature: 'exp(x)', factory: exp },
+  pow: { min: 2, max: 2, signature: 'pow(x, y)', aliases: ['power'], factory: pow },
+  least: { min: 1, max: Infinity, signature: 'least(a, b, ...)', factory: extremum(-1) },
+  greatest: { min: 1, max: Infinity, signature: 'greatest(a, b, ...)', factory: extremum(1) },
+} satisfies ScalarFamily;

@@ -3,7 +3,7 @@
 
 import type { Value } from '../value';
 import { constantString, fn, isTimeArg, textOf } from './common';
-import { FunctionArgumentError, type FunctionSite, type ScalarFactory } from './types';
+import { FunctionArgumentError, type FunctionSite, type ScalarFactory, type ScalarFamily } from './types';
 import { regexGroups, UserRegex } from './userregex';
 
 export { compileRegex, regexGroups, requiredLiteral, UserRegex } from './userregex';
@@ -109,4 +109,8 @@ export const replace: ScalarFactory = (site) => {
   });
 };
 
-export const REGEX_FUNCTIONS = { match, extract, replace } satisfies Record<string, ScalarFactory>;
+export const REGEX_FUNCTIONS = {
+  match: { min: 2, max: 2, signature: 'match(s, regex)', aliases: ['regex_match'], factory: match },
+  extract: { min: 2, max: 3, signature: 'extract(s, regex[, group])', aliases: ['extract_regex'], factory: extract },
+  replace: { min: 3, max: 3, signature: 'replace(s, regex, with)', factory: replace },
+} satisfies ScalarFamily;

@@ -4,7 +4,7 @@
 
 import { toNumber, type StaticType, type Value } from '../value';
 import { fn, isTimeArg, textOf } from './common';
-import type { ScalarFactory, ScalarFunction } from './types';
+import type { ScalarFactory, ScalarFamily, ScalarFunction } from './types';
 
 const SURROGATE = /[\ud800-\udfff]/;
 
@@ -218,17 +218,17 @@ export function urlDecode(s: string): string {
 }
 
 export const STRING_FUNCTIONS = {
-  lower: textUnary(lower),
-  upper: textUnary(upper),
-  len: textUnary(len, 'number'),
-  trim: textUnary(trim),
-  ltrim: textUnary(ltrim),
-  rtrim: textUnary(rtrim),
-  substr,
-  split,
-  contains: textPredicate((s, t) => s.includes(t)),
-  startswith: textPredicate((s, t) => s.startsWith(t)),
-  endswith: textPredicate((s, t) => s.endsWith(t)),
-  concat,
-  url_decode: textUnary(urlDecode),
-} satisfies Record<string, ScalarFactory>;
+  lower: { min: 1, max: 1, signature: 'lower(s)', aliases: ['tolower'], factory: textUnary(lower) },
+  upper: { min: 1, max: 1, signature: 'upper(s)', aliases: ['toupper'], factory: textUnary(upper) },
+  len: { min: 1, max: 1, signature: 'len(s)', aliases: ['length', 'strlen'], factory: textUnary(len, 'number') },
+  trim: { min: 1, max: 1, signature: 'trim(s)', factory: textUnary(trim) },
+  ltrim: { min: 1, max: 1, signature: 'ltrim(s)', factory: textUnary(ltrim) },
+  rtrim: { min: 1, max: 1, signature: 'rtrim(s)', factory: textUnary(rtrim) },
+  substr: { min: 2, max: 3, signature: 'substr(s, start[, len])', aliases: ['substring'], factory: substr },
+  split: { min: 3, max: 3, signature: 'split(s, sep, index)', factory: split },
+  contains: { min: 2, max: 2, signature: 'contains(s, sub)', factory: textPredicate((s, t) => s.includes(t)) },
+  startswith: { min: 2, max: 2, signature: 'startswith(s, prefix)', factory: textPredicate((s, t) => s.startsWith(t)) },
+  endswith: { min: 2, max: 2, signature: 'endswith(s, suffix)', factory: textPredicate((s, t) => s.endsWith(t)) },
+  concat: { min: 1, max: Infinity, signature: 'concat(a, b, ...)', aliases: ['strcat'], factory: concat },
+  url_decode: { min: 1, max: 1, signature: 'url_decode(s)', aliases: ['urldecode'], factory: textUnary(urlDecode) },
+} satisfies ScalarFamily;

@@ -6,7 +6,7 @@ import { breakDown, MAX_MICROS, MICROS_PER_SECOND, parseIsoMicros, parts } from 
 import { finite, fn, textOf } from './common';
 import { compileStrftime, runStrftime, type CompiledStrftime } from './strftime';
 import { compileStrptime, runStrptime, type CompiledStrptime } from './strptime';
-import type { FunctionSite, ScalarFactory } from './types';
+import type { FunctionSite, ScalarFactory, ScalarFamily } from './types';
 
 /** now(): the query's clock (one value for the whole query), a time. */
 export const now: ScalarFactory = (site) => {
@@ -106,4 +106,9 @@ export const strptime: ScalarFactory = (site: FunctionSite) => {
   });
 };
 
-export const TIME_FUNCTIONS = { now, bin, strftime, strptime } satisfies Record<string, ScalarFactory>;
+export const TIME_FUNCTIONS = {
+  now: { min: 0, max: 0, signature: 'now()', aliases: [{ name: 'ago', suggestion: 'now() - 1h' }], factory: now },
+  bin: { min: 2, max: 2, signature: 'bin(t, duration)', aliases: ['bucket', 'floor_time'], factory: bin },
+  strftime: { min: 2, max: 2, signature: 'strftime(t, format)', factory: strftime },
+  strptime: { min: 2, max: 2, signature: 'strptime(s, format)', factory: strptime },
+} satisfies ScalarFamily;

@@ -3,8 +3,9 @@
  * site with the static types of the arguments and the values of constant arguments (so regexes
  * and formats compile once), then calls it per row with the evaluated arguments.
  */
-import type { ScalarFunctionName } from '../syntax/ast';
 import type { EvalContext, StaticType, Value } from '../value';
+import type { ScalarFunctionName } from './names';
+import type { FunctionSpec } from './spec';
 
 export interface FunctionSite {
   name: ScalarFunctionName;
@@ -39,3 +40,11 @@ export class FunctionArgumentError extends Error {
 }
 
 export type ScalarFactory = (site: FunctionSite) => ScalarFunction;
+
+/** A scalar function's whole definition: what the query checks read, and its factory. */
+export interface ScalarDefinition extends FunctionSpec {
+  readonly factory: ScalarFactory;
+}
+
+/** A family file's table (`satisfies` it: a name missing from names.ts is a compile error). */
+export type ScalarFamily = Partial<Record<ScalarFunctionName, ScalarDefinition>>;

@@ -1,6 +1,9 @@
 // The AST of the native query language (docs/language.md). Every node carries the position of its
 // first character in the original query text (before `$variable` substitution).
 
+import type { AggregateFunctionName } from '../aggregates/names';
+import type { ScalarFunctionName } from '../functions/names';
+
 /** 1-based line and column, 0-based offset (UTF-16 code units). */
 export interface Pos {
   readonly line: number;
@@ -116,73 +119,8 @@ export interface IsNullExpr {
   pos: Pos;
 }
 
-export type ScalarFunctionName =
-  | 'lower'
-  | 'upper'
-  | 'len'
-  | 'trim'
-  | 'ltrim'
-  | 'rtrim'
-  | 'substr'
-  | 'replace'
-  | 'split'
-  | 'contains'
-  | 'startswith'
-  | 'endswith'
-  | 'match'
-  | 'extract'
-  | 'concat'
-  | 'coalesce'
-  | 'if'
-  | 'case'
-  | 'isnull'
-  | 'isnotnull'
-  | 'tonumber'
-  | 'tostring'
-  | 'toint'
-  | 'round'
-  | 'floor'
-  | 'ceil'
-  | 'abs'
-  | 'sqrt'
-  | 'ln'
-  | 'log10'
-  | 'pow'
-  | 'exp'
-  | 'least'
-  | 'greatest'
-  | 'now'
-  | 'bin'
-  | 'strftime'
-  | 'strptime'
-  | 'json_extract'
-  | 'url_decode'
-  | 'md5'
-  | 'sha256';
-
-export type AggregateFunctionName =
-  | 'count'
-  | 'countif'
-  | 'sum'
-  | 'avg'
-  | 'min'
-  | 'max'
-  | 'dc'
-  | 'values'
-  | 'first'
-  | 'last'
-  | 'earliest'
-  | 'latest'
-  | 'median'
-  | 'p50'
-  | 'p75'
-  | 'p90'
-  | 'p95'
-  | 'p99'
-  | 'percentile'
-  | 'stdev'
-  | 'var'
-  | 'rate';
+// The function and aggregate names come from their registries (query/functions, query/aggregates).
+export type { AggregateFunctionName, ScalarFunctionName };
 
 /** A scalar function call; `name` is lower-cased. */
 export interface CallExpr {
