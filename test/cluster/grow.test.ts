@@ -75,12 +75,14 @@ describe('growing a cluster', function () {
 
   describe('a node alone with data becomes the master of a new cluster of two, then a third node with data joins', () => {
     const nodes: ClusteredServer[] = [];
-    const expected: Record<string, number> = { main: 0, web: 0 };
     after(async () => {
       await stopClusteredServers(nodes, true);
     });
 
-    it('answers the events the first node stored alone exactly through both nodes, placed or listed', async () => {
+    // One scenario: each step grows or breaks the cluster the step before it built.
+    it('answers what the first node stored alone exactly through both nodes; places new events over both; takes in what a third node stored alone when it joins; says partial, not less, while the first node is down', async () => {
+      // The events the first node stored alone: answered exactly through both nodes, placed or listed.
+      const expected: Record<string, number> = { main: 0, web: 0 };
       const before = [...pastEvents('alone', 600, 'main', 3 * 3600), ...pastEvents('alone-web', 90, 'web', 3600)];
       const dataDir = await nodeAloneWith(before);
       expected.main += 600;
@@ -106,9 +108,8 @@ describe('growing a cluster', function () {
         const named = await countsThrough(node.api, 'from main | stats count() as n by index');
         assert.deepEqual(named.counts, { main: expected.main }, `main through ${node.id}`);
       }
-    });
 
-    it('places new events over both nodes, and answers all exactly', async () => {
+      // New events placed over both nodes, and all answered exactly.
       const heldBefore = await storedEvents(nodes[1]!);
       assert.equal(heldBefore, 0, 'b held nothing');
       await ingest(nodes[1]!.api, pastEvents('new', 400, 'main', 600));
@@ -116,15 +117,14 @@ describe('growing a cluster', function () {
       assert.ok((await storedEvents(nodes[1]!)) > 0, 'b holds some of the new events');
       assert.ok((await storedEvents(nodes[0]!)) > 690, 'a holds some of the new events');
       for (const node of nodes) assert.deepEqual((await countsThrough(node.api)).counts, expected, `through ${node.id}`);
-    });
 
-    it('takes in what a third node stored alone when it joins the running cluster', async () => {
-      const dataDir = await nodeAloneWith(pastEvents('third', 250, 'web', 5 * 3600));
+      // A third node joins the running cluster with what it stored alone.
+      const thirdDataDir = await nodeAloneWith(pastEvents('third', 250, 'web', 5 * 3600));
       expected.web += 250;
       const [grpc, http] = await Promise.all([freePort(), freePort()]);
       const args = ['--node-id', 'c', '--grpc-listen', `127.0.0.1:${grpc}`, '--seeds', nodes.map((node) => node.grpc).join(',')];
-      const server = await TestServer.start({ port: http, dataDir, args, set: FAST_MEMBERSHIP });
-      nodes.push(new ClusteredServer('c', `127.0.0.1:${grpc}`, http, dataDir, args, { ...FAST_MEMBERSHIP }, server));
+      const server = await TestServer.start({ port: http, dataDir: thirdDataDir, args, set: FAST_MEMBERSHIP });
+      nodes.push(new ClusteredServer('c', `127.0.0.1:${grpc}`, http, thirdDataDir, args, { ...FAST_MEMBERSHIP }, server));
       for (const node of nodes) {
         await waitUntil(
           async () => (await request(`${node.api}/cluster/status`)).body.data.node_count === 3,
@@ -140,9 +140,8 @@ describe('growing a cluster', function () {
       const status = (await request(`${nodes[2]!.api}/cluster/status`)).body.data;
       const c = status.nodes.find((node: { id: string }) => node.id === 'c');
       assert.deepEqual(c.stored_alone?.indexes, ['web'], 'status shows what c stored alone');
-    });
 
-    it('says partial, not less, while the node that stored events alone is down', async () => {
+      // Partial, not less, while the node that stored events alone is down.
       await nodes[0]!.server.kill();
       await waitUntil(
         async () => (await request(`${nodes[1]!.server.url}/health`)).body.data.down_nodes?.includes('a') === true,

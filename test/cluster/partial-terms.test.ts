@@ -5,11 +5,11 @@
  * read and which time ranges of which index may lack events (computed here from placement), and
  * a query of an index no node holds is not partial at all.
  *
- * Forgetting: node3, removed and killed in a cluster of 5 s buckets, is refused while up or not
- * removed, then forgotten through a node that is not
- * the master: /cluster/status no longer lists it, a query over its old data says partial naming
- * it while a query after its removal is whole, and the id joins again as a new node that is not
- * asked for the old node's keys.
+ * Forgetting, one scenario in one test: node3, removed and killed in a cluster of 5 s buckets, is
+ * refused while up or not removed, then forgotten through a node that is not the master:
+ * /cluster/status no longer lists it, a query over its old data says partial naming it while a
+ * query after its removal is whole, and the id joins again as a new node that is not asked for the
+ * old node's keys.
  */
 import { strict as assert } from 'assert';
 import { execFile } from 'child_process';
@@ -160,10 +160,9 @@ describe('cluster: forgetting a removed node', function () {
   let rejoined: ClusteredServer | null = null;
   const dataFromMs = Date.now() - 60_000;
   let dataToMs = 0;
+  /** What the cluster holds before the test (node3 part of it). */
   let total = 0;
   let onNode3 = 0;
-  /** When node3's removal took effect: the ring epoch without it places data from then on. */
-  let effectiveMs = 0;
 
   before(async () => {
     nodes = await startClusteredServers(3, { set });
@@ -195,7 +194,8 @@ describe('cluster: forgetting a removed node', function () {
     return { n: answer.body.data.rows[0][0], meta: answer.body.meta };
   };
 
-  it('refuses a node that is not removed, or is up', async () => {
+  it("refuses a node not removed, or up; forgets it once down (scripts/trawl through a node that is not the master): no longer listed, its old data partial, later queries whole; the id joins again as a new node, not asked for the forgotten node's keys", async () => {
+    // Refused: a node that is not removed, one that is no member.
     const notRemoved = await forget(nodes[1]!, 'node2');
     assert.equal(notRemoved.status, 400, notRemoved.text);
     assert.equal(notRemoved.body.error.code, 'VALIDATION_ERROR');
@@ -203,9 +203,11 @@ describe('cluster: forgetting a removed node', function () {
     const unknown = await forget(nodes[0]!, 'node9');
     assert.equal(unknown.status, 404, unknown.text);
 
+    // Removed, but up: refused.
     const removed = await request(`${nodes[0]!.api}/cluster/nodes/node3/remove`, { method: 'POST' });
     assert.equal(removed.status, 200, removed.text);
-    effectiveMs = Date.parse(removed.body.data.effective_from);
+    /** When node3's removal took effect: the ring epoch without it places data from then on. */
+    const effectiveMs = Date.parse(removed.body.data.effective_from);
     await waitUntil(() => Date.now() > effectiveMs, 30_000, 'the removal to take effect');
     const up = await forget(nodes[1]!, 'node3');
     assert.equal(up.status, 400, up.text);
@@ -213,9 +215,8 @@ describe('cluster: forgetting a removed node', function () {
       up.body.error.message,
       /node "node3" is up \(or not yet seen down, within cluster.failure_timeout\): only a node that is down can be forgotten/,
     );
-  });
 
-  it('forgets it once down (scripts/trawl through a node that is not the master): no longer listed, its old data partial, later queries whole', async () => {
+    // Down: forgotten.
     await nodes[2]!.server.kill();
     await waitForUp(nodes.slice(0, 2), ['node1', 'node2']);
     const { stdout } = await run(process.execPath, [
@@ -237,10 +238,11 @@ describe('cluster: forgetting a removed node', function () {
       await waitHealthy(node);
     }
     // Its old data: partial, naming it; what the others hold is counted.
+    let stored = total;
     const old = await count(nodes[0]!, dataFromMs, dataToMs);
     assert.equal(old.meta.partial, true);
     assert.deepEqual(old.meta.missing.nodes, ['node3']);
-    assert.equal(old.n, total - onNode3);
+    assert.equal(old.n, stored - onNode3);
     // From its removal on: whole.
     const later = await count(nodes[1]!, effectiveMs, Date.now());
     assert.equal(later.meta.partial, undefined, JSON.stringify(later.meta));
@@ -256,14 +258,13 @@ describe('cluster: forgetting a removed node', function () {
     assert.equal(refused.status, 503, refused.text);
     assert.equal(refused.body.error.code, 'SHARD_UNAVAILABLE');
     assert.match(refused.body.error.message, /its owners there were forgotten/);
-    const stored = await postJson(`${nodes[0]!.api}/ingest`, lateEvent(hosts.find((host) => ownerOf(host) === 'node2')!));
-    assert.equal(stored.status, 200, stored.text);
-    total += 1;
+    const late = await postJson(`${nodes[0]!.api}/ingest`, lateEvent(hosts.find((host) => ownerOf(host) === 'node2')!));
+    assert.equal(late.status, 200, late.text);
+    stored += 1;
     // Forgotten twice: it is no member any more.
     assert.equal((await forget(nodes[0]!, 'node3')).status, 404);
-  });
 
-  it("lets the id join again as a new node, which is not asked for the forgotten node's keys", async () => {
+    // The id joins again as a new node, which is not asked for the forgotten node's keys.
     rejoined = await joinClusteredServer(nodes.slice(0, 2), 'node3', { set });
     await waitForUp([...nodes.slice(0, 2), rejoined], ['node1', 'node2', 'node3']);
     await waitForCaughtUp([nodes[0]!, rejoined]);
@@ -275,7 +276,7 @@ describe('cluster: forgetting a removed node', function () {
       const old = await count(via, dataFromMs, dataToMs);
       assert.equal(old.meta.partial, true, `through ${via.id}: the new node3 does not answer for the old one's keys`);
       assert.deepEqual(old.meta.missing.nodes, ['node3'], `through ${via.id}`);
-      assert.equal(old.n, total - onNode3, `through ${via.id}`);
+      assert.equal(old.n, stored - onNode3, `through ${via.id}`);
     }
   });
 });
