@@ -53,7 +53,14 @@ export function parseCommandLine(argv: string[]): { command: string; overrides: 
 
 export function main(): void {
   if (process.argv[2] === 'cluster') {
-    runClusterCommand(process.argv.slice(3)).then((code) => process.exit(code));
+    runClusterCommand(process.argv.slice(3)).then(
+      (code) => process.exit(code),
+      (error: unknown) => {
+        // The command answers its own failures with a message and a code; anything else is a bug to report whole.
+        console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+        process.exit(1);
+      },
+    );
     return;
   }
   let parsed;
