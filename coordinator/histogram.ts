@@ -3,7 +3,7 @@
  * the range, the query that counts per interval, and the buckets with the empty ones filled in.
  * The count runs as a query, so it is exact on one node and across a cluster alike.
  */
-import type { Query } from '../query/stages';
+import { STAGE_NAMES, STREAMING_STAGES, type Query } from '../query/stages';
 import { QueryError } from '../query/syntax';
 
 /** The query a histogram filters with, and where the user's `q` starts in it (0 when it is whole). */
@@ -46,8 +46,8 @@ export function histogramInterval(rangeMs: number, buckets: number): HistogramIn
 }
 
 /** Stages that keep or drop events without counting them otherwise: a histogram's filter may use them. */
-const FILTER_STAGES: ReadonlySet<string> = new Set(['from', 'search', 'where', 'extend', 'parse', 'keep', 'drop', 'rename']);
-const STAGE_START = /^\s*(search|where|extend|parse|keep|drop|rename|head|tail|dedup|stats|sort|top)\b/i;
+const FILTER_STAGES: ReadonlySet<string> = new Set([...STREAMING_STAGES].filter((kind) => kind !== 'head'));
+const STAGE_START = new RegExp(`^\\s*(${STAGE_NAMES.filter((name) => name !== 'from').join('|')})\\b`, 'i');
 
 /**
  * The query text whose events the histogram counts. `q` may be a whole pipeline (`from web |
@@ -71,6 +71,11 @@ export function errorInFilter(error: QueryError, filter: HistogramFilter): Query
 /** The first stage that would change what is counted (`head`, `stats`, ...), or null. */
 export function nonFilterStage(query: Query): string | null {
   return query.stages.find((stage) => !FILTER_STAGES.has(stage.kind))?.kind ?? null;
+}
+
+/** The stages a histogram's filter may use after `from`, as messages list them. */
+export function filterStageNames(): string[] {
+  return [...FILTER_STAGES].filter((kind) => kind !== 'from');
 }
 
 /** The counting query: the filter, then a count per interval. */

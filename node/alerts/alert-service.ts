@@ -5,7 +5,7 @@
  * in this node's records (alert-states.ts).
  */
 import type { QueryService } from '../../coordinator/query-service';
-import { ApiError, isErrorCode } from '../core/errors';
+import { jobFailure } from '../core/errors';
 import type { Logger } from '../core/logger';
 import type { Settings } from '../config/settings';
 import type { NodeRecords } from '../../storage/node-records';
@@ -105,7 +105,7 @@ export class AlertService {
     await job.finished;
     if (job.status !== 'done' || job.answer === null) {
       const error = job.error ?? { code: 'INTERNAL_ERROR', message: `the query ended ${job.status}` };
-      throw new ApiError(isErrorCode(error.code) ? error.code : 'INTERNAL_ERROR', `the alert's query failed: ${error.message}`);
+      throw jobFailure({ ...error, message: `the alert's query failed: ${error.message}` });
     }
     return evaluateResult(job.answer.data);
   }

@@ -5,6 +5,7 @@
  * onto these codes in http/errors.ts, so no answer leaves the node in another shape.
  */
 
+import type { JobError } from '../../coordinator/jobs';
 import type { QueryError } from '../../query/syntax';
 
 export const ERROR_CATALOGUE = {
@@ -82,4 +83,16 @@ export function queryErrorFields(error: QueryError): { parse_code: string; line:
 /** A parse or planning error as INVALID_QUERY (docs/api.md). */
 export function invalidQuery(error: QueryError): ApiError {
   return new ApiError('INVALID_QUERY', error.message, queryErrorFields(error));
+}
+
+/** A failed job as the answer to the request that waited for it: its code's status, or 500 for an unknown code. */
+export function jobFailure(error: JobError): ApiError {
+  if (!isErrorCode(error.code)) return new ApiError('INTERNAL_ERROR', error.message);
+  return new ApiError(error.code, error.message, error.details ?? {});
+}
+
+/** Query text longer than `query.max_query_length`, wherever a query is taken (run, saved, on a dashboard, in an alert). */
+export function checkQueryLength(text: string, max: number): void {
+  if (text.length > max)
+    throw new ApiError('QUERY_TOO_LARGE', `the query is ${text.length} characters long; query.max_query_length is ${max}`);
 }

@@ -6,7 +6,7 @@
  */
 import type { ProfileLevel, QueryRequest } from '../../coordinator/query-service';
 import type { Settings } from '../config/settings';
-import { ApiError, validationError } from '../core/errors';
+import { checkQueryLength, validationError } from '../core/errors';
 import { parseTimeBound } from '../core/time-bound';
 
 export interface ParsedQueryRequest extends QueryRequest {
@@ -101,12 +101,7 @@ export const STREAM_BODY_SCHEMA = {
 export function parseQueryRequest(params: QueryParams, settings: Settings, nowMs: number): ParsedQueryRequest {
   const q = params.q ?? params.query ?? undefined;
   if (q === undefined || q.trim() === '') throw validationError('q (or query) is required: the query text');
-  if (q.length > settings.query.maxQueryLength) {
-    throw new ApiError(
-      'QUERY_TOO_LARGE',
-      `the query is ${q.length} characters long; query.max_query_length is ${settings.query.maxQueryLength}`,
-    );
-  }
+  checkQueryLength(q, settings.query.maxQueryLength);
   const fromText = params.from ?? params.earliest ?? undefined;
   const toText = params.to ?? params.latest ?? undefined;
   const toMs = toText === undefined ? nowMs : parseTimeBound('to', toText, nowMs);

@@ -6,18 +6,19 @@
 import type { FastifyPluginAsync } from 'fastify';
 import {
   errorInFilter,
+  filterStageNames,
   histogramBuckets,
   histogramFilter,
   histogramInterval,
   histogramQueryText,
   nonFilterStage,
 } from '../../../coordinator/histogram';
-import { TooManyQueriesError } from '../../../coordinator/query-service';
 import type { Query } from '../../../query/stages';
 import { QueryError } from '../../../query/syntax';
 import type { App } from '../../app/app';
-import { ApiError, invalidQuery, isErrorCode, validationError } from '../../core/errors';
+import { checkQueryLength, invalidQuery, jobFailure, validationError } from '../../core/errors';
 import { parseTimeBound } from '../../core/time-bound';
+import { launchQuery } from './query/launch';
 
 /** The most buckets one answer asks for; a chart has no use for more. */
 export const MAX_HISTOGRAM_BUCKETS = 1000;
@@ -51,12 +52,7 @@ export function histogramRoutes(app: App): FastifyPluginAsync {
 
   const parseFilter = (q: string | undefined) => {
     const filter = histogramFilter(q);
-    if (filter.text.length > app.settings.query.maxQueryLength) {
-      throw new ApiError(
-        'QUERY_TOO_LARGE',
-        `the query is ${filter.text.length} characters long; query.max_query_length is ${app.settings.query.maxQueryLength}`,
-      );
-    }
+    checkQueryLength(filter.text, app.settings.query.maxQueryLength);
     let query: Query;
     try {
       query = service.parse(filter.text, {});
@@ -67,7 +63,7 @@ export function histogramRoutes(app: App): FastifyPluginAsync {
     const stage = nonFilterStage(query);
     if (stage !== null) {
       throw validationError(
-        `q may only filter events (where, search, extend, parse, keep, drop, rename): a histogram counts them itself, so ${stage} is not accepted`,
+        `q may only filter events (${filterStageNames().join(', ')}): a histogram counts them itself, so ${stage} is not accepted`,
       );
     }
     return filter;
@@ -85,32 +81,12 @@ export function histogramRoutes(app: App): FastifyPluginAsync {
       const filter = parseFilter(params.q);
       const step = histogramInterval(toMs - fromMs, params.buckets ?? DEFAULT_HISTOGRAM_BUCKETS);
       const text = histogramQueryText(filter.text, step);
-      let job;
-      try {
-        job = service.start(
-          {
-            text,
-            variables: {},
-            fromMicros: fromMs * 1000,
-            toMicros: toMs * 1000,
-            nowMicros: nowMs * 1000,
-            limit: 0,
-            offset: 0,
-            profile: null,
-          },
-          { unlimited: true },
-        ).job;
-      } catch (error) {
-        if (error instanceof TooManyQueriesError) throw new ApiError('TOO_MANY_REQUESTS', error.message);
-        throw error;
-      }
+      const span = { fromMicros: fromMs * 1000, toMicros: toMs * 1000, nowMicros: nowMs * 1000 };
+      const counting = { text, variables: {}, ...span, limit: 0, offset: 0, profile: null };
+      const { job } = launchQuery(service, counting, { unlimited: true });
       await job.finished;
-      if (job.status !== 'done' || job.answer === null) {
-        const failure = job.error ?? { code: 'INTERNAL_ERROR', message: 'the histogram query failed' };
-        throw isErrorCode(failure.code)
-          ? new ApiError(failure.code, failure.message, failure.details ?? {})
-          : new ApiError('INTERNAL_ERROR', failure.message);
-      }
+      if (job.status !== 'done' || job.answer === null)
+        throw jobFailure(job.error ?? { code: 'INTERNAL_ERROR', message: 'the histogram query failed' });
       const result = job.answer.data;
       const rows = result.type === 'aggregate' ? result.rows : [];
       const buckets = histogramBuckets(fromMs, toMs, step, rows);

@@ -6,16 +6,15 @@ import { FORWARDED_HEADER } from '../../../cluster/job-forwarding';
 import { alertIntervalMs } from '../../../alerts/alert-record';
 import type { AlertDefinition } from '../../../alerts/scheduler';
 import { validationError } from '../../../core/errors';
-import { metadataApiError } from '../../../metadata/api-error';
 import { ALERTS } from '../../../metadata/collections';
-import { MetadataNotFoundError, type MetadataRecord, type MetadataWrite } from '../../../metadata/store';
+import type { MetadataRecord, MetadataWrite } from '../../../metadata/store';
+import { storedRecord, writeRecord } from '../metadata-records';
+
+export { ID_PARAMS, JSON_BODY, NO_PARAMETERS } from '../metadata-records';
 
 export const ALERT_COLLECTION = ALERTS.name;
-export const NO_PARAMETERS = { type: 'object', properties: {}, additionalProperties: false } as const;
-export const ID_PARAMS = { type: 'object', properties: { id: { type: 'string', minLength: 1 } }, required: ['id'] } as const;
 /** The shape only: alertRecord checks every field and answers 422 naming it. */
 export const ALERT_BODY_SCHEMA = { type: 'object' } as const;
-export const JSON_BODY = { bodyFormat: 'json' } as const;
 
 export type AlertBody = Record<string, unknown>;
 
@@ -34,18 +33,12 @@ function checkAgainstSettings(app: App, body: AlertBody): void {
 
 export async function writeAlert(app: App, change: MetadataWrite): Promise<MetadataRecord | null> {
   if (change.op !== 'delete') checkAgainstSettings(app, change.record);
-  try {
-    return (await app.metadataWriter.write(change)).record;
-  } catch (error) {
-    throw metadataApiError(error);
-  }
+  return writeRecord(app, change);
 }
 
 /** The stored alert of that id; 404 NOT_FOUND when there is none. */
 export function storedAlert(app: App, id: string): AlertDefinition & MetadataRecord {
-  const record = app.metadata.get(ALERT_COLLECTION, id);
-  if (record === undefined) throw metadataApiError(new MetadataNotFoundError(ALERT_COLLECTION, id, ALERTS.noun));
-  return record as AlertDefinition & MetadataRecord;
+  return storedRecord(app, ALERTS, id) as AlertDefinition & MetadataRecord;
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import {
-  checkQueryLength,
+  checkSavedQueryLength,
   SAVED_QUERY_COLLECTION,
   JSON_BODY,
   SAVED_QUERY_BODY_SCHEMA,
@@ -15,7 +15,7 @@ export function createSavedQueryRoute(server: FastifyInstance, app: App): void {
     '/queries',
     { schema: { body: SAVED_QUERY_BODY_SCHEMA }, config: JSON_BODY },
     async (request, reply) => {
-      checkQueryLength(app, request.body.q);
+      checkSavedQueryLength(app, request.body.q);
       const record = await writeSavedQuery(app, { collection: SAVED_QUERY_COLLECTION, op: 'create', record: { ...request.body } });
       return reply.status(201).send({ data: record });
     },

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import {
-  checkQueryLength,
+  checkSavedQueryLength,
   SAVED_QUERY_COLLECTION,
   ID_PARAMS,
   JSON_BODY,
@@ -16,7 +16,7 @@ export function replaceSavedQueryRoute(server: FastifyInstance, app: App): void 
     '/queries/:id',
     { schema: { params: ID_PARAMS, body: SAVED_QUERY_BODY_SCHEMA }, config: JSON_BODY },
     async (request) => {
-      checkQueryLength(app, request.body.q);
+      checkSavedQueryLength(app, request.body.q);
       return {
         data: await writeSavedQuery(app, {
           collection: SAVED_QUERY_COLLECTION,

@@ -2,11 +2,10 @@
 import { TooManyQueriesError, type QueryService } from '../../../../coordinator/query-service';
 import { QueryError } from '../../../../query/syntax';
 import { ApiError, invalidQuery } from '../../../core/errors';
-import type { ParsedQueryRequest } from '../../query-request';
 
 export function launchQuery(
   service: QueryService,
-  request: ParsedQueryRequest,
+  request: Parameters<QueryService['start']>[0],
   options: Parameters<QueryService['start']>[1],
 ): ReturnType<QueryService['start']> {
   try {

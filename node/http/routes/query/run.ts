@@ -1,16 +1,10 @@
 /** `POST|GET /query`: the sync window, async (`wait: 0`) and hybrid (`wait: N`) answers. */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Job, JobError } from '../../../../coordinator/jobs';
-import { ApiError, isErrorCode } from '../../../core/errors';
+import type { Job } from '../../../../coordinator/jobs';
+import { jobFailure } from '../../../core/errors';
 import { parseQueryRequest, QUERY_BODY_SCHEMA, QUERY_STRING_SCHEMA, type ParsedQueryRequest, type QueryParams } from '../../query-request';
 import { JSON_BODY, type QueryRoutesContext } from './context';
 import { launchQuery } from './launch';
-
-/** A failed job as the answer to the request that waited for it: its code's status, or 500 for an unknown code. */
-function jobFailure(error: JobError): ApiError {
-  if (!isErrorCode(error.code)) return new ApiError('INTERNAL_ERROR', error.message);
-  return new ApiError(error.code, error.message, error.details ?? {});
-}
 
 function handle(job: Job): { data: Record<string, unknown>; meta: Record<string, unknown> } {
   return { data: { type: 'job', job_id: job.id, status: 'running' }, meta: { query_id: job.id } };
