@@ -21,6 +21,7 @@ import type { BlockInput } from '../../storage/read/block-input';
 import type { OpStats, ShardResult, UnitAck } from './shard-session';
 import { mergeShardResults } from './shard-results';
 import { StreamOrder } from './stream-order';
+import { countIntervals, intervalCountStep } from './interval-counts';
 
 export type { OpStats };
 
@@ -166,6 +167,15 @@ export async function scanShards(source: ScanSource, plan: QueryPlan, options: E
   progress.phase = 'planning';
   const scanPlan = await source.planScan(request, options.spec.trace);
   progress.attach(scanPlan.stats);
+  const intervalStep = intervalCountStep(plan);
+  if (intervalStep !== null && options.onRows === undefined) {
+    try {
+      progress.phase = 'scanning';
+      return [await countIntervals((reads) => source.readSegmentBlocks(reads), scanPlan, request, intervalStep, plan)];
+    } finally {
+      source.releasePlan(scanPlan);
+    }
+  }
   const boundary = plan.boundary;
   // A head reads a block or two and each session must fill the whole head: one session is fastest.
   const slots = options.pool.open(plan, options.spec, boundary.kind === 'head' ? 1 : Infinity).map((handle) => new SessionSlot(handle));

@@ -30,8 +30,12 @@ export type Boundary =
   | { kind: 'events' }
   /** A `head N` in the current (newest first) order: shards return their newest N rows. */
   | { kind: 'head'; count: number }
-  /** `stats` (or `top`, desugared): shards return partial states. */
-  | { kind: 'stats'; spec: StatsSpec; top: TopFinish | null }
+  /**
+   * `stats` (or `top`, desugared): shards return partial states. `countsPerInterval`: the stats is
+   * `count()` by `bin(_time, step)` alone (the step in microseconds), which a shard with no filter
+   * answers from segment headers (storage/read/time-counts.ts).
+   */
+  | { kind: 'stats'; spec: StatsSpec; top: TopFinish | null; countsPerInterval?: number }
   /**
    * `sort` followed by `head N` (count N), or `sort` as the last stage (count null: the page asked
    * for, or every row when streaming): shards return their first rows in the sort order.

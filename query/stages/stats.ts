@@ -15,6 +15,7 @@ import { exprToString, nameToString } from '../syntax/print';
 import { checkAggregateCall, checkExpr, type ExprScope } from '../syntax/validate-expr';
 import type { EvalContext } from '../value';
 import type { StageModule, ValidationContext } from './stage';
+import { TIME_COLUMN } from '../../storage/core/event';
 
 /** One aggregate column; `name` is the output column (alias or the default from names.ts). */
 export interface StatsAggregate {
@@ -69,7 +70,9 @@ export const stats: StageModule<ParsedStatsStage, StatsStage> = {
   atShard(s, { schema, ctx }) {
     const spec = compileStats(s, schema, ctx);
     schema.becomeStatsColumns(spec, null);
-    return { kind: 'handOver', boundary: { kind: 'stats', spec, top: null }, rewrites: [STATS_SPLIT_REWRITE], consumed: 1 };
+    const step = countsPerInterval(s);
+    const boundary = { kind: 'stats' as const, spec, top: null, ...(step === null ? {} : { countsPerInterval: step }) };
+    return { kind: 'handOver', boundary, rewrites: [STATS_SPLIT_REWRITE], consumed: 1 };
   },
   atCoordinator(s, { schema, ctx }) {
     const spec = compileStats(s, schema, ctx);
@@ -77,6 +80,20 @@ export const stats: StageModule<ParsedStatsStage, StatsStage> = {
     return { kind: 'stats', spec, top: null };
   },
 };
+
+/**
+ * The step of a `stats count() by bin(_time, <duration>)` (any number of `count()` columns, one
+ * key), in microseconds; null for any other stats. Such a count needs no event read.
+ */
+export function countsPerInterval(s: StatsStage): number | null {
+  if (s.by.length !== 1 || s.aggregates.length === 0) return null;
+  if (!s.aggregates.every((a) => a.call.name === 'count' && a.call.args.length === 0)) return null;
+  const key = s.by[0].expr;
+  if (key.kind !== 'call' || key.name !== 'bin' || key.args.length !== 2) return null;
+  const [time, size] = key.args;
+  if (time.kind !== 'field' || time.name !== TIME_COLUMN || size.kind !== 'duration' || !(size.micros > 0)) return null;
+  return size.micros;
+}
 
 const aliasText = (alias: string | null): string => (alias === null ? '' : ` as ${nameToString(alias)}`);
 

@@ -8,6 +8,7 @@
  */
 
 import { RAW_COLUMN } from '../core/event';
+import type { MinuteCounts } from './minute-counts';
 
 /** Per-column statistics over the whole segment. */
 export interface ColumnStats {
@@ -77,6 +78,8 @@ export interface SegmentStats {
   bytes: number;
   /** Sum of the UTF-8 lengths of `_raw`: the ingested size the catalog reports. */
   rawBytes: number;
+  /** Rows per UTC minute (minute-counts.ts); absent when the rows span too long, and then a histogram reads `_time`. */
+  minuteCounts?: MinuteCounts;
 }
 
 /** A stored segment's header: the stats plus its identity. */

@@ -26,6 +26,7 @@ import { encodeColumnBlock, encodeTimeBlock, stringsWentToSink } from './column-
 import { ColumnStatsBuilder } from './column-stats-builder';
 import { addStringTokens, encodeRawColumn, type EncodedRawColumn, type RawLines } from './raw-column';
 import { RawRefEncoder } from './raw-refs';
+import { minuteCountsOf } from './minute-counts';
 
 export interface EncodeSegmentOptions {
   /** zstd level of the column blocks. */
@@ -137,6 +138,7 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
     columns,
     bytes,
     rawBytes: raw.rawBytes,
+    minuteCounts: minuteCountsOf(times, n),
   };
   return { stats, blockData, blooms };
 }

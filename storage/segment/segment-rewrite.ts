@@ -22,6 +22,7 @@ import { ColumnStatsBuilder } from './column-stats-builder';
 import { MAX_SOURCE_FIELDS, type BlockMeta, type ColumnStats, type SegmentHeader, type SourceStats } from './header';
 import { encodeRawColumn } from './raw-column';
 import { RawRefEncoder, type FieldRows } from './raw-refs';
+import { mergeMinuteCounts } from './minute-counts';
 import { withFrameFilters, type EncodeSegmentOptions, type EncodedSegment } from './segment-encoder';
 
 /** The least average fill, in blocks, of the row blocks a merge keeps (see canRewrite). */
@@ -148,7 +149,16 @@ export function rewriteSegments(
   const first = segments[0].header;
   const last = segments[segments.length - 1].header;
   return {
-    stats: { rowCount, minTime: first.minTime, maxTime: last.maxTime, blocks, columns, bytes, rawBytes: raw.rawBytes },
+    stats: {
+      rowCount,
+      minTime: first.minTime,
+      maxTime: last.maxTime,
+      blocks,
+      columns,
+      bytes,
+      rawBytes: raw.rawBytes,
+      minuteCounts: mergeMinuteCounts(segments.map(({ header }) => header.minuteCounts)),
+    },
     blockData,
     blooms,
     sources: segments.length === 1 ? first.sources : mergeSources(segments.map(({ header }) => header.sources)),
