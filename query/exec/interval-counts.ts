@@ -1,10 +1,10 @@
 /**
  * `stats count() by bin(_time, step)` with nothing before it (a histogram's count): a shard
- * answers it from segment headers and the `_time` column (storage/read/time-counts.ts) on the
+ * answers it from segment headers and the `_time` column (storage/time-counts.ts) on the
  * main thread, without query worker sessions, and hands back the same partial a session would.
  */
 import { TIME_COLUMN } from '../../storage/core/event';
-import { countByTime } from '../../storage/read/time-counts';
+import { countByTime } from '../../storage/time-counts';
 import type { ScanPlan, ScanRequest, SegmentUnit } from '../../storage/scan';
 import type { QueryPlan } from '../plan/plan';
 import type { ShardResult } from './shard-session';

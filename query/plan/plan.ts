@@ -33,7 +33,7 @@ export type Boundary =
   /**
    * `stats` (or `top`, desugared): shards return partial states. `countsPerInterval`: the stats is
    * `count()` by `bin(_time, step)` alone (the step in microseconds), which a shard with no filter
-   * answers from segment headers (storage/read/time-counts.ts).
+   * answers from segment headers (storage/time-counts.ts).
    */
   | { kind: 'stats'; spec: StatsSpec; top: TopFinish | null; countsPerInterval?: number }
   /**

@@ -1,7 +1,7 @@
 /**
  * Rows per UTC minute of a segment, kept in its header: a histogram at a whole-minute interval
  * counts a segment's minutes that lie inside the range from here, and decodes `_time` only for
- * the minutes the range cuts (read/time-counts.ts). A segment spans one bucket, so this is at
+ * the minutes the range cuts (storage/time-counts.ts). A segment spans one bucket, so this is at
  * most a bucket's minutes long (60 at the default 1 h buckets).
  */
 

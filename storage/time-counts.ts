@@ -5,10 +5,10 @@
  * `_time` column of the blocks concerned, and even then a block inside one interval counts whole.
  * Buffered rows are counted from their chunk's times.
  */
-import { decodeColumnBlock } from '../segment/column-decode';
-import { MINUTE_MICROS } from '../segment/minute-counts';
-import type { SegmentHeader } from '../segment/header';
-import type { ScanPlan, ScanRequest, SegmentUnit } from '../scan';
+import { decodeColumnBlock } from './segment/column-decode';
+import { MINUTE_MICROS } from './segment/minute-counts';
+import type { SegmentHeader } from './segment/header';
+import type { ScanPlan, ScanRequest, SegmentUnit } from './scan';
 
 /** Reads the stored `_time` block of each (segment, row block) given (null: absent). */
 export type TimeBlockReader = (blocks: readonly { unit: SegmentUnit; block: number }[]) => Promise<(Uint8Array | null)[]>;
