@@ -1,10 +1,11 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
 import { runClusterBench } from './cluster';
 import { runCompactBench } from './compact';
+import { runFeaturesBench } from './features';
 import { runFlushBench } from './flush';
 import { runIngestBench } from './ingest';
 import { runPlacementBench } from './placement';
@@ -89,6 +90,9 @@ async function main(): Promise<void> {
         baseline: values.baseline ?? null,
       });
       return;
+    case 'features':
+      await runFeaturesBench({ events: Number(values.events ?? 10_000_000), runs: Number(values.runs ?? 7) });
+      return;
     case 'placement':
       runPlacementBench({
         events: Number(values.events ?? 1_000_000),
@@ -98,7 +102,7 @@ async function main(): Promise<void> {
       });
       return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread, placement)`);
+      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread, placement, features)`);
   }
 }
 

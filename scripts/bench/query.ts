@@ -67,12 +67,12 @@ export const QUERIES: BenchQuery[] = [
   },
 ];
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function percentile(values: number[], q: number): number {
+export function percentile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 }
@@ -82,11 +82,14 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
   return { status: response.status, body: await response.json() };
 }
 
-/** Generates the events into NDJSON (for ripgrep and DuckDB) and posts them to the server. */
-async function load(server: TestServer, options: QueryBenchOptions, ndjsonPath: string): Promise<{ seconds: number }> {
-  const spanMs = 6 * 3600_000;
+/** The generated events span the six hours before the load starts. */
+export const LOAD_SPAN_MS = 6 * 3600_000;
+
+/** Generates the events, posts them to the server and, with `ndjsonPath`, writes them as NDJSON (for ripgrep and DuckDB). */
+export async function load(server: TestServer, options: { events: number }, ndjsonPath: string | null): Promise<{ seconds: number }> {
+  const spanMs = LOAD_SPAN_MS;
   const generator = new EventGenerator(7, Date.now() - spanMs, spanMs / options.events);
-  const file = fs.openSync(ndjsonPath, 'w');
+  const file = ndjsonPath === null ? null : fs.openSync(ndjsonPath, 'w');
   const started = performance.now();
   let inFlight: Promise<void>[] = [];
   for (let produced = 0; produced < options.events; produced += 10_000) {
@@ -98,7 +101,7 @@ async function load(server: TestServer, options: QueryBenchOptions, ndjsonPath: 
       batch.push(event);
       lines.push(JSON.stringify({ time: event.time, event: event.event, host: event.host, source: event.source, ...event.fields }));
     }
-    fs.writeSync(file, `${lines.join('\n')}\n`);
+    if (file !== null) fs.writeSync(file, `${lines.join('\n')}\n`);
     const body = JSON.stringify(batch);
     inFlight.push(
       (async () => {
@@ -117,7 +120,7 @@ async function load(server: TestServer, options: QueryBenchOptions, ndjsonPath: 
     }
   }
   await Promise.all(inFlight);
-  fs.closeSync(file);
+  if (file !== null) fs.closeSync(file);
   return { seconds: (performance.now() - started) / 1000 };
 }
 
@@ -127,7 +130,7 @@ async function load(server: TestServer, options: QueryBenchOptions, ndjsonPath: 
  * merge at the compaction zstd level runs for many seconds, so queries timed next to it would
  * measure the merge too.
  */
-async function waitSettled(server: TestServer): Promise<void> {
+export async function waitSettled(server: TestServer): Promise<void> {
   const windowMs = 10_000;
   const quietWindowsNeeded = 4;
   let lastSegments = -1;
