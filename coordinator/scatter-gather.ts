@@ -16,6 +16,7 @@ import { checkAlive, QueryLimitError } from '../query/exec/limits';
 import type { SessionSpec } from '../query/exec/worker-protocol';
 import type { TimedRow } from '../query/exec/rows';
 import type { ShardResult } from '../query/exec/shard-session';
+import type { CatalogTarget } from './catalog-parts';
 import { assignKeys, reassignKeys } from './key-assignment';
 import type { ShardCounters } from './shard-progress';
 import { StreamMerge } from './stream-merge';
@@ -37,8 +38,8 @@ export interface ShardCall {
   headFloor?: HeadFloor;
 }
 
-/** A node that answers fragments (this node, or another over gRPC). */
-export interface ShardTarget {
+/** A node that answers fragments (this node, or another over gRPC), and its catalog where it can. */
+export interface ShardTarget extends Partial<CatalogTarget> {
   readonly node: string;
   /** Runs the fragment; resolves with the node's combined ShardResult. */
   run(fragment: ShardFragment, call: ShardCall): Promise<ShardResult>;
