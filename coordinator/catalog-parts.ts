@@ -16,7 +16,7 @@ export interface FieldPart {
   types: { string: number; integer: number; float: number; boolean: number };
   min: number | null;
   max: number | null;
-  /** Sum and sketch of the numbers; null when some segment's header lacks them. */
+  /** Sum and sketch of the numbers; null when unknown (a header without them, a sum that overflowed). */
   sum: number | null;
   sketch: SketchJSON | null;
   top: TopEntry[];
@@ -69,7 +69,7 @@ export function fieldPartOf(summary: FieldSummary): FieldPart {
     types: { ...summary.types },
     min: summary.min,
     max: summary.max,
-    sum: numbers && summary.numbersKnown ? summary.sum : null,
+    sum: numbers && Number.isFinite(summary.sum) ? summary.sum : null,
     sketch: numbers && summary.numbersKnown ? summary.sketch.toJSON() : null,
     top: top.top,
     topExact: top.exact,
@@ -90,11 +90,16 @@ export function sourcePartOf(summary: SourceSummary): SourcePart {
   };
 }
 
-/** One node's catalog as a part: `_raw` left out (it is every event's text, not a field to discover). */
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** One node's catalog as a part, by name: `_raw` left out (it is every event's text, not a field to discover). */
 export function catalogPartOf(fields: Iterable<FieldSummary>, sources: Iterable<SourceSummary>): CatalogPart {
   return {
-    fields: [...fields].filter((field) => field.name !== RAW_COLUMN).map(fieldPartOf),
-    sources: [...sources].map(sourcePartOf),
+    fields: [...fields]
+      .filter((field) => field.name !== RAW_COLUMN)
+      .map(fieldPartOf)
+      .sort(byName),
+    sources: [...sources].map(sourcePartOf).sort(byName),
   };
 }
 
@@ -127,13 +132,9 @@ function mergeFields(parts: readonly FieldPart[]): FieldPart {
     merged.maxString = greater(merged.maxString, part.maxString);
     if (part.types.string > 0) merged.isoStrings &&= part.isoStrings;
     if (part.types.integer + part.types.float > 0) {
-      if (part.sum === null || part.sketch === null || sum === null || sketch === null) {
-        sum = null;
-        sketch = null;
-      } else {
-        sum += part.sum;
-        sketch.merge(part.sketch);
-      }
+      sum = sum === null || part.sum === null ? null : sum + part.sum;
+      if (part.sketch === null) sketch = null;
+      else sketch?.merge(part.sketch);
     }
     if (part.types.string + part.types.integer > 0) top.addEntries(part.top, part.topExact);
   }
@@ -141,7 +142,7 @@ function mergeFields(parts: readonly FieldPart[]): FieldPart {
   const counted = top.finish();
   return {
     ...merged,
-    sum: numbers ? sum : null,
+    sum: numbers && sum !== null && Number.isFinite(sum) ? sum : null,
     sketch: numbers && sketch !== null ? sketch.toJSON() : null,
     top: counted.top,
     topExact: counted.exact,

@@ -63,8 +63,8 @@ export function fieldDescriptor(part: FieldPart, totalEvents: number): FieldDesc
     out.min = part.min;
     out.max = part.max;
     const numbers = part.types.integer + part.types.float;
-    if (part.sum !== null && part.sketch !== null && numbers > 0) {
-      out.avg = part.sum / numbers;
+    if (part.sum !== null && numbers > 0) out.avg = part.sum / numbers;
+    if (part.sketch !== null) {
       const sketch = ValueSketch.fromJSON(part.sketch);
       out.p50 = sketch.quantile(0.5, part.min, part.max) ?? undefined;
       out.p99 = sketch.quantile(0.99, part.min, part.max) ?? undefined;

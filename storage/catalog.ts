@@ -20,7 +20,7 @@ export interface FieldSummary {
   types: { string: number; integer: number; float: number; boolean: number };
   min: number | null;
   max: number | null;
-  /** Sum and sketch of the numbers; `numbersKnown` false when a segment's header lacks them. */
+  /** Sum (NaN when unknown) and sketch of the numbers; `numbersKnown` false when a segment's header lacks the sketch. */
   sum: number;
   sketch: ValueSketch;
   numbersKnown: boolean;
@@ -110,11 +110,9 @@ function widenStrings(summary: FieldSummary, min: string | null, max: string | n
 /** What a segment's column adds beyond counts and range: numbers, top values, string bounds. */
 function addColumnDetail(summary: FieldSummary, column: ColumnStats): void {
   if (column.counts.number > 0) {
-    if (column.sum === undefined || column.sketch === undefined) summary.numbersKnown = false;
-    else {
-      summary.sum += column.sum;
-      summary.sketch.merge(column.sketch);
-    }
+    summary.sum += column.sum ?? NaN;
+    if (column.sketch === undefined) summary.numbersKnown = false;
+    else summary.sketch.merge(column.sketch);
   }
   if (column.counts.string + column.counts.integer > 0) {
     if (column.top === undefined) summary.top.missed();

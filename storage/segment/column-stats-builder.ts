@@ -3,7 +3,7 @@
  * ColumnStats for the segment header (counts, range, a small dictionary, bytes), and what
  * `GET /fields` reads without blocks: the numbers' sum and quantile sketch, the top values.
  */
-import type { FieldValue } from '../core/event';
+import { RAW_COLUMN, TIME_COLUMN, type FieldValue } from '../core/event';
 import type { ColumnStats } from './header';
 import { MAX_HEADER_DICT } from './header';
 import type { ColumnBlockSummary } from './column-encode';
@@ -26,17 +26,22 @@ export class ColumnStatsBuilder {
   private distinct: Set<string> | null = new Set();
   private bytes = 0;
   private sum = 0;
-  /** False once a folded column lacked a sum or sketch (a header written before they were kept). */
+  /** False once a folded column lacked a sketch (a header written before they were kept). */
   private numbersKnown = true;
   private readonly sketch = new ValueSketch();
   private readonly top = new TopCounts();
 
-  constructor(private readonly name: string) {}
+  /** `_time` and `_raw` are no fields to discover: they keep no sum, sketch or top values. */
+  private readonly detailed: boolean;
+
+  constructor(private readonly name: string) {
+    this.detailed = name !== TIME_COLUMN && name !== RAW_COLUMN;
+  }
 
   add(s: ColumnBlockSummary, bytes: number, values: ArrayLike<FieldValue | null>, start: number, end: number): void {
     this.addSummary(s, bytes);
-    if (s.counts.number > 0) this.addNumbers(s, values, start, end);
-    if (s.counts.string > 0) {
+    if (s.counts.number > 0 && this.detailed) this.addNumbers(s, values, start, end);
+    if (s.counts.string > 0 && this.detailed) {
       const counts = s.dictCounts;
       if (s.dict !== null && counts !== undefined) for (let j = 0; j < s.dict.length; j++) this.top.add(s.dict[j], counts[j]);
       else this.top.missed();
@@ -70,14 +75,13 @@ export class ColumnStatsBuilder {
    */
   addColumn(stats: ColumnStats): void {
     this.addSummary(stats, 0);
-    if (stats.counts.number > 0) {
-      if (stats.sum === undefined || stats.sketch === undefined) this.numbersKnown = false;
-      else {
-        this.sum += stats.sum;
-        this.sketch.merge(stats.sketch);
-      }
+    if (stats.counts.number > 0 && this.detailed) {
+      // A column without a sum overflowed it: the total does too.
+      this.sum += stats.sum ?? NaN;
+      if (stats.sketch === undefined) this.numbersKnown = false;
+      else this.sketch.merge(stats.sketch);
     }
-    if (stats.counts.string + stats.counts.integer > 0) {
+    if (stats.counts.string + stats.counts.integer > 0 && this.detailed) {
       if (stats.top === undefined) this.top.missed();
       else this.top.addEntries(stats.top, stats.topExact === true);
     }
@@ -136,8 +140,10 @@ export class ColumnStatsBuilder {
 
   finish(): ColumnStats {
     const numbers =
-      this.counts.number > 0 && this.numbersKnown && Number.isFinite(this.sum) ? { sum: this.sum, sketch: this.sketch.toJSON() } : {};
-    const top = this.counts.string + this.counts.integer > 0 ? this.top.finish() : null;
+      this.counts.number > 0 && this.detailed && this.numbersKnown
+        ? { sketch: this.sketch.toJSON(), ...(Number.isFinite(this.sum) ? { sum: this.sum } : {}) }
+        : {};
+    const top = this.counts.string + this.counts.integer > 0 && this.detailed ? this.top.finish() : null;
     return {
       name: this.name,
       counts: this.counts,

@@ -33,10 +33,10 @@ export interface ColumnStats {
    * too. Absent or empty: `_raw` is stored whole.
    */
   refs?: string[];
-  /** Sum of the numeric values (absent in headers written before it was kept, and with no number). */
-  sum?: number;
-  /** Quantile sketch of the numeric values (value-sketch.ts); absent as `sum` is. */
+  /** Quantile sketch of the numeric values (value-sketch.ts); absent with no number, and in headers written before it was kept. */
   sketch?: SketchJSON;
+  /** Sum of the numeric values; absent as `sketch` is, and when the sum overflows. */
+  sum?: number;
   /** Most frequent string and integer values with their counts, most first (top-values.ts). */
   top?: TopEntry[];
   /** Whether `top` holds every value with its exact count. */
