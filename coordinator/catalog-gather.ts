@@ -41,12 +41,13 @@ export async function gatherCatalog(
       if (signal.aborted) throw error;
       failed.add(node);
       const again = reassignKeys(node, nodeKeys, owners, usable);
-      missingKeys.push(...again.missing);
+      for (const key of again.missing) missingKeys.push(key);
       await Promise.all([...again.byNode].map(([next, list]) => run(next, list)));
     }
   };
   const first = assignKeys(keys, owners, usable);
-  missingKeys.push(...first.missing);
+  // One by one: a long range may miss more keys than a call can spread.
+  for (const key of first.missing) missingKeys.push(key);
   await Promise.all([...first.byNode].map(([node, list]) => run(node, list)));
   return {
     part: mergeCatalogParts(parts),
