@@ -10,6 +10,7 @@ import type { MemTable } from './buffer/memtable';
 import { keyString } from './core/partition';
 import type { ColumnStats, SegmentHeader } from './segment/header';
 import { SourceNumbering } from './segment/source-stats';
+import { chunkColumnStats } from './chunk-column-stats';
 import { TopCounts } from './segment/top-values';
 import { ValueSketch } from './segment/value-sketch';
 
@@ -126,6 +127,18 @@ function addColumnDetail(summary: FieldSummary, column: ColumnStats): void {
   }
 }
 
+/** A segment's column (or a buffered chunk's field summarised alike) added to the field's summary. */
+function addColumn(summary: FieldSummary, column: ColumnStats, rows: { rowCount: number; minTime: number; maxTime: number }): void {
+  summary.count += rows.rowCount - column.nullCount;
+  summary.types.string += column.counts.string;
+  summary.types.integer += column.counts.integer;
+  summary.types.float += column.counts.number - column.counts.integer;
+  summary.types.boolean += column.counts.boolean;
+  summary.bytes += column.bytes;
+  widen(summary, column.min, column.max, rows.minTime, rows.maxTime);
+  if (column.name !== TIME_COLUMN && column.name !== RAW_COLUMN) addColumnDetail(summary, column);
+}
+
 export class Catalog {
   fields(segments: Iterable<SegmentHeader>, tables: Iterable<MemTable>, filter: CatalogFilter): Map<string, FieldSummary> {
     const out = new Map<string, FieldSummary>();
@@ -146,16 +159,7 @@ export class Catalog {
         if (sourceFields !== null && !sourceFields.has(column.name) && column.name !== TIME_COLUMN && column.name !== RAW_COLUMN) {
           continue;
         }
-        const summary = get(column.name);
-        const present = header.rowCount - column.nullCount;
-        summary.count += present;
-        summary.types.string += column.counts.string;
-        summary.types.integer += column.counts.integer;
-        summary.types.float += column.counts.number - column.counts.integer;
-        summary.types.boolean += column.counts.boolean;
-        summary.bytes += column.bytes;
-        widen(summary, column.min, column.max, header.minTime, header.maxTime);
-        if (column.name !== TIME_COLUMN && column.name !== RAW_COLUMN) addColumnDetail(summary, column);
+        addColumn(get(column.name), column, header);
       }
     }
     for (const table of tables) {
@@ -165,9 +169,22 @@ export class Catalog {
         if (!overlaps(chunk.minTime, chunk.maxTime, filter)) continue;
         const rowsOfSource = filter.source === null ? null : rowsWithSource(chunk, filter.source);
         if (rowsOfSource !== null && rowsOfSource.size === 0) continue;
+        if (rowsOfSource === null) {
+          // Every row counts: the chunk's fields as summarised once (chunk-column-stats.ts).
+          const time = get(TIME_COLUMN);
+          const raw = get(RAW_COLUMN);
+          time.count += chunk.count;
+          raw.count += chunk.count;
+          raw.types.string += chunk.count;
+          widen(time, chunk.minTime, chunk.maxTime, chunk.minTime, chunk.maxTime);
+          widen(raw, null, null, chunk.minTime, chunk.maxTime);
+          const span = { rowCount: chunk.count, minTime: chunk.minTime, maxTime: chunk.maxTime };
+          for (const column of chunkColumnStats(chunk)) addColumn(get(column.name), column, span);
+          continue;
+        }
         const time = get(TIME_COLUMN);
         const raw = get(RAW_COLUMN);
-        const rows = rowsOfSource === null ? chunk.count : rowsOfSource.size;
+        const rows = rowsOfSource.size;
         time.count += rows;
         raw.count += rows;
         raw.types.string += rows;
@@ -178,7 +195,7 @@ export class Catalog {
           const values = fieldValues(field);
           for (let i = 0; i < values.length; i++) {
             const row = fieldRow(field, i);
-            if (rowsOfSource !== null && !rowsOfSource.has(row)) continue;
+            if (!rowsOfSource.has(row)) continue;
             countValue(summary, values[i], chunk.times[row]);
           }
         }
