@@ -59,7 +59,6 @@ export interface CatalogTarget {
   catalog(keys: readonly string[], request: CatalogRequest, signal: AbortSignal): Promise<CatalogPart>;
 }
 
-
 export function fieldPartOf(summary: FieldSummary): FieldPart {
   const numbers = summary.types.integer + summary.types.float > 0;
   const top = summary.top.finish();

@@ -50,7 +50,12 @@ export function fieldTypeOf(part: FieldPart): FieldType {
 
 export function fieldDescriptor(part: FieldPart, totalEvents: number): FieldDescriptor {
   const type = fieldTypeOf(part);
-  const out: FieldDescriptor = { name: part.name, type, count: part.count, coverage: totalEvents > 0 ? Math.min(1, part.count / totalEvents) : 0 };
+  const out: FieldDescriptor = {
+    name: part.name,
+    type,
+    count: part.count,
+    coverage: totalEvents > 0 ? Math.min(1, part.count / totalEvents) : 0,
+  };
   if (type === 'datetime') {
     if (part.name === TIME_COLUMN) {
       if (part.min !== null && part.max !== null) Object.assign(out, { min: isoOfMicros(part.min), max: isoOfMicros(part.max) });

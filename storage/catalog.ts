@@ -122,7 +122,11 @@ function addColumnDetail(summary: FieldSummary, column: ColumnStats): void {
   if (column.counts.string > 0) {
     widenStrings(summary, column.minString, column.maxString);
     if (summary.isoStrings) {
-      summary.isoStrings = column.minString !== null && column.maxString !== null && looksLikeTimestamp(column.minString) && looksLikeTimestamp(column.maxString);
+      summary.isoStrings =
+        column.minString !== null &&
+        column.maxString !== null &&
+        looksLikeTimestamp(column.minString) &&
+        looksLikeTimestamp(column.maxString);
     }
   }
 }

@@ -203,7 +203,8 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
   const catalog = async (request: wire.ShardCatalogRequest): Promise<wire.ShardCatalogReply> => {
     checkProtocol(request.protocol_version);
     const catchingUp = options.catchingUp?.() ?? null;
-    if (catchingUp !== null) throw new RpcRefusal(grpc.status.UNAVAILABLE, CATCHING_UP_REFUSAL, `${catchingUp}; ask the keys' other owners`);
+    if (catchingUp !== null)
+      throw new RpcRefusal(grpc.status.UNAVAILABLE, CATCHING_UP_REFUSAL, `${catchingUp}; ask the keys' other owners`);
     const part = localCatalogPart(options.engine, request.keys, {
       fromMicros: request.from_micros,
       toMicros: request.to_micros,

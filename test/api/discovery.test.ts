@@ -25,7 +25,8 @@ async function ingest(server: TestServer, events: readonly IngestEvent[]): Promi
   assert.deepEqual(answer.body, { data: { accepted: events.length, failed: 0 } });
 }
 
-const bufferedEvents = async (server: TestServer): Promise<number> => (await request(`${server.api}/cluster/status`)).body.data.buffered_events;
+const bufferedEvents = async (server: TestServer): Promise<number> =>
+  (await request(`${server.api}/cluster/status`)).body.data.buffered_events;
 
 describe('api: discovery (fields, field values, sources)', function () {
   this.timeout(120_000);

@@ -134,7 +134,13 @@ export function expectedSources(events: readonly IngestEvent[]) {
     const times = bySource.get(name)!;
     const first = Math.min(...times);
     const last = Math.max(...times);
-    return { name, event_count: times.length, first_event: iso(first), last_event: iso(last), rate: times.length / Math.max(1, last - first) };
+    return {
+      name,
+      event_count: times.length,
+      first_event: iso(first),
+      last_event: iso(last),
+      rate: times.length / Math.max(1, last - first),
+    };
   });
 }
 

@@ -60,7 +60,8 @@ describe('catalog parts (GET /fields, GET /sources)', () => {
         const byKey = [0, 1, 2].map((partition) => drawn.filter(([, p]) => p === partition).map(([fields]) => fields));
         const headers = byKey.flatMap((fields, partition) => (fields.length === 0 ? [] : [segmentOf(eventsOf(fields), partition)]));
         const catalog = new Catalog();
-        const partOf = (filter: CatalogFilter) => catalogPartOf(catalog.fields(headers, [], filter).values(), catalog.sources(headers, [], filter).values());
+        const partOf = (filter: CatalogFilter) =>
+          catalogPartOf(catalog.fields(headers, [], filter).values(), catalog.sources(headers, [], filter).values());
         const whole = partOf(ALL);
         const parts = headers.map((header) => partOf({ ...ALL, keys: new Set([keyString(header)]) }));
         assert.deepEqual(mergeCatalogParts(parts), mergeCatalogParts([whole]));

@@ -19,7 +19,11 @@ import { SKETCH_RELATIVE_ACCURACY, ValueSketch } from '../../../storage/segment/
 
 const ONE_DAY: Placement = { bucketSpanMicros: 24 * 3_600_000_000, partitions: 1 };
 
-function flushedHeader(events: readonly LogEvent[], blockRows: number, id = 's1'): { header: SegmentHeader; blocks: Buffer[][]; blooms: Buffer[] } {
+function flushedHeader(
+  events: readonly LogEvent[],
+  blockRows: number,
+  id = 's1',
+): { header: SegmentHeader; blocks: Buffer[][]; blooms: Buffer[] } {
   const [pieces] = groupChunkRows(chunkEvents(events, ONE_DAY), Number.MAX_SAFE_INTEGER);
   const rows = rowSetOfPieces(pieces);
   const segment = encodeSegment(rows, { compressionLevel: 1, blockRows });
@@ -59,25 +63,30 @@ describe('discovery stats in segment headers', () => {
   it('a sketch answers every quantile within its relative accuracy, and merged sketches equal one over the whole (property)', () => {
     const number = fc.oneof(fc.integer({ min: -100_000, max: 100_000 }), fc.double({ min: -1e6, max: 1e6, noNaN: true }));
     fc.assert(
-      fc.property(fc.array(number, { minLength: 1, maxLength: 400 }), fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), (numbers, cut, q) => {
-        const whole = new ValueSketch();
-        for (const x of numbers) whole.add(x);
-        const split = cut % (numbers.length + 1);
-        const left = new ValueSketch();
-        const right = new ValueSketch();
-        numbers.forEach((x, i) => (i < split ? left : right).add(x));
-        const merged = ValueSketch.fromJSON(left.toJSON());
-        merged.merge(right.toJSON());
-        assert.deepEqual(merged.toJSON(), whole.toJSON());
-        const min = Math.min(...numbers);
-        const max = Math.max(...numbers);
-        const expected = exactQuantile(numbers, q);
-        const answer = whole.quantile(q, min, max)!;
-        assert.ok(
-          Math.abs(answer - expected) <= SKETCH_RELATIVE_ACCURACY * Math.abs(expected) + 1e-300,
-          `q ${q}: ${answer} for ${expected}`,
-        );
-      }),
+      fc.property(
+        fc.array(number, { minLength: 1, maxLength: 400 }),
+        fc.nat(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (numbers, cut, q) => {
+          const whole = new ValueSketch();
+          for (const x of numbers) whole.add(x);
+          const split = cut % (numbers.length + 1);
+          const left = new ValueSketch();
+          const right = new ValueSketch();
+          numbers.forEach((x, i) => (i < split ? left : right).add(x));
+          const merged = ValueSketch.fromJSON(left.toJSON());
+          merged.merge(right.toJSON());
+          assert.deepEqual(merged.toJSON(), whole.toJSON());
+          const min = Math.min(...numbers);
+          const max = Math.max(...numbers);
+          const expected = exactQuantile(numbers, q);
+          const answer = whole.quantile(q, min, max)!;
+          assert.ok(
+            Math.abs(answer - expected) <= SKETCH_RELATIVE_ACCURACY * Math.abs(expected) + 1e-300,
+            `q ${q}: ${answer} for ${expected}`,
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -93,7 +102,13 @@ describe('discovery stats in segment headers', () => {
     small.add(404, 3);
     small.add('a', 5);
     finished = small.finish();
-    assert.deepEqual(finished, { top: [['a', 7], [404, 3]], exact: true });
+    assert.deepEqual(finished, {
+      top: [
+        ['a', 7],
+        [404, 3],
+      ],
+      exact: true,
+    });
     assert.equal(TopCounts.countable(1.5), null);
     assert.equal(TopCounts.countable(true), null);
   });
@@ -108,14 +123,20 @@ describe('discovery stats in segment headers', () => {
     });
     const { header } = flushedHeader(eventsOf(fields), 1024);
     const status = column(header, 'status');
-    assert.equal(status.sum, fields.reduce((sum, f) => sum + (f.status as number), 0));
+    assert.equal(
+      status.sum,
+      fields.reduce((sum, f) => sum + (f.status as number), 0),
+    );
     assert.equal(status.topExact, true);
     assert.deepEqual(new Map(status.top), counts(fields.map((f) => f.status)));
     const host = column(header, 'host');
     assert.equal(host.topExact, true);
     assert.deepEqual(new Map(host.top), counts(fields.map((f) => f.host)));
     const ms = fields.filter((f) => f.ms !== undefined).map((f) => f.ms as number);
-    assert.equal(column(header, 'ms').sum, ms.reduce((a, b) => a + b, 0));
+    assert.equal(
+      column(header, 'ms').sum,
+      ms.reduce((a, b) => a + b, 0),
+    );
     const sketch = ValueSketch.fromJSON(column(header, 'ms').sketch!);
     assert.equal(sketch.count, ms.length);
     const p99 = sketch.quantile(0.99, Math.min(...ms), Math.max(...ms))!;

@@ -63,7 +63,8 @@ async function aggregateRows(service: QueryService, text: string, range: Discove
   };
   const { job } = launchQuery(service, spec, { unlimited: true });
   await job.finished;
-  if (job.status !== 'done' || job.answer === null) throw jobFailure(job.error ?? { code: 'INTERNAL_ERROR', message: 'the values query failed' });
+  if (job.status !== 'done' || job.answer === null)
+    throw jobFailure(job.error ?? { code: 'INTERNAL_ERROR', message: 'the values query failed' });
   const result = job.answer.data;
   const { partial, missing_keys, missing } = job.answer.meta as { partial?: boolean; missing_keys?: number; missing?: unknown };
   return { rows: result.type === 'aggregate' ? result.rows : [], partial: partial === true ? { partial, missing_keys, missing } : null };

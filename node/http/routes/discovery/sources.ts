@@ -21,6 +21,9 @@ export function sourcesRoute(server: FastifyInstance, app: App): void {
     const range = discoveryRange(request.query, Date.now());
     // Sources only: no field passes a prefix no name can start with.
     const answer = await catalogAnswer(app, range, '\u0000', null);
-    return { data: { sources: sourceDescriptors(answer.part) }, meta: { took_ms: Math.round(performance.now() - started), ...answer.meta } };
+    return {
+      data: { sources: sourceDescriptors(answer.part) },
+      meta: { took_ms: Math.round(performance.now() - started), ...answer.meta },
+    };
   });
 }
