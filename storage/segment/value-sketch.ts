@@ -1,19 +1,40 @@
 /**
  * A quantile sketch of a column's numbers, kept in segment headers for `GET /fields` (p50, p99)
- * without reading blocks. Logarithmic buckets as in DDSketch: a number x > 0 falls in bucket
- * ceil(log_gamma(x)), gamma = (1 + a) / (1 - a), and a bucket answers with a value within relative
- * accuracy `a` of every number in it; negative numbers mirror that, zeros count apart. Sketches
+ * without reading blocks. A number's magnitude falls in the bucket named by its float64 exponent
+ * and the 6 leading bits of its mantissa (its high 32 bits shifted: no logarithm, as cheap as the
+ * flush needs), so a bucket spans at most 1/64 of its lower bound, and its midpoint is within
+ * 1/128 (0.8%) of every number in it. Negative numbers mirror that, zeros count apart. Sketches
  * merge by adding bucket counts, so any number of merges keeps the bound. Plain JSON arrays (the
  * header is JSON): dense counts from the first bucket on.
  */
 
 /** Relative accuracy of a quantile read from a sketch. */
-export const SKETCH_RELATIVE_ACCURACY = 0.01;
+export const SKETCH_RELATIVE_ACCURACY = 1 / 128;
 
-const GAMMA = (1 + SKETCH_RELATIVE_ACCURACY) / (1 - SKETCH_RELATIVE_ACCURACY);
-const LOG_GAMMA = Math.log(GAMMA);
-/** Magnitudes below this count as zero (their bucket keys would run past any store). */
+const MANTISSA_BITS = 6;
+const SHIFT = 20 - MANTISSA_BITS;
+/** Magnitudes below this count as zero. */
 const MIN_MAGNITUDE = 1e-300;
+
+const scratch = new Float64Array(1);
+const words = new Uint32Array(scratch.buffer);
+/** The word holding the sign, exponent and leading mantissa bits. */
+const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
+function keyOf(magnitude: number): number {
+  scratch[0] = magnitude;
+  return words[HIGH] >>> SHIFT;
+}
+
+/** The smallest magnitude of a bucket. */
+function lowerBound(key: number): number {
+  words[HIGH] = key << SHIFT;
+  words[1 - HIGH] = 0;
+  return scratch[0];
+}
+
+/** The value a bucket answers with: the middle of its range. */
+const valueOf = (key: number): number => (lowerBound(key) + lowerBound(key + 1)) / 2;
 
 /** A sketch as stored: `p`/`n` the positive and negative magnitudes as [first key, count, count, ...], `z` the zeros. */
 export interface SketchJSON {
@@ -69,10 +90,6 @@ class BucketStore {
     for (let i = 1; i < json.length; i++) if (json[i] > 0) this.add(json[0] + i - 1, json[i]);
   }
 }
-
-const keyOf = (magnitude: number): number => Math.ceil(Math.log(magnitude) / LOG_GAMMA);
-/** The value a bucket answers with: the midpoint (in relative terms) of its range. */
-const valueOf = (key: number): number => (2 * Math.pow(GAMMA, key)) / (GAMMA + 1);
 
 export class ValueSketch {
   private readonly positive = new BucketStore();
