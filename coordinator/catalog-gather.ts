@@ -4,7 +4,7 @@
  * rows, so each key counts once), every node answering with the catalog part of its keys
  * (ShardQuery.Catalog; this node reads its own), merged here. A node that fails has its keys
  * asked of their other owners; a key no owner answers for is missing, and the answer says it is
- * partial (an older node without the Catalog call fails like any other).
+ * partial (a node of a release without the Catalog call has none: it counts as failed).
  */
 import { checkAlive } from '../query/exec/limits';
 import { mergeCatalogParts, type CatalogPart, type CatalogRequest } from './catalog-parts';
