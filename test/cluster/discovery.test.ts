@@ -1,6 +1,6 @@
 /**
  * GET /fields, GET /fields/{name}/values and GET /sources in a cluster of three (replication 2):
- * the events ingested a third through each node, part flushed and part buffered, and every node
+ * the events ingested a third through each node (flushed every 200 ms), and every node
  * answers what the test computes from the events, each key counted once though two nodes hold
  * it. With a node killed, the other owners answer for its keys and the answers stay exact.
  */
