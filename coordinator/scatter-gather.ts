@@ -16,6 +16,7 @@ import { checkAlive, QueryLimitError } from '../query/exec/limits';
 import type { SessionSpec } from '../query/exec/worker-protocol';
 import type { TimedRow } from '../query/exec/rows';
 import type { ShardResult } from '../query/exec/shard-session';
+import type { CatalogTarget } from './catalog-parts';
 import { assignKeys, reassignKeys } from './key-assignment';
 import type { ShardCounters } from './shard-progress';
 import { StreamMerge } from './stream-merge';
@@ -37,8 +38,8 @@ export interface ShardCall {
   headFloor?: HeadFloor;
 }
 
-/** A node that answers fragments (this node, or another over gRPC). */
-export interface ShardTarget {
+/** A node that answers fragments (this node, or another over gRPC), and its catalog where it can. */
+export interface ShardTarget extends Partial<CatalogTarget> {
   readonly node: string;
   /** Runs the fragment; resolves with the node's combined ShardResult. */
   run(fragment: ShardFragment, call: ShardCall): Promise<ShardResult>;
@@ -168,7 +169,7 @@ export async function scatterGather(
       if (error instanceof ShardBusyError) return runBusy(node, nodeKeys, floor, busyTries, error);
       failed.add(node);
       const again = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
-      missingKeys.push(...again.missing);
+      for (const key of again.missing) missingKeys.push(key);
       if (again.byNode.size > 0) observer.retried?.(node, again.byNode.size);
       // The failed node's rises may have come from rows no result will hold: its keys are read
       // again with a floor of their own, so the rows they hold at its floor are found again.
@@ -199,7 +200,8 @@ export async function scatterGather(
   };
 
   const first = assignKeys(keys, (key) => view.owners(key), usable);
-  missingKeys.push(...first.missing);
+  // One by one: a long range may miss more keys than a call can spread.
+  for (const key of first.missing) missingKeys.push(key);
   const runs = [...first.byNode].map(([node, list]) => runNode(node, list, headFloor));
   try {
     await Promise.all(runs);

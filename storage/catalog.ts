@@ -7,8 +7,12 @@ import type { FieldValue } from './core/event';
 import { RAW_COLUMN, TIME_COLUMN } from './core/event';
 import { fieldRow, fieldValues, unpackStrings, type EventChunk, type PackedStrings } from './buffer/event-chunk';
 import type { MemTable } from './buffer/memtable';
-import type { SegmentHeader } from './segment/header';
+import { keyString } from './core/partition';
+import type { ColumnStats, SegmentHeader } from './segment/header';
 import { SourceNumbering } from './segment/source-stats';
+import { chunkColumnStats } from './chunk-column-stats';
+import { TopCounts } from './segment/top-values';
+import { ValueSketch } from './segment/value-sketch';
 
 export interface FieldSummary {
   name: string;
@@ -17,6 +21,16 @@ export interface FieldSummary {
   types: { string: number; integer: number; float: number; boolean: number };
   min: number | null;
   max: number | null;
+  /** Sum (NaN when unknown) and sketch of the numbers; `numbersKnown` false when a segment's header lacks the sketch. */
+  sum: number;
+  sketch: ValueSketch;
+  numbersKnown: boolean;
+  /** Counts of the string and integer values (top-values.ts). */
+  top: TopCounts;
+  /** Smallest and largest string, and whether each such bound seen was an ISO 8601 timestamp. */
+  minString: string | null;
+  maxString: string | null;
+  isoStrings: boolean;
   /** Event-time range of the events holding the field (microseconds). */
   firstSeen: number;
   lastSeen: number;
@@ -43,6 +57,19 @@ export interface CatalogFilter {
   toMicros: number;
   /** Only rows of this source (null = all). */
   source: string | null;
+  /** Only these partition keys (`index|bucket|partition`); absent or null = every key. */
+  keys?: ReadonlySet<string> | null;
+}
+
+/** An ISO 8601 timestamp as `GET /fields` tells a `datetime` field: a date, a time, a parse. */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+
+export function looksLikeTimestamp(text: string): boolean {
+  return ISO_TIMESTAMP.test(text) && !Number.isNaN(Date.parse(text));
+}
+
+function keyAllowed(key: { index: string; bucket: number; partition: number }, filter: CatalogFilter): boolean {
+  return filter.keys === undefined || filter.keys === null || filter.keys.has(keyString(key));
 }
 
 function overlaps(minTime: number, maxTime: number, filter: CatalogFilter): boolean {
@@ -56,6 +83,13 @@ function emptyField(name: string): FieldSummary {
     types: { string: 0, integer: 0, float: 0, boolean: 0 },
     min: null,
     max: null,
+    sum: 0,
+    sketch: new ValueSketch(),
+    numbersKnown: true,
+    top: new TopCounts(),
+    minString: null,
+    maxString: null,
+    isoStrings: true,
     firstSeen: Infinity,
     lastSeen: -Infinity,
     bytes: 0,
@@ -67,6 +101,46 @@ function widen(summary: FieldSummary, min: number | null, max: number | null, fi
   if (max !== null) summary.max = summary.max === null ? max : Math.max(summary.max, max);
   summary.firstSeen = Math.min(summary.firstSeen, first);
   summary.lastSeen = Math.max(summary.lastSeen, last);
+}
+
+function widenStrings(summary: FieldSummary, min: string | null, max: string | null): void {
+  if (min !== null && (summary.minString === null || min < summary.minString)) summary.minString = min;
+  if (max !== null && (summary.maxString === null || max > summary.maxString)) summary.maxString = max;
+}
+
+/** What a segment's column adds beyond counts and range: numbers, top values, string bounds. */
+function addColumnDetail(summary: FieldSummary, column: ColumnStats): void {
+  if (column.counts.number > 0) {
+    summary.sum += column.sum ?? NaN;
+    if (column.sketch === undefined) summary.numbersKnown = false;
+    else summary.sketch.merge(column.sketch);
+  }
+  if (column.counts.string + column.counts.integer > 0) {
+    if (column.top === undefined) summary.top.missed();
+    else summary.top.addEntries(column.top, column.topExact === true);
+  }
+  if (column.counts.string > 0) {
+    widenStrings(summary, column.minString, column.maxString);
+    if (summary.isoStrings) {
+      summary.isoStrings =
+        column.minString !== null &&
+        column.maxString !== null &&
+        looksLikeTimestamp(column.minString) &&
+        looksLikeTimestamp(column.maxString);
+    }
+  }
+}
+
+/** A segment's column (or a buffered chunk's field summarised alike) added to the field's summary. */
+function addColumn(summary: FieldSummary, column: ColumnStats, rows: { rowCount: number; minTime: number; maxTime: number }): void {
+  summary.count += rows.rowCount - column.nullCount;
+  summary.types.string += column.counts.string;
+  summary.types.integer += column.counts.integer;
+  summary.types.float += column.counts.number - column.counts.integer;
+  summary.types.boolean += column.counts.boolean;
+  summary.bytes += column.bytes;
+  widen(summary, column.min, column.max, rows.minTime, rows.maxTime);
+  if (column.name !== TIME_COLUMN && column.name !== RAW_COLUMN) addColumnDetail(summary, column);
 }
 
 export class Catalog {
@@ -82,34 +156,39 @@ export class Catalog {
     };
     for (const header of segments) {
       if (filter.index !== null && !filter.index(header.index)) continue;
-      if (!overlaps(header.minTime, header.maxTime, filter)) continue;
+      if (!overlaps(header.minTime, header.maxTime, filter) || !keyAllowed(header, filter)) continue;
       const sourceFields = filter.source === null ? null : new Set(header.sources.find((s) => s.name === filter.source)?.fields ?? []);
       if (sourceFields !== null && sourceFields.size === 0) continue;
       for (const column of header.columns) {
         if (sourceFields !== null && !sourceFields.has(column.name) && column.name !== TIME_COLUMN && column.name !== RAW_COLUMN) {
           continue;
         }
-        const summary = get(column.name);
-        const present = header.rowCount - column.nullCount;
-        summary.count += present;
-        summary.types.string += column.counts.string;
-        summary.types.integer += column.counts.integer;
-        summary.types.float += column.counts.number - column.counts.integer;
-        summary.types.boolean += column.counts.boolean;
-        summary.bytes += column.bytes;
-        widen(summary, column.min, column.max, header.minTime, header.maxTime);
+        addColumn(get(column.name), column, header);
       }
     }
     for (const table of tables) {
       if (filter.index !== null && !filter.index(table.key.index)) continue;
-      if (table.count === 0 || !overlaps(table.minTime, table.maxTime, filter)) continue;
+      if (table.count === 0 || !overlaps(table.minTime, table.maxTime, filter) || !keyAllowed(table.key, filter)) continue;
       for (const chunk of table.chunks) {
         if (!overlaps(chunk.minTime, chunk.maxTime, filter)) continue;
         const rowsOfSource = filter.source === null ? null : rowsWithSource(chunk, filter.source);
         if (rowsOfSource !== null && rowsOfSource.size === 0) continue;
+        if (rowsOfSource === null) {
+          // Every row counts: the chunk's fields as summarised once (chunk-column-stats.ts).
+          const time = get(TIME_COLUMN);
+          const raw = get(RAW_COLUMN);
+          time.count += chunk.count;
+          raw.count += chunk.count;
+          raw.types.string += chunk.count;
+          widen(time, chunk.minTime, chunk.maxTime, chunk.minTime, chunk.maxTime);
+          widen(raw, null, null, chunk.minTime, chunk.maxTime);
+          const span = { rowCount: chunk.count, minTime: chunk.minTime, maxTime: chunk.maxTime };
+          for (const column of chunkColumnStats(chunk)) addColumn(get(column.name), column, span);
+          continue;
+        }
         const time = get(TIME_COLUMN);
         const raw = get(RAW_COLUMN);
-        const rows = rowsOfSource === null ? chunk.count : rowsOfSource.size;
+        const rows = rowsOfSource.size;
         time.count += rows;
         raw.count += rows;
         raw.types.string += rows;
@@ -120,7 +199,7 @@ export class Catalog {
           const values = fieldValues(field);
           for (let i = 0; i < values.length; i++) {
             const row = fieldRow(field, i);
-            if (rowsOfSource !== null && !rowsOfSource.has(row)) continue;
+            if (!rowsOfSource.has(row)) continue;
             countValue(summary, values[i], chunk.times[row]);
           }
         }
@@ -172,7 +251,7 @@ export class Catalog {
     };
     for (const header of segments) {
       if (filter.index !== null && !filter.index(header.index)) continue;
-      if (!overlaps(header.minTime, header.maxTime, filter)) continue;
+      if (!overlaps(header.minTime, header.maxTime, filter) || !keyAllowed(header, filter)) continue;
       for (const source of header.sources) {
         const summary = get(source.name);
         summary.eventCount += source.rows;
@@ -185,7 +264,7 @@ export class Catalog {
     }
     for (const table of tables) {
       if (filter.index !== null && !filter.index(table.key.index)) continue;
-      if (table.count === 0 || !overlaps(table.minTime, table.maxTime, filter)) continue;
+      if (table.count === 0 || !overlaps(table.minTime, table.maxTime, filter) || !keyAllowed(table.key, filter)) continue;
       for (const chunk of table.chunks) {
         for (const part of sourcesOfChunk(chunk)) {
           const summary = get(part.name);
@@ -203,11 +282,21 @@ export class Catalog {
 
 function countValue(summary: FieldSummary, value: FieldValue, time: number): void {
   summary.count++;
-  if (typeof value === 'string') summary.types.string++;
-  else if (typeof value === 'boolean') summary.types.boolean++;
+  if (typeof value === 'string') {
+    summary.types.string++;
+    summary.top.add(value, 1);
+    if (summary.minString === null || value < summary.minString || summary.maxString === null || value > summary.maxString) {
+      widenStrings(summary, value, value);
+      if (summary.isoStrings && !looksLikeTimestamp(value)) summary.isoStrings = false;
+    }
+  } else if (typeof value === 'boolean') summary.types.boolean++;
   else {
     if (Number.isInteger(value)) summary.types.integer++;
     else summary.types.float++;
+    summary.sum += value;
+    summary.sketch.add(value);
+    const countable = TopCounts.countable(value);
+    if (countable !== null) summary.top.add(countable, 1);
     widen(summary, value, value, time, time);
     return;
   }

@@ -3,6 +3,7 @@
  * answers other coordinators with, and the Distribution its own queries run over. This node's
  * own fragments run locally (no gRPC hop) and count in the same metrics as the ones it serves.
  */
+import { localCatalogPart } from '../../coordinator/local-catalog';
 import { LocalShardTarget } from '../../coordinator/local-target';
 import type { Distribution } from '../../coordinator/distribution';
 import type { ShardTarget } from '../../coordinator/scatter-gather';
@@ -43,6 +44,7 @@ export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void
   const local: ShardTarget = {
     node: own.node,
     run: (shard, call) => metrics.serve(call.signal, () => own.run(shard, call)),
+    catalog: (keys, request) => Promise.resolve(localCatalogPart(app.engine, keys, request)),
   };
   return {
     addService: (node) =>

@@ -95,6 +95,11 @@ export class Membership extends EventEmitter<MembershipEvents> {
   }
 
   /** The newest cluster state this node has. */
+  /** Whether node `id` was heard speaking protocol 1.`minor` or later (a method added then is there). */
+  speaksMinor(id: string, minor: number): boolean {
+    return this.core.peerMinors.allAtLeast([id], minor);
+  }
+
   state(): ClusterState {
     return this.core.current;
   }

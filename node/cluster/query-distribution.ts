@@ -27,6 +27,7 @@ import type { PeerClients } from './grpc/peers';
 import { bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
+import { CATALOG_MINOR } from './protocol';
 import { ownersOf } from './ring';
 import { ownersOfKey, storedAloneKeys } from './stored-alone';
 
@@ -209,7 +210,9 @@ export class QueryDistribution implements Distribution {
         if (node === self) return this.options.local;
         const member = members.get(node);
         if (member === undefined) throw new Error(`node ${node} is not a member of the cluster`);
-        return new RemoteShardTarget(node, member.grpc, this.options.peers, range.deadlineMs, this.options.failureTimeoutMs());
+        const target = new RemoteShardTarget(node, member.grpc, this.options.peers, range.deadlineMs, this.options.failureTimeoutMs());
+        // A node of a release without ShardQuery.Catalog is not asked for it: its keys go to their other owners.
+        return membership.speaksMinor(node, CATALOG_MINOR) ? target : { node, run: (fragment, call) => target.run(fragment, call) };
       },
     };
     return { view, keys: [...keys], bucketSpanMicros: placement.bucketSpanMicros };

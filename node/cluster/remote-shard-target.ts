@@ -6,6 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'crypto';
+import type { CatalogPart, CatalogRequest } from '../../coordinator/catalog-parts';
 import { ShardBusyError, type ShardCall, type ShardFragment, type ShardTarget } from '../../coordinator/scatter-gather';
 import { QueryLimitError, type QueryLimitCode } from '../../query/exec/limits';
 import { decodeRows, decodeShardResult } from '../../query/exec/shard-results';
@@ -118,6 +119,9 @@ class FloorRaiser {
   }
 }
 
+/** The longest a Catalog call may take (within the request's own deadline): it reads headers only. */
+export const CATALOG_TIMEOUT_MS = 10_000;
+
 export class RemoteShardTarget implements ShardTarget {
   constructor(
     readonly node: string,
@@ -134,6 +138,22 @@ export class RemoteShardTarget implements ShardTarget {
      */
     private readonly silenceMs: number,
   ) {}
+
+  /** The node's catalog part of `keys` (ShardQuery.Catalog). */
+  async catalog(keys: readonly string[], request: CatalogRequest, signal: AbortSignal): Promise<CatalogPart> {
+    const wireRequest: wire.ShardCatalogRequest = {
+      protocol_version: protocolVersion(),
+      keys: [...keys],
+      from_micros: request.fromMicros,
+      to_micros: request.toMicros,
+      prefix: request.prefix,
+      source: request.source ?? '',
+    };
+    const timeoutMs = Math.max(1, Math.min(CATALOG_TIMEOUT_MS, this.deadlineMs - Date.now()));
+    signal.throwIfAborted();
+    const reply = await this.peers.call(this.address, SHARD_QUERY.Catalog, wireRequest, timeoutMs);
+    return JSON.parse(reply.part.toString('utf8')) as CatalogPart;
+  }
 
   run(fragment: ShardFragment, shardCall: ShardCall): Promise<ShardResult> {
     const { signal, onRows, onProgress, headFloor } = shardCall;

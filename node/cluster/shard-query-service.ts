@@ -3,8 +3,10 @@
  * query's range (Keys), then runs the query's fragment over this node's storage for the keys it
  * was given (Query), streaming progress, export rows and finally the node's ShardResult. The
  * caller's cancel or deadline aborts the work at once (the query worker sessions are closed).
+ * Catalog answers the field and source catalog of the keys it is given (GET /fields, /sources).
  */
 import * as grpc from '@grpc/grpc-js';
+import { localCatalogPart } from '../../coordinator/local-catalog';
 import { runFragment, type LocalShardOptions } from '../../coordinator/local-target';
 import type { QuerySlots } from '../../coordinator/query-slots';
 import { reportProgress } from '../../coordinator/shard-progress';
@@ -198,5 +200,24 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     return { protocol_version: protocolVersion(), running: floors.raise(request.fragment_id, request.time) };
   };
 
-  server.addService(SHARD_QUERY_SERVICE, { Keys: unary(keys, onFailure), Query: query, RaiseFloor: unary(raiseFloor, onFailure) });
+  const catalog = async (request: wire.ShardCatalogRequest): Promise<wire.ShardCatalogReply> => {
+    checkProtocol(request.protocol_version);
+    const catchingUp = options.catchingUp?.() ?? null;
+    if (catchingUp !== null)
+      throw new RpcRefusal(grpc.status.UNAVAILABLE, CATCHING_UP_REFUSAL, `${catchingUp}; ask the keys' other owners`);
+    const part = localCatalogPart(options.engine, request.keys, {
+      fromMicros: request.from_micros,
+      toMicros: request.to_micros,
+      prefix: request.prefix,
+      source: request.source === '' ? null : request.source,
+    });
+    return { protocol_version: protocolVersion(), part: Buffer.from(JSON.stringify(part)) };
+  };
+
+  server.addService(SHARD_QUERY_SERVICE, {
+    Keys: unary(keys, onFailure),
+    Query: query,
+    RaiseFloor: unary(raiseFloor, onFailure),
+    Catalog: unary(catalog, onFailure),
+  });
 }

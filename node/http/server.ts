@@ -23,6 +23,7 @@ import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query/index';
 import { alertRoutes } from './routes/alerts/index';
 import { dashboardRoutes } from './routes/dashboards/index';
+import { discoveryRoutes } from './routes/discovery';
 import { histogramRoutes } from './routes/histogram';
 import { savedQueryRoutes } from './routes/queries/index';
 import { schemaError } from './schema-errors';
@@ -134,6 +135,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(dashboardRoutes(app));
       await api.register(alertRoutes(app));
       await api.register(histogramRoutes(app));
+      await api.register(discoveryRoutes(app));
     },
     { prefix: '/api/v1' },
   );

@@ -6,6 +6,8 @@
  * the same run (medians of `runs`, each with an empty result cache):
  * - `GET /histogram` over the whole load against `stats count(_time) by bin(_time, <its interval>)`
  *   (`count(_time)` reads every row's `_time`; `count()` would take the header shortcut too).
+ * - `GET /fields` against one `stats` query of every field's count, and the min, max, avg, p50 and
+ *   p99 of the numeric ones (the descriptors but the top values, which would take a query per field).
  */
 import { request, TestServer } from '../../test/helpers/server';
 import { LOAD_SPAN_MS, load, median, waitSettled } from './query';
@@ -73,6 +75,39 @@ async function histogramRow(server: TestServer, runs: number, fromIso: string, t
   return { measure: `/histogram (${buckets.length} buckets of ${interval})`, endpointMs: histogram.ms, queryMs: query.ms, agrees };
 }
 
+/** Whether two numbers agree within `relative` of the larger. */
+const near = (a: number, b: number, relative: number): boolean => Math.abs(a - b) <= relative * Math.max(Math.abs(a), Math.abs(b));
+
+async function fieldsRow(server: TestServer, runs: number, fromIso: string, toIso: string): Promise<Row> {
+  const params = new URLSearchParams({ from: fromIso, to: toIso });
+  const fields = await medianOf(server, runs, () => getJson(`${server.api}/fields?${params}`));
+  const described = (fields.value.data.fields as Record<string, any>[]).filter((field) => field.name !== '_time');
+  const numeric = (field: Record<string, any>): boolean => field.type === 'integer' || field.type === 'float';
+  const columns = described.flatMap((field, f) => {
+    const name = `\`${field.name as string}\``;
+    const count = [`count(${name}) as c${f}`];
+    if (!numeric(field)) return count;
+    return [...count, ...['min', 'max', 'avg', 'p50', 'p99'].map((aggregate) => `${aggregate}(${name}) as ${aggregate}${f}`)];
+  });
+  const q = `from * | stats ${columns.join(', ')}`;
+  const query = await medianOf(server, runs, () => postQuery(server, { q, from: fromIso, to: toIso }));
+  const names = query.value.data.columns as string[];
+  const row = query.value.data.rows[0] as unknown[];
+  const cell = (name: string): number => Number(row[names.indexOf(name)]);
+  // Quantiles: two sketches (0.8% here, 0.5% the query's), so within their sum.
+  const agrees = described.every(
+    (field, f) =>
+      cell(`c${f}`) === field.count &&
+      (!numeric(field) ||
+        (cell(`min${f}`) === field.min &&
+          cell(`max${f}`) === field.max &&
+          near(cell(`avg${f}`), field.avg, 1e-9) &&
+          near(cell(`p50${f}`), field.p50, 0.014) &&
+          near(cell(`p99${f}`), field.p99, 0.014))),
+  );
+  return { measure: `/fields (${described.length} fields)`, endpointMs: fields.ms, queryMs: query.ms, agrees };
+}
+
 export async function runFeaturesBench(options: FeaturesBenchOptions): Promise<void> {
   const server = await TestServer.start({ set: { 'storage.compaction_interval': '5s' } });
   try {
@@ -83,7 +118,7 @@ export async function runFeaturesBench(options: FeaturesBenchOptions): Promise<v
     await waitSettled(server);
     const fromIso = new Date(loadedAt - LOAD_SPAN_MS - 60_000).toISOString();
     const toIso = new Date().toISOString();
-    const rows = [await histogramRow(server, options.runs, fromIso, toIso)];
+    const rows = [await histogramRow(server, options.runs, fromIso, toIso), await fieldsRow(server, options.runs, fromIso, toIso)];
     console.log(`\nfeatures benchmark: ${options.events} events on one node, median of ${options.runs} runs (ms), empty result cache`);
     console.log('| endpoint | endpoint ms | the same answer by a stats query, ms | ratio | same answer |');
     console.log('|---|---:|---:|---:|---|');

@@ -25,6 +25,8 @@ export interface ColumnBlockSummary {
   maxString: string | null;
   /** The block's distinct strings, sorted, when it is dictionary-encoded; else null. */
   dict: string[] | null;
+  /** With `dict`: how many rows hold each entry (the column's top values count them). */
+  dictCounts?: ArrayLike<number>;
   /** Total UTF-8 bytes of the block's string values. */
   stringBytes: number;
 }
@@ -367,6 +369,7 @@ export function sealDict(
   for (let j = 0; j < dict.length; j++) bytes += uses[j + 1] * dictBytes[j];
   s.encoding = ColumnEncoding.Dict;
   s.dict = dict;
+  s.dictCounts = uses.subarray(1);
   s.minString = dict[0];
   s.maxString = dict[dict.length - 1];
   s.stringBytes = bytes;

@@ -9,6 +9,8 @@
 
 import { RAW_COLUMN } from '../core/event';
 import type { MinuteCounts } from './minute-counts';
+import type { TopEntry } from './top-values';
+import type { SketchJSON } from './value-sketch';
 
 /** Per-column statistics over the whole segment. */
 export interface ColumnStats {
@@ -31,6 +33,14 @@ export interface ColumnStats {
    * too. Absent or empty: `_raw` is stored whole.
    */
   refs?: string[];
+  /** Quantile sketch of the numeric values (value-sketch.ts); absent with no number, and in headers written before it was kept. */
+  sketch?: SketchJSON;
+  /** Sum of the numeric values; absent as `sketch` is, and when the sum overflows. */
+  sum?: number;
+  /** Most frequent string and integer values with their counts, most first (top-values.ts). */
+  top?: TopEntry[];
+  /** Whether `top` holds every value with its exact count. */
+  topExact?: boolean;
 }
 
 export interface BlockMeta {

@@ -183,6 +183,20 @@ export interface ShardKeysReply {
   keys: string[];
 }
 
+export interface ShardCatalogRequest {
+  protocol_version: ProtocolVersion | null;
+  keys: string[];
+  from_micros: number;
+  to_micros: number;
+  prefix: string;
+  source: string;
+}
+
+export interface ShardCatalogReply {
+  protocol_version: ProtocolVersion | null;
+  part: Buffer;
+}
+
 export interface ShardQueryRequest {
   protocol_version: ProtocolVersion | null;
   text: string;

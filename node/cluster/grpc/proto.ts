@@ -73,4 +73,5 @@ export const SHARD_QUERY = {
   Keys: method<wire.ShardKeysRequest, wire.ShardKeysReply>(SHARD_QUERY_SERVICE, 'Keys'),
   Query: method<wire.ShardQueryRequest, wire.ShardQueryMessage>(SHARD_QUERY_SERVICE, 'Query'),
   RaiseFloor: method<wire.RaiseFloorRequest, wire.RaiseFloorReply>(SHARD_QUERY_SERVICE, 'RaiseFloor'),
+  Catalog: method<wire.ShardCatalogRequest, wire.ShardCatalogReply>(SHARD_QUERY_SERVICE, 'Catalog'),
 };
