@@ -74,3 +74,9 @@ export const SHARD_QUERY = {
   Query: method<wire.ShardQueryRequest, wire.ShardQueryMessage>(SHARD_QUERY_SERVICE, 'Query'),
   RaiseFloor: method<wire.RaiseFloorRequest, wire.RaiseFloorReply>(SHARD_QUERY_SERVICE, 'RaiseFloor'),
 };
+
+export const TAIL_SERVICE = service('Tail');
+
+export const TAIL = {
+  Subscribe: method<wire.TailSubscribeRequest, wire.TailEvents>(TAIL_SERVICE, 'Subscribe'),
+};
