@@ -24,6 +24,7 @@ import { queryRoutes } from './routes/query/index';
 import { alertRoutes } from './routes/alerts/index';
 import { dashboardRoutes } from './routes/dashboards/index';
 import { histogramRoutes } from './routes/histogram';
+import { tailRoutes } from './routes/tail';
 import { savedQueryRoutes } from './routes/queries/index';
 import { schemaError } from './schema-errors';
 
@@ -134,6 +135,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(dashboardRoutes(app));
       await api.register(alertRoutes(app));
       await api.register(histogramRoutes(app));
+      await api.register(tailRoutes(app));
     },
     { prefix: '/api/v1' },
   );
