@@ -7,7 +7,11 @@ import type { Row } from '../../query/exec/rows';
 
 /** A row's content whatever the order of its fields. */
 function contentKey(row: Row): string {
-  return JSON.stringify(Object.keys(row).sort().map((name) => [name, row[name]]));
+  return JSON.stringify(
+    Object.keys(row)
+      .sort()
+      .map((name) => [name, row[name]]),
+  );
 }
 
 export class CatchupOverlap {

@@ -75,7 +75,11 @@ describe('api: live tail', function () {
     );
     assert.match(results[0]!.data._time, ISO_UTC);
     assert.deepEqual(recorder.events[5], { event: 'catchup_done', data: { count: 5 } });
-    assert.equal(recorder.events.slice(0, 5).every((event) => event.event === 'result'), true, 'every result before catchup_done');
+    assert.equal(
+      recorder.events.slice(0, 5).every((event) => event.event === 'result'),
+      true,
+      'every result before catchup_done',
+    );
 
     // count larger than what matches: all of them; the default count is 100.
     const all = tail({ q: 'level = "error"', from: '-30m' });

@@ -31,7 +31,12 @@ describe('cluster: live tail', function () {
   it('a session on node 1 receives the events ingested through nodes 1, 2 and 3, each once, after a catchup over all of them', async () => {
     const now = Date.now() / 1000;
     // Stored before the session: its catchup finds them on whichever nodes own them.
-    const earlier = Array.from({ length: 12 }, (_, i) => ({ event: `earlier ${i}`, time: now - 60 + i, index: 'web', fields: { level: 'error' } }));
+    const earlier = Array.from({ length: 12 }, (_, i) => ({
+      event: `earlier ${i}`,
+      time: now - 60 + i,
+      index: 'web',
+      fields: { level: 'error' },
+    }));
     for (const [i, node] of nodes.entries()) {
       const part = earlier.filter((_, k) => k % 3 === i);
       assert.equal((await postJson(`${node.api}/ingest`, part)).status, 200);
@@ -45,7 +50,11 @@ describe('cluster: live tail', function () {
       'the catchup, oldest first',
     );
     // The other members listen to node 1's session.
-    await waitUntil(async () => (await Promise.all(nodes.slice(1).map(tailStatus))).every((s) => s.subscriber_count >= 1), 10_000, 'subscriptions');
+    await waitUntil(
+      async () => (await Promise.all(nodes.slice(1).map(tailStatus))).every((s) => s.subscriber_count >= 1),
+      10_000,
+      'subscriptions',
+    );
 
     const live: string[] = [];
     for (let round = 0; round < 3; round++) {
@@ -63,7 +72,11 @@ describe('cluster: live tail', function () {
     }
     assert.ok(live.some((raw) => raw.includes(nodes[2]!.id)));
     const catchupCount = earlier.length;
-    await recorder.until((got) => got.filter((event) => event.event === 'result').length >= catchupCount + live.length, 'the live results', 30_000);
+    await recorder.until(
+      (got) => got.filter((event) => event.event === 'result').length >= catchupCount + live.length,
+      'the live results',
+      30_000,
+    );
     // A last event through node 3 marks the end: a duplicate would have arrived before it.
     assert.equal((await postJson(`${nodes[2]!.api}/ingest`, [{ event: 'marker', index: 'web', fields: { level: 'error' } }])).status, 200);
     await recorder.until((got) => got.some((event) => event.data?._raw === 'marker'), 'the marker', 30_000);

@@ -6,7 +6,13 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Job } from '../../../coordinator/jobs';
-import { errorInTailQuery, liveTailPlan, tailQueryText, unsupportedTailStage, unsupportedTailStageMessage } from '../../../coordinator/tail';
+import {
+  errorInTailQuery,
+  liveTailPlan,
+  tailQueryText,
+  unsupportedTailStage,
+  unsupportedTailStageMessage,
+} from '../../../coordinator/tail';
 import type { Row } from '../../../query/exec/rows';
 import type { Query } from '../../../query/stages';
 import { QueryError } from '../../../query/syntax';

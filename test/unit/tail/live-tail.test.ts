@@ -51,7 +51,10 @@ describe('live tail: pure parts', () => {
     const plan = planOf('from * | head 5 | keep _raw');
     const finish = new LiveFinish(plan);
     const first = finish.finish(matchChunks(plan, chunkEvents(EVENTS.slice(0, 3), PLACEMENT)));
-    assert.deepEqual(first, EVENTS.slice(0, 3).map((event) => ({ _raw: event.raw })));
+    assert.deepEqual(
+      first,
+      EVENTS.slice(0, 3).map((event) => ({ _raw: event.raw })),
+    );
     assert.equal(finish.exhausted, false);
     const second = finish.finish(matchChunks(plan, chunkEvents(EVENTS.slice(3, 9), PLACEMENT)));
     assert.deepEqual(second.length, 2);
@@ -64,8 +67,16 @@ describe('live tail: pure parts', () => {
       { a: 1, b: 'x' },
       { a: 2, b: 'y' },
     ]);
-    const live = [{ b: 'x', a: 1 }, { a: 1, b: 'x' }, { a: 3, b: 'z' }, { a: 2, b: 'y' }];
-    assert.deepEqual(overlap.withoutSent(live), [{ a: 1, b: 'x' }, { a: 3, b: 'z' }]);
+    const live = [
+      { b: 'x', a: 1 },
+      { a: 1, b: 'x' },
+      { a: 3, b: 'z' },
+      { a: 2, b: 'y' },
+    ];
+    assert.deepEqual(overlap.withoutSent(live), [
+      { a: 1, b: 'x' },
+      { a: 3, b: 'z' },
+    ]);
   });
 
   it('the bus hands each publication to every listener until it unsubscribes; a failing listener does not stop the others', () => {
