@@ -76,6 +76,12 @@ export function tailRoutes(app: App): FastifyPluginAsync {
         maxSessionDurationMs: tail.maxSessionDurationMs,
       });
       let job: Job | null = null;
+      // A client that leaves at any point, even before the stream opens, frees its session.
+      const left = (): void => {
+        session.end();
+        if (job?.status === 'running') app.jobs.cancel(job.id, 'the live tail client left');
+      };
+      reply.raw.once('close', left);
       try {
         // Every source listens before the catchup's cut: what is acknowledged later arrives live.
         await session.ready();
@@ -85,15 +91,14 @@ export function tailRoutes(app: App): FastifyPluginAsync {
           job = launchQuery(app.queries, { ...catchup, limit: count, offset: 0, profile: null }, {}).job;
         }
       } catch (error) {
+        reply.raw.off('close', left);
         session.end();
         throw error;
       }
       reply.hijack();
+      // The client left while the sources got ready: nothing to write to.
+      if (session.ended) return left();
       const stream = new SseStream(reply.raw);
-      reply.raw.on('close', () => {
-        session.end();
-        if (job?.status === 'running') app.jobs.cancel(job.id, 'the live tail client left');
-      });
       stream.open();
       session.attach(stream);
       await runCatchup(session, job);
