@@ -1,13 +1,13 @@
 /**
  * GET /tail against the real server with a real EventSource client: catchup order and count,
  * `catchup_done`, live events through a `where` (and stages that reshape), heartbeats at a short
- * `tail.heartbeat_interval`, the 400 and 422 bodies, `tail.max_sessions` (429), a client that
+ * `tail.heartbeat_interval`, the 400 and 422 bodies, `tail.max_sessions` (429, also as patched), a client that
  * leaves freeing its session, and a client that stops reading: ingest goes on and the drops are
  * counted in /status.
  */
 import { strict as assert } from 'assert';
 import http from 'http';
-import { assertError, dispose, waitUntil } from '../helpers/api';
+import { assertError, dispose, patchConfig, waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { SseRecorder } from '../helpers/sse';
 
@@ -156,6 +156,20 @@ describe('api: live tail', function () {
     await waitUntil(async () => (await tailStatus()).active_sessions === 3, 10_000, 'the session of the client that left to close');
     const again = tail({ q: 'from limits', count: 0 });
     await again.until((got) => got.some((event) => event.event === 'catchup_done'), 'a session in the freed place');
+  });
+
+  it('tail.max_sessions applies on PATCH /config; a heartbeat interval of 0 is refused', async () => {
+    assert.equal((await patchConfig(server, { tail: { max_sessions: 1 } })).status, 200);
+    try {
+      const first = tail({ q: 'from patched', count: 0 });
+      await first.until((got) => got.some((event) => event.event === 'catchup_done'), 'catchup_done');
+      assertError(await request(tailUrl({ q: 'from patched', count: 0 })), 429, 'TOO_MANY_REQUESTS');
+    } finally {
+      assert.equal((await patchConfig(server, { tail: { max_sessions: 4 } })).status, 200);
+    }
+    const refused = await patchConfig(server, { tail: { heartbeat_interval: '0s' } });
+    assertError(refused, 400, 'VALIDATION_ERROR');
+    assert.match(refused.body.error.message, /tail\.heartbeat_interval/);
   });
 
   it('a client that stops reading never stalls ingest: its live results beyond the backlog are dropped and counted', async () => {

@@ -2,9 +2,17 @@
  * Live tail in a cluster of three (replication 2): a session on node 1 receives the matching
  * events ingested through every node, node 3 included, each exactly once (an event is published
  * only by the node that acknowledged it, whichever nodes store its copies), and its catchup covers
- * the events stored before it started. Closing the session ends the other members' streams.
+ * the events stored before it started. A member that restarts is subscribed again, and what it
+ * acknowledges then arrives. Closing the session ends the other members' streams. A subscription
+ * that no session could have sent (a query that does not parse, a stage that needs all input, no
+ * protocol version) is refused with the reason.
  */
 import { strict as assert } from 'assert';
+import * as grpc from '@grpc/grpc-js';
+import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
+import type * as wire from '../../node/cluster/grpc/messages';
+import { TAIL } from '../../node/cluster/grpc/proto';
+import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { waitUntil } from '../helpers/api';
 import { postJson, request } from '../helpers/server';
 import { SseRecorder } from '../helpers/sse';
@@ -87,6 +95,18 @@ describe('cluster: live tail', function () {
     assert.deepEqual([...liveRaws].sort(), [...live, 'marker'].sort(), 'each live event once, none of the others');
     assert.equal(recorder.of('error').length, 0, JSON.stringify(recorder.of('error')));
 
+    // Node 3 goes away and comes back: the session says so once, subscribes again, and hears it.
+    await nodes[2]!.server.kill();
+    await recorder.until((got) => got.some((event) => event.event === 'error'), 'the error event for the member that left', 30_000);
+    const gone = recorder.of('error')[0]!.data;
+    assert.equal(gone.code, 'SHARD_UNAVAILABLE');
+    assert.ok(gone.message.includes(nodes[2]!.id), gone.message);
+    await nodes[2]!.restart();
+    await waitUntil(async () => (await tailStatus(nodes[2]!)).subscriber_count >= 1, 30_000, 'node 3 subscribed again');
+    const back = { event: 'back through node 3', index: 'web', fields: { level: 'error' } };
+    assert.equal((await postJson(`${nodes[2]!.api}/ingest`, [back])).status, 200);
+    await recorder.until((got) => got.some((event) => event.data?._raw === back.event), 'the event through the restarted node', 30_000);
+
     recorder.close();
     recorder = null;
     await waitUntil(async () => (await tailStatus(nodes[0]!)).active_sessions === 0, 10_000, 'the session to close');
@@ -95,5 +115,64 @@ describe('cluster: live tail', function () {
       10_000,
       'the members to end their streams',
     );
+  });
+
+  it('refuses a subscription no session could have sent, with the reason', async () => {
+    const peers = new PeerClients();
+    const subscribe = (request: wire.TailSubscribeRequest): Promise<PeerCallError> =>
+      new Promise((resolve, reject) => {
+        const method = TAIL.Subscribe;
+        const call = peers
+          .client(nodes[1]!.grpc)
+          .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, {
+            deadline: Date.now() + 10_000,
+          });
+        call.on('data', () => reject(new Error(`answered: ${request.text}`)));
+        call.on('error', (error: grpc.ServiceError) => resolve(PeerCallError.from(nodes[1]!.grpc, error)));
+      });
+    try {
+      const now = Date.now() * 1000;
+      const cases: [wire.TailSubscribeRequest, grpc.status, string, RegExp][] = [
+        [
+          { protocol_version: protocolVersion(), text: 'from web | wher x', now_micros: now },
+          grpc.status.INVALID_ARGUMENT,
+          'invalid-tail-query',
+          /does not parse/,
+        ],
+        [
+          { protocol_version: protocolVersion(), text: 'from web | stats count()', now_micros: now },
+          grpc.status.INVALID_ARGUMENT,
+          'invalid-tail-query',
+          /stats/,
+        ],
+        [
+          { protocol_version: protocolVersion(), text: 'from web', now_micros: -5 },
+          grpc.status.INVALID_ARGUMENT,
+          'invalid-tail-query',
+          /now_micros/,
+        ],
+        [
+          { protocol_version: protocolVersion(), text: `from web | where x = "${'y'.repeat(300_000)}"`, now_micros: now },
+          grpc.status.INVALID_ARGUMENT,
+          'invalid-tail-query',
+          /bytes/,
+        ],
+        [
+          { protocol_version: null, text: 'from web', now_micros: now },
+          grpc.status.FAILED_PRECONDITION,
+          'protocol-version',
+          /protocol_version/,
+        ],
+      ];
+      for (const [request, code, reason, message] of cases) {
+        const refused = await subscribe(request);
+        assert.equal(refused.code, code, refused.details);
+        assert.equal(refused.reason, reason, refused.details);
+        assert.match(refused.details, message);
+      }
+      assert.equal((await tailStatus(nodes[1]!)).subscriber_count, 0, 'a refused subscription listens to nothing');
+    } finally {
+      peers.close();
+    }
   });
 });
