@@ -14,6 +14,8 @@ import type { SseStream } from './sse-stream';
 
 /** Live rows kept while the catchup runs; beyond them rows are dropped and counted. */
 export const MAX_WAITING_ROWS = 100_000;
+/** Error events kept until the client's stream opens. */
+const MAX_WAITING_PROBLEMS = 100;
 
 export interface TailSessionOptions {
   query: LiveQuery;
@@ -35,6 +37,8 @@ export class TailSession {
   private readonly finish: LiveFinish;
   private readonly sources: LiveSource[];
   private heartbeat: NodeJS.Timeout | null = null;
+  /** What the sources reported before the client's stream opened. */
+  private readonly problems: { code: string; message: string }[] = [];
   private readonly deadline: NodeJS.Timeout;
 
   constructor(private readonly options: TailSessionOptions) {
@@ -42,7 +46,7 @@ export class TailSession {
     const handlers: LiveHandlers = {
       rows: (rows) => this.received(rows),
       dropped: (count) => (this.sourceDropped += count),
-      problem: (code, message) => this.stream?.send('error', { code, message }),
+      problem: (code, message) => this.problem(code, message),
     };
     this.sources = options.sources.map((source) => source(options.query, handlers));
     this.deadline = setTimeout(() => this.end(), options.maxSessionDurationMs);
@@ -62,9 +66,10 @@ export class TailSession {
     return this.phase === 'ended';
   }
 
-  /** Starts writing to the client: the catchup's results go out once `catchupDone` has them. */
+  /** Starts writing to the client (what its sources reported so far first); the catchup's results go out once `catchupDone` has them. */
   attach(stream: SseStream): void {
     this.stream = stream;
+    for (const problem of this.problems.splice(0)) stream.send('error', problem);
   }
 
   /** The catchup's events, oldest first: sent, then `catchup_done`, then what waited. */
@@ -77,7 +82,8 @@ export class TailSession {
     const waited = this.waiting;
     this.waiting = [];
     this.deliver(new CatchupOverlap(events).withoutSent(this.finish.finish(waited)));
-    this.scheduleHeartbeat();
+    // A `head` the waiting rows filled has ended the session.
+    if (this.phase === 'live') this.scheduleHeartbeat();
   }
 
   /** An error event the session ends with (the catchup failed). */
@@ -95,6 +101,11 @@ export class TailSession {
     this.waiting = [];
     this.stream?.end();
     this.options.onEnd(this);
+  }
+
+  private problem(code: string, message: string): void {
+    if (this.stream !== null) this.stream.send('error', { code, message });
+    else if (this.problems.length < MAX_WAITING_PROBLEMS) this.problems.push({ code, message });
   }
 
   private received(rows: Row[]): void {

@@ -114,6 +114,25 @@ describe('api: live tail', function () {
     );
   });
 
+  it('a live event reads as the catchup of a later session shows it (the overlap of the two is found by content)', async () => {
+    const recorder = tail({ q: 'from shape | extend kind = "x"', count: 0 });
+    await recorder.until((got) => got.some((event) => event.event === 'catchup_done'), 'catchup_done');
+    const event = {
+      event: 'shape 1',
+      time: nowSeconds() - 1,
+      index: 'shape',
+      host: 'web-1',
+      fields: { status: 500, ok: true, ratio: 0.25 },
+    };
+    await ingest([event]);
+    await recorder.until((got) => got.some((e) => e.event === 'result'), 'the live event');
+    const later = tail({ q: 'from shape | extend kind = "x"', count: 10, from: '-10m' });
+    await later.until((got) => got.some((e) => e.event === 'catchup_done'), 'catchup_done');
+    assert.deepEqual(later.of('result')[0]!.data, recorder.of('result')[0]!.data);
+    assert.equal(recorder.of('result')[0]!.data.status, 500);
+    assert.equal(recorder.of('result')[0]!.data.kind, 'x');
+  });
+
   it('heartbeats every tail.heartbeat_interval in the live phase', async () => {
     const recorder = tail({ q: 'from nothing_here', count: 0 });
     await recorder.until((got) => got.filter((event) => event.event === 'heartbeat').length >= 3, 'three heartbeats', 10_000);
