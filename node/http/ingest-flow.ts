@@ -87,8 +87,8 @@ export class IngestFlow {
       await app.engine.appendRecord(parsed.chunks, parsed.record);
     }
     app.metrics.ingestEvents.inc({ endpoint }, parsed.events);
-    // Durable and about to be acknowledged: live tails hear of them here, on the node that took the
-    // request only (owners and replicas do not publish), so each tail gets an event once.
+    // Durable and about to be acknowledged: live tails hear of them (just after this turn), from the
+    // node that took the request only (owners and replicas do not publish), so each tail gets an event once.
     app.tail.bus.publish(parsed.chunks);
   }
 

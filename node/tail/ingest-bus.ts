@@ -1,8 +1,11 @@
 /**
  * The ingest bus: the node that acknowledged an ingest request publishes its accepted events here,
  * as the chunks it stored, once they are durable. Live tail sessions (and, in a cluster, the
- * peers' subscriptions) listen. A listener runs at once and must not wait on anything: ingest
- * never waits for a tail. Publishing with no listener costs a size check.
+ * peers' subscriptions) listen. The listeners run just after the publishing request's turn of the
+ * event loop (its acknowledgement goes out first) and in publishing order; a listener must not wait
+ * on anything, so ingest never waits for a tail. A publication reaches the listeners subscribed
+ * when it was published and still subscribed when it is delivered. Publishing with no listener
+ * costs a size check.
  */
 import type { EventChunk } from '../../storage/buffer/event-chunk';
 
@@ -27,13 +30,17 @@ export class IngestBus {
 
   publish(chunks: readonly EventChunk[]): void {
     if (this.listeners.size === 0) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(chunks);
-      } catch (error) {
-        // One listener's failure is its own: the request was acknowledged, the others still hear it.
-        this.onListenerError(error instanceof Error ? error : new Error(String(error)));
+    const listeners = [...this.listeners];
+    setImmediate(() => {
+      for (const listener of listeners) {
+        if (!this.listeners.has(listener)) continue;
+        try {
+          listener(chunks);
+        } catch (error) {
+          // One listener's failure is its own: the request was acknowledged, the others still hear it.
+          this.onListenerError(error instanceof Error ? error : new Error(String(error)));
+        }
       }
-    }
+    });
   }
 }

@@ -79,7 +79,7 @@ describe('live tail: pure parts', () => {
     ]);
   });
 
-  it('the bus hands each publication to every listener until it unsubscribes; a failing listener does not stop the others', () => {
+  it('the bus hands each publication, after the publishing turn, to the listeners of the time; a failing listener does not stop the others', async () => {
     const failures: Error[] = [];
     const bus = new IngestBus((error) => failures.push(error));
     const heard: number[] = [];
@@ -90,9 +90,20 @@ describe('live tail: pure parts', () => {
     const stop = bus.subscribe((published) => heard.push(published.length));
     assert.equal(bus.subscriberCount, 2);
     bus.publish(chunks);
+    assert.deepEqual(heard, [], 'not during the publishing turn');
+    // Subscribed after the publication: not for it.
+    const late: number[] = [];
+    const stopLate = bus.subscribe((published) => late.push(published.length));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(heard, [chunks.length]);
+    assert.deepEqual(late, []);
+    assert.equal(failures.length, 1);
+    // Unsubscribed before the delivery: not either.
+    bus.publish(chunks);
     stopFailing();
     stop();
-    bus.publish(chunks);
+    stopLate();
+    await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(heard, [chunks.length]);
     assert.equal(failures.length, 1);
     assert.equal(bus.subscriberCount, 0);
