@@ -83,6 +83,7 @@ export class App {
     this.metadataWriter = new LocalMetadataWriter(metadata);
     this.metrics = new Metrics(() => this.engine);
     this.tail = new TailSessions((error) => logger.error(`live tail listener failed: ${error.stack ?? error.message}`));
+    this.metrics.watchTail(() => this.tail.status());
     this.metrics.watch(engine);
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
     const changes = engine.buffer.changes;
@@ -162,7 +163,7 @@ export class App {
         onFailure,
       });
       queries.addService(node);
-      this.tailService = addTailService(node.server, this.tail.bus);
+      this.tailService = addTailService(node.server, this.tail.bus, onFailure);
     });
     this.cluster = cluster;
     this.tail.remoteSource = memberTailSource({

@@ -54,7 +54,7 @@ export interface TailService {
   close(): void;
 }
 
-export function addTailService(server: GrpcServer, bus: IngestBus): TailService {
+export function addTailService(server: GrpcServer, bus: IngestBus, onFailure: (error: Error) => void): TailService {
   const open = new Set<() => void>();
 
   const subscribe = (call: SubscribeCall): void => {
@@ -62,8 +62,11 @@ export function addTailService(server: GrpcServer, bus: IngestBus): TailService 
     try {
       plan = planOf(call.request);
     } catch (error) {
-      if (!(error instanceof RpcRefusal)) throw error;
-      endWith(call, error);
+      if (error instanceof RpcRefusal) endWith(call, error);
+      else {
+        onFailure(error instanceof Error ? error : new Error(String(error)));
+        call.emit('error', { code: grpc.status.INTERNAL, details: error instanceof Error ? error.message : String(error) });
+      }
       return;
     }
     const ofIndex = indexMatcher(plan.indexPatterns);

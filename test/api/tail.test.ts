@@ -219,6 +219,10 @@ describe('api: live tail', function () {
     assert.ok(status.total_dropped_events - before > 0, `drops counted: ${JSON.stringify(status)}`);
     assert.ok(status.total_dropped_events - before < batches * perBatch, 'not everything was dropped');
     assert.ok(tookMs < 60_000, `ingest went on (${tookMs} ms for ${batches * perBatch} events)`);
+    const metrics = (await request(`${server.url}/metrics`)).text as string;
+    const dropped = Number(/^trawl_tail_dropped_events_total (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(dropped >= status.total_dropped_events, `the Prometheus counter follows /status: ${dropped}`);
+    assert.match(metrics, /^trawl_tail_sessions 1$/m);
     response.destroy();
     await waitUntil(async () => (await tailStatus()).active_sessions === 0, 10_000, 'the slow session to close');
     assert.ok((await tailStatus()).total_dropped_events >= status.total_dropped_events, 'drops stay counted after the session');
