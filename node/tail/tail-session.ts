@@ -14,6 +14,7 @@ import type { SseStream } from './sse-stream';
 
 /** Live rows kept while the catchup runs; beyond them rows are dropped and counted. */
 export const MAX_WAITING_ROWS = 100_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Error events kept until the client's stream opens. */
 const MAX_WAITING_PROBLEMS = 100;
 
@@ -49,7 +50,8 @@ export class TailSession {
       problem: (code, message) => this.problem(code, message),
     };
     this.sources = options.sources.map((source) => source(options.query, handlers));
-    this.deadline = setTimeout(() => this.end(), options.maxSessionDurationMs);
+    // A timer longer than 2^31-1 ms would fire at once: such a session runs for that long (24.8 days) at most.
+    this.deadline = setTimeout(() => this.end(), Math.min(options.maxSessionDurationMs, MAX_TIMER_MS));
   }
 
   /** Resolves once every source listens. */
@@ -81,7 +83,7 @@ export class TailSession {
     this.phase = 'live';
     const waited = this.waiting;
     this.waiting = [];
-    this.deliver(new CatchupOverlap(events).withoutSent(this.finish.finish(waited)));
+    this.deliver(new CatchupOverlap(events).withoutSent(this.finished(waited)));
     // A `head` the waiting rows filled has ended the session.
     if (this.phase === 'live') this.scheduleHeartbeat();
   }
@@ -109,11 +111,21 @@ export class TailSession {
   }
 
   private received(rows: Row[]): void {
-    if (this.phase === 'live') this.deliver(this.finish.finish(rows));
+    if (this.phase === 'live') this.deliver(this.finished(rows));
     else if (this.phase === 'catchup') {
       const room = MAX_WAITING_ROWS - this.waiting.length;
       for (const row of room >= rows.length ? rows : rows.slice(0, Math.max(0, room))) this.waiting.push(row);
       this.waitingDropped += Math.max(0, rows.length - Math.max(0, room));
+    }
+  }
+
+  /** The answer's events for matched rows; none when the stages after a `head` fail (the client hears why, the session goes on). */
+  private finished(rows: readonly Row[]): Row[] {
+    try {
+      return this.finish.finish(rows);
+    } catch (error) {
+      this.problem('INTERNAL_ERROR', `the query's stages failed over live events: ${(error as Error).message}`);
+      return [];
     }
   }
 

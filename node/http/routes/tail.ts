@@ -101,7 +101,13 @@ export function tailRoutes(app: App): FastifyPluginAsync {
       const stream = new SseStream(reply.raw);
       stream.open();
       session.attach(stream);
-      await runCatchup(session, job);
+      try {
+        await runCatchup(session, job);
+      } catch (error) {
+        // The response is the stream now: a failure ends it with an error event, never a second answer.
+        app.logger.error(`live tail catchup failed: ${(error as Error).stack ?? String(error)}`);
+        session.fail('INTERNAL_ERROR', 'the catchup failed; see the server log');
+      }
     });
   };
 }
