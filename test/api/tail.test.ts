@@ -1,7 +1,7 @@
 /**
  * GET /tail against the real server with a real EventSource client: catchup order and count,
  * `catchup_done`, live events through a `where` (and stages that reshape), heartbeats at a short
- * `tail.heartbeat_interval`, the 400 and 422 bodies, `tail.max_sessions` (429, also as patched), a client that
+ * `tail.heartbeat_interval`, `head N` ending the session, the 400 and 422 bodies, `tail.max_sessions` (429, also as patched), a client that
  * leaves freeing its session, and a client that stops reading: ingest goes on and the drops are
  * counted in /status.
  */
@@ -131,6 +131,28 @@ describe('api: live tail', function () {
     assert.deepEqual(later.of('result')[0]!.data, recorder.of('result')[0]!.data);
     assert.equal(recorder.of('result')[0]!.data.status, 500);
     assert.equal(recorder.of('result')[0]!.data.kind, 'x');
+  });
+
+  it('`head N` ends the session after N live events', async () => {
+    // A raw reader: an EventSource would reconnect to the closed stream.
+    const body = new Promise<string>((resolve, reject) => {
+      http
+        .get(tailUrl({ q: 'from headed | head 2', count: 0 }), (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve(text));
+        })
+        .on('error', reject);
+    });
+    await waitUntil(async () => (await tailStatus()).active_sessions === 1, 10_000, 'the session');
+    await ingest([1, 2, 3].map((i) => ({ event: `headed ${i}`, time: nowSeconds(), index: 'headed', fields: {} })));
+    const frames = (await body).split('\n\n').filter((frame) => frame.startsWith('event: result'));
+    assert.deepEqual(
+      frames.map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6))._raw),
+      ['headed 1', 'headed 2'],
+    );
+    await waitUntil(async () => (await tailStatus()).active_sessions === 0, 10_000, 'the session to end');
   });
 
   it('heartbeats every tail.heartbeat_interval in the live phase', async () => {
