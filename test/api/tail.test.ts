@@ -1,9 +1,9 @@
 /**
  * GET /tail against the real server with a real EventSource client: catchup order and count,
  * `catchup_done`, live events through a `where` (and stages that reshape), heartbeats at a short
- * `tail.heartbeat_interval`, `head N` ending the session, the 400 and 422 bodies, `tail.max_sessions` (429, also as patched), a client that
- * leaves freeing its session, and a client that stops reading: ingest goes on and the drops are
- * counted in /status.
+ * `tail.heartbeat_interval`, `head N` ending the session, the 400 and 422 bodies,
+ * `tail.max_sessions` (429, also as patched), a client that leaves freeing its session, and a
+ * client that stops reading: ingest goes on and the drops are counted in /status.
  */
 import { strict as assert } from 'assert';
 import http from 'http';
