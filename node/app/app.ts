@@ -25,6 +25,9 @@ import { AlertService } from '../alerts/alert-service';
 import { evaluatorOf } from '../alerts/evaluator';
 import { ALERTS } from '../metadata/collections';
 import { VERSION } from './version';
+import { TailSessions } from '../tail/tail-sessions';
+import { addTailService, type TailService } from '../cluster/tail-service';
+import { memberTailSource } from '../cluster/tail-feeds';
 
 export function engineOptions(settings: Settings): EngineOptions {
   return {
@@ -62,6 +65,10 @@ export class App {
   cluster: ClusterNode | null = null;
   /** Where ingest writes go in a cluster (every owner of each key); null for a node alone, which appends locally. */
   clusterWrites: ClusterWritePath | null = null;
+  /** Live tail sessions and the ingest bus they listen to. */
+  readonly tail: TailSessions;
+  /** In a cluster, the other members' subscriptions to this node's ingest bus. */
+  private tailService: TailService | null = null;
   /** The alerts this node checks, and the status of each (set in `start`). */
   alerts!: AlertService;
 
@@ -75,6 +82,8 @@ export class App {
     this.settings = resolveSettings(config);
     this.metadataWriter = new LocalMetadataWriter(metadata);
     this.metrics = new Metrics(() => this.engine);
+    this.tail = new TailSessions((error) => logger.error(`live tail listener failed: ${error.stack ?? error.message}`));
+    this.metrics.watchTail(() => this.tail.status());
     this.metrics.watch(engine);
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
     const changes = engine.buffer.changes;
@@ -154,8 +163,15 @@ export class App {
         onFailure,
       });
       queries.addService(node);
+      this.tailService = addTailService(node.server, this.tail.bus, onFailure);
     });
     this.cluster = cluster;
+    this.tail.remoteSource = memberTailSource({
+      membership: cluster.membership,
+      peers: cluster.peers,
+      checkIntervalMs: () => this.settings.cluster.heartbeatIntervalMs,
+      readyTimeoutMs: () => this.settings.cluster.failureTimeoutMs,
+    });
     this.queries.distribution = queries.distribution(cluster);
     this.metadataWriter = new ForwardingMetadataWriter(this.metadata, cluster.membership, cluster.peers);
   }
@@ -179,6 +195,8 @@ export class App {
   async close(): Promise<void> {
     await this.alerts?.scheduler.stop();
     this.jobs.close();
+    this.tail.closeAll();
+    this.tailService?.close();
     await this.clusterWrites?.close();
     await this.cluster?.close();
     await this.queryWorkers.close();

@@ -21,7 +21,7 @@ import type { StorageEngine } from '../../storage/engine';
 import { indexMatcher } from '../../storage/scan';
 import type * as wire from './grpc/messages';
 import { SHARD_QUERY_SERVICE } from './grpc/proto';
-import { FACT_PREFIX, REFUSAL_KEY, RpcRefusal, unary, type GrpcServer } from './grpc/server';
+import { endWith, RpcRefusal, unary, type GrpcServer } from './grpc/server';
 import { protocolVersion } from './grpc/wire';
 import { protocolProblem } from './protocol';
 import type { ShardQueryMetrics } from './shard-query-metrics';
@@ -63,14 +63,6 @@ type QueryCall = grpc.ServerWritableStream<wire.ShardQueryRequest, wire.ShardQue
 function checkProtocol(version: wire.ProtocolVersion | null): void {
   const problem = protocolProblem(version, 'the caller');
   if (problem !== null) throw new RpcRefusal(grpc.status.FAILED_PRECONDITION, 'protocol-version', problem);
-}
-
-/** Ends a stream with a status, the refusal's reason and facts in the trailers (as unary() does). */
-function endWith(call: QueryCall, refusal: RpcRefusal): void {
-  const metadata = new grpc.Metadata();
-  metadata.set(REFUSAL_KEY, refusal.reason);
-  for (const [key, value] of Object.entries(refusal.facts)) metadata.set(FACT_PREFIX + key, value);
-  call.emit('error', { code: refusal.code, details: refusal.message, metadata });
 }
 
 /** Milliseconds until the call's deadline (Infinity when it has none). */

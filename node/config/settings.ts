@@ -39,6 +39,8 @@ export interface Settings {
   /** `maxFutureMs`: events further ahead of the receive time are refused (node/ingest/refusal.ts). */
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean; maxFutureMs: number };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
+  /** Live tail sessions (node/tail). */
+  tail: { heartbeatIntervalMs: number; maxSessions: number; maxSessionDurationMs: number };
   /** `caFile`: the CA a node trusts for the other members' HTTPS (node/cluster/peer-http.ts); none: the system's. */
   tls: { enabled: boolean; certFile: string | null; keyFile: string | null; caFile: string | null };
   /** The API base URLs are null for the services' public ones (node/alerts/channels). */
@@ -82,6 +84,7 @@ export function resolveSettings(config: Config): Settings {
   const cluster = config.cluster as ConfigSection;
   const tls = config.tls as ConfigSection;
   const alerts = config.alerts as ConfigSection;
+  const tail = config.tail as ConfigSection;
   const seeds = cluster.seeds as string[];
   return {
     listen: splitHostPort(config.listen as string),
@@ -124,6 +127,11 @@ export function resolveSettings(config: Config): Settings {
       requestTimeoutMs: ms(http.request_timeout),
       shutdownTimeoutMs: ms(http.shutdown_timeout),
       corsOrigins: http.cors_origins as string[],
+    },
+    tail: {
+      heartbeatIntervalMs: ms(tail.heartbeat_interval),
+      maxSessions: tail.max_sessions as number,
+      maxSessionDurationMs: ms(tail.max_session_duration),
     },
     tls: {
       enabled: tls.enabled as boolean,

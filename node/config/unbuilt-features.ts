@@ -9,7 +9,6 @@ import { parseDurationMs, parseSizeBytes } from './units';
 /** A dotted key, or a whole section, and the feature it configures. */
 export const NOT_BUILT: Readonly<Record<string, string>> = {
   auth: 'authentication',
-  tail: 'live tail',
   // Every node of a cluster is coordinator and shard (`all`): the other roles are not built.
   'cluster.role': 'cluster mode',
   // Sections that hold nothing yet.

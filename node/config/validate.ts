@@ -162,6 +162,10 @@ function checkConsistency(config: Config): void {
       }
     }
   }
+  const tail = config.tail as ConfigSection;
+  for (const key of ['heartbeat_interval', 'max_session_duration']) {
+    if ((parseDurationMs(tail[key] as string) ?? 0) < 1) throw new ConfigError(`tail.${key} must be longer than 0`);
+  }
   const server = config.server as ConfigSection;
   for (const key of ['ingest_workers', 'query_workers', 'codec_workers']) {
     const count = server[key] as number;

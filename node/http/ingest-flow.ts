@@ -87,6 +87,9 @@ export class IngestFlow {
       await app.engine.appendRecord(parsed.chunks, parsed.record);
     }
     app.metrics.ingestEvents.inc({ endpoint }, parsed.events);
+    // Durable and about to be acknowledged: live tails hear of them (just after this turn), from the
+    // node that took the request only (owners and replicas do not publish), so each tail gets an event once.
+    app.tail.bus.publish(parsed.chunks);
   }
 
   /** In a cluster: every owner of each key stores its share (or it is hinted); each checks its own write buffer. */

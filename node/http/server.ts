@@ -25,6 +25,7 @@ import { alertRoutes } from './routes/alerts/index';
 import { dashboardRoutes } from './routes/dashboards/index';
 import { discoveryRoutes } from './routes/discovery';
 import { histogramRoutes } from './routes/histogram';
+import { tailRoutes } from './routes/tail';
 import { savedQueryRoutes } from './routes/queries/index';
 import { schemaError } from './schema-errors';
 
@@ -136,6 +137,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(alertRoutes(app));
       await api.register(histogramRoutes(app));
       await api.register(discoveryRoutes(app));
+      await api.register(tailRoutes(app));
     },
     { prefix: '/api/v1' },
   );

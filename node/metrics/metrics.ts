@@ -154,6 +154,38 @@ export class Metrics {
     });
   }
 
+  /** Live tail: the sessions open on this node, the listeners of its ingest, and the live results dropped for slow sessions. */
+  watchTail(status: () => { active_sessions: number; subscriber_count: number; total_dropped_events: number }): void {
+    const registers = [this.registry];
+    new client.Gauge({
+      name: 'trawl_tail_sessions',
+      help: 'Live tail sessions open on this node',
+      registers,
+      collect() {
+        this.set(status().active_sessions);
+      },
+    });
+    new client.Gauge({
+      name: 'trawl_tail_subscribers',
+      help: "Listeners of this node's ingest: its live tail sessions and the other members' subscriptions",
+      registers,
+      collect() {
+        this.set(status().subscriber_count);
+      },
+    });
+    let reported = 0;
+    new client.Counter({
+      name: 'trawl_tail_dropped_events_total',
+      help: 'Live tail results dropped because their session fell behind',
+      registers,
+      collect() {
+        const now = status().total_dropped_events;
+        if (now > reported) this.inc(now - reported);
+        reported = Math.max(reported, now);
+      },
+    });
+  }
+
   /** The worker threads of each pool (`server.*_workers`, or sized from the cores). */
   workerThreads(counts: Record<string, number>): void {
     const gauge = new client.Gauge({

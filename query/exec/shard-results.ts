@@ -8,7 +8,7 @@
  */
 import type { QueryPlan } from '../plan/plan';
 import type { ResultPage, ShardOutput } from './result';
-import type { TimedRow } from './rows';
+import type { Row, TimedRow } from './rows';
 import type { OpStats, ShardResult } from './shard-session';
 import { mergeSorted } from './sorted-rows';
 import { StatsAccumulator, type PartialStats } from './stats';
@@ -205,4 +205,13 @@ export function encodeRows(rows: readonly TimedRow[]): Buffer {
 
 export function decodeRows(bytes: Uint8Array): TimedRow[] {
   return decodeExact<TimedRow[]>(bytes);
+}
+
+/** Rows as bytes for another node (encodeExact): a live tail's matches. */
+export function encodePlainRows(rows: readonly Row[]): Buffer {
+  return encodeExact(rows);
+}
+
+export function decodePlainRows(bytes: Uint8Array): Row[] {
+  return decodeExact<Row[]>(bytes);
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- features [--events N] [--runs N]`
+ * `npm run bench -- features [--events N] [--runs N] [--no-tail]`
  *
  * Loads N generated events (default 10,000,000) into a real server, then times the endpoints
  * that must not read events against a query that computes the same answer by reading them, in
@@ -8,13 +8,18 @@
  *   (`count(_time)` reads every row's `_time`; `count()` would take the header shortcut too).
  * - `GET /fields` against one `stats` query of every field's count, and the min, max, avg, p50 and
  *   p99 of the numeric ones (the descriptors but the top values, which would take a query per field).
+ * Then, unless `--no-tail`, the live tail bench (`npm run bench -- tail`: latency from ingest
+ * acknowledgement to SSE delivery at 50,000 events/s, on one node and on three).
  */
 import { request, TestServer } from '../../test/helpers/server';
 import { LOAD_SPAN_MS, load, median, waitSettled } from './query';
+import { runTailBench } from './tail';
 
 export interface FeaturesBenchOptions {
   events: number;
   runs: number;
+  /** Also run the live tail bench (tail.ts) with its defaults. */
+  tail: boolean;
 }
 
 async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -130,4 +135,6 @@ export async function runFeaturesBench(options: FeaturesBenchOptions): Promise<v
   } finally {
     await server.stop();
   }
+  // The live tail's latency needs servers of its own (one node, then three) under a paced ingest.
+  if (options.tail) await runTailBench({ nodes: [1, 3], ingestRate: 50_000, seconds: 20, batch: 1_000 });
 }

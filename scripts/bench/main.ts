@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
@@ -12,6 +12,7 @@ import { runPlacementBench } from './placement';
 import { runQueryBench } from './query';
 import { runScanBench } from './scan';
 import { runSpreadBench } from './spread';
+import { runTailBench } from './tail';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
       partitions: { type: 'string' },
       nodes: { type: 'string' },
       spans: { type: 'string' },
+      'no-tail': { type: 'boolean' },
+      seconds: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -91,7 +94,11 @@ async function main(): Promise<void> {
       });
       return;
     case 'features':
-      await runFeaturesBench({ events: Number(values.events ?? 10_000_000), runs: Number(values.runs ?? 7) });
+      await runFeaturesBench({
+        events: Number(values.events ?? 10_000_000),
+        runs: Number(values.runs ?? 7),
+        tail: values['no-tail'] !== true,
+      });
       return;
     case 'placement':
       runPlacementBench({
@@ -101,8 +108,18 @@ async function main(): Promise<void> {
         partitions: Number(values.partitions ?? 16),
       });
       return;
+    case 'tail':
+      await runTailBench({
+        nodes: values.nodes === undefined ? [1, 3] : [Number(values.nodes)],
+        ingestRate: Number(values['ingest-rate'] ?? 50_000),
+        seconds: Number(values.seconds ?? 20),
+        batch: Number(values.batch ?? 1_000),
+      });
+      return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread, placement, features)`);
+      throw new Error(
+        `unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread, placement, features, tail)`,
+      );
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Keys of features this version does not have (auth, live tail, cluster roles, the empty
+ * Keys of features this version does not have (auth, cluster roles, the empty
  * sections) are refused with a reason by every config source: the start (exit 1), PATCH /config
  * (400) and SIGHUP (the running config is kept), unless they hold their defaults.
  */
@@ -59,8 +59,8 @@ describe('api: config keys of features this version lacks', function () {
     const cases: [string, string[], Record<string, string>, string][] = [
       ['file auth.enabled', ['--config', configFile('auth:\n  enabled: true\n')], {}, 'auth.enabled'],
       ['file auth.root_token', ['--config', configFile('auth:\n  root_token: s3cret\n')], {}, 'auth.root_token'],
-      ['env tail', [], { TRAWL_TAIL_MAX_SESSIONS: '5' }, 'tail.max_sessions'],
-      ['--set tail', ['--set', 'tail.heartbeat_interval=1m'], {}, 'tail.heartbeat_interval'],
+      ['env cluster.role', [], { TRAWL_CLUSTER_ROLE: 'shard' }, 'cluster.role'],
+      ['--set auth', ['--set', 'auth.enabled=true'], {}, 'auth.enabled'],
       ['file cluster.role', ['--config', configFile('cluster:\n  role: shard\n')], {}, 'cluster.role'],
       ['file views', ['--config', configFile('views:\n  errors_by_host:\n    query: from main\n')], {}, 'views.errors_by_host'],
       ['file profiles (empty value)', ['--config', configFile('profiles:\n  slow: 4\n')], {}, 'profiles.slow'],
@@ -76,8 +76,8 @@ describe('api: config keys of features this version lacks', function () {
       assert.doesNotMatch(stdout + stderr, /trawl listening/, tag);
     });
     const env = runs[2]!.stderr;
-    assert.match(env, /TRAWL_TAIL_MAX_SESSIONS/, 'an environment variable is named as the source');
-    assert.match(env, /or set it to its default \(100\)/, 'the default is offered');
+    assert.match(env, /TRAWL_CLUSTER_ROLE/, 'an environment variable is named as the source');
+    assert.match(env, /or set it to its default \("all"\)/, 'the default is offered');
   });
 
   describe('defaults written out explicitly', () => {
@@ -136,7 +136,7 @@ describe('api: config keys of features this version lacks', function () {
       const cases: [unknown, string][] = [
         [{ auth: { enabled: true } }, 'auth.enabled'],
         [{ query: { max_concurrent: 3 }, cluster: { role: 'shard' } }, 'cluster.role'],
-        [{ tail: { max_sessions: '7' } }, 'tail.max_sessions'],
+        [{ auth: { root_token: 'secret' } }, 'auth.root_token'],
         [{ views: { recent: {} } }, 'views.recent'],
       ];
       for (const [body, key] of cases) {
@@ -165,10 +165,10 @@ describe('api: config keys of features this version lacks', function () {
     it('a reloaded file with such a key fails the reload, logs why and keeps the running config', async () => {
       const before = (await request(`${server.api}/config`)).body.data;
       assert.equal(before.ingest.max_body_size, '1kb');
-      replaceFile(file, 'ingest:\n  max_body_size: 8kb\ntail:\n  max_sessions: 30\n');
+      replaceFile(file, 'ingest:\n  max_body_size: 8kb\nauth:\n  enabled: true\n');
       server.process.kill('SIGHUP');
       await server.waitFor(
-        /config reload failed, keeping the running config: [^\n]*tail\.max_sessions = 30: live tail is not available in this version/,
+        /config reload failed, keeping the running config: [^\n]*auth\.enabled = true: authentication is not available in this version/,
         10_000,
       );
       assert.deepEqual((await request(`${server.api}/config`)).body.data, before);

@@ -57,7 +57,7 @@ describe('api: request validation by schema', function () {
     for (const [context, answer] of cases) assertNames(await answer, '"limt"', context);
     const patched = await patchConfig(server, { http: { request_timeout: '30s' }, cluster: { seeds: [] } });
     assertNames(patched, 'cluster', 'PATCH /config');
-    assert.match(patched.body.error.message, /allowed: retention, log_level, listen, query, ingest, storage, http/);
+    assert.match(patched.body.error.message, /allowed: retention, log_level, listen, query, ingest, storage, http, tail/);
   });
 
   it('names the field of a bad value in POST /query, GET /query and POST /query/stream', async () => {

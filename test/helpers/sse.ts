@@ -51,3 +51,50 @@ export function readSse(
 export function readJobStream(url: string): Promise<SseEvent[]> {
   return readSse(url, ['progress', 'complete', 'failed', 'canceled'], (event) => event.event !== 'progress');
 }
+
+/**
+ * An open SSE stream whose events are kept as they come, for tests that act while it runs (a
+ * live tail). A server event named `error` is kept like the others; a connection failure is kept
+ * in `failure` (EventSource would reconnect: it is closed instead).
+ */
+export class SseRecorder {
+  readonly events: SseEvent[] = [];
+  failure: string | null = null;
+  private readonly source: EventSource;
+
+  constructor(url: string, kinds: readonly string[]) {
+    this.source = new EventSource(url);
+    for (const kind of kinds) {
+      if (kind === 'error') continue;
+      this.source.addEventListener(kind, (message) => this.events.push({ event: kind, data: JSON.parse(message.data) }));
+    }
+    this.source.addEventListener('error', (event) => {
+      const data = (event as unknown as { data?: string }).data;
+      if (typeof data === 'string') this.events.push({ event: 'error', data: JSON.parse(data) });
+      else {
+        this.failure = (event as { message?: string }).message ?? 'connection closed';
+        this.source.close();
+      }
+    });
+  }
+
+  of(kind: string): SseEvent[] {
+    return this.events.filter((event) => event.event === kind);
+  }
+
+  /** Waits until `check` holds over the events so far; fails on a connection failure or after `timeoutMs`. */
+  async until(check: (events: SseEvent[]) => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    const started = Date.now();
+    while (!check(this.events)) {
+      if (this.failure !== null) throw new Error(`the stream failed while waiting for ${what}: ${this.failure}`);
+      if (Date.now() - started > timeoutMs) {
+        throw new Error(`no ${what} within ${timeoutMs} ms; got ${JSON.stringify(this.events.map((e) => e.event))}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  close(): void {
+    this.source.close();
+  }
+}

@@ -260,3 +260,16 @@ export interface ShardQueryMessage {
   result?: Buffer;
   head_floor?: HeadFloor | null;
 }
+
+export interface TailSubscribeRequest {
+  protocol_version: ProtocolVersion | null;
+  text: string;
+  now_micros: number;
+}
+
+export interface TailEvents {
+  protocol_version: ProtocolVersion | null;
+  rows: Buffer;
+  dropped: number;
+  error: string;
+}

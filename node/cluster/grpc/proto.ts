@@ -75,3 +75,9 @@ export const SHARD_QUERY = {
   RaiseFloor: method<wire.RaiseFloorRequest, wire.RaiseFloorReply>(SHARD_QUERY_SERVICE, 'RaiseFloor'),
   Catalog: method<wire.ShardCatalogRequest, wire.ShardCatalogReply>(SHARD_QUERY_SERVICE, 'Catalog'),
 };
+
+export const TAIL_SERVICE = service('Tail');
+
+export const TAIL = {
+  Subscribe: method<wire.TailSubscribeRequest, wire.TailEvents>(TAIL_SERVICE, 'Subscribe'),
+};

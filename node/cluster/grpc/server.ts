@@ -30,6 +30,14 @@ export class RpcRefusal extends Error {
   }
 }
 
+/** Ends a server stream with a status, the refusal's reason and facts in the trailers (as unary() does). */
+export function endWith(call: grpc.ServerWritableStream<unknown, unknown>, refusal: RpcRefusal): void {
+  const metadata = new grpc.Metadata();
+  metadata.set(REFUSAL_KEY, refusal.reason);
+  for (const [key, value] of Object.entries(refusal.facts)) metadata.set(FACT_PREFIX + key, value);
+  call.emit('error', { code: refusal.code, details: refusal.message, metadata });
+}
+
 /**
  * Adapts an async handler; an error that is not a refusal is INTERNAL and goes to `onFailure` (the
  * log). The caller is told only that the call failed here and the error's first line: a stack, or

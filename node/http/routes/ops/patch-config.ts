@@ -4,7 +4,7 @@ import type { App } from '../../../app/app';
 import { ConfigError, mergeConfig } from '../../../config/validate';
 import { validationError } from '../../../core/errors';
 
-const PATCHABLE_KEYS = new Set(['retention', 'log_level', 'listen', 'query', 'ingest', 'storage', 'http']);
+const PATCHABLE_KEYS = new Set(['retention', 'log_level', 'listen', 'query', 'ingest', 'storage', 'http', 'tail']);
 /** A JSON object; its keys and values are checked as a reload checks them (mergeConfig). */
 const CONFIG_PATCH_SCHEMA = { type: 'object' } as const;
 

@@ -1,4 +1,4 @@
-/** `GET /status`: version, uptime, storage, events, queries, retention and memory of this node. */
+/** `GET /status`: version, uptime, storage, events, queries, live tail, retention and memory of this node. */
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import { isoOfMicros } from './iso-time';
@@ -16,7 +16,7 @@ export function statusRoute(server: FastifyInstance, app: App): void {
         events: { total: stats.totalEvents, today: stats.eventsToday },
         queries: { active: app.jobs.running },
         views: { total: 0, active: 0 },
-        tail: { active_sessions: 0, subscriber_count: 0, total_dropped_events: 0 },
+        tail: app.tail.status(),
         retention: { period: app.config.retention, oldest_event: isoOfMicros(stats.oldestEvent) },
         memory: { rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed, heap_total_bytes: memory.heapTotal },
       },
