@@ -1,9 +1,9 @@
 /**
  * The metadata collections: what each is called, how its ids start and how a record is checked.
- * API keys join this table when they are built.
  */
 import { alertRecord } from '../alerts/alert-record';
 import { validateChannels } from '../alerts/index';
+import { apiKeyRecord } from './api-key';
 import { dashboardRecord } from './dashboard';
 import { savedQueryRecord } from './saved-query';
 
@@ -42,8 +42,15 @@ export const ALERTS: MetadataCollection = {
   validate: (fields) => alertRecord(fields, validateChannels),
 };
 
+export const API_KEYS: MetadataCollection = {
+  name: 'api_keys',
+  idPrefix: 'key_',
+  noun: 'API key',
+  validate: apiKeyRecord,
+};
+
 const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map(
-  [SAVED_QUERIES, DASHBOARDS, ALERTS].map((collection) => [collection.name, collection]),
+  [SAVED_QUERIES, DASHBOARDS, ALERTS, API_KEYS].map((collection) => [collection.name, collection]),
 );
 
 /** Whether a collection of that name exists (a name from outside is checked before it is used). */

@@ -1,6 +1,6 @@
 /**
- * The metadata store: typed collections of JSON records (saved queries now; dashboards, alerts and
- * API keys later), held in memory and persisted in the node records' `metadata` area as one
+ * The metadata store: typed collections of JSON records (saved queries, dashboards, alerts and
+ * API keys), held in memory and persisted in the node records' `metadata` area as one
  * record per item plus the version, each write atomic. One node alone, or a cluster's master,
  * applies writes (`apply`); a replica takes the master's whole snapshot when it is newer (`install`).
  */
@@ -142,6 +142,11 @@ export class MetadataStore {
       collectionItems.set(id, decoded);
     }
     return new MetadataStore(records, version, items, options.now ?? Date.now);
+  }
+
+  /** Bumped by every write and install: a reader that derives something from the records rebuilds it when this moves. */
+  get currentVersion(): number {
+    return this.version;
   }
 
   /** The collection's records, oldest first (by `created_at`; equal times, from another writer, by id). */
