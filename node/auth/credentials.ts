@@ -14,7 +14,7 @@ import { TOKEN_PREFIX, tokenOf } from './token';
 
 export type Credential = { kind: 'none' } | { kind: 'token'; token: string } | { kind: 'unreadable'; reason: string };
 
-const SCHEME = /^\s*([A-Za-z]+)\s+(\S+)\s*$/;
+const SCHEME = /^\s*([A-Za-z]+)\s+(.+?)\s*$/;
 
 function decodeBase64(text: string): string | null {
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return null;

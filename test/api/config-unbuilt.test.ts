@@ -1,5 +1,5 @@
 /**
- * Keys of features this version does not have (auth, live tail, cluster roles, the empty
+ * Keys of features this version does not have (live tail, cluster roles, the empty
  * sections) are refused with a reason by every config source: the start (exit 1), PATCH /config
  * (400) and SIGHUP (the running config is kept), unless they hold their defaults.
  */
@@ -57,8 +57,6 @@ describe('api: config keys of features this version lacks', function () {
 
   it('the start fails with exit code 1 and names the key, the reason and the remedy on stderr', async () => {
     const cases: [string, string[], Record<string, string>, string][] = [
-      ['file auth.enabled', ['--config', configFile('auth:\n  enabled: true\n')], {}, 'auth.enabled'],
-      ['file auth.root_token', ['--config', configFile('auth:\n  root_token: s3cret\n')], {}, 'auth.root_token'],
       ['env tail', [], { TRAWL_TAIL_MAX_SESSIONS: '5' }, 'tail.max_sessions'],
       ['--set tail', ['--set', 'tail.heartbeat_interval=1m'], {}, 'tail.heartbeat_interval'],
       ['file cluster.role', ['--config', configFile('cluster:\n  role: shard\n')], {}, 'cluster.role'],
@@ -75,7 +73,7 @@ describe('api: config keys of features this version lacks', function () {
       assert.match(stderr, NOT_AVAILABLE, tag);
       assert.doesNotMatch(stdout + stderr, /trawl listening/, tag);
     });
-    const env = runs[2]!.stderr;
+    const env = runs[0]!.stderr;
     assert.match(env, /TRAWL_TAIL_MAX_SESSIONS/, 'an environment variable is named as the source');
     assert.match(env, /or set it to its default \(100\)/, 'the default is offered');
   });
@@ -134,7 +132,6 @@ describe('api: config keys of features this version lacks', function () {
     it('PATCH /config refuses such a key with 400 VALIDATION_ERROR naming it, and changes nothing', async () => {
       const before = (await request(`${server.api}/config`)).body.data;
       const cases: [unknown, string][] = [
-        [{ auth: { enabled: true } }, 'auth.enabled'],
         [{ query: { max_concurrent: 3 }, cluster: { role: 'shard' } }, 'cluster.role'],
         [{ tail: { max_sessions: '7' } }, 'tail.max_sessions'],
         [{ views: { recent: {} } }, 'views.recent'],
