@@ -1,8 +1,9 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
+import { runAuthBench } from './auth';
 import { runClusterBench } from './cluster';
 import { runCompactBench } from './compact';
 import { runFeaturesBench } from './features';
@@ -40,6 +41,14 @@ async function main(): Promise<void> {
         batch: Number(values.batch ?? 10_000),
         concurrency: Number(values.concurrency ?? 2),
         fsync: values.fsync === true,
+      });
+      return;
+    case 'auth':
+      await runAuthBench({
+        events: Number(values.events ?? 500_000),
+        batch: Number(values.batch ?? 10_000),
+        concurrency: Number(values.concurrency ?? 2),
+        runs: Number(values.runs ?? 5),
       });
       return;
     case 'query':
@@ -102,7 +111,9 @@ async function main(): Promise<void> {
       });
       return;
     default:
-      throw new Error(`unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread, placement, features)`);
+      throw new Error(
+        `unknown benchmark "${name}" (known: ingest, auth, query, flush, compact, scan, cluster, spread, placement, features)`,
+      );
   }
 }
 

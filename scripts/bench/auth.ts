@@ -1,0 +1,105 @@
+/**
+ * `npm run bench -- auth [--events N] [--batch N] [--concurrency N] [--runs N]`
+ *
+ * What checking API keys costs ingest: two server processes, one with auth off and one with auth
+ * on (each request sends an ingest key's token), take the same bodies of generated events in
+ * alternating rounds; each round waits for the previous one's flush, so both meet the same load.
+ * Prints events/s of each round, the medians and their ratio (on / off). Run it with small batches
+ * too (`--batch 100`): the check is per request, so small requests show its cost most.
+ */
+import { bearer, makeKey } from '../../test/helpers/auth';
+import { request, TestServer } from '../../test/helpers/server';
+import { EventGenerator } from './generate';
+
+export interface AuthBenchOptions {
+  events: number;
+  batch: number;
+  concurrency: number;
+  runs: number;
+}
+
+const ROOT = 'auth bench root token';
+
+function bodiesOf(count: number, batch: number): Buffer[] {
+  const generator = new EventGenerator(42, Date.now() - 3 * 3600_000, (2 * 3600_000) / count);
+  const bodies: Buffer[] = [];
+  for (let produced = 0; produced < count; produced += batch) {
+    const events = Array.from({ length: Math.min(batch, count - produced) }, () => generator.next());
+    bodies.push(Buffer.from(JSON.stringify(events)));
+  }
+  return bodies;
+}
+
+/** Events/s acknowledged for every body, `concurrency` requests in flight. */
+async function postAll(
+  server: TestServer,
+  bodies: readonly Buffer[],
+  events: number,
+  concurrency: number,
+  headers: Record<string, string>,
+) {
+  let next = 0;
+  const started = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const answer = await request(`${server.api}/ingest`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+      if (answer.status === 503) {
+        next--;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      if (answer.status !== 200) throw new Error(`ingest answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return events / ((performance.now() - started) / 1000);
+}
+
+async function waitFlushed(server: TestServer, headers: Record<string, string>): Promise<void> {
+  for (;;) {
+    if ((await request(`${server.api}/stats`, { headers })).body.data.buffered_events === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function runAuthBench(options: AuthBenchOptions): Promise<void> {
+  const bodies = bodiesOf(options.events, options.batch);
+  const off = await TestServer.start();
+  const on = await TestServer.start({ set: { 'auth.enabled': true }, env: { TRAWL_ROOT_TOKEN: ROOT } });
+  try {
+    // The key's scope (ingest) is what a shipper holds; /stats needs query, so the waits use the root key.
+    const ingestKey = bearer((await makeKey(on.api, ROOT, { name: 'bench', scope: 'ingest' })).token);
+    const setups = [
+      { name: 'auth off', server: off, headers: {}, admin: {} },
+      { name: 'auth on', server: on, headers: ingestKey, admin: bearer(ROOT) },
+    ];
+    const rates: Record<string, number[]> = { 'auth off': [], 'auth on': [] };
+    for (let round = 0; round < options.runs; round++) {
+      for (const setup of round % 2 === 0 ? setups : [...setups].reverse()) {
+        await waitFlushed(off, {});
+        await waitFlushed(on, bearer(ROOT));
+        const rate = await postAll(setup.server, bodies, options.events, options.concurrency, setup.headers);
+        rates[setup.name]!.push(rate);
+        console.log(`round ${round + 1}, ${setup.name}: ${rate.toFixed(0)} events/s`);
+      }
+    }
+    const offRate = median(rates['auth off']!);
+    const onRate = median(rates['auth on']!);
+    console.log(
+      `\nauth benchmark: ${options.events} events, batches of ${options.batch}, ${options.concurrency} in flight, ${options.runs} rounds`,
+    );
+    console.log(`| measure | value |\n|---|---|`);
+    console.log(`| median events/s, auth off | ${offRate.toFixed(0)} |`);
+    console.log(`| median events/s, auth on (ingest key) | ${onRate.toFixed(0)} |`);
+    console.log(`| ratio on / off | ${(onRate / offRate).toFixed(3)} |`);
+  } finally {
+    await Promise.all([off.stop(), on.stop()]);
+  }
+}
