@@ -34,6 +34,11 @@ interface Remembered {
 const REMEMBERED_TOKENS = 10_000;
 /** Rejected tokens kept, so a client that retries a wrong token does not cost a slow hash each time. */
 const REMEMBERED_REJECTIONS = 1_000;
+/**
+ * Slow checks running at once. scrypt runs on libuv's pool (4 threads), which also inflates gzip
+ * bodies and reads files: a flood of unknown tokens may hold at most half of it.
+ */
+const MAX_SLOW_CHECKS = 2;
 
 function digest(token: string): string {
   return createHash('sha256').update(token).digest('base64');
@@ -75,6 +80,8 @@ export class Authenticator {
   private readonly pending = new Map<string, Promise<KnownKey | null>>();
   /** key id -> when this node last accepted it (ms). */
   private readonly lastUse = new Map<string, number>();
+  private slowChecks = 0;
+  private readonly waitingForSlowCheck: (() => void)[] = [];
 
   constructor(
     private readonly store: MetadataStore,
@@ -111,7 +118,7 @@ export class Authenticator {
     let running = this.pending.get(tokenDigest);
     if (running === undefined) {
       const version = this.store.currentVersion;
-      running = this.slowCheck(token)
+      running = this.limited(() => this.slowCheck(token))
         .then((key) => {
           if (key === null) this.rejected.set(tokenDigest, version);
           else this.verified.set(tokenDigest, { keyId: key.id, hash: key.hash });
@@ -121,6 +128,19 @@ export class Authenticator {
       this.pending.set(tokenDigest, running);
     }
     return running;
+  }
+
+  /** Runs `task` in one of the slow-check slots, first come first served; a finished check hands its slot to the next. */
+  private async limited<T>(task: () => Promise<T>): Promise<T> {
+    if (this.slowChecks < MAX_SLOW_CHECKS) this.slowChecks++;
+    else await new Promise<void>((resolve) => this.waitingForSlowCheck.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.waitingForSlowCheck.shift();
+      if (next === undefined) this.slowChecks--;
+      else next();
+    }
   }
 
   /** The scrypt check: the key the token names, else the root keys whose token the operator chose. */

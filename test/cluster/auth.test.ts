@@ -89,6 +89,17 @@ describe('cluster: API keys', function () {
     assertError(await request(`${nodes[2]!.api}/query/jobs/${id}`), 401, 'AUTH_REQUIRED');
   });
 
+  it("a node removal sent to a node that is not the master reaches the master with the caller's key", async () => {
+    const full = await makeKey(nodes[1]!.api, root, { name: 'not root', scope: 'full' });
+    await everyNodeAnswers(nodes, full.token, 200, 'the full key accepted');
+    const removeVia = (token: string) => request(`${nodes[2]!.api}/cluster/nodes/node9/remove`, { method: 'POST', headers: bearer(token) });
+    assertError(await removeVia(full.token), 403, 'FORBIDDEN', 'a full key may not remove a node');
+    // The master answers for the unknown node: it accepted the root key it was passed.
+    const unknown = await removeVia(root);
+    assertError(unknown, 404, 'NOT_FOUND', 'the master on an unknown node');
+    assert.match(unknown.body.error.message, /node9/);
+  });
+
   it('a rotation through one node: the new root token works and the old one fails on every node', async () => {
     const rotated = await request(`${nodes[2]!.api}/auth/rotate-root`, { method: 'POST', headers: bearer(root) });
     assert.equal(rotated.status, 201, rotated.text);

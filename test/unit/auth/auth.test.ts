@@ -166,6 +166,16 @@ describe('auth', function () {
       assert.equal(await authenticator.verify(token), null);
     });
 
+    it('checks many new tokens at once, a few at a time, each with its own answer', async () => {
+      const { record, token } = await issueKey(writer, { name: 'among many', scope: 'query', description: null, expiresAt: null });
+      const wrong = Array.from({ length: 12 }, (_, i) => tokenOf(String(record.id), `${i}`.padStart(43, 'w')));
+      const answers = await Promise.all([...wrong, token].map((each) => authenticator.verify(each)));
+      assert.deepEqual(
+        answers.map((answer) => answer?.id ?? null),
+        [...wrong.map(() => null), record.id],
+      );
+    });
+
     it('a chosen root token is found without a key id, and a wrong one is refused again after the key set changes', async () => {
       const chosen = 'an operator chose this';
       assert.equal(await authenticator.verify(chosen), null);
