@@ -89,6 +89,28 @@ describe('cluster: API keys', function () {
     assertError(await request(`${nodes[2]!.api}/query/jobs/${id}`), 401, 'AUTH_REQUIRED');
   });
 
+  it("an alert's status is read from the node that checks it with the caller's key", async () => {
+    const reader = await makeKey(nodes[0]!.api, root, { name: 'alert reader', scope: 'query' });
+    const alerts = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ({
+      name,
+      q: 'from main | stats count() as n',
+      interval: '1m',
+      channels: [{ type: 'webhook', config: { url: 'http://127.0.0.1:9/hook' } }],
+    }));
+    for (const alert of alerts) {
+      const created = await postJson(`${nodes[0]!.api}/alerts`, alert, bearer(root));
+      assert.equal(created.status, 201, created.text);
+    }
+    await everyNodeAnswers(nodes, reader.token, 200, 'the reader key accepted');
+    for (const node of nodes) {
+      const listed = await request(`${node.api}/alerts`, { headers: bearer(reader.token) });
+      assert.equal(listed.status, 200, listed.text);
+      const checkers = new Set((listed.body.data.alerts as { checked_by: string }[]).map((alert) => alert.checked_by));
+      assert.ok(checkers.size > 1, `the alerts are spread over the nodes: ${[...checkers].join(', ')}`);
+      assert.equal(listed.body.meta, undefined, `${node.id}: every checker answered: ${listed.text.slice(0, 300)}`);
+    }
+  });
+
   it("a node removal sent to a node that is not the master reaches the master with the caller's key", async () => {
     const full = await makeKey(nodes[1]!.api, root, { name: 'not root', scope: 'full' });
     await everyNodeAnswers(nodes, full.token, 200, 'the full key accepted');
