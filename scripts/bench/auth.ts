@@ -4,7 +4,8 @@
  * What checking API keys costs ingest: two server processes, one with auth off and one with auth
  * on (each request sends an ingest key's token), take the same bodies of generated events in
  * alternating rounds; each round waits for the previous one's flush, so both meet the same load.
- * Prints events/s of each round, the medians and their ratio (on / off). Run it with small batches
+ * Prints events/s and the server's CPU per event (all its threads, from /proc) of each round, the
+ * medians and their ratios (on / off); on a shared machine the CPU is the steadier of the two. Run it with small batches
  * too (`--batch 100`): the check is per request, so small requests show its cost most. First, in
  * this process, what one check costs: a token's first verification (scrypt) and a remembered one,
  * which is what every later request pays, far below the noise of a loaded machine.
@@ -17,6 +18,7 @@ import { bearer, makeKey } from '../../test/helpers/auth';
 import { openTestEngine } from '../../test/helpers/engine';
 import { request, TestServer } from '../../test/helpers/server';
 import { EventGenerator } from './generate';
+import { processCpuSeconds } from './process-cpu';
 
 export interface AuthBenchOptions {
   events: number;
@@ -117,13 +119,17 @@ export async function runAuthBench(options: AuthBenchOptions): Promise<void> {
       { name: 'auth on', server: on, headers: ingestKey, admin: bearer(ROOT) },
     ];
     const rates: Record<string, number[]> = { 'auth off': [], 'auth on': [] };
+    const cpu: Record<string, number[]> = { 'auth off': [], 'auth on': [] };
     for (let round = 0; round < options.runs; round++) {
       for (const setup of round % 2 === 0 ? setups : [...setups].reverse()) {
         await waitFlushed(off, {});
         await waitFlushed(on, bearer(ROOT));
+        const cpuBefore = processCpuSeconds(setup.server.process.pid);
         const rate = await postAll(setup.server, bodies, options.events, options.concurrency, setup.headers);
+        const cpuMicros = ((processCpuSeconds(setup.server.process.pid) - cpuBefore) * 1e6) / options.events;
         rates[setup.name]!.push(rate);
-        console.log(`round ${round + 1}, ${setup.name}: ${rate.toFixed(0)} events/s`);
+        cpu[setup.name]!.push(cpuMicros);
+        console.log(`round ${round + 1}, ${setup.name}: ${rate.toFixed(0)} events/s, ${cpuMicros.toFixed(2)} µs CPU per event`);
       }
     }
     const offRate = median(rates['auth off']!);
@@ -135,6 +141,11 @@ export async function runAuthBench(options: AuthBenchOptions): Promise<void> {
     console.log(`| median events/s, auth off | ${offRate.toFixed(0)} |`);
     console.log(`| median events/s, auth on (ingest key) | ${onRate.toFixed(0)} |`);
     console.log(`| ratio on / off | ${(onRate / offRate).toFixed(3)} |`);
+    const offCpu = median(cpu['auth off']!);
+    const onCpu = median(cpu['auth on']!);
+    console.log(`| median server CPU per event, auth off, µs | ${offCpu.toFixed(2)} |`);
+    console.log(`| median server CPU per event, auth on, µs | ${onCpu.toFixed(2)} |`);
+    console.log(`| CPU ratio on / off | ${(onCpu / offCpu).toFixed(3)} |`);
     console.log(`| a token's first check (scrypt), ms | ${cost.firstMs.toFixed(1)} |`);
     console.log(`| a remembered token's check, µs per request | ${cost.rememberedMicros.toFixed(2)} |`);
   } finally {
