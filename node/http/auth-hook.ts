@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, VerifiedKey } from '../auth/authenticator';
 import { credentialOf } from '../auth/credentials';
-import { requirementOf } from '../auth/privileges';
+import { requirementOf, type Requirement } from '../auth/privileges';
 import { scopeGrants } from '../auth/scopes';
 import { ApiError } from '../core/errors';
 import { pathOf } from './errors';
@@ -24,22 +24,36 @@ declare module 'fastify' {
 const CHALLENGE = 'Bearer realm="trawl", ApiKey, Basic realm="trawl"';
 const COLLECTOR_PATH = '/api/v1/ingest/hec';
 
-/** Routes are checked as they are added: one no rule covers stops the server from starting. */
-export function checkRouteRequirement(method: string | string[], url: string): void {
-  for (const each of Array.isArray(method) ? method : [method]) {
-    if (requirementOf(each, url) === null)
-      throw new Error(`${each} ${url} has no entry in the privilege table (node/auth/privileges.ts): add the scope it needs`);
+/**
+ * The requirement of every route, found in the privilege table once as the route is added (a
+ * route no rule covers stops the server from starting), so a request costs a map lookup.
+ */
+export class RouteRequirements {
+  private readonly byRoute = new Map<string, Requirement>();
+
+  add(method: string | string[], url: string): void {
+    for (const each of Array.isArray(method) ? method : [method]) {
+      const need = requirementOf(each, url);
+      if (need === null)
+        throw new Error(`${each} ${url} has no entry in the privilege table (node/auth/privileges.ts): add the scope it needs`);
+      this.byRoute.set(`${each} ${url}`, need);
+    }
+  }
+
+  /** What a request needs: its route's requirement; a path no route serves needs any valid key. */
+  of(method: string, routeUrl: string | undefined): Requirement {
+    if (routeUrl === undefined) return method === 'OPTIONS' ? 'open' : 'any-key';
+    return this.byRoute.get(`${method} ${routeUrl}`) ?? requirementOf(method, routeUrl) ?? 'any-key';
   }
 }
 
-export function installAuthHook(server: FastifyInstance, authenticator: Authenticator): void {
+export function installAuthHook(server: FastifyInstance, authenticator: Authenticator, requirements: RouteRequirements): void {
   server.decorateRequest('apiKey', null);
   server.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    const path = pathOf(request.url) ?? '/';
-    const url = request.routeOptions.url ?? path;
-    const need = requirementOf(request.method, url) ?? 'any-key';
+    const routeUrl = request.routeOptions.url;
+    const need = requirements.of(request.method, routeUrl);
     if (need === 'open') return;
-    const credential = credentialOf(request.headers.authorization, url === COLLECTOR_PATH);
+    const credential = credentialOf(request.headers.authorization, routeUrl === COLLECTOR_PATH);
     if (credential.kind !== 'token') {
       reply.header('www-authenticate', CHALLENGE);
       if (credential.kind === 'none')
@@ -53,6 +67,7 @@ export function installAuthHook(server: FastifyInstance, authenticator: Authenti
     }
     if (need !== 'any-key' && !scopeGrants(key.scope, need)) {
       const what = need === 'root' ? 'the root key' : `the ${need} privilege`;
+      const path = pathOf(request.url) ?? '/';
       throw new ApiError('FORBIDDEN', `${request.method} ${path} needs ${what}; key ${key.id} has scope ${key.scope}`);
     }
     request.apiKey = key;

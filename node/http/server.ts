@@ -7,7 +7,7 @@ import cors from '@fastify/cors';
 import fs from 'fs';
 import type { App } from '../app/app';
 import { ApiError } from '../core/errors';
-import { checkRouteRequirement, installAuthHook } from './auth-hook';
+import { installAuthHook, RouteRequirements } from './auth-hook';
 import { installBodyParser } from './body';
 import { RequestDrain } from './drain';
 import { installElasticErrorShape } from './es-errors';
@@ -60,9 +60,10 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   const drain = new RequestDrain();
   server.decorate('drain', drain);
   const routeMethods = new RouteMethods();
+  const requirements = new RouteRequirements();
   server.addHook('onRoute', (route) => {
     routeMethods.add(route.url, route.method);
-    checkRouteRequirement(route.method, route.url);
+    requirements.add(route.method, route.url);
   });
 
   /** Every error answer: the path's shape, with 5xx (but 503) logged. */
@@ -97,7 +98,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     drain.admit(reply.raw);
   });
   // After the shutdown check, before any body is read.
-  if (app.authenticator !== null) installAuthHook(server, app.authenticator);
+  if (app.authenticator !== null) installAuthHook(server, app.authenticator, requirements);
 
   // `http.cors_origins`: browsers may call the API from these origins (`*` for any); read live.
   await server.register(cors, {
