@@ -6,7 +6,7 @@
  * any node (the master pushes the change to every node) fails on the next request, because a
  * remembered token only counts while its key still holds the same hash.
  */
-import { createHash } from 'crypto';
+import { hash } from 'crypto';
 import type { KeyScope, TokenFormat } from '../metadata/api-key';
 import { API_KEYS } from '../metadata/collections';
 import type { MetadataStore } from '../metadata/store';
@@ -41,7 +41,7 @@ const REMEMBERED_REJECTIONS = 1_000;
 const MAX_SLOW_CHECKS = 2;
 
 function digest(token: string): string {
-  return createHash('sha256').update(token).digest('base64');
+  return hash('sha256', token, 'base64');
 }
 
 /** A Map used as a small LRU: a read moves the entry to the end, the first entry goes when full. */
