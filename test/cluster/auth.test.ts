@@ -1,16 +1,21 @@
 /**
  * API keys in a cluster of three with auth on: the master makes the first root key (for the
  * auth.root_token only it is given), the other nodes make none and accept it; a key created, revoked or rotated through any
- * node takes effect on every node within a second; forwarded job requests carry the caller's key;
+ * node takes effect on every node within a second; requests passed to another node (a job read,
+ * alert statuses, a node removal, also from `trawl cluster remove`) carry the caller's key;
  * while the master is down existing keys keep working and key writes answer 503.
  */
 import { strict as assert } from 'assert';
+import { execFile } from 'child_process';
+import path from 'path';
+import { promisify } from 'util';
 import { assertError, waitUntil } from '../helpers/api';
 import { bearer, makeKey } from '../helpers/auth';
-import { postJson, request } from '../helpers/server';
+import { postJson, REPO_ROOT, request } from '../helpers/server';
 import { startClusteredServers, stopClusteredServers, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 
 const FIRST_ROOT = 'the root token given to the master';
+const run = promisify(execFile);
 
 /** The promise: a change made through one node holds on every node within this. */
 const PROPAGATION_MS = 1_000;
@@ -111,7 +116,7 @@ describe('cluster: API keys', function () {
     }
   });
 
-  it("a node removal sent to a node that is not the master reaches the master with the caller's key", async () => {
+  it("a node removal sent to a node that is not the master reaches the master with the caller's key, from the command line too", async () => {
     const full = await makeKey(nodes[1]!.api, root, { name: 'not root', scope: 'full' });
     await everyNodeAnswers(nodes, full.token, 200, 'the full key accepted');
     const removeVia = (token: string) => request(`${nodes[2]!.api}/cluster/nodes/node9/remove`, { method: 'POST', headers: bearer(token) });
@@ -120,6 +125,20 @@ describe('cluster: API keys', function () {
     const unknown = await removeVia(root);
     assertError(unknown, 404, 'NOT_FOUND', 'the master on an unknown node');
     assert.match(unknown.body.error.message, /node9/);
+    // The command line sends TRAWL_TOKEN.
+    const command = (env: Record<string, string>) =>
+      run(process.execPath, [path.join(REPO_ROOT, 'scripts', 'trawl'), 'cluster', 'remove', 'node9', '--server', nodes[2]!.server.url], {
+        env: { ...process.env, ...env },
+      });
+    await assert.rejects(command({ TRAWL_TOKEN: root }), (error: { code: number; stderr: string }) => {
+      assert.equal(error.code, 1);
+      assert.match(error.stderr, /404 NOT_FOUND: node "node9" is not a member/);
+      return true;
+    });
+    await assert.rejects(command({ TRAWL_TOKEN: '' }), (error: { code: number; stderr: string }) => {
+      assert.match(error.stderr, /401 AUTH_REQUIRED/);
+      return true;
+    });
   });
 
   it('a rotation through one node: the new root token works and the old one fails on every node', async () => {
