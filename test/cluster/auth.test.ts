@@ -1,7 +1,7 @@
 /**
  * API keys in a cluster of three with auth on: the master makes the first root key (for the
- * auth.root_token only it is given), the other nodes make none and accept it; a key created, revoked or rotated through any
- * node takes effect on every node within a second; requests passed to another node (a job read,
+ * auth.root_token only it is given), the other nodes make none and accept it; a key created,
+ * revoked or rotated through any node takes effect on every node within a second; requests passed to another node (a job read,
  * alert statuses, a node removal, also from `trawl cluster remove`) carry the caller's key;
  * while the master is down existing keys keep working and key writes answer 503.
  */
