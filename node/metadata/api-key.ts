@@ -53,6 +53,14 @@ export function apiKeyRecord(fields: Fields): Record<string, unknown> {
   };
 }
 
+/** The last root key cannot be revoked: without one, no key could be made or revoked again. */
+export function lastRootKeyStays(record: Fields, others: readonly Fields[]): void {
+  if (record.scope === 'root' && !others.some((other) => other.scope === 'root'))
+    throw validationError(
+      `key ${String(record.id)} is the last root key: revoking it would leave no way to manage keys; rotate it instead`,
+    );
+}
+
 /** A key as `GET /auth/keys` lists it: never its hash. `prefix` is null for a root token the operator chose. */
 export function apiKeyListItem(record: Fields, prefix: string | null, lastUsedAt: string | null): Record<string, unknown> {
   return {

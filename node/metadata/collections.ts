@@ -3,7 +3,7 @@
  */
 import { alertRecord } from '../alerts/alert-record';
 import { validateChannels } from '../alerts/index';
-import { apiKeyRecord } from './api-key';
+import { apiKeyRecord, lastRootKeyStays } from './api-key';
 import { dashboardRecord } from './dashboard';
 import { savedQueryRecord } from './saved-query';
 
@@ -19,6 +19,11 @@ export interface MetadataCollection {
    * `id`, `created_at` and `updated_at`). Throws an ApiError or QueryError saying what is wrong.
    */
   validate(fields: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  /**
+   * Refuses a delete the rest of the collection forbids (throws an ApiError saying why). It runs
+   * where writes are applied, one at a time, so two deletes through different nodes cannot both pass.
+   */
+  checkDelete?(record: Readonly<Record<string, unknown>>, others: readonly Readonly<Record<string, unknown>>[]): void;
 }
 
 export const SAVED_QUERIES: MetadataCollection = {
@@ -47,6 +52,7 @@ export const API_KEYS: MetadataCollection = {
   idPrefix: 'key_',
   noun: 'API key',
   validate: apiKeyRecord,
+  checkDelete: lastRootKeyStays,
 };
 
 const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map(

@@ -235,11 +235,17 @@ export class MetadataStore {
         record = this.stored(id, fields, existing.created_at, now);
         break;
       }
-      case 'delete':
-        if (!items.has(write.id)) throw new MetadataNotFoundError(collection.name, write.id, collection.noun);
+      case 'delete': {
+        const existing = items.get(write.id);
+        if (existing === undefined) throw new MetadataNotFoundError(collection.name, write.id, collection.noun);
+        collection.checkDelete?.(
+          existing,
+          [...items.values()].filter((other) => other !== existing),
+        );
         id = write.id;
         record = null;
         break;
+      }
     }
     const version = this.version + 1;
     await this.records.write([

@@ -141,13 +141,17 @@ describe('cluster: API keys', function () {
     });
   });
 
-  it('a rotation through one node: the new root token works and the old one fails on every node', async () => {
+  it('a rotation through one node: the new root token works and the old one fails on every node; the last root key stays', async () => {
     const rotated = await request(`${nodes[2]!.api}/auth/rotate-root`, { method: 'POST', headers: bearer(root) });
     assert.equal(rotated.status, 201, rotated.text);
     const newRoot = rotated.body.data.token as string;
     await everyNodeAnswers(nodes, newRoot, 200, 'the new root token accepted');
     await everyNodeAnswers(nodes, root, 401, 'the old root token refused');
     root = newRoot;
+    // The master refuses to revoke the last root key, whichever node asks.
+    const last = await request(`${nodes[1]!.api}/auth/keys/${rotated.body.data.id}`, { method: 'DELETE', headers: bearer(root) });
+    assertError(last, 400, 'VALIDATION_ERROR', 'the last root key');
+    assert.match(last.body.error.message, /last root key/);
   });
 
   it('while the master is down, existing keys keep working and key writes answer 503 MASTER_UNAVAILABLE', async () => {
