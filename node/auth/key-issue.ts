@@ -27,8 +27,10 @@ export interface IssuedKey {
 export function expiryOf(expiresIn: string, nowMs: number): string | null {
   if (expiresIn === 'never') return null;
   const ms = parseDurationMs(expiresIn);
-  if (ms === null || ms <= 0) throw validationError(`expires_in must be a duration such as 30d or 1y, or never (got "${expiresIn}")`);
-  return new Date(nowMs + ms).toISOString();
+  const expiresAt = ms === null || ms <= 0 ? NaN : new Date(nowMs + ms).getTime();
+  // A Date holds times up to the year 275760: a longer duration is no expiry a client could mean.
+  if (Number.isNaN(expiresAt)) throw validationError(`expires_in must be a duration such as 30d or 1y, or never (got "${expiresIn}")`);
+  return new Date(expiresAt).toISOString();
 }
 
 /** The prefix `GET /auth/keys` shows for a stored key. */

@@ -285,6 +285,8 @@ describe('api: authentication', function () {
         [{}, /name/],
         [{ name: 'x', scope: 'root' }, /scope/],
         [{ name: 'x', expires_in: 'soon' }, /expires_in/],
+        [{ name: 'x', expires_in: '0s' }, /expires_in/],
+        [{ name: 'x', expires_in: '1000000y' }, /expires_in/],
         [{ name: 'x', token: 'mine' }, /token/],
       ];
       for (const [body, named] of refused) {
