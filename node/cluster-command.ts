@@ -5,7 +5,8 @@
  */
 import { parseArgs } from 'util';
 
-export const CLUSTER_USAGE = 'usage: trawl cluster remove|forget <node_id> [--server HOST:PORT]   (default server 127.0.0.1:7480)';
+export const CLUSTER_USAGE =
+  'usage: trawl cluster remove|forget <node_id> [--server HOST:PORT]   (default server 127.0.0.1:7480; with auth on, the root token in TRAWL_TOKEN)';
 
 /** Exit code 0 when the node was removed or forgotten, 1 when the server refused or could not be reached, 2 on bad usage. */
 export async function runClusterCommand(argv: string[]): Promise<number> {
@@ -25,7 +26,9 @@ export async function runClusterCommand(argv: string[]): Promise<number> {
   const base = /^https?:\/\//.test(server) ? server : `http://${server}`;
   let answer: Response;
   try {
-    answer = await fetch(`${base}/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/${action}`, { method: 'POST' });
+    const token = process.env.TRAWL_TOKEN;
+    const headers: Record<string, string> = token === undefined || token === '' ? {} : { authorization: `Bearer ${token}` };
+    answer = await fetch(`${base}/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/${action}`, { method: 'POST', headers });
   } catch (error) {
     console.error(`trawl: ${base} did not answer: ${(error as Error).message}`);
     return 1;

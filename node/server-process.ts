@@ -18,6 +18,10 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   const logger = createLogger(() => (running?.config.log_level ?? config.log_level) as string);
   const app = await App.start(config, logger);
   running = app;
+  const bootstrap = await app.bootstrapAuth(process.env.TRAWL_ROOT_TOKEN || null);
+  // The one time a generated root token is shown: only its hash is stored.
+  if (bootstrap.made === 'generated') console.log(`root token: ${bootstrap.token}`);
+  if (bootstrap.made === 'given') logger.info('auth: root key made for the given root token (TRAWL_ROOT_TOKEN or auth.root_token)');
   const server = await buildServer(app);
   const { host, port } = resolveSettings(config).listen;
   await server.listen({ host, port });

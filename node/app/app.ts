@@ -24,6 +24,8 @@ import { Metrics } from '../metrics/metrics';
 import { AlertService } from '../alerts/alert-service';
 import { evaluatorOf } from '../alerts/evaluator';
 import { ALERTS } from '../metadata/collections';
+import { Authenticator } from '../auth/authenticator';
+import { bootstrapRootKey, type Bootstrap } from '../auth/bootstrap';
 import { VERSION } from './version';
 import { TailSessions } from '../tail/tail-sessions';
 import { addTailService, type TailService } from '../cluster/tail-service';
@@ -71,6 +73,8 @@ export class App {
   private tailService: TailService | null = null;
   /** The alerts this node checks, and the status of each (set in `start`). */
   alerts!: AlertService;
+  /** Which key a request's token belongs to, when `auth.enabled` (read at start: a change needs a restart); null when auth is off. */
+  readonly authenticator: Authenticator | null;
 
   private constructor(
     public config: Config,
@@ -81,6 +85,7 @@ export class App {
   ) {
     this.settings = resolveSettings(config);
     this.metadataWriter = new LocalMetadataWriter(metadata);
+    this.authenticator = this.settings.auth.enabled ? new Authenticator(metadata) : null;
     this.metrics = new Metrics(() => this.engine);
     this.tail = new TailSessions((error) => logger.error(`live tail listener failed: ${error.stack ?? error.message}`));
     this.metrics.watchTail(() => this.tail.status());
@@ -174,6 +179,16 @@ export class App {
     });
     this.queries.distribution = queries.distribution(cluster);
     this.metadataWriter = new ForwardingMetadataWriter(this.metadata, cluster.membership, cluster.peers);
+  }
+
+  /**
+   * With auth on, the first root key when none is stored: made by the node that applies metadata
+   * writes (alone, or the master), for `givenToken` (TRAWL_ROOT_TOKEN) or `auth.root_token` when set.
+   */
+  bootstrapAuth(givenToken: string | null): Promise<Bootstrap> {
+    if (this.authenticator === null || (this.cluster !== null && !this.cluster.membership.isMaster))
+      return Promise.resolve({ made: 'none' });
+    return bootstrapRootKey(this.metadata, this.metadataWriter, givenToken ?? this.settings.auth.rootToken);
   }
 
   /** A node alone checks every alert; in a cluster one live member does (evaluator.ts). */

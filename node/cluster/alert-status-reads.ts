@@ -5,7 +5,7 @@
  * alert's status from its checker. A member that does not answer leaves this node's copy of the
  * status in place, and the answer names it in `meta.stale_status_nodes`.
  */
-import { FORWARDED_HEADER } from './job-forwarding';
+import { forwardedHeaders } from './job-forwarding';
 import type { ClusterNode } from './cluster-node';
 
 /** The runtime fields of an alert as its checker reports them. */
@@ -26,6 +26,8 @@ export async function statusesFromCheckers(
   selfId: string,
   alertIds: readonly string[],
   checkerOf: (id: string) => string | null,
+  /** The caller's Authorization header, passed on: the checker answers only a request with a key. */
+  authorization: string | undefined,
 ): Promise<{ statuses: Map<string, ReportedStatus>; missing: string[] }> {
   const wanted = new Set<string>();
   for (const id of alertIds) {
@@ -39,7 +41,7 @@ export async function statusesFromCheckers(
     members.map(async (member) => {
       try {
         const response = await cluster.http.request(member, '/api/v1/alerts', {
-          headers: { [FORWARDED_HEADER]: selfId },
+          headers: forwardedHeaders(selfId, authorization),
           signal: AbortSignal.timeout(READ_TIMEOUT_MS),
         });
         if (!response.ok) {

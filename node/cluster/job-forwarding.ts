@@ -17,6 +17,11 @@ import type { PeerHttpResponse } from './peer-http';
 /** Marks a request one node forwarded to another. */
 export const FORWARDED_HEADER = 'x-trawl-forwarded-by';
 
+/** A forwarded request's headers: the mark, and the caller's credentials (keys are valid on every node), which the other node checks again. */
+export function forwardedHeaders(selfId: string, authorization: string | undefined): Record<string, string> {
+  return authorization === undefined ? { [FORWARDED_HEADER]: selfId } : { [FORWARDED_HEADER]: selfId, authorization };
+}
+
 /** The longest a forwarded GET or DELETE may take. */
 const FORWARD_TIMEOUT_MS = 10_000;
 
@@ -50,7 +55,7 @@ export async function forwardJobRequest(
   const member = jobHome(cluster.membership, selfId, id);
   if (member === null) return false;
   const abort = new AbortController();
-  const headers: Record<string, string> = { [FORWARDED_HEADER]: selfId };
+  const headers = forwardedHeaders(selfId, request.headers.authorization);
   if (stream) {
     // The client leaving ends the forwarded stream too.
     reply.raw.on('close', () => abort.abort());
@@ -108,13 +113,14 @@ export async function clusterJobList(
   selfId: string,
   own: ListedJob[],
   search: string,
+  authorization: string | undefined,
 ): Promise<{ jobs: ListedJob[]; missingNodes: string[] }> {
   const others = cluster.membership.state().members.filter((member) => member.id !== selfId);
   const answers = await Promise.all(
     others.map(async (member) => {
       try {
         const response = await cluster.http.request(member, `/api/v1/query/jobs${search}`, {
-          headers: { [FORWARDED_HEADER]: selfId },
+          headers: forwardedHeaders(selfId, authorization),
           signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
         });
         if (!response.ok) {

@@ -43,6 +43,8 @@ export interface Settings {
   tail: { heartbeatIntervalMs: number; maxSessions: number; maxSessionDurationMs: number };
   /** `caFile`: the CA a node trusts for the other members' HTTPS (node/cluster/peer-http.ts); none: the system's. */
   tls: { enabled: boolean; certFile: string | null; keyFile: string | null; caFile: string | null };
+  /** `rootToken`: the first root key's token when none is stored yet (node/auth/bootstrap.ts). */
+  auth: { enabled: boolean; rootToken: string | null };
   /** The API base URLs are null for the services' public ones (node/alerts/channels). */
   alerts: {
     minIntervalMs: number;
@@ -138,6 +140,10 @@ export function resolveSettings(config: Config): Settings {
       certFile: tls.cert_file as string | null,
       keyFile: tls.key_file as string | null,
       caFile: tls.ca_file as string | null,
+    },
+    auth: {
+      enabled: (config.auth as ConfigSection).enabled as boolean,
+      rootToken: (config.auth as ConfigSection).root_token as string | null,
     },
     alerts: {
       minIntervalMs: ms(alerts.min_interval),

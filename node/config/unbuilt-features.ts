@@ -1,14 +1,13 @@
 /**
  * Config keys whose feature this version does not have. Such a key is refused unless it holds its
- * default, so a file that writes the defaults out still starts, and `auth.enabled: true` can never
- * leave every endpoint open in silence. The change that builds a feature deletes its lines here.
+ * default, so a file that writes the defaults out still starts, and a setting can never ask for a
+ * feature that is silently missing. The change that builds a feature deletes its lines here.
  */
 import { CONFIG_SCHEMA, defaultConfig, type Config, type FieldKind } from './schema';
 import { parseDurationMs, parseSizeBytes } from './units';
 
 /** A dotted key, or a whole section, and the feature it configures. */
 export const NOT_BUILT: Readonly<Record<string, string>> = {
-  auth: 'authentication',
   // Every node of a cluster is coordinator and shard (`all`): the other roles are not built.
   'cluster.role': 'cluster mode',
   // Sections that hold nothing yet.
@@ -17,7 +16,7 @@ export const NOT_BUILT: Readonly<Record<string, string>> = {
 };
 
 export interface UnbuiltSetting {
-  /** Dotted key as the user writes it (`auth.enabled`, `views.recent`). */
+  /** Dotted key as the user writes it (`cluster.role`, `views.recent`). */
   key: string;
   value: unknown;
   feature: string;

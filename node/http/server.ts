@@ -7,6 +7,7 @@ import cors from '@fastify/cors';
 import fs from 'fs';
 import type { App } from '../app/app';
 import { ApiError } from '../core/errors';
+import { installAuthHook, RouteRequirements } from './auth-hook';
 import { installBodyParser } from './body';
 import { RequestDrain } from './drain';
 import { installElasticErrorShape } from './es-errors';
@@ -22,6 +23,7 @@ import { opsRoutes, rootRoutes } from './routes/ops/index';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query/index';
 import { alertRoutes } from './routes/alerts/index';
+import { authRoutes } from './routes/auth/index';
 import { dashboardRoutes } from './routes/dashboards/index';
 import { discoveryRoutes } from './routes/discovery';
 import { histogramRoutes } from './routes/histogram';
@@ -60,7 +62,11 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   const drain = new RequestDrain();
   server.decorate('drain', drain);
   const routeMethods = new RouteMethods();
-  server.addHook('onRoute', (route) => routeMethods.add(route.url, route.method));
+  const requirements = new RouteRequirements();
+  server.addHook('onRoute', (route) => {
+    routeMethods.add(route.url, route.method);
+    requirements.add(route.method, route.url);
+  });
 
   /** Every error answer: the path's shape, with 5xx (but 503) logged. */
   function answerError(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
@@ -93,6 +99,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     }
     drain.admit(reply.raw);
   });
+  // After the shutdown check, before any body is read.
+  if (app.authenticator !== null) installAuthHook(server, app.authenticator, requirements);
 
   // `http.cors_origins`: browsers may call the API from these origins (`*` for any); read live.
   await server.register(cors, {
@@ -138,6 +146,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(histogramRoutes(app));
       await api.register(discoveryRoutes(app));
       await api.register(tailRoutes(app));
+      // Key management exists only with auth on: otherwise its paths answer 404.
+      if (app.authenticator !== null) await api.register(authRoutes(app, app.authenticator));
     },
     { prefix: '/api/v1' },
   );

@@ -1,9 +1,9 @@
 /**
  * The metadata collections: what each is called, how its ids start and how a record is checked.
- * API keys join this table when they are built.
  */
 import { alertRecord } from '../alerts/alert-record';
 import { validateChannels } from '../alerts/index';
+import { apiKeyRecord, lastRootKeyStays } from './api-key';
 import { dashboardRecord } from './dashboard';
 import { savedQueryRecord } from './saved-query';
 
@@ -19,6 +19,11 @@ export interface MetadataCollection {
    * `id`, `created_at` and `updated_at`). Throws an ApiError or QueryError saying what is wrong.
    */
   validate(fields: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  /**
+   * Refuses a delete the rest of the collection forbids (throws an ApiError saying why). It runs
+   * where writes are applied, one at a time, so two deletes through different nodes cannot both pass.
+   */
+  checkDelete?(record: Readonly<Record<string, unknown>>, others: readonly Readonly<Record<string, unknown>>[]): void;
 }
 
 export const SAVED_QUERIES: MetadataCollection = {
@@ -42,8 +47,16 @@ export const ALERTS: MetadataCollection = {
   validate: (fields) => alertRecord(fields, validateChannels),
 };
 
+export const API_KEYS: MetadataCollection = {
+  name: 'api_keys',
+  idPrefix: 'key_',
+  noun: 'API key',
+  validate: apiKeyRecord,
+  checkDelete: lastRootKeyStays,
+};
+
 const COLLECTIONS: ReadonlyMap<string, MetadataCollection> = new Map(
-  [SAVED_QUERIES, DASHBOARDS, ALERTS].map((collection) => [collection.name, collection]),
+  [SAVED_QUERIES, DASHBOARDS, ALERTS, API_KEYS].map((collection) => [collection.name, collection]),
 );
 
 /** Whether a collection of that name exists (a name from outside is checked before it is used). */

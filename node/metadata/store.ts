@@ -1,6 +1,6 @@
 /**
- * The metadata store: typed collections of JSON records (saved queries now; dashboards, alerts and
- * API keys later), held in memory and persisted in the node records' `metadata` area as one
+ * The metadata store: typed collections of JSON records (saved queries, dashboards, alerts and
+ * API keys), held in memory and persisted in the node records' `metadata` area as one
  * record per item plus the version, each write atomic. One node alone, or a cluster's master,
  * applies writes (`apply`); a replica takes the master's whole snapshot when it is newer (`install`).
  */
@@ -144,6 +144,11 @@ export class MetadataStore {
     return new MetadataStore(records, version, items, options.now ?? Date.now);
   }
 
+  /** Bumped by every write and install: a reader that derives something from the records rebuilds it when this moves. */
+  get currentVersion(): number {
+    return this.version;
+  }
+
   /** The collection's records, oldest first (by `created_at`; equal times, from another writer, by id). */
   list(collection: string): MetadataRecord[] {
     const records = [...(this.items.get(collection)?.values() ?? [])];
@@ -230,11 +235,17 @@ export class MetadataStore {
         record = this.stored(id, fields, existing.created_at, now);
         break;
       }
-      case 'delete':
-        if (!items.has(write.id)) throw new MetadataNotFoundError(collection.name, write.id, collection.noun);
+      case 'delete': {
+        const existing = items.get(write.id);
+        if (existing === undefined) throw new MetadataNotFoundError(collection.name, write.id, collection.noun);
+        collection.checkDelete?.(
+          existing,
+          [...items.values()].filter((other) => other !== existing),
+        );
         id = write.id;
         record = null;
         break;
+      }
     }
     const version = this.version + 1;
     await this.records.write([

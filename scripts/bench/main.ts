@@ -1,8 +1,9 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
+import { runAuthBench } from './auth';
 import { runClusterBench } from './cluster';
 import { runCompactBench } from './compact';
 import { runFeaturesBench } from './features';
@@ -43,6 +44,14 @@ async function main(): Promise<void> {
         batch: Number(values.batch ?? 10_000),
         concurrency: Number(values.concurrency ?? 2),
         fsync: values.fsync === true,
+      });
+      return;
+    case 'auth':
+      await runAuthBench({
+        events: Number(values.events ?? 500_000),
+        batch: Number(values.batch ?? 10_000),
+        concurrency: Number(values.concurrency ?? 2),
+        runs: Number(values.runs ?? 5),
       });
       return;
     case 'query':
@@ -118,7 +127,7 @@ async function main(): Promise<void> {
       return;
     default:
       throw new Error(
-        `unknown benchmark "${name}" (known: ingest, query, flush, compact, scan, cluster, spread, placement, features, tail)`,
+        `unknown benchmark "${name}" (known: ingest, auth, query, flush, compact, scan, cluster, spread, placement, features, tail)`,
       );
   }
 }

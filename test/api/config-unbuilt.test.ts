@@ -1,5 +1,5 @@
 /**
- * Keys of features this version does not have (auth, cluster roles, the empty
+ * Keys of features this version does not have (cluster roles, the empty
  * sections) are refused with a reason by every config source: the start (exit 1), PATCH /config
  * (400) and SIGHUP (the running config is kept), unless they hold their defaults.
  */
@@ -57,10 +57,8 @@ describe('api: config keys of features this version lacks', function () {
 
   it('the start fails with exit code 1 and names the key, the reason and the remedy on stderr', async () => {
     const cases: [string, string[], Record<string, string>, string][] = [
-      ['file auth.enabled', ['--config', configFile('auth:\n  enabled: true\n')], {}, 'auth.enabled'],
-      ['file auth.root_token', ['--config', configFile('auth:\n  root_token: s3cret\n')], {}, 'auth.root_token'],
       ['env cluster.role', [], { TRAWL_CLUSTER_ROLE: 'shard' }, 'cluster.role'],
-      ['--set auth', ['--set', 'auth.enabled=true'], {}, 'auth.enabled'],
+      ['--set cluster.role', ['--set', 'cluster.role=coordinator'], {}, 'cluster.role'],
       ['file cluster.role', ['--config', configFile('cluster:\n  role: shard\n')], {}, 'cluster.role'],
       ['file views', ['--config', configFile('views:\n  errors_by_host:\n    query: from main\n')], {}, 'views.errors_by_host'],
       ['file profiles (empty value)', ['--config', configFile('profiles:\n  slow: 4\n')], {}, 'profiles.slow'],
@@ -75,7 +73,7 @@ describe('api: config keys of features this version lacks', function () {
       assert.match(stderr, NOT_AVAILABLE, tag);
       assert.doesNotMatch(stdout + stderr, /trawl listening/, tag);
     });
-    const env = runs[2]!.stderr;
+    const env = runs[0]!.stderr;
     assert.match(env, /TRAWL_CLUSTER_ROLE/, 'an environment variable is named as the source');
     assert.match(env, /or set it to its default \("all"\)/, 'the default is offered');
   });
@@ -134,9 +132,7 @@ describe('api: config keys of features this version lacks', function () {
     it('PATCH /config refuses such a key with 400 VALIDATION_ERROR naming it, and changes nothing', async () => {
       const before = (await request(`${server.api}/config`)).body.data;
       const cases: [unknown, string][] = [
-        [{ auth: { enabled: true } }, 'auth.enabled'],
         [{ query: { max_concurrent: 3 }, cluster: { role: 'shard' } }, 'cluster.role'],
-        [{ auth: { root_token: 'secret' } }, 'auth.root_token'],
         [{ views: { recent: {} } }, 'views.recent'],
       ];
       for (const [body, key] of cases) {
@@ -165,10 +161,10 @@ describe('api: config keys of features this version lacks', function () {
     it('a reloaded file with such a key fails the reload, logs why and keeps the running config', async () => {
       const before = (await request(`${server.api}/config`)).body.data;
       assert.equal(before.ingest.max_body_size, '1kb');
-      replaceFile(file, 'ingest:\n  max_body_size: 8kb\nauth:\n  enabled: true\n');
+      replaceFile(file, 'ingest:\n  max_body_size: 8kb\ncluster:\n  role: shard\n');
       server.process.kill('SIGHUP');
       await server.waitFor(
-        /config reload failed, keeping the running config: [^\n]*auth\.enabled = true: authentication is not available in this version/,
+        /config reload failed, keeping the running config: [^\n]*cluster\.role = "shard": cluster mode is not available in this version/,
         10_000,
       );
       assert.deepEqual((await request(`${server.api}/config`)).body.data, before);

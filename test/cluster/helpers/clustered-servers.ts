@@ -38,6 +38,8 @@ export interface ClusterOptions {
   setForNode?: (index: number) => Record<string, string | number | boolean>;
   /** Environment variables for every node (and its restarts). */
   env?: Record<string, string>;
+  /** Headers of the requests that watch the nodes come up (an Authorization header with auth on). */
+  headers?: Record<string, string>;
 }
 
 /** Starts `count` nodes (ids node1 ... nodeN, every node seeded with all) and waits until each sees all up. */
@@ -64,6 +66,8 @@ export async function startClusteredServers(count: number, options: ClusterOptio
   await waitForUp(
     nodes,
     nodes.map((node) => node.id),
+    undefined,
+    options.headers,
   );
   return nodes;
 }
@@ -84,12 +88,17 @@ export async function joinClusteredServer(
 }
 
 /** Waits until each of `observers` reports exactly the ids in `up` as up (the others down). */
-export async function waitForUp(observers: readonly ClusteredServer[], up: readonly string[], timeoutMs = 30_000): Promise<void> {
+export async function waitForUp(
+  observers: readonly ClusteredServer[],
+  up: readonly string[],
+  timeoutMs = 30_000,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const wanted = [...up].sort().join(',');
   for (const node of observers) {
     await waitUntil(
       async () => {
-        const status = (await request(`${node.api}/cluster/status`)).body?.data;
+        const status = (await request(`${node.api}/cluster/status`, { headers })).body?.data;
         const seen = ((status?.nodes ?? []) as { id: string; state: string }[])
           .filter((each) => each.state === 'up')
           .map((each) => each.id);

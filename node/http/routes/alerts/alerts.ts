@@ -61,6 +61,7 @@ export async function withStatus(
     app.settings.cluster.nodeId,
     alerts.map((alert) => String(alert.id)),
     checkerOf,
+    request.headers.authorization,
   );
   const merged = alerts.map((alert) => {
     const reported = statuses.get(String(alert.id));

@@ -27,7 +27,7 @@ export function forgetNodeRoute(server: FastifyInstance, app: App): void {
       if (cluster === null) {
         throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to forget a node of');
       }
-      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'forget', reply);
+      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'forget', request, reply);
       try {
         await cluster.membership.forget(nodeId);
       } catch (error) {

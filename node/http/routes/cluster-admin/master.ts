@@ -2,7 +2,7 @@
  * What both cluster-admin endpoints share: the master decides them; any other node passes the request
  * on to the master's HTTP address (HTTPS with `tls.enabled`) and relays its answer.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClusterNode } from '../../../cluster/cluster-node';
 import type { ForgetRefusedError, RemoveRefusedError } from '../../../cluster/errors';
 import type { PeerHttpResponse } from '../../../cluster/peer-http';
@@ -21,7 +21,13 @@ const FORWARD_TIMEOUT_MS = 10_000;
 export type Action = 'remove' | 'forget';
 
 /** Passes the request to the master and relays its status and body; 503 naming it when it does not answer. */
-export async function forwardToMaster(cluster: ClusterNode, nodeId: string, action: Action, reply: FastifyReply): Promise<unknown> {
+export async function forwardToMaster(
+  cluster: ClusterNode,
+  nodeId: string,
+  action: Action,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
   const master = cluster.membership.master();
   const member = cluster.membership.state().members.find((candidate) => candidate.id === master.id);
   const name = master.id === null ? master.address : `${master.id} at ${master.address}`;
@@ -35,6 +41,8 @@ export async function forwardToMaster(cluster: ClusterNode, nodeId: string, acti
   try {
     answer = await cluster.http.request(member, `/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/${action}`, {
       method: 'POST',
+      // The caller's credentials: the master checks them again.
+      headers: request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization },
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });
   } catch (error) {

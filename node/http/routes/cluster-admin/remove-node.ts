@@ -35,7 +35,7 @@ export function removeNodeRoute(server: FastifyInstance, app: App): void {
       if (cluster === null) {
         throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to take a node out of');
       }
-      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'remove', reply);
+      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'remove', request, reply);
       try {
         await cluster.membership.remove(nodeId);
       } catch (error) {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import { ConfigError, mergeConfig } from '../../../config/validate';
 import { validationError } from '../../../core/errors';
+import { withoutSecrets } from './read-config';
 
 const PATCHABLE_KEYS = new Set(['retention', 'log_level', 'listen', 'query', 'ingest', 'storage', 'http', 'tail']);
 /** A JSON object; its keys and values are checked as a reload checks them (mergeConfig). */
@@ -26,6 +27,6 @@ export function patchConfigRoute(server: FastifyInstance, app: App): void {
     }
     const result = app.applyConfig(next);
     app.logger.info(`config patched: ${result.changed.join(', ') || 'no change'}`);
-    return { data: { config: app.config, changed: result.changed, restart_required: result.restartRequired } };
+    return { data: { config: withoutSecrets(app.config), changed: result.changed, restart_required: result.restartRequired } };
   });
 }

@@ -38,7 +38,7 @@ export function listJobsRoute(server: FastifyInstance, { app, service }: QueryRo
     if (cluster === null || request.headers[FORWARDED_HEADER] !== undefined) return { data: { jobs } };
     // In a cluster: every node's jobs; a node that does not answer makes the list partial.
     const search = request.query.status === undefined ? '' : `?status=${encodeURIComponent(request.query.status)}`;
-    const all = await clusterJobList(cluster, app.settings.cluster.nodeId, jobs, search);
+    const all = await clusterJobList(cluster, app.settings.cluster.nodeId, jobs, search, request.headers.authorization);
     return all.missingNodes.length === 0
       ? { data: { jobs: all.jobs } }
       : { data: { jobs: all.jobs }, meta: { partial: true, missing_nodes: all.missingNodes } };
