@@ -16,7 +16,8 @@ export type ProofFailure = 'no-proof' | 'malformed-proof' | 'stale-proof' | 'wro
 
 export type ProofCheck = { ok: true; nodeId: string } | { ok: false; reason: ProofFailure; message: string };
 
-const PROOF = /^(.{1,256})\.(\d{1,15})\.([0-9a-f]{64})$/;
+/** A node id (config/peer-names.ts allows letters, digits, ".", "_", "-"), a time, a MAC. */
+const PROOF = /^([A-Za-z0-9._-]{1,256})\.(\d{1,15})\.([0-9a-f]{64})$/;
 
 function mac(secret: string, nodeId: string, atMs: number, path: string): Buffer {
   return crypto.createHmac('sha256', secret).update(`${nodeId}.${atMs}.${path}`).digest();
