@@ -198,7 +198,10 @@ export class ClusterFormation {
       return new JoinRefusedError(error.reason, error.details);
     }
     if (error.code === status.UNAUTHENTICATED) {
-      return new JoinRefusedError('unauthenticated', `node ${self.id} cannot join the cluster: the master at ${error.address} ${error.details}`);
+      return new JoinRefusedError(
+        'unauthenticated',
+        `node ${self.id} cannot join the cluster: the master at ${error.address} ${error.details}`,
+      );
     }
     return new Error(`node ${self.id} cannot join the cluster: ${error.message}`);
   }

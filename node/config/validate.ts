@@ -149,7 +149,9 @@ function checkConsistency(config: Config): void {
   const secret = cluster.secret as string | null;
   // The message never holds the secret: a config error is logged and answered to PATCH /config.
   if (secret !== null && secret.length < MIN_SECRET_LENGTH) {
-    throw new ConfigError(`cluster.secret must be at least ${MIN_SECRET_LENGTH} characters (it has ${secret.length}); a long random one, the same on every node`);
+    throw new ConfigError(
+      `cluster.secret must be at least ${MIN_SECRET_LENGTH} characters (it has ${secret.length}); a long random one, the same on every node`,
+    );
   }
   if ((cluster.seeds as string[]).length > 0) {
     const idProblem = nodeIdProblem(String(cluster.node_id ?? ''));

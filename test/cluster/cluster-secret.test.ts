@@ -86,7 +86,12 @@ function requestFor(method: ProtoMethod, write: Buffer): unknown {
 }
 
 /** Calls `method` at `address` with `metadata`; resolves with the status it ends with. */
-function callStatus(client: grpc.Client, method: ProtoMethod, request: unknown, metadata: grpc.Metadata): Promise<grpc.ServiceError | null> {
+function callStatus(
+  client: grpc.Client,
+  method: ProtoMethod,
+  request: unknown,
+  metadata: grpc.Metadata,
+): Promise<grpc.ServiceError | null> {
   const { definition } = method;
   const options = { deadline: Date.now() + CALL_MS };
   return new Promise((resolve) => {
@@ -103,8 +108,14 @@ function callStatus(client: grpc.Client, method: ProtoMethod, request: unknown, 
       stream.on('error', (error: grpc.ServiceError) => resolve(error));
       stream.on('end', () => resolve(null));
     } else {
-      client.makeUnaryRequest(definition.path, definition.requestSerialize, definition.responseDeserialize, request, metadata, options, (error) =>
-        resolve(error),
+      client.makeUnaryRequest(
+        definition.path,
+        definition.requestSerialize,
+        definition.responseDeserialize,
+        request,
+        metadata,
+        options,
+        (error) => resolve(error),
       );
     }
   });
@@ -164,7 +175,17 @@ describe('cluster.secret: the gRPC port closed to strangers', function () {
     const methods = protoMethods();
     const names = methods.map((method) => `${method.service}.${method.name}`);
     assert.ok(methods.length > 0, 'the proto has methods');
-    for (const expected of ['Membership.Join', 'Membership.Heartbeat', 'Membership.PushState', 'ShardWrite.Write', 'ShardWrite.ReplayHint', 'ShardQuery.Query', 'ShardQuery.Keys', 'Metadata.Apply', 'Tail.Subscribe']) {
+    for (const expected of [
+      'Membership.Join',
+      'Membership.Heartbeat',
+      'Membership.PushState',
+      'ShardWrite.Write',
+      'ShardWrite.ReplayHint',
+      'ShardQuery.Query',
+      'ShardQuery.Keys',
+      'Metadata.Apply',
+      'Tail.Subscribe',
+    ]) {
       assert.ok(names.includes(expected), `${expected} is among ${names.join(', ')}`);
     }
     const target = nodes[0]!;
@@ -218,7 +239,10 @@ describe('cluster.secret: the gRPC port closed to strangers', function () {
     await assert.rejects(started, (error: Error) => {
       assert.match(error.message, /server exited \(1\)/);
       assert.match(error.message, /cluster\.secret is not set: anyone who can reach 127\.0\.0\.1:\d+ can join the cluster/);
-      assert.match(error.message, /node node4 cannot join the cluster: the master at .* refused: .*set cluster\.secret on the calling node/);
+      assert.match(
+        error.message,
+        /node node4 cannot join the cluster: the master at .* refused: .*set cluster\.secret on the calling node/,
+      );
       return true;
     });
     assert.deepEqual(await memberIds(nodes[0]!), ['node1', 'node2', 'node3']);

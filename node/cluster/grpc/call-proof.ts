@@ -34,7 +34,8 @@ export function checkProof(secret: string, proof: string | undefined, path: stri
     return {
       ok: false,
       reason: 'no-proof',
-      message: 'this cluster requires proof of cluster.secret and the call carried none: set cluster.secret on the calling node, the same on every node',
+      message:
+        'this cluster requires proof of cluster.secret and the call carried none: set cluster.secret on the calling node, the same on every node',
     };
   }
   const parts = PROOF.exec(proof);

@@ -67,7 +67,15 @@ describe('cluster.secret proof', () => {
 
   it('refuses a malformed proof as malformed-proof', () => {
     const good = signProof(SECRET, 'node1', JOIN, NOW);
-    for (const proof of ['node1', `node1.${NOW}`, `node1.${NOW}.zz`, `${good}0`, `.${NOW}.${'a'.repeat(64)}`, `node1.-5.${'a'.repeat(64)}`, `${good},${good}`]) {
+    for (const proof of [
+      'node1',
+      `node1.${NOW}`,
+      `node1.${NOW}.zz`,
+      `${good}0`,
+      `.${NOW}.${'a'.repeat(64)}`,
+      `node1.-5.${'a'.repeat(64)}`,
+      `${good},${good}`,
+    ]) {
       const check = checkProof(SECRET, proof, JOIN, NOW);
       assert.equal(!check.ok && check.reason, 'malformed-proof', proof);
     }
