@@ -14,6 +14,8 @@ import { memberById, type ClusterState, type Member, type StoredAlone } from './
 import { setApartStoredAlone } from './stored-alone';
 import { PeerClients } from './grpc/peers';
 import { GrpcServer } from './grpc/server';
+import { proofSender } from './grpc/proof-sender';
+import { SecretGuard } from './grpc/secret-guard';
 import { AppliedShares } from './applied-shares';
 import { AppliedHints, HintStore } from './hints';
 import { Membership } from './membership';
@@ -39,6 +41,20 @@ async function storedAloneBeforeFirstJoin(engine: StorageEngine, nodeId: string,
     );
   }
   return alone;
+}
+
+/**
+ * The check of cluster.secret on this node's gRPC port and the proof on its calls; with no secret,
+ * neither, and a warning: the port then takes calls from anyone who reaches it.
+ */
+function secretGuardOf(settings: Settings, logger: Logger): SecretGuard | null {
+  const { secret, grpcListen } = settings.cluster;
+  if (secret !== null) return new SecretGuard(secret, logger);
+  logger.warn(
+    `cluster.secret is not set: anyone who can reach ${grpcListen} can join the cluster, write and read its data and change its metadata; ` +
+      'set cluster.secret (a long random value, the same on every node) or keep the port on a network only the nodes reach',
+  );
+  return null;
 }
 
 /** One line each time a peer comes back or goes down: membership reports each change once. */
@@ -86,6 +102,8 @@ export class ClusterNode {
     readonly http: PeerHttp,
     /** Whether a node may be asked for its keys, this one included. */
     readonly catchUp: CatchUp,
+    /** The check of cluster.secret on every call served; null when no secret is set. */
+    readonly secretGuard: SecretGuard | null,
   ) {}
 
   /**
@@ -110,8 +128,12 @@ export class ClusterNode {
       grpc: cluster.grpcListen,
       role: 'all',
     };
-    const server = new GrpcServer();
-    const peers = new PeerClients(cluster.heartbeatIntervalMs);
+    const secretGuard = secretGuardOf(settings, logger);
+    const server = new GrpcServer({ interceptors: secretGuard === null ? [] : [secretGuard.interceptor] });
+    const peers = new PeerClients(
+      cluster.heartbeatIntervalMs,
+      cluster.secret === null ? [] : [proofSender(cluster.secret, cluster.nodeId)],
+    );
     const hints = await HintStore.open(engine.records('hints'));
     const membership = new Membership({
       self,
@@ -151,6 +173,7 @@ export class ClusterNode {
       payload,
       http,
       new CatchUp({ self: self.id, hints, membership, failureTimeoutMs: cluster.failureTimeoutMs, stallMs: cluster.writeTimeoutMs }),
+      secretGuard,
     );
     addServices(node);
     try {

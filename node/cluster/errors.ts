@@ -5,10 +5,10 @@
  */
 import type { ForgetProblem, RemoveProblem } from './cluster-state';
 
-/** The cluster will not take this node: its id is held elsewhere, it asked a node that is not the master, or their protocols differ. */
+/** The cluster will not take this node: its id is held elsewhere, it asked a node that is not the master, their protocols differ, or it lacks the cluster's secret. */
 export class JoinRefusedError extends Error {
   constructor(
-    readonly reason: 'node-id-taken' | 'address-taken' | 'invalid-member' | 'not-master' | 'protocol-version',
+    readonly reason: 'node-id-taken' | 'address-taken' | 'invalid-member' | 'not-master' | 'protocol-version' | 'unauthenticated',
     message: string,
   ) {
     super(message);

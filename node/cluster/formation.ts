@@ -3,6 +3,7 @@
  * cluster, joining through the master, taking the stored state on a restart, and the master's
  * decisions (a join, a remove, a forget) with the ring epoch each starts.
  */
+import { status } from '@grpc/grpc-js';
 import { setTimeout as delay } from 'timers/promises';
 import {
   forgetProblem,
@@ -195,6 +196,12 @@ export class ClusterFormation {
       error.reason === 'invalid-member'
     ) {
       return new JoinRefusedError(error.reason, error.details);
+    }
+    if (error.code === status.UNAUTHENTICATED) {
+      return new JoinRefusedError(
+        'unauthenticated',
+        `node ${self.id} cannot join the cluster: the master at ${error.address} ${error.details}`,
+      );
     }
     return new Error(`node ${self.id} cannot join the cluster: ${error.message}`);
   }

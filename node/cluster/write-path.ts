@@ -47,6 +47,7 @@ export class ClusterWritePath {
     });
     node.peers.observe((call) => metrics.call(call.service, call.method, callOutcome(call.code), call.seconds));
     node.membership.refusals.observe((method, reason) => metrics.peerRefusals.inc({ method, reason }));
+    node.secretGuard?.observe((service, method, reason) => metrics.unauthenticated.inc({ service, method, reason }));
     const maxBufferedEvents = (): number => settings().ingest.maxBufferedEvents;
     addShardWriteService(node.server, {
       self: node.self.id,

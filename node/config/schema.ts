@@ -73,6 +73,7 @@ export const CONFIG_SCHEMA: Schema = {
     heartbeat_interval: 'duration',
     failure_timeout: 'duration',
     write_timeout: 'duration',
+    secret: 'string',
   },
   server: {
     ingest_workers: 'integer',
@@ -146,6 +147,8 @@ export function defaultConfig(): Config {
       heartbeat_interval: '1s',
       failure_timeout: '5s',
       write_timeout: '2s',
+      // Unset: calls between nodes carry no proof and the node warns at start (node/cluster/grpc/call-proof.ts).
+      secret: null,
     },
     // 0: sized from the cores (node/app/worker-counts.ts). Several nodes on one machine set them lower.
     server: { ingest_workers: 0, query_workers: 0, codec_workers: 0 },
@@ -175,6 +178,7 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'cluster.bucket_span',
   'cluster.heartbeat_interval',
   'cluster.failure_timeout',
+  'cluster.secret',
   'buffer_manager.block_cache_max_bytes',
   'server.ingest_workers',
   'server.query_workers',

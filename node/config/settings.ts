@@ -68,6 +68,8 @@ export interface Settings {
     /** How long an owner has to store its share of a write before the share becomes a hint. */
     writeTimeoutMs: number;
     bucketSpanMs: number;
+    /** What every gRPC call between nodes proves it knows (node/cluster/grpc/call-proof.ts); null: no proof. */
+    secret: string | null;
   };
 }
 
@@ -166,6 +168,7 @@ export function resolveSettings(config: Config): Settings {
       heartbeatIntervalMs: ms(cluster.heartbeat_interval),
       failureTimeoutMs: ms(cluster.failure_timeout),
       writeTimeoutMs: ms(cluster.write_timeout),
+      secret: cluster.secret as string | null,
     },
   };
 }

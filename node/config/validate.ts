@@ -127,6 +127,9 @@ export function mergeConfig(base: Config, patch: unknown, origin: string): Confi
 /** Listening on every interface: fine alone, but no address a peer could be told to call. */
 const WILDCARD_HOST = /^(0\.0\.0\.0|\[?::\]?|):\d+$/;
 
+/** A shorter cluster.secret could be guessed offline from one proof seen on the wire. */
+const MIN_SECRET_LENGTH = 16;
+
 /** More threads of one kind than this only oversubscribes any machine Node runs on. */
 const MAX_WORKERS = 64;
 
@@ -143,6 +146,13 @@ function checkConsistency(config: Config): void {
   const cluster = config.cluster as ConfigSection;
   if ((cluster.partitions as number) < 1) throw new ConfigError('cluster.partitions must be at least 1');
   if ((cluster.replication_factor as number) < 1) throw new ConfigError('cluster.replication_factor must be at least 1');
+  const secret = cluster.secret as string | null;
+  // The message never holds the secret: a config error is logged and answered to PATCH /config.
+  if (secret !== null && secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `cluster.secret must be at least ${MIN_SECRET_LENGTH} characters (it has ${secret.length}); a long random one, the same on every node`,
+    );
+  }
   if ((cluster.seeds as string[]).length > 0) {
     const idProblem = nodeIdProblem(String(cluster.node_id ?? ''));
     if (idProblem !== null) throw new ConfigError(`cluster.node_id: ${idProblem}`);

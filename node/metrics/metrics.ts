@@ -274,6 +274,8 @@ export class ClusterMetrics {
   readonly hintsReplayed: client.Counter<'target'>;
   readonly hintBytesReplayed: client.Counter<'target'>;
   readonly peerRefusals: client.Counter<'method' | 'reason'>;
+  /** Calls refused by the check of cluster.secret (node/cluster/grpc/secret-guard.ts). */
+  readonly unauthenticated: client.Counter<'service' | 'method' | 'reason'>;
 
   constructor(registry: client.Registry, hints: PendingHints) {
     const registers = [registry];
@@ -340,6 +342,12 @@ export class ClusterMetrics {
       name: 'trawl_grpc_refusals_total',
       help: "Peers' membership calls this node refused, by method and reason (proto/README.md lists the reasons)",
       labelNames: ['method', 'reason'],
+      registers,
+    });
+    this.unauthenticated = new client.Counter({
+      name: 'trawl_grpc_unauthenticated_total',
+      help: 'Calls to this node refused for lacking proof of cluster.secret, by service, method and reason (no-proof, malformed-proof, stale-proof, wrong-proof)',
+      labelNames: ['service', 'method', 'reason'],
       registers,
     });
     // A target whose hints are all replayed reads 0, not absent, so the drain shows on a graph.

@@ -13,7 +13,7 @@ export interface FinishedCall {
 }
 
 /** `/trawl.v1.ShardWrite/Write` -> ShardWrite, Write. */
-function namesOf(path: string): { service: string; method: string } {
+export function methodNames(path: string): { service: string; method: string } {
   const [, qualified = '', method = ''] = path.split('/');
   return { service: qualified.slice(qualified.lastIndexOf('.') + 1), method };
 }
@@ -21,7 +21,7 @@ function namesOf(path: string): { service: string; method: string } {
 /** A client interceptor that reports each call's end to `observer`. */
 export function callObserver(observer: (call: FinishedCall) => void): grpc.Interceptor {
   return (options, nextCall) => {
-    const { service, method } = namesOf(options.method_definition.path);
+    const { service, method } = methodNames(options.method_definition.path);
     const started = process.hrtime.bigint();
     return new grpc.InterceptingCall(nextCall(options), {
       start(metadata, _listener, next) {

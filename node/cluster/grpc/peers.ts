@@ -58,7 +58,13 @@ export class PeerClients {
    * @param reconnectBackoffMs the longest a channel waits before reconnecting to a peer that went
    * away: gRPC's default grows to two minutes, and a restarted peer must be seen within a heartbeat or so.
    */
-  constructor(private readonly reconnectBackoffMs = 1000) {}
+  constructor(
+    private readonly reconnectBackoffMs = 1000,
+    /** Added to every call's metadata (the proof of cluster.secret, proof-sender.ts); observers come after it. */
+    outgoing: grpc.Interceptor[] = [],
+  ) {
+    this.interceptors.push(...outgoing);
+  }
 
   /** The one client to `address`; other services' calls on it share its connection. */
   client(address: string): grpc.Client {

@@ -89,17 +89,28 @@ export function internalDetails(error: Error): string {
   return `the call failed on this node (its log has the details): ${line.length > 200 ? `${line.slice(0, 200)}...` : line}`;
 }
 
+export interface GrpcServerOptions {
+  prefaceTimeoutMs?: number;
+  /** Run on every call of every service before its handler (the check of cluster.secret, secret-guard.ts). */
+  interceptors?: grpc.ServerInterceptor[];
+}
+
 export class GrpcServer {
-  private readonly server = new grpc.Server({
-    'grpc.max_receive_message_length': GRPC_MAX_REQUEST_BYTES,
-    'grpc.max_send_message_length': GRPC_MAX_REPLY_BYTES,
-  });
+  private readonly server: grpc.Server;
   private listener: net.Server | null = null;
   /** Connections that have not sent the whole preface yet. */
   private readonly awaitingPreface = new Set<net.Socket>();
   private listening = false;
+  private readonly prefaceTimeoutMs: number;
 
-  constructor(private readonly prefaceTimeoutMs = DEFAULT_PREFACE_TIMEOUT_MS) {}
+  constructor(options: GrpcServerOptions = {}) {
+    this.prefaceTimeoutMs = options.prefaceTimeoutMs ?? DEFAULT_PREFACE_TIMEOUT_MS;
+    this.server = new grpc.Server({
+      'grpc.max_receive_message_length': GRPC_MAX_REQUEST_BYTES,
+      'grpc.max_send_message_length': GRPC_MAX_REPLY_BYTES,
+      interceptors: options.interceptors ?? [],
+    });
+  }
 
   /** Adds a service; all are added before listen(). */
   addService(service: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation): void {

@@ -1,13 +1,23 @@
-/** `GET /config`: the running configuration; a root token set in it is shown as `(hidden)`, never in clear. */
+/** `GET /config`: the running configuration; a root token or cluster secret set in it is shown as `(hidden)`, never in clear. */
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import type { Config } from '../../../config/schema';
 
-/** The config as answered: `auth.root_token`, when set, as `(hidden)`. */
+/** The keys whose values are never answered: section and key. */
+const SECRET_KEYS: readonly [string, string][] = [
+  ['auth', 'root_token'],
+  ['cluster', 'secret'],
+];
+
+/** The config as answered: `auth.root_token` and `cluster.secret`, when set, as `(hidden)`. */
 export function withoutSecrets(config: Config): Config {
-  const auth = config.auth as Record<string, unknown> | undefined;
-  if (auth?.root_token === null || auth?.root_token === undefined) return config;
-  return { ...config, auth: { ...auth, root_token: '(hidden)' } };
+  let shown = config;
+  for (const [section, key] of SECRET_KEYS) {
+    const values = shown[section] as Record<string, unknown> | undefined;
+    if (values?.[key] === null || values?.[key] === undefined) continue;
+    shown = { ...shown, [section]: { ...values, [key]: '(hidden)' } };
+  }
+  return shown;
 }
 
 export function readConfigRoute(server: FastifyInstance, app: App): void {
