@@ -27,21 +27,26 @@ export const ERROR_CATALOGUE = {
   URI_TOO_LONG: { status: 414, message: 'a path segment of the request is too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'unsupported media type' },
   EXPECTATION_FAILED: { status: 417, message: 'only the Expect: 100-continue expectation is supported' },
-  RATE_LIMITED: { status: 429, message: 'the ingest rate limit (ingest.rate_limit) was exceeded' },
-  TOO_MANY_REQUESTS: { status: 429, message: 'query.max_concurrent queries are already running' },
+  RATE_LIMITED: { status: 429, message: 'the ingest rate limit (ingest.rate_limit) was exceeded', retryAfterSeconds: 1 },
+  TOO_MANY_REQUESTS: { status: 429, message: 'query.max_concurrent queries are already running', retryAfterSeconds: 1 },
   HEADERS_TOO_LARGE: { status: 431, message: 'the request line or headers are too large' },
   INTERNAL_ERROR: { status: 500, message: 'internal error; see the server log' },
-  BACKPRESSURE: { status: 503, message: 'the write buffer is full (ingest.max_buffered_events); retry shortly' },
+  BACKPRESSURE: { status: 503, message: 'the write buffer is full (ingest.max_buffered_events); retry shortly', retryAfterSeconds: 1 },
   SHARD_UNAVAILABLE: {
     status: 503,
     message: 'an owner of some of the events could not store them, and they could not be kept for it; retry',
+    retryAfterSeconds: 1,
   },
   SHUTTING_DOWN: { status: 503, message: 'the server is shutting down' },
-  CLUSTER_FORMING: { status: 503, message: 'the cluster is forming: waiting for its seed nodes to join; retry shortly' },
+  CLUSTER_FORMING: {
+    status: 503,
+    message: 'the cluster is forming: waiting for its seed nodes to join; retry shortly',
+    retryAfterSeconds: 1,
+  },
   MASTER_UNAVAILABLE: { status: 503, message: 'the cluster master is not answering; metadata writes wait for it' },
   NODE_UNAVAILABLE: { status: 503, message: 'the cluster node that holds this query job is not answering' },
-  QUERY_POOL_EXHAUSTED: { status: 503, message: 'the global query memory pool is exhausted' },
-} as const satisfies Record<string, { status: number; message: string }>;
+  QUERY_POOL_EXHAUSTED: { status: 503, message: 'the global query memory pool is exhausted', retryAfterSeconds: 1 },
+} as const satisfies Record<string, { status: number; message: string; retryAfterSeconds?: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
@@ -49,8 +54,19 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_CATALOGUE, code);
 }
 
+/**
+ * The catalogue's `retryAfterSeconds`: the codes a client should retry (a full buffer, a busy query
+ * pool, a rate limit) are answered with a `Retry-After` header, which shippers' retry loops read.
+ */
+function retryAfterOf(code: ErrorCode): number | undefined {
+  const entry = ERROR_CATALOGUE[code];
+  return 'retryAfterSeconds' in entry ? entry.retryAfterSeconds : undefined;
+}
+
 export class ApiError extends Error {
   readonly status: number;
+  /** Seconds a client should wait before retrying (the `Retry-After` header); undefined: no header. */
+  retryAfterSeconds: number | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -63,6 +79,13 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
     this.status = status ?? ERROR_CATALOGUE[code].status;
+    this.retryAfterSeconds = retryAfterOf(code);
+  }
+
+  /** The same error, telling the client to wait `seconds` (at least 1) before retrying. */
+  retryAfter(seconds: number): this {
+    this.retryAfterSeconds = Math.max(1, Math.ceil(seconds));
+    return this;
   }
 
   toBody(): { error: Record<string, unknown> } {

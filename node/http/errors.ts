@@ -9,6 +9,8 @@ import { ApiError, type ErrorCode } from '../core/errors';
 export interface ErrorReply {
   status: number;
   body: Record<string, unknown>;
+  /** The `Retry-After` header's seconds, for the codes a client should retry. */
+  retryAfterSeconds?: number;
 }
 
 /** An error as it comes from fastify or node: a code, and maybe a status or a parser's reason. */
@@ -115,7 +117,9 @@ const PATH_SHAPES: readonly { paths: RegExp; shape: ErrorShape }[] = [];
 /** The status and body an error is answered with on a path (null when the request line was unreadable). */
 export function errorReply(error: unknown, path: string | null): ErrorReply {
   const special = path === null ? undefined : PATH_SHAPES.find(({ paths }) => paths.test(path));
-  return (special?.shape ?? envelope)(toApiError(error));
+  const apiError = toApiError(error);
+  const reply = (special?.shape ?? envelope)(apiError);
+  return apiError.retryAfterSeconds === undefined ? reply : { ...reply, retryAfterSeconds: apiError.retryAfterSeconds };
 }
 
 /** The path of a request target, without its query string. */

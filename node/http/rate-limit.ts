@@ -38,7 +38,7 @@ export class IngestRateLimiter {
         'RATE_LIMITED',
         `ingest rate limit of ${rate} events/s exceeded for ${client}: this request has ${events} events; retry in ${waitSeconds}s` +
           (events > rate ? ' (or send smaller batches: a request may carry at most one second of the limit)' : ''),
-      );
+      ).retryAfter(waitSeconds);
     }
     bucket.tokens -= events;
   }

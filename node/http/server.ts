@@ -70,7 +70,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
 
   /** Every error answer: the path's shape, with 5xx (but 503) logged. */
   function answerError(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
-    const { status, body } = errorReply(thrown, pathOf(request.url));
+    const { status, body, retryAfterSeconds } = errorReply(thrown, pathOf(request.url));
+    if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
     if (status >= 500 && status !== 503) {
       const detail = thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown);
       app.logger.error(`${request.method} ${request.url}: ${detail}`);

@@ -186,6 +186,7 @@ describe('api: errors', function () {
       for (const [path, body, headers] of cases) {
         const answer = await post(`${api}${path}`, body, headers);
         assertError(answer, 503, 'BACKPRESSURE', path);
+        assert.equal(answer.headers.get('retry-after'), '1', `Retry-After on 503 ${path}`);
         if (path.includes('bulk') || path.startsWith('/es/')) {
           assert.equal(answer.headers.get('x-elastic-product'), 'Elasticsearch', `x-elastic-product on 503 ${path}`);
         }

@@ -16,8 +16,12 @@ describe('HTTP options: rate limit, CORS, TLS', () => {
       const refused = await postJson(`${server.api}/ingest`, batch(10));
       assert.equal(refused.status, 429);
       assert.equal(refused.body.error.code, 'RATE_LIMITED');
+      // The bucket is empty: 10 events take a second to come back.
+      assert.equal(refused.headers.get('retry-after'), '1');
       const tooBig = await postJson(`${server.api}/ingest`, batch(50));
       assert.equal(tooBig.status, 429);
+      // 50 events at 10 a second: at least 4 seconds however full the bucket is.
+      assert.ok(Number(tooBig.headers.get('retry-after')) >= 4, `Retry-After ${tooBig.headers.get('retry-after')}`);
       assert.match(tooBig.body.error.message, /smaller batches/);
       // The bucket refills at 10 events a second: a batch of 10 passes again within about a second.
       const refusedAt = Date.now();

@@ -65,6 +65,7 @@ describe('query limits and cancellation', function () {
     const second = await postJson(`${server.api}/query`, { q: 'from main | stats count()' });
     assert.equal(second.status, 429);
     assert.equal(second.body.error.code, 'TOO_MANY_REQUESTS');
+    assert.equal(second.headers.get('retry-after'), '1');
     // Let the job scan for a moment (its workers are busy hashing), then cancel it. Rows read are
     // counted per acknowledged message of several blocks, which can come late in a short scan:
     // waiting for them could let the job finish first.
