@@ -4,38 +4,12 @@
  * (400) and SIGHUP (the running config is kept), unless they hold their defaults.
  */
 import { strict as assert } from 'assert';
-import { spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { assertError, dispose, waitUntil } from '../helpers/api';
-import { freePort, REPO_ROOT, request, tempDir, TestServer } from '../helpers/server';
+import { request, runServerToExit, tempDir, TestServer } from '../helpers/server';
 
 const NOT_AVAILABLE = /not available in this version; remove the key/;
-
-/** Runs `trawl server` expecting it to exit; returns the exit code and what it wrote to each stream. */
-async function runToExit(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', tempDir(), ...args],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
 
 function configFile(text: string): string {
   const file = path.join(tempDir('trawl-config-'), 'trawl.yaml');
@@ -64,7 +38,7 @@ describe('api: config keys of features this version lacks', function () {
       ['file profiles (empty value)', ['--config', configFile('profiles:\n  slow: 4\n')], {}, 'profiles.slow'],
       ['file profiles', ['--config', configFile('profiles:\n  fast: {}\n')], {}, 'profiles.fast'],
     ];
-    const runs = await Promise.all(cases.map(([, args, env]) => runToExit(args, env)));
+    const runs = await Promise.all(cases.map(([, args, env]) => runServerToExit(args, env)));
     assert.equal(runs.length, cases.length);
     runs.forEach(({ code, stdout, stderr }, i) => {
       const [tag, , , key] = cases[i]!;

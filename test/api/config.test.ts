@@ -3,11 +3,10 @@
  * startup, SIGHUP reload of the file, PATCH /config, and a clean SIGTERM exit.
  */
 import { strict as assert } from 'assert';
-import { spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import { assertError, dispose, post, waitUntil } from '../helpers/api';
-import { freePort, REPO_ROOT, request, tempDir as makeTempDir, TestServer } from '../helpers/server';
+import { request, runServerToExit, tempDir as makeTempDir, TestServer, type ExitedServer } from '../helpers/server';
 
 /** Temp dirs made here (config files, data dirs of failed starts), removed after the file. */
 const made: string[] = [];
@@ -21,27 +20,6 @@ function tempDir(prefix?: string): string {
 function writeConfig(file: string, text: string): void {
   fs.writeFileSync(`${file}.tmp`, text);
   fs.renameSync(`${file}.tmp`, file);
-}
-
-/** Runs `trawl server` with args expected to make it exit; returns the code and output. */
-async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', tempDir(), ...args],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, output };
 }
 
 function body(bytes: number): string {
@@ -273,15 +251,15 @@ describe('api: config', function () {
       writeConfig(badFile, 'query:\n  max_concurrent: -1\n');
       const unknownFile = path.join(dir, 'unknown.yaml');
       writeConfig(unknownFile, 'ingest:\n  bogus_key: 1\n');
-      const cases: [string, Promise<{ code: number | null; output: string }>, string][] = [
-        ['--set', runToExit(['--set', 'ingest.max_body_size=lots']), 'ingest.max_body_size'],
-        ['env', runToExit([], { TRAWL_STORAGE_FLUSH_INTERVAL: 'soon' }), 'storage.flush_interval'],
-        ['file', runToExit(['--config', badFile]), 'query.max_concurrent'],
-        ['unknown key', runToExit(['--config', unknownFile]), 'ingest.bogus_key'],
-        ['bad listen', runToExit(['--set', 'listen=nowhere']), 'listen'],
+      const cases: [string, Promise<ExitedServer>, string][] = [
+        ['--set', runServerToExit(['--set', 'ingest.max_body_size=lots']), 'ingest.max_body_size'],
+        ['env', runServerToExit([], { TRAWL_STORAGE_FLUSH_INTERVAL: 'soon' }), 'storage.flush_interval'],
+        ['file', runServerToExit(['--config', badFile]), 'query.max_concurrent'],
+        ['unknown key', runServerToExit(['--config', unknownFile]), 'ingest.bogus_key'],
+        ['bad listen', runServerToExit(['--set', 'listen=nowhere']), 'listen'],
         [
           'block cache size',
-          runToExit([], { TRAWL_BUFFER_MANAGER_BLOCK_CACHE_MAX_BYTES: 'plenty' }),
+          runServerToExit([], { TRAWL_BUFFER_MANAGER_BLOCK_CACHE_MAX_BYTES: 'plenty' }),
           'buffer_manager.block_cache_max_bytes',
         ],
       ];

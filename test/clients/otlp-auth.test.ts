@@ -6,9 +6,10 @@
 import { strict as assert } from 'assert';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter } from '@opentelemetry/sdk-logs';
+import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { dispose } from '../helpers/api';
 import { bearer, makeKey } from '../helpers/auth';
+import { recordingExporter } from '../helpers/otlp';
 import { postJson, TestServer } from '../helpers/server';
 
 const ROOT = 'root token for the OTLP test';
@@ -29,16 +30,7 @@ describe('clients: OpenTelemetry logs SDK with auth on', function () {
   /** Emits RECORDS records tagged `tag` through an exporter sending `token`; the result code of each export (0 = SUCCESS). */
   async function exportWith(token: string, tag: string): Promise<number[]> {
     const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs`, headers: { Authorization: `Bearer ${token}` } });
-    const results: number[] = [];
-    const recording: LogRecordExporter = {
-      export: (logs, done) =>
-        exporter.export(logs, (result) => {
-          results.push(result.code);
-          done(result);
-        }),
-      shutdown: () => exporter.shutdown(),
-      forceFlush: () => exporter.forceFlush(),
-    };
+    const { recording, results } = recordingExporter(exporter);
     const provider = new LoggerProvider({
       resource: resourceFromAttributes({ 'service.name': 'checkout' }),
       processors: [new BatchLogRecordProcessor({ exporter: recording })],

@@ -8,8 +8,9 @@ import { strict as assert } from 'assert';
 import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter } from '@opentelemetry/sdk-logs';
+import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
 import { assertFields, awaitEvents, dispose, post, storedByRaw } from '../helpers/api';
+import { recordingExporter } from '../helpers/otlp';
 import { TestServer } from '../helpers/server';
 import { readStoredEvents } from '../helpers/storage';
 
@@ -27,17 +28,7 @@ describe('clients: OpenTelemetry logs SDK (OTLP/HTTP JSON)', function () {
 
   it('exports log records that are stored per the mapping of docs/api.md', async () => {
     const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
-    // Records each export's result code (0 = SUCCESS): the SDK itself only logs failures.
-    const results: number[] = [];
-    const recording: LogRecordExporter = {
-      export: (logs, done) =>
-        exporter.export(logs, (result) => {
-          results.push(result.code);
-          done(result);
-        }),
-      shutdown: () => exporter.shutdown(),
-      forceFlush: () => exporter.forceFlush(),
-    };
+    const { recording, results } = recordingExporter(exporter);
     const provider = new LoggerProvider({
       resource: resourceFromAttributes({
         'service.name': 'checkout',
@@ -118,17 +109,8 @@ describe('clients: OpenTelemetry logs SDK, structured bodies and every value kin
   });
 
   it('a map body becomes fields and JSON _raw; int, double, bool, bytes and array attributes keep their values', async () => {
-    const results: number[] = [];
     const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
-    const recording: LogRecordExporter = {
-      export: (logs, done) =>
-        exporter.export(logs, (result) => {
-          results.push(result.code);
-          done(result);
-        }),
-      shutdown: () => exporter.shutdown(),
-      forceFlush: () => exporter.forceFlush(),
-    };
+    const { recording, results } = recordingExporter(exporter);
     const provider = new LoggerProvider({
       resource: resourceFromAttributes({ 'service.name': 'kinds-svc', 'host.name': 'kinds-host' }),
       processors: [new BatchLogRecordProcessor({ exporter: recording })],
@@ -215,16 +197,7 @@ describe('clients: OpenTelemetry logs SDK, a refused record', function () {
       DiagLogLevel.WARN,
     );
     const exporter = new OTLPLogExporter({ url: `${server.api}/otlp/v1/logs` });
-    const results: number[] = [];
-    const recording: LogRecordExporter = {
-      export: (logs, done) =>
-        exporter.export(logs, (result) => {
-          results.push(result.code);
-          done(result);
-        }),
-      shutdown: () => exporter.shutdown(),
-      forceFlush: () => exporter.forceFlush(),
-    };
+    const { recording, results } = recordingExporter(exporter);
     const provider = new LoggerProvider({
       resource: resourceFromAttributes({ 'service.name': 'late' }),
       processors: [new BatchLogRecordProcessor({ exporter: recording })],

@@ -46,6 +46,40 @@ export function tempDir(prefix = 'trawl-test-'): string {
   return dir;
 }
 
+/** What a `trawl server` that exits by itself printed: each stream, and both in arrival order. */
+export interface ExitedServer {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  output: string;
+}
+
+/**
+ * Runs `trawl server` with arguments expected to make it exit (a refused config): its exit code
+ * and what it printed. Killed after 20 s, so a server that starts instead fails the test.
+ */
+export async function runServerToExit(args: string[], env: Record<string, string> = {}): Promise<ExitedServer> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'scripts', 'trawl'), 'server', '--listen', `127.0.0.1:${port}`, '--data-dir', tempDir(), ...args],
+    { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const printed = { stdout: '', stderr: '', output: '' };
+  child.stdout!.on('data', (chunk: Buffer) => {
+    printed.stdout += chunk.toString();
+    printed.output += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    printed.stderr += chunk.toString();
+    printed.output += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, ...printed };
+}
+
 export interface ServerOptions {
   dataDir?: string;
   /** `section.key=value` overrides passed as `--set`. */
