@@ -13,6 +13,7 @@ import { changedKeys } from '../config/validate';
 import { IngestParser } from '../ingest/parser-pool';
 import { workerCounts } from './worker-counts';
 import { localScanSource } from '../core/local-scan-source';
+import { TlsMaterial } from '../core/tls-material';
 import { MetadataStore } from '../metadata/store';
 import { LocalMetadataWriter, type MetadataWriter } from '../metadata/writer';
 import { ClusterNode } from '../cluster/cluster-node';
@@ -73,6 +74,8 @@ export class App {
   private tailService: TailService | null = null;
   /** The alerts this node checks, and the status of each (set in `start`). */
   alerts!: AlertService;
+  /** The certificate, key and CA when `tls.enabled` (HTTPS, and gRPC between nodes); re-read on SIGHUP (`reloadTls`). */
+  readonly tls: TlsMaterial | null;
   /** Which key a request's token belongs to, when `auth.enabled` (read at start: a change needs a restart); null when auth is off. */
   readonly authenticator: Authenticator | null;
 
@@ -82,7 +85,9 @@ export class App {
     readonly logger: Logger,
     /** Saved queries and the other metadata collections, persisted with the engine. */
     readonly metadata: MetadataStore,
+    tls: TlsMaterial | null,
   ) {
+    this.tls = tls;
     this.settings = resolveSettings(config);
     this.metadataWriter = new LocalMetadataWriter(metadata);
     this.authenticator = this.settings.auth.enabled ? new Authenticator(metadata) : null;
@@ -119,6 +124,8 @@ export class App {
 
   static async start(config: Config, logger: Logger): Promise<App> {
     const settings = resolveSettings(config);
+    // Unusable certificate files stop the start before the storage opens.
+    const tls = settings.tls.enabled ? TlsMaterial.open(settings.tls) : null;
     const engine = await StorageEngine.open(engineOptions(settings));
     if (engine.replayed.records > 0) {
       logger.info(`replayed ${engine.replayed.events} buffered events from ${engine.replayed.records} write-buffer records`);
@@ -130,7 +137,7 @@ export class App {
     }
     const metadata = await MetadataStore.open(engine.records('metadata'));
     engine.start();
-    const app = new App(config, engine, logger, metadata);
+    const app = new App(config, engine, logger, metadata, tls);
     if (settings.cluster.seeds.length > 0) {
       try {
         await app.joinCluster();
@@ -158,7 +165,7 @@ export class App {
   private async joinCluster(): Promise<void> {
     const onFailure = (error: Error): void => this.logger.error(`gRPC handler failed: ${error.stack ?? error.message}`);
     const queries = clusterQueries(this, onFailure);
-    const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, (node) => {
+    const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, this.tls, (node) => {
       addMetadataService(node.server, node.membership, this.metadata, onFailure);
       this.clusterWrites = ClusterWritePath.attach(node, {
         engine: this.engine,
@@ -235,6 +242,17 @@ export class App {
     this.engine.updateOptions(engineOptions(this.settings));
     this.queries.pool.capacity = this.settings.query.globalMemoryPoolBytes;
     return { changed, restartRequired };
+  }
+
+  /**
+   * SIGHUP: re-reads the certificate, key and CA at the running `tls.*` paths (which a reload may
+   * have changed). New HTTPS and gRPC connections use them; open ones keep theirs. Throws, keeping
+   * the files in use, when they cannot be used; null when TLS is off.
+   */
+  reloadTls(): { validTo: string } | null {
+    if (this.tls === null) return null;
+    this.tls.reload(this.settings.tls);
+    return { validTo: this.tls.validTo };
   }
 
   uptimeSeconds(): number {

@@ -4,7 +4,6 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
-import fs from 'fs';
 import type { App } from '../app/app';
 import { ApiError } from '../core/errors';
 import { installAuthHook, RouteRequirements } from './auth-hook';
@@ -34,20 +33,10 @@ import { schemaError } from './schema-errors';
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
 const ELASTIC_PATHS = /^\/api\/v1\/(es(\/|$)|ingest\/bulk)/;
 
-/** `tls.enabled`: serve HTTPS with the configured PEM files (read once at start; a change needs a restart). */
-function tlsFiles(app: App): { cert: Buffer; key: Buffer } | null {
-  const { tls } = app.settings;
-  if (!tls.enabled) return null;
-  if (tls.certFile === null || tls.keyFile === null) {
-    throw new Error('tls.enabled needs tls.cert_file and tls.key_file');
-  }
-  return { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) };
-}
-
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
     logger: false,
-    serverFactory: nodeServerFactory({ requestTimeoutMs: () => app.settings.http.requestTimeoutMs, tls: tlsFiles(app) }),
+    serverFactory: nodeServerFactory({ requestTimeoutMs: () => app.settings.http.requestTimeoutMs, tls: app.tls }),
     clientErrorHandler: answerClientError,
     // What the router meets before any route (a malformed percent-encoding) is answered like any error.
     frameworkErrors: (error, request, reply) => answerError(request, reply, error),

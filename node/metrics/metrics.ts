@@ -276,6 +276,8 @@ export class ClusterMetrics {
   readonly peerRefusals: client.Counter<'method' | 'reason'>;
   /** Calls refused by the check of cluster.secret (node/cluster/grpc/secret-guard.ts). */
   readonly unauthenticated: client.Counter<'service' | 'method' | 'reason'>;
+  /** gRPC connections refused in their TLS handshake (node/cluster/grpc/tls-refusals.ts). */
+  readonly tlsRefused: client.Counter;
 
   constructor(registry: client.Registry, hints: PendingHints) {
     const registers = [registry];
@@ -348,6 +350,11 @@ export class ClusterMetrics {
       name: 'trawl_grpc_unauthenticated_total',
       help: 'Calls to this node refused for lacking proof of cluster.secret, by service, method and reason (no-proof, malformed-proof, stale-proof, wrong-proof)',
       labelNames: ['service', 'method', 'reason'],
+      registers,
+    });
+    this.tlsRefused = new client.Counter({
+      name: 'trawl_grpc_tls_refused_total',
+      help: 'Connections to the gRPC port refused in their TLS handshake (not TLS, no client certificate, or one tls.ca_file did not sign)',
       registers,
     });
     // A target whose hints are all replayed reads 0, not absent, so the drain shows on a graph.
