@@ -27,6 +27,7 @@ import { evaluatorOf } from '../alerts/evaluator';
 import { ALERTS } from '../metadata/collections';
 import { Authenticator } from '../auth/authenticator';
 import { bootstrapRootKey, type Bootstrap } from '../auth/bootstrap';
+import { AuditLog } from '../audit/audit-log';
 import { VERSION } from './version';
 import { TailSessions } from '../tail/tail-sessions';
 import { addTailService, type TailService } from '../cluster/tail-service';
@@ -78,6 +79,8 @@ export class App {
   readonly tls: TlsMaterial | null;
   /** Which key a request's token belongs to, when `auth.enabled` (read at start: a change needs a restart); null when auth is off. */
   readonly authenticator: Authenticator | null;
+  /** The audit log of administrative actions and refused credentials (node/audit). */
+  readonly audit: AuditLog;
 
   private constructor(
     public config: Config,
@@ -95,6 +98,17 @@ export class App {
     this.tail = new TailSessions((error) => logger.error(`live tail listener failed: ${error.stack ?? error.message}`));
     this.metrics.watchTail(() => this.tail.status());
     this.metrics.watch(engine);
+    this.audit = new AuditLog({
+      // Stored as an acknowledged event is: in a cluster by every owner of its key.
+      store: (chunks, record, placement) =>
+        this.clusterWrites !== null ? this.clusterWrites.router.write(chunks, record, placement) : engine.appendRecord(chunks, record),
+      placement: () => engine.buffer.currentPlacement,
+      nodeId: () => this.settings.cluster.nodeId,
+      refusalLimits: () => ({ perWindow: this.settings.auth.auditRefusals, windowMs: this.settings.auth.auditRefusalWindowMs }),
+      written: this.metrics.auditEntries,
+      failed: this.metrics.auditFailures,
+      logger,
+    });
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
     const changes = engine.buffer.changes;
     this.ingestParser = new IngestParser(workerCounts(this.settings).ingest);
@@ -156,6 +170,7 @@ export class App {
       stallPauseMs: () => (app.cluster === null ? null : app.settings.cluster.failureTimeoutMs),
     });
     app.alerts.scheduler.start();
+    app.audit.start();
     app.queryWorkers.warm();
     app.ingestParser.warm();
     return app;
@@ -216,6 +231,8 @@ export class App {
   /** Stops the alerts, the cluster side, the workers and the storage (after the HTTP server stopped taking requests). */
   async close(): Promise<void> {
     await this.alerts?.scheduler.stop();
+    // While the write path still runs: the summaries of refusals not yet written.
+    await this.audit.close();
     this.jobs.close();
     this.tail.closeAll();
     this.tailService?.close();

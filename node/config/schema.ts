@@ -52,7 +52,7 @@ export const CONFIG_SCHEMA: Schema = {
     max_session_duration: 'duration',
   },
   tls: { enabled: 'boolean', cert_file: 'string', key_file: 'string', ca_file: 'string' },
-  auth: { enabled: 'boolean', root_token: 'string' },
+  auth: { enabled: 'boolean', root_token: 'string', audit_refusals: 'integer', audit_refusal_window: 'duration' },
   alerts: {
     min_interval: 'duration',
     max_concurrent_checks: 'integer',
@@ -126,7 +126,8 @@ export function defaultConfig(): Config {
     http: { request_timeout: '60s', shutdown_timeout: '30s', cors_origins: [] },
     tail: { heartbeat_interval: '15s', max_sessions: 100, max_session_duration: '24h' },
     tls: { enabled: false, cert_file: null, key_file: null, ca_file: null },
-    auth: { enabled: false, root_token: null },
+    // Refused credentials written to the audit log per client address and window (node/audit/refusal-bound.ts).
+    auth: { enabled: false, root_token: null, audit_refusals: 10, audit_refusal_window: '1m' },
     alerts: {
       min_interval: '10s',
       max_concurrent_checks: 10,

@@ -43,8 +43,11 @@ export interface Settings {
   tail: { heartbeatIntervalMs: number; maxSessions: number; maxSessionDurationMs: number };
   /** `caFile`: the CA a node trusts for the other members' HTTPS (node/cluster/peer-http.ts); none: the system's. */
   tls: { enabled: boolean; certFile: string | null; keyFile: string | null; caFile: string | null };
-  /** `rootToken`: the first root key's token when none is stored yet (node/auth/bootstrap.ts). */
-  auth: { enabled: boolean; rootToken: string | null };
+  /**
+   * `rootToken`: the first root key's token when none is stored yet (node/auth/bootstrap.ts).
+   * `auditRefusals` per client address and `auditRefusalWindowMs`: the bound on refused credentials the audit log records.
+   */
+  auth: { enabled: boolean; rootToken: string | null; auditRefusals: number; auditRefusalWindowMs: number };
   /** The API base URLs are null for the services' public ones (node/alerts/channels). */
   alerts: {
     minIntervalMs: number;
@@ -146,6 +149,8 @@ export function resolveSettings(config: Config): Settings {
     auth: {
       enabled: (config.auth as ConfigSection).enabled as boolean,
       rootToken: (config.auth as ConfigSection).root_token as string | null,
+      auditRefusals: (config.auth as ConfigSection).audit_refusals as number,
+      auditRefusalWindowMs: ms((config.auth as ConfigSection).audit_refusal_window),
     },
     alerts: {
       minIntervalMs: ms(alerts.min_interval),

@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import cors from '@fastify/cors';
 import type { App } from '../app/app';
 import { ApiError } from '../core/errors';
+import { recordRefusal } from './audit-request';
 import { installAuthHook, RouteRequirements } from './auth-hook';
 import { installBodyParser } from './body';
 import { RequestDrain } from './drain';
@@ -22,6 +23,7 @@ import { opsRoutes, rootRoutes } from './routes/ops/index';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query/index';
 import { alertRoutes } from './routes/alerts/index';
+import { auditRoutes } from './routes/audit/index';
 import { authRoutes } from './routes/auth/index';
 import { dashboardRoutes } from './routes/dashboards/index';
 import { discoveryRoutes } from './routes/discovery';
@@ -90,7 +92,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     drain.admit(reply.raw);
   });
   // After the shutdown check, before any body is read.
-  if (app.authenticator !== null) installAuthHook(server, app.authenticator, requirements);
+  if (app.authenticator !== null)
+    installAuthHook(server, app.authenticator, requirements, (request, refusal) => recordRefusal(app, request, refusal));
 
   // `http.cors_origins`: browsers may call the API from these origins (`*` for any); read live.
   await server.register(cors, {
@@ -136,6 +139,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(histogramRoutes(app));
       await api.register(discoveryRoutes(app));
       await api.register(tailRoutes(app));
+      await api.register(auditRoutes(app));
       // Key management exists only with auth on: otherwise its paths answer 404.
       if (app.authenticator !== null) await api.register(authRoutes(app, app.authenticator));
     },

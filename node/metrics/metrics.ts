@@ -30,6 +30,9 @@ export class Metrics {
   readonly compactions: client.Counter;
   readonly retentionSegments: client.Counter;
   readonly storageErrors: client.Counter<'phase'>;
+  /** Audit log entries this node wrote (node/audit/audit-log.ts), and those it could not store. */
+  readonly auditEntries: client.Counter<'action'>;
+  readonly auditFailures: client.Counter<'action'>;
 
   constructor(engine: () => StorageEngine | null) {
     const registers = [this.registry];
@@ -50,6 +53,18 @@ export class Metrics {
       name: 'trawl_ingest_errors_total',
       help: 'Rejected ingest requests and failed items, by endpoint and error code',
       labelNames: ['endpoint', 'code'],
+      registers,
+    });
+    this.auditEntries = new client.Counter({
+      name: 'trawl_audit_entries_total',
+      help: 'Audit log entries stored by this node, by action',
+      labelNames: ['action'],
+      registers,
+    });
+    this.auditFailures = new client.Counter({
+      name: 'trawl_audit_write_failures_total',
+      help: 'Audit log entries this node could not store (the error is logged), by action',
+      labelNames: ['action'],
       registers,
     });
     this.ingestRequests = new client.Counter({

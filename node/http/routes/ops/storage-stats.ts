@@ -1,19 +1,22 @@
 /** `GET /stats`: the storage engine's counts: events, indexes, segments, sources, bytes, time range. */
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
+import { isUserIndexName } from '../../../../storage/core/event';
 import { isoOfMicros } from './iso-time';
 
 export function storageStatsRoute(server: FastifyInstance, app: App): void {
   server.get('/stats', async () => {
     const stats = app.engine.stats();
-    const sources = app.engine.sources({ index: null, fromMicros: -Infinity, toMicros: Infinity, source: null });
+    const sources = app.engine.sources({ index: isUserIndexName, fromMicros: -Infinity, toMicros: Infinity, source: null });
+    // The audit log's index is the server's own: counted in the events and bytes, not listed.
+    const indexes = stats.indexes.filter(isUserIndexName);
     const data: Record<string, unknown> = {
       uptime_seconds: app.uptimeSeconds(),
       storage_bytes: app.engine.diskBytes(),
       total_events: stats.totalEvents,
       events_today: stats.eventsToday,
-      index_count: stats.indexCount,
-      indexes: stats.indexes,
+      index_count: indexes.length,
+      indexes,
       segment_count: stats.segmentCount,
       buffered_events: stats.bufferedEvents,
       sources: sources.size,
