@@ -144,72 +144,78 @@ export class QueryService {
     }
     const version = this.dataVersion();
     const deadlineMs = Date.now() + limits.maxQueryRuntimeMs;
-    const job = this.jobs.start(request.text, limits.maxQueryRuntimeMs, async (self) => {
-      const started = performance.now();
-      const budget = new MemoryBudget(limits.maxQueryMemoryBytes, this.pool);
-      const limit = options.unlimited === true ? Number.MAX_SAFE_INTEGER : request.limit;
-      try {
-        const spec = {
-          text: request.text,
-          variables: request.variables,
-          fromMicros: request.fromMicros,
-          toMicros: request.toMicros,
-          nowMicros: request.nowMicros,
-          limit,
-          offset: request.offset,
-          profile: request.profile === 'full' || request.profile === 'trace',
-          trace: request.profile === 'trace',
-          stream: options.onRows !== undefined,
-        };
-        let answered: {
-          data: QueryResultData;
-          opStats: OpStats[];
-          missing: number;
-          missingDetail: MissingDetail | null;
-          memoryBytes: number;
-        };
-        if (distribution === null) {
-          const { data, opStats } = await executePlan(this.source, plan, {
+    const job = this.jobs.start(
+      request.text,
+      limits.maxQueryRuntimeMs,
+      async (self) => {
+        const started = performance.now();
+        const budget = new MemoryBudget(limits.maxQueryMemoryBytes, this.pool);
+        const limit = options.unlimited === true ? Number.MAX_SAFE_INTEGER : request.limit;
+        try {
+          const spec = {
+            text: request.text,
+            variables: request.variables,
+            fromMicros: request.fromMicros,
+            toMicros: request.toMicros,
+            nowMicros: request.nowMicros,
             limit,
             offset: request.offset,
-            signal: self.controller.signal,
-            budget,
-            progress: self.progress,
-            pool: this.workers,
-            spec,
-            onRows: options.onRows,
-            onPreview: (rows) => {
-              if (rows.length > 0) self.setPreview(rows.map((timed) => timed.row));
-            },
-          });
-          answered = { data, opStats, missing: 0, missingDetail: null, memoryBytes: budget.bytes };
-        } else {
-          const job = { progress: self.progress, signal: self.controller.signal, deadlineMs };
-          answered = await runDistributed(distribution, plan, spec, { limit, offset: request.offset }, job, options.onRows ?? null);
+            profile: request.profile === 'full' || request.profile === 'trace',
+            trace: request.profile === 'trace',
+            stream: options.onRows !== undefined,
+          };
+          let answered: {
+            data: QueryResultData;
+            opStats: OpStats[];
+            missing: number;
+            missingDetail: MissingDetail | null;
+            memoryBytes: number;
+          };
+          if (distribution === null) {
+            const { data, opStats } = await executePlan(this.source, plan, {
+              limit,
+              offset: request.offset,
+              signal: self.controller.signal,
+              budget,
+              progress: self.progress,
+              pool: this.workers,
+              spec,
+              onRows: options.onRows,
+              onPreview: (rows) => {
+                if (rows.length > 0) self.setPreview(rows.map((timed) => timed.row));
+              },
+            });
+            answered = { data, opStats, missing: 0, missingDetail: null, memoryBytes: budget.bytes };
+          } else {
+            const job = { progress: self.progress, signal: self.controller.signal, deadlineMs };
+            answered = await runDistributed(distribution, plan, spec, { limit, offset: request.offset }, job, options.onRows ?? null);
+          }
+          const { data, opStats } = answered;
+          const scanned = self.progress.scanStats?.rowsRead ?? 0;
+          const answer: JobAnswer = {
+            data,
+            meta: { took_ms: Math.round(performance.now() - started), scanned, query_id: self.id, language: 'native' },
+          };
+          // Keys no node could answer for: the answer says so rather than counting less in silence,
+          // and says which nodes and which stretches of which indexes that leaves out.
+          if (answered.missing > 0)
+            Object.assign(answer.meta, { partial: true, missing_keys: answered.missing, missing: answered.missingDetail });
+          const warnings = this.warningsOf(query, request, plan);
+          if (warnings.length > 0) answer.meta.warnings = warnings;
+          if (request.profile !== null)
+            answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
+          if (cacheable) {
+            const indexes = indexMatcher(plan.indexPatterns);
+            this.cache.set(cacheKey, answer, approximateBytes(data), version, indexes, request.fromMicros, request.toMicros);
+          }
+          return answer;
+        } finally {
+          budget.close();
+          releaseSlot();
         }
-        const { data, opStats } = answered;
-        const scanned = self.progress.scanStats?.rowsRead ?? 0;
-        const answer: JobAnswer = {
-          data,
-          meta: { took_ms: Math.round(performance.now() - started), scanned, query_id: self.id, language: 'native' },
-        };
-        // Keys no node could answer for: the answer says so rather than counting less in silence,
-        // and says which nodes and which stretches of which indexes that leaves out.
-        if (answered.missing > 0)
-          Object.assign(answer.meta, { partial: true, missing_keys: answered.missing, missing: answered.missingDetail });
-        const warnings = this.warningsOf(query, request, plan);
-        if (warnings.length > 0) answer.meta.warnings = warnings;
-        if (request.profile !== null) answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
-        if (cacheable) {
-          const indexes = indexMatcher(plan.indexPatterns);
-          this.cache.set(cacheKey, answer, approximateBytes(data), version, indexes, request.fromMicros, request.toMicros);
-        }
-        return answer;
-      } finally {
-        budget.close();
-        releaseSlot();
-      }
-    }, internal);
+      },
+      internal,
+    );
     return { job, plan };
   }
 

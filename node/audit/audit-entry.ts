@@ -102,5 +102,10 @@ export function auditEvent(entry: AuditEntry, timeMicros: number): LogEvent {
   const all = entryFields(entry);
   const fields: Record<string, FieldValue> = {};
   for (const [name, value] of Object.entries(all)) if (value !== null) fields[name] = value;
-  return { time: timeMicros, raw: JSON.stringify({ _time: new Date(Math.floor(timeMicros / 1000)).toISOString(), ...all }), index: AUDIT_INDEX, fields };
+  return {
+    time: timeMicros,
+    raw: JSON.stringify({ _time: new Date(Math.floor(timeMicros / 1000)).toISOString(), ...all }),
+    index: AUDIT_INDEX,
+    fields,
+  };
 }

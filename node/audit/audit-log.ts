@@ -52,7 +52,9 @@ export class AuditLog {
       options.written.inc({ action: entry.action });
     } catch (error) {
       options.failed.inc({ action: entry.action });
-      options.logger.error(`audit: the ${entry.action} entry of ${entry.actor.method ?? ''} ${entry.actor.path ?? ''} was not stored: ${(error as Error).message}`);
+      options.logger.error(
+        `audit: the ${entry.action} entry of ${entry.actor.method ?? ''} ${entry.actor.path ?? ''} was not stored: ${(error as Error).message}`,
+      );
     }
   }
 

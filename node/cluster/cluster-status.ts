@@ -55,7 +55,11 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
     const alone = input.storedAlone?.find((each) => each.node === id);
     return alone === undefined
       ? null
-      : { indexes: alone.indexes.filter(isUserIndexName), from: iso(Math.floor(alone.fromMicros / 1000)), to: iso(Math.floor(alone.toMicros / 1000)) };
+      : {
+          indexes: alone.indexes.filter(isUserIndexName),
+          from: iso(Math.floor(alone.fromMicros / 1000)),
+          to: iso(Math.floor(alone.toMicros / 1000)),
+        };
   };
   return {
     // Forming first: until the seeds joined, ingest is refused whatever the members' state.

@@ -49,7 +49,14 @@ export async function audited<T>(
     const apiError = toApiError(error);
     if (apiError.status >= 500) {
       const known = typeof target === 'function' ? { target: null } : target;
-      await app.audit.record({ action, outcome: 'failure', actor: actorOf(app, request), ...known, status: apiError.status, reason: apiError.code });
+      await app.audit.record({
+        action,
+        outcome: 'failure',
+        actor: actorOf(app, request),
+        ...known,
+        status: apiError.status,
+        reason: apiError.code,
+      });
     }
     throw error;
   }

@@ -69,7 +69,8 @@ describe('api: audit log', function () {
   const readAudit = async (query: string, token = currentRoot): Promise<{ entries: Entry[]; answer: Answer }> => {
     const answer = await request(`${api}/audit?${query}`, { headers: bearer(token) });
     assert.equal(answer.status, 200, answer.text);
-    for (const secret of secrets) assert.ok(!answer.text.includes(secret), `GET /audit shows a secret the test used: ${secret.slice(0, 12)}...`);
+    for (const secret of secrets)
+      assert.ok(!answer.text.includes(secret), `GET /audit shows a secret the test used: ${secret.slice(0, 12)}...`);
     return { entries: answer.body.data.entries, answer };
   };
 
@@ -110,7 +111,13 @@ describe('api: audit log', function () {
 
     const patched = await send(`${api}/config`, 'PATCH', { query: { max_concurrent: 7 }, log_level: 'info' }, rootToken);
     assert.equal(patched.status, 200, patched.text);
-    expected.push({ action: 'config.patch', target: 'log_level, query.max_concurrent', targetName: null, method: 'PATCH', path: '/api/v1/config' });
+    expected.push({
+      action: 'config.patch',
+      target: 'log_level, query.max_concurrent',
+      targetName: null,
+      method: 'PATCH',
+      path: '/api/v1/config',
+    });
 
     // Saved queries, dashboards and alerts: create, replace, delete each.
     const records = [
@@ -263,7 +270,11 @@ describe('api: audit log', function () {
     );
     assertError(await request(`${api}/audit?limit=10001`, { headers: bearer(currentRoot) }), 400, 'VALIDATION_ERROR');
     // q is one where expression: closing it to add stages is refused.
-    assertError(await request(`${api}/audit?q=${encodeURIComponent('true | stats count()')}`, { headers: bearer(currentRoot) }), 400, 'VALIDATION_ERROR');
+    assertError(
+      await request(`${api}/audit?q=${encodeURIComponent('true | stats count()')}`, { headers: bearer(currentRoot) }),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('bounds the refusals it records per client address, then says how many it left out', async () => {
@@ -315,7 +326,11 @@ describe('api: audit log', function () {
 
     const intoAudit = await postJson(`${api}/ingest`, [{ index: '_audit', event: 'forged entry' }], bearer(ingester.token));
     assert.ok(intoAudit.text.includes("invalid index name '_audit'"), intoAudit.text);
-    const raw = await request(`${api}/ingest/raw`, { method: 'POST', body: 'forged line\n', headers: { ...bearer(ingester.token), 'x-index': '_audit' } });
+    const raw = await request(`${api}/ingest/raw`, {
+      method: 'POST',
+      body: 'forged line\n',
+      headers: { ...bearer(ingester.token), 'x-index': '_audit' },
+    });
     assertError(raw, 400, 'INVALID_REQUEST');
     const { entries } = await readAudit('q=' + encodeURIComponent('contains(_raw, "forged")'));
     assert.deepEqual(entries, []);

@@ -42,7 +42,11 @@ describe('cluster: audit log', function () {
     for (const node of nodes) {
       const key = await makeKey(node.api, ROOT, { name: `key via ${node.id}`, scope: 'query' });
       expected.push({ action: 'auth.key.create', node: node.id, target: key.id, name: `key via ${node.id}`, path: '/api/v1/auth/keys' });
-      const saved = await postJson(`${node.api}/queries`, { name: `errors via ${node.id}`, q: 'from main | where status >= 500' }, bearer(ROOT));
+      const saved = await postJson(
+        `${node.api}/queries`,
+        { name: `errors via ${node.id}`, q: 'from main | where status >= 500' },
+        bearer(ROOT),
+      );
       assert.equal(saved.status, 201, saved.text);
       const id: string = saved.body.data.id;
       expected.push({ action: 'saved_query.create', node: node.id, target: id, name: `errors via ${node.id}`, path: '/api/v1/queries' });

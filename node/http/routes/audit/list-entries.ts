@@ -75,9 +75,14 @@ export function listEntriesRoute(server: FastifyInstance, app: App): void {
       throw error;
     }
     const span = { fromMicros: fromMs * 1000, toMicros: toMs * 1000, nowMicros: nowMs * 1000 };
-    const { job } = launchQuery(app.queries, { text: query.text, variables: query.variables, ...span, limit, offset: 0, profile: null }, { internal: true });
+    const { job } = launchQuery(
+      app.queries,
+      { text: query.text, variables: query.variables, ...span, limit, offset: 0, profile: null },
+      { internal: true },
+    );
     await job.finished;
-    if (job.status !== 'done' || job.answer === null) throw jobFailure(job.error ?? { code: 'INTERNAL_ERROR', message: 'the audit log could not be read' });
+    if (job.status !== 'done' || job.answer === null)
+      throw jobFailure(job.error ?? { code: 'INTERNAL_ERROR', message: 'the audit log could not be read' });
     const result = job.answer.data;
     const entries = result.type === 'events' ? result.events.map(entryOf) : [];
     const meta: Record<string, unknown> = {

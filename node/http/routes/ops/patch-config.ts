@@ -40,7 +40,9 @@ export function patchConfigRoute(server: FastifyInstance, app: App): void {
       throw validationError(`these keys cannot be patched: ${unknown.join(', ')} (allowed: ${[...PATCHABLE_KEYS].join(', ')})`);
     }
     // The audit log names the keys the patch set, never their values.
-    const result = await audited(app, request, 'config.patch', { target: patchedPaths(patch).join(', ') }, async () => app.applyConfig(next));
+    const result = await audited(app, request, 'config.patch', { target: patchedPaths(patch).join(', ') }, async () =>
+      app.applyConfig(next),
+    );
     app.logger.info(`config patched: ${result.changed.join(', ') || 'no change'}`);
     return { data: { config: withoutSecrets(app.config), changed: result.changed, restart_required: result.restartRequired } };
   });
