@@ -74,16 +74,16 @@ describe('api: audit log', function () {
     return { entries: answer.body.data.entries, answer };
   };
 
+  const settings = {
+    'auth.enabled': true,
+    'auth.root_token': rootToken,
+    'auth.audit_refusals': REFUSALS_PER_WINDOW,
+    'auth.audit_refusal_window': '3s',
+    'cluster.node_id': NODE_ID,
+  };
+
   before(async () => {
-    server = await TestServer.start({
-      set: {
-        'auth.enabled': true,
-        'auth.root_token': rootToken,
-        'auth.audit_refusals': REFUSALS_PER_WINDOW,
-        'auth.audit_refusal_window': '3s',
-        'cluster.node_id': NODE_ID,
-      },
-    });
+    server = await TestServer.start({ set: settings });
     api = server.api;
     ingester = await makeKey(api, rootToken, { name: 'shipper on web-1', scope: 'ingest' });
     reader = await makeKey(api, rootToken, { name: 'dashboards reader', scope: 'query' });
@@ -334,5 +334,45 @@ describe('api: audit log', function () {
     assertError(raw, 400, 'INVALID_REQUEST');
     const { entries } = await readAudit('q=' + encodeURIComponent('contains(_raw, "forged")'));
     assert.deepEqual(entries, []);
+  });
+
+  it('keeps its entries across a kill and a restart, like any acknowledged event', async () => {
+    const before = await readAudit('limit=10000&from=-1h');
+    assert.ok(before.entries.length > 0);
+    await server!.kill();
+    server = await TestServer.start({ dataDir: server!.dataDir, set: settings });
+    api = server.api;
+    const after = await readAudit('limit=10000&from=-1h');
+    assert.deepEqual(after.entries, before.entries);
+  });
+});
+
+describe('api: audit log with auth off', function () {
+  this.timeout(60_000);
+  let server: TestServer | undefined;
+
+  before(async () => {
+    server = await TestServer.start();
+  });
+
+  after(async () => {
+    await dispose(server);
+  });
+
+  it('records actions with no key, by client address, and answers GET /audit without a token', async () => {
+    const created = await postJson(`${server!.api}/queries`, { name: 'slow requests', q: 'from main | where ms > 1000' });
+    assert.equal(created.status, 201, created.text);
+    const answer = await request(`${server!.api}/audit?action=saved_query.*`);
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(
+      answer.body.data.entries.map(({ action, actor_key_id, actor_key_name, client_ip, target }: Entry) => ({
+        action,
+        actor_key_id,
+        actor_key_name,
+        client_ip,
+        target,
+      })),
+      [{ action: 'saved_query.create', actor_key_id: null, actor_key_name: null, client_ip: '127.0.0.1', target: created.body.data.id }],
+    );
   });
 });
