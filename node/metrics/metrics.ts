@@ -130,7 +130,11 @@ export class Metrics {
     gauge('trawl_buffered_events', 'Acknowledged events not yet in segments', (e) => e.buffer.bufferedEvents);
     gauge('trawl_buffered_bytes', 'Raw text held by the write buffer', (e) => e.buffer.bufferedBytes);
     gauge('trawl_segments', 'Stored segments', (e) => e.store.size);
-    gauge('trawl_events_stored', 'Events stored (segments and write buffer)', (e) => e.stats().totalEvents);
+    gauge(
+      'trawl_events_stored',
+      'Events of the user indexes stored (segments and write buffer); audit log entries are trawl_audit_entries_total',
+      (e) => e.stats().user.totalEvents,
+    );
     gauge('trawl_segment_bytes', 'Compressed bytes of all segments', (e) => e.stats().segmentBytes);
   }
 

@@ -318,6 +318,7 @@ describe('api: audit log', function () {
     const stats = await request(`${api}/stats`, { headers: bearer(currentRoot) });
     assert.deepEqual(stats.body.data.indexes, ['main']);
     assert.equal(stats.body.data.index_count, 1);
+    assert.equal(stats.body.data.total_events, 1, 'the audit entries are not counted as events');
 
     const named = await postJson(`${api}/query`, { q: 'from _audit' }, bearer(currentRoot));
     assertError(named, 400, 'INVALID_QUERY');

@@ -13,8 +13,8 @@ export function storageStatsRoute(server: FastifyInstance, app: App): void {
     const data: Record<string, unknown> = {
       uptime_seconds: app.uptimeSeconds(),
       storage_bytes: app.engine.diskBytes(),
-      total_events: stats.totalEvents,
-      events_today: stats.eventsToday,
+      total_events: stats.user.totalEvents,
+      events_today: stats.user.eventsToday,
       index_count: indexes.length,
       indexes,
       segment_count: stats.segmentCount,
@@ -23,8 +23,8 @@ export function storageStatsRoute(server: FastifyInstance, app: App): void {
       raw_bytes: stats.rawBytes,
       segment_bytes: stats.segmentBytes,
     };
-    if (stats.oldestEvent !== null) data.oldest_event = isoOfMicros(stats.oldestEvent);
-    if (stats.newestEvent !== null) data.newest_event = isoOfMicros(stats.newestEvent);
+    if (stats.user.oldestEvent !== null) data.oldest_event = isoOfMicros(stats.user.oldestEvent);
+    if (stats.user.newestEvent !== null) data.newest_event = isoOfMicros(stats.user.newestEvent);
     return { data };
   });
 }
