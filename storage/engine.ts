@@ -32,6 +32,8 @@ export interface EngineOptions {
   retentionMs: number;
   /** Codec worker threads (0 = encode on the calling thread). */
   codecWorkers: number;
+  /** The most RocksDB's memtables hold (`buffer_manager.memtable_max_bytes`); the default when absent. */
+  memtableBytes?: number;
 }
 
 export interface EngineStats {
@@ -107,7 +109,7 @@ export class StorageEngine extends EventEmitter {
 
   /** Opens (or creates) the engine and replays the write buffer left by the previous run. */
   static async open(options: EngineOptions): Promise<StorageEngine> {
-    const rocks = await Rocks.open(path.join(options.dataDir, 'storage'));
+    const rocks = await Rocks.open(path.join(options.dataDir, 'storage'), options.memtableBytes);
     const store = new SegmentStore(rocks);
     await store.load();
     const buffer = new WriteBuffer(rocks, options.placement);
@@ -287,10 +289,17 @@ export class StorageEngine extends EventEmitter {
     }
   }
 
+  /**
+   * Awaited before each merge: resolves when background work may go on. The node holds merges
+   * back while queries run (node/app/work-shares.ts); alone, the engine never waits.
+   */
+  backgroundTurn: () => Promise<void> = () => Promise.resolve();
+
   private async compactGroups(nowMs: number): Promise<CompactionManifest[]> {
     const options = this.compactionOptions(nowMs);
     const manifests: CompactionManifest[] = [];
     for (const group of pickCompactions(this.store.byKey(), options)) {
+      await this.backgroundTurn();
       if (this.closing) break;
       // A segment may have been retired by retention since the pick.
       if (group.some((header) => this.store.get(header.id) === undefined)) continue;

@@ -14,6 +14,8 @@ import { IngestParser } from '../ingest/parser-pool';
 import { workerCounts } from './worker-counts';
 import { localScanSource } from '../core/local-scan-source';
 import { TlsMaterial } from '../core/tls-material';
+import { memoryReport } from './memory-parts';
+import { WorkShares } from './work-shares';
 import { MetadataStore } from '../metadata/store';
 import { LocalMetadataWriter, type MetadataWriter } from '../metadata/writer';
 import { ClusterNode } from '../cluster/cluster-node';
@@ -44,6 +46,7 @@ export function engineOptions(settings: Settings): EngineOptions {
     compactionIntervalMs: settings.storage.compactionIntervalMs,
     retentionMs: settings.retentionMs,
     codecWorkers: workerCounts(settings).codec,
+    memtableBytes: settings.bufferManager.memtableMaxBytes,
   };
 }
 
@@ -75,6 +78,8 @@ export class App {
   private tailService: TailService | null = null;
   /** The alerts this node checks, and the status of each (set in `start`). */
   alerts!: AlertService;
+  /** How ingest and compaction yield to the queries running on this node (work-shares.ts). */
+  readonly shares: WorkShares;
   /** The certificate, key and CA when `tls.enabled` (HTTPS, and gRPC between nodes); re-read on SIGHUP (`reloadTls`). */
   readonly tls: TlsMaterial | null;
   /** Which key a request's token belongs to, when `auth.enabled` (read at start: a change needs a restart); null when auth is off. */
@@ -97,6 +102,7 @@ export class App {
     this.metrics = new Metrics(() => this.engine);
     this.tail = new TailSessions((error) => logger.error(`live tail listener failed: ${error.stack ?? error.message}`));
     this.metrics.watchTail(() => this.tail.status());
+    this.metrics.watchMemory(() => memoryReport(this));
     this.metrics.watch(engine);
     this.audit = new AuditLog({
       // Stored as an acknowledged event is: in a cluster by every owner of its key.
@@ -131,6 +137,17 @@ export class App {
       () => changes.version,
       (version, indexes, from, to) => changes.changedSince(version, indexes, from, to),
     );
+    this.shares = new WorkShares(
+      () => this.queries.slots.running,
+      () => ({
+        ingestShare: this.settings.server.ingestShare,
+        backgroundPauseMs: this.settings.server.backgroundPauseMs,
+        ingestWorkers: workerCounts(this.settings).ingest,
+        maxBufferedEvents: this.settings.ingest.maxBufferedEvents,
+      }),
+    );
+    engine.backgroundTurn = () => this.shares.backgroundTurn();
+    this.metrics.watchShares(() => this.shares.status());
     this.queries.fieldPresence = (index, fromMicros, toMicros, names) =>
       engine.fieldsPresent({ index, fromMicros, toMicros, source: null }, names);
     engine.on('error', (error: Error, phase: string) => logger.error(`storage ${phase} failed: ${error.message}`));

@@ -5,7 +5,8 @@
  */
 import os from 'os';
 
-export type FieldKind = 'string' | 'duration' | 'size' | 'integer' | 'boolean' | 'string-list' | 'listen' | 'log-level' | 'free';
+export type FieldKind =
+  'string' | 'duration' | 'size' | 'integer' | 'fraction' | 'boolean' | 'string-list' | 'listen' | 'log-level' | 'free';
 
 type Schema = Record<string, FieldKind | Record<string, FieldKind>>;
 
@@ -79,10 +80,13 @@ export const CONFIG_SCHEMA: Schema = {
     ingest_workers: 'integer',
     query_workers: 'integer',
     codec_workers: 'integer',
+    ingest_share: 'fraction',
+    background_pause: 'duration',
   },
   views: 'free',
   buffer_manager: {
     block_cache_max_bytes: 'size',
+    memtable_max_bytes: 'size',
   },
   profiles: 'free',
 };
@@ -152,10 +156,13 @@ export function defaultConfig(): Config {
       secret: null,
     },
     // 0: sized from the cores (node/app/worker-counts.ts). Several nodes on one machine set them lower.
-    server: { ingest_workers: 0, query_workers: 0, codec_workers: 0 },
+    // While queries run: ingest keeps at most this share of the parse workers and of the write
+    // buffer's bound, and compaction waits up to background_pause (node/app/work-shares.ts).
+    server: { ingest_workers: 0, query_workers: 0, codec_workers: 0, ingest_share: 0.5, background_pause: '30s' },
     views: {},
     buffer_manager: {
       block_cache_max_bytes: '256mb',
+      memtable_max_bytes: '128mb',
     },
     profiles: {},
   };
@@ -178,6 +185,7 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'cluster.failure_timeout',
   'cluster.secret',
   'buffer_manager.block_cache_max_bytes',
+  'buffer_manager.memtable_max_bytes',
   'server.ingest_workers',
   'server.query_workers',
   'server.codec_workers',

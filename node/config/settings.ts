@@ -33,9 +33,10 @@ export interface Settings {
     cacheMaxBytes: number;
   };
   /** Decompressed column blocks the query workers keep (storage/segment/payload-cache.ts), shared among them. */
-  bufferManager: { blockCacheMaxBytes: number };
+  bufferManager: { blockCacheMaxBytes: number; memtableMaxBytes: number };
   /** Worker threads of each pool; 0 sizes the pool from the cores (node/app/worker-counts.ts). */
-  server: { ingestWorkers: number; queryWorkers: number; codecWorkers: number };
+  /** `ingestShare`, `backgroundPauseMs`: how ingest and compaction yield to running queries (node/app/work-shares.ts). */
+  server: { ingestWorkers: number; queryWorkers: number; codecWorkers: number; ingestShare: number; backgroundPauseMs: number };
   /** `maxFutureMs`: events further ahead of the receive time are refused (node/ingest/refusal.ts). */
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean; maxFutureMs: number };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
@@ -117,11 +118,16 @@ export function resolveSettings(config: Config): Settings {
       globalMemoryPoolBytes: bytes(query.global_memory_pool),
       cacheMaxBytes: bytes(query.cache_max_bytes),
     },
-    bufferManager: { blockCacheMaxBytes: bytes((config.buffer_manager as ConfigSection).block_cache_max_bytes) },
+    bufferManager: {
+      blockCacheMaxBytes: bytes((config.buffer_manager as ConfigSection).block_cache_max_bytes),
+      memtableMaxBytes: bytes((config.buffer_manager as ConfigSection).memtable_max_bytes),
+    },
     server: {
       ingestWorkers: (config.server as ConfigSection).ingest_workers as number,
       queryWorkers: (config.server as ConfigSection).query_workers as number,
       codecWorkers: (config.server as ConfigSection).codec_workers as number,
+      ingestShare: (config.server as ConfigSection).ingest_share as number,
+      backgroundPauseMs: ms((config.server as ConfigSection).background_pause),
     },
     ingest: {
       maxBodySizeBytes: bytes(ingest.max_body_size),

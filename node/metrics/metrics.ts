@@ -174,6 +174,57 @@ export class Metrics {
   }
 
   /** Live tail: the sessions open on this node, the listeners of its ingest, and the live results dropped for slow sessions. */
+  /** `trawl_memory_bytes{part}` and `trawl_memory_max_bytes{part}` from the node's memory report (node/app/memory-parts.ts). */
+  watchMemory(report: () => Promise<{ parts: Record<string, { bytes: number; max_bytes: number | null }> }>): void {
+    const registers = [this.registry];
+    new client.Gauge({
+      name: 'trawl_memory_bytes',
+      help: "Memory of the node's parts, in bytes (docs/api.md, /status memory)",
+      labelNames: ['part'],
+      registers,
+      async collect() {
+        for (const [part, { bytes }] of Object.entries((await report()).parts)) this.set({ part }, bytes);
+      },
+    });
+    new client.Gauge({
+      name: 'trawl_memory_max_bytes',
+      help: 'The configured bound of each memory part that has one, in bytes',
+      labelNames: ['part'],
+      registers,
+      async collect() {
+        for (const [part, { max_bytes }] of Object.entries((await report()).parts)) if (max_bytes !== null) this.set({ part }, max_bytes);
+      },
+    });
+  }
+
+  /** How ingest and compaction yielded to queries (node/app/work-shares.ts). */
+  watchShares(status: () => { ingest_refused_for_queries: number; background_paused_ms: number }): void {
+    const registers = [this.registry];
+    const monotonic = (name: string, help: string, read: () => number): void => {
+      let reported = 0;
+      new client.Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read();
+          if (now > reported) this.inc(now - reported);
+          reported = Math.max(reported, now);
+        },
+      });
+    };
+    monotonic(
+      'trawl_ingest_refused_for_queries_total',
+      'Ingest requests answered 503 BACKPRESSURE because queries were running and ingest had taken its share (server.ingest_share)',
+      () => status().ingest_refused_for_queries,
+    );
+    monotonic(
+      'trawl_background_paused_seconds_total',
+      'Time compaction waited for running queries before its next merge (at most server.background_pause each time)',
+      () => status().background_paused_ms / 1000,
+    );
+  }
+
   watchTail(status: () => { active_sessions: number; subscriber_count: number; total_dropped_events: number }): void {
     const registers = [this.registry];
     new client.Gauge({
