@@ -9,8 +9,14 @@ import type { Settings } from '../config/settings';
 
 /** What the report reads: the running node's parts (App, without importing it). */
 export interface MemorySources {
-  engine: { rocks: { memory(): Promise<RocksMemory> }; stats(): { bufferedBytes: number } };
-  queryWorkers: { blockCacheCounters(): { bytes: number; maxBytes: number } };
+  engine: {
+    rocks: { memory(): Promise<RocksMemory> };
+    stats(): { bufferedBytes: number };
+    pool: { heapBytes: number };
+    compactionPool: { heapBytes: number };
+  };
+  queryWorkers: { blockCacheCounters(): { bytes: number; maxBytes: number }; heapBytes(): number };
+  ingestParser: { heapBytes: number };
   queries: { cache: { stats(): { size_bytes: number } } };
   settings: Settings;
 }
@@ -47,6 +53,11 @@ export async function memoryReport(app: MemorySources): Promise<MemoryReport> {
       write_buffer: { bytes: app.engine.stats().bufferedBytes, max_bytes: null },
       query_block_cache: { bytes: blockCache.bytes, max_bytes: blockCache.maxBytes },
       result_cache: { bytes: app.queries.cache.stats().size_bytes, max_bytes: query.cacheMaxBytes },
+      // The worker threads' own heaps (the query workers' holds their block cache). Ingest and codec
+      // workers idle for 30 s stop, and their heaps with them.
+      ingest_worker_heaps: { bytes: app.ingestParser.heapBytes, max_bytes: null },
+      codec_worker_heaps: { bytes: app.engine.pool.heapBytes + app.engine.compactionPool.heapBytes, max_bytes: null },
+      query_worker_heaps: { bytes: app.queryWorkers.heapBytes(), max_bytes: null },
     },
   };
 }

@@ -87,9 +87,12 @@ describe('work shares: ingest yields to running queries; memory parts and their 
     const memory = (await request(`${server.api}/status`)).body.data.memory;
     const parts = memory.parts as Record<string, { bytes: number; max_bytes: number | null }>;
     assert.deepEqual(Object.keys(parts).sort(), [
+      'codec_worker_heaps',
+      'ingest_worker_heaps',
       'main_buffers',
       'main_heap',
       'query_block_cache',
+      'query_worker_heaps',
       'result_cache',
       'rocksdb_block_cache',
       'rocksdb_memtables',
@@ -106,6 +109,8 @@ describe('work shares: ingest yields to running queries; memory parts and their 
     );
     assert.ok(parts.write_buffer!.bytes > 0);
     assert.ok(parts.query_block_cache!.bytes <= parts.query_block_cache!.max_bytes!);
+    // The queries ran in the query workers, and 10,000-event bodies were parsed in the ingest workers: each reported its heap.
+    assert.ok(parts.query_worker_heaps!.bytes > 0 && parts.ingest_worker_heaps!.bytes > 0, JSON.stringify(parts));
     assert.ok(memory.rss_bytes > 0);
 
     const metrics = (await request(`${server.url}/metrics`)).text;
