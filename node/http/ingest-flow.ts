@@ -68,7 +68,7 @@ export class IngestFlow {
    */
   async ingest(request: FastifyRequest, endpoint: IngestEndpoint, params: IngestParams, body: Buffer): Promise<ParsedBody> {
     const { app } = this;
-    const release = app.shares.admitIngest();
+    const release = await app.shares.admitIngest();
     if (release === null) {
       app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
       throw busyWithQueries(app, app.shares.ingestLimit() ?? 1);

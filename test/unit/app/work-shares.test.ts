@@ -20,42 +20,57 @@ describe('work shares', () => {
     settings = { ingestShare: 0.5, backgroundPauseMs: 10_000, ingestWorkers: 4, maxBufferedEvents: 1000 };
   });
 
-  it('no query running: no bound on ingest requests, the whole write buffer', () => {
+  it('no query running: no bound on ingest requests, the whole write buffer', async () => {
     assert.equal(shares.ingestLimit(), null);
     assert.equal(shares.bufferedEventsLimit(), 1000);
-    const releases = Array.from({ length: 10 }, () => shares.admitIngest());
+    const releases = await Promise.all(Array.from({ length: 10 }, () => shares.admitIngest()));
     assert.ok(releases.every((release) => release !== null));
     for (const release of releases) release!();
     assert.equal(shares.status().ingest_in_flight, 0);
   });
 
-  it('a query running: ingest keeps its share of the workers and of the buffer, and is refused beyond it', () => {
+  it('a query running: ingest keeps its share of the workers, as many wait ready, and the rest are refused', async () => {
     running = 1;
     assert.equal(shares.ingestLimit(), 2);
     assert.equal(shares.bufferedEventsLimit(), 500);
     const refusedBefore = shares.status().ingest_refused_for_queries;
-    const first = shares.admitIngest();
-    const second = shares.admitIngest();
+    const first = (await shares.admitIngest())!;
+    const second = (await shares.admitIngest())!;
     assert.ok(first !== null && second !== null);
-    assert.equal(shares.admitIngest(), null);
+    const admitted: string[] = [];
+    const third = shares.admitIngest().then((release) => (admitted.push('third'), release));
+    const fourth = shares.admitIngest().then((release) => (admitted.push('fourth'), release));
+    assert.equal(shares.status().ingest_waiting, 2);
+    assert.equal(await shares.admitIngest(), null, 'the share and its queue are full');
     assert.equal(shares.status().ingest_refused_for_queries, refusedBefore + 1);
+
     first();
     first();
-    assert.equal(shares.status().ingest_in_flight, 1, 'a release counts once');
-    const third = shares.admitIngest();
-    assert.ok(third !== null);
+    const thirdRelease = (await third)!;
+    assert.deepEqual(admitted, ['third'], 'a release hands its slot to the first waiter, and counts once');
+    assert.equal(shares.status().ingest_in_flight, 2);
+
+    // The queries end: the next release lets every waiter in.
+    running = 0;
     second();
-    third();
+    const fourthRelease = (await fourth)!;
+    assert.deepEqual(admitted, ['third', 'fourth']);
+    thirdRelease();
+    fourthRelease();
+    assert.equal(shares.status().ingest_in_flight, 0);
+    assert.equal(shares.status().ingest_waiting, 0);
   });
 
-  it('a share too small for one worker still takes one request at a time', () => {
+  it('a share too small for one worker still takes one request at a time', async () => {
     running = 3;
     settings = { ...settings, ingestShare: 0.1, ingestWorkers: 0 };
     assert.equal(shares.ingestLimit(), 1);
-    const release = shares.admitIngest();
+    const release = (await shares.admitIngest())!;
     assert.ok(release !== null);
-    assert.equal(shares.admitIngest(), null);
+    const waiting = shares.admitIngest();
+    assert.equal(await shares.admitIngest(), null);
     release();
+    (await waiting)!();
   });
 
   it('background work waits for running queries, and no longer than server.background_pause', async () => {
