@@ -18,6 +18,8 @@ import { proofSender } from './grpc/proof-sender';
 import { SecretGuard } from './grpc/secret-guard';
 import { TlsRefusals } from './grpc/tls-refusals';
 import type { TlsMaterial } from '../core/tls-material';
+import { wellFormedDetails } from './grpc/status-details';
+import { undecodableGuard } from './grpc/undecodable';
 import { AppliedShares } from './applied-shares';
 import { AppliedHints, HintStore } from './hints';
 import { Membership } from './membership';
@@ -135,8 +137,9 @@ export class ClusterNode {
     };
     const secretGuard = secretGuardOf(settings, logger);
     const tlsRefusals = new TlsRefusals(logger);
+    // The statuses' text first, so it covers what the others send; a request that did not decode is refused once the proof is taken.
     const server = new GrpcServer({
-      interceptors: secretGuard === null ? [] : [secretGuard.interceptor],
+      interceptors: [wellFormedDetails, ...(secretGuard === null ? [] : [secretGuard.interceptor]), undecodableGuard],
       tls,
       onTlsRefused: (peer, reason) => tlsRefusals.refused(peer, reason),
     });

@@ -12,6 +12,7 @@ import path from 'path';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import type * as wire from './messages';
+import { tolerantDecoder } from './undecodable';
 
 function findProtoFile(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
@@ -27,11 +28,16 @@ export const LOADER_OPTIONS = { keepCase: true, longs: Number, enums: String, de
 
 const definition = loadSync(PROTO_FILE, LOADER_OPTIONS);
 
+/** The service's methods, each decoding a request that is no message of its type to an UndecodableRequest (undecodable.ts) rather than throwing. */
 function service(name: string): ServiceDefinition {
   const found = definition[`trawl.v1.${name}`];
   // A message type carries its `format`; a service is a map of methods.
   if (found === undefined || 'format' in found) throw new Error(`service trawl.v1.${name} is not in ${PROTO_FILE}`);
-  return found as ServiceDefinition;
+  const methods = Object.entries(found as ServiceDefinition).map(([method, each]) => [
+    method,
+    { ...each, requestDeserialize: tolerantDecoder(each.requestDeserialize) },
+  ]);
+  return Object.fromEntries(methods) as ServiceDefinition;
 }
 
 function method<Request, Reply>(service: ServiceDefinition, name: string): MethodDefinition<Request, Reply> {
