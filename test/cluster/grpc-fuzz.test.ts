@@ -432,7 +432,7 @@ describe('cluster: fuzzed gRPC calls with the cluster secret', function () {
           }
           note(method, await call(client, method, bytes), bytes);
         }),
-        { numRuns: fuzzRuns(40), reporter: briefReporter },
+        { numRuns: fuzzRuns(60), reporter: briefReporter },
       );
       assert.equal(node.server.process.exitCode, null, `the node is up after ${method.service}.${method.name}`);
     }
