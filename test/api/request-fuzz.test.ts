@@ -163,7 +163,8 @@ const KEY_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   'ingest.max_body_size': fc.constantFrom('64kb', '1gb', '100mb', '10x', '-1mb', '99999999999999999999tb', null, []),
 };
 
-const configValue = (key: string, kind: ConfigKind): fc.Arbitrary<unknown> => KEY_VALUES[key] ?? mostly(CONFIG_VALUES[kind] as fc.Arbitrary<unknown>);
+const configValue = (key: string, kind: ConfigKind): fc.Arbitrary<unknown> =>
+  KEY_VALUES[key] ?? mostly(CONFIG_VALUES[kind] as fc.Arbitrary<unknown>);
 
 const configPatch: fc.Arbitrary<Record<string, unknown>> = fc
   .tuple(
@@ -218,7 +219,14 @@ const DASHBOARD = {
       q: `from ${MARKER_INDEX} | where level = "error" | stats count() by host`,
       position: { x: 0, y: 0, w: 6, h: 4 },
     },
-    { id: 'one', title: 'One host', type: 'table', q: 'from main | where host = $host | head 10', from: '-24h', position: { x: 6, y: 0, w: 6, h: 4 } },
+    {
+      id: 'one',
+      title: 'One host',
+      type: 'table',
+      q: 'from main | where host = $host | head 10',
+      from: '-24h',
+      position: { x: 6, y: 0, w: 6, h: 4 },
+    },
   ],
   variables: [{ name: 'host', type: 'field_values', field: 'host', default: 'web-1', label: 'Host' }],
 };
@@ -231,12 +239,20 @@ function validAlert(closed: string): Record<string, unknown> {
     interval: '1h',
     enabled: false,
     channels: [
-      { type: 'webhook', name: 'hook', config: { url: `${closed}/hook`, method: 'PUT', headers: { 'x-a': 'b' }, body_template: '{{.alert.name}}' } },
+      {
+        type: 'webhook',
+        name: 'hook',
+        config: { url: `${closed}/hook`, method: 'PUT', headers: { 'x-a': 'b' }, body_template: '{{.alert.name}}' },
+      },
       { type: 'chat_webhook', config: { webhook_url: `${closed}/chat`, channel: '#ops', username: 'trawl', icon_emoji: ':x:' } },
       { type: 'chat_bot', config: { bot_token: 't0k3n', chat_id: '-100123', message_template: '{{.result.n}}', parse_mode: 'HTML' } },
       { type: 'incident_pager', config: { routing_key: 'rk', severity: 'warning' } },
       { type: 'ops_alert', config: { api_key: 'k', priority: 'P2', tags: ['a', 'b'] } },
-      { type: 'email', enabled: false, config: { to: ['ops@example.test'], from: 'trawl@example.test', smtp_host: '127.0.0.1', smtp_port: 1 } },
+      {
+        type: 'email',
+        enabled: false,
+        config: { to: ['ops@example.test'], from: 'trawl@example.test', smtp_host: '127.0.0.1', smtp_port: 1 },
+      },
       { type: 'incident_platform', config: { api_key: 'k', severity: 'minor', mode: 'test' } },
       { type: 'generic_http', config: { url: `${closed}/generic`, method: 'PATCH', headers: {}, body_template: '' } },
     ],
@@ -306,7 +322,8 @@ describe('api: fuzzed query, config, dashboard and alert requests', function () 
   });
 
   after(async () => {
-    if (process.env.TRAWL_TEST_VERBOSE) for (const [parser, counts] of tally) console.log(`      ${parser}: ${JSON.stringify([...counts])}`);
+    if (process.env.TRAWL_TEST_VERBOSE)
+      for (const [parser, counts] of tally) console.log(`      ${parser}: ${JSON.stringify([...counts])}`);
     await dispose(server);
   });
 
@@ -318,7 +335,9 @@ describe('api: fuzzed query, config, dashboard and alert requests', function () 
         to: mostly(timeBound),
         limit: mostly(fc.integer({ min: -1, max: 60_000 })),
         offset: mostly(fc.nat(100)),
-        variables: mostly(fc.dictionary(fc.constantFrom('v', 'host', '__proto__', ''), mostly(fc.string({ maxLength: 10 })), { maxKeys: 2 })),
+        variables: mostly(
+          fc.dictionary(fc.constantFrom('v', 'host', '__proto__', ''), mostly(fc.string({ maxLength: 10 })), { maxKeys: 2 }),
+        ),
         wait: fc.constantFrom(null, 5, 0),
       },
       { requiredKeys: ['q'] },
@@ -346,13 +365,18 @@ describe('api: fuzzed query, config, dashboard and alert requests', function () 
 
   it('GET /query/explain: always 200 for any query text, an envelope for a bad parameter', async () => {
     await fc.assert(
-      fc.asyncProperty(queryText, fc.option(timeBound, { nil: undefined }), rarely(fc.constantFrom('x', 'analyze', 'language')), async (q, from, extra) => {
-        const answer = await request(`${server.api}/query/explain?${queryString({ q, from }, extra)}`);
-        if (note('GET /query/explain', answer, JSON.stringify(q)) === null) {
-          assert.equal(answer.status, 200, answer.text);
-          assert.equal(typeof answer.body.data.is_valid, 'boolean', answer.text);
-        }
-      }),
+      fc.asyncProperty(
+        queryText,
+        fc.option(timeBound, { nil: undefined }),
+        rarely(fc.constantFrom('x', 'analyze', 'language')),
+        async (q, from, extra) => {
+          const answer = await request(`${server.api}/query/explain?${queryString({ q, from }, extra)}`);
+          if (note('GET /query/explain', answer, JSON.stringify(q)) === null) {
+            assert.equal(answer.status, 200, answer.text);
+            assert.equal(typeof answer.body.data.is_valid, 'boolean', answer.text);
+          }
+        },
+      ),
       { numRuns: fuzzRuns(200) },
     );
   });
@@ -363,7 +387,10 @@ describe('api: fuzzed query, config, dashboard and alert requests', function () 
         fc.option(queryText, { nil: undefined }),
         fc.oneof({ weight: 3, arbitrary: pastBound }, { weight: 1, arbitrary: fc.option(timeBound, { nil: undefined }) }),
         rarely(timeBound),
-        fc.oneof({ weight: 3, arbitrary: fc.option(fc.integer({ min: 1, max: 1000 }).map(String), { nil: undefined }) }, { weight: 1, arbitrary: parameter }),
+        fc.oneof(
+          { weight: 3, arbitrary: fc.option(fc.integer({ min: 1, max: 1000 }).map(String), { nil: undefined }) },
+          { weight: 1, arbitrary: parameter },
+        ),
         rarely(fc.string({ minLength: 1, maxLength: 6 })),
         async (q, from, to, buckets, extra) => {
           const answer = await request(`${server.api}/histogram?${queryString({ q, from, to, buckets }, extra)}`);

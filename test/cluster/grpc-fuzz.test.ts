@@ -104,17 +104,32 @@ const VALID_WRITES = [
   {
     collection: 'alerts',
     op: 'create',
-    record: { name: 'fuzzed', q: 'from main | stats count() as n', interval: '1h', enabled: false, channels: [{ type: 'webhook', config: { url: 'http://127.0.0.1:1/' } }] },
+    record: {
+      name: 'fuzzed',
+      q: 'from main | stats count() as n',
+      interval: '1h',
+      enabled: false,
+      channels: [{ type: 'webhook', config: { url: 'http://127.0.0.1:1/' } }],
+    },
   },
   { collection: 'saved_queries', op: 'delete', id: 'sq_none' },
   { collection: 'api_keys', op: 'replace', id: 'x', record: {} },
 ];
 const writeJson = fc.oneof(
-  fc.constantFrom(...VALID_WRITES).chain((write) => mutatedDocument(write)).map((doc) => JSON.stringify(doc) ?? ''),
+  fc
+    .constantFrom(...VALID_WRITES)
+    .chain((write) => mutatedDocument(write))
+    .map((doc) => JSON.stringify(doc) ?? ''),
   fc.string({ maxLength: 40 }),
 );
 
-const QUERY_TEXTS = ['from main | head 5', 'from * | stats count() by host', 'from main | where n > 3', 'from main | sort n', `from ${MARKER_INDEX}`];
+const QUERY_TEXTS = [
+  'from main | head 5',
+  'from * | stats count() by host',
+  'from main | where n > 3',
+  'from main | sort n',
+  `from ${MARKER_INDEX}`,
+];
 const queryTextArb = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...QUERY_TEXTS) },
   fc.tuple(fc.constantFrom(...QUERY_TEXTS), fc.string({ maxLength: 10 }), fc.nat()).map(([text, insert, at]) => {
@@ -133,7 +148,10 @@ const microsArb = fc.oneof(
 const keyArb = fc.oneof(
   fc
     .tuple(fc.constantFrom('main', MARKER_INDEX, '..', ''), fc.integer({ min: -2, max: 3 }), fc.integer({ min: -2, max: 20 }))
-    .map(([index, bucket, partition]) => `${index}|${Math.floor((nowMicros() - DAY_MICROS) / BUCKET_SPAN_MICROS + bucket) * BUCKET_SPAN_MICROS}|${partition}`),
+    .map(
+      ([index, bucket, partition]) =>
+        `${index}|${Math.floor((nowMicros() - DAY_MICROS) / BUCKET_SPAN_MICROS + bucket) * BUCKET_SPAN_MICROS}|${partition}`,
+    ),
   fc.string({ maxLength: 20 }),
 );
 const nodeName = fc.oneof(fc.constantFrom('node1', GHOST, 'node3', '', '../x', 'x'.repeat(300)), fc.string({ maxLength: 10 }));
@@ -156,12 +174,18 @@ const BY_NAME: Record<string, fc.Arbitrary<unknown>> = {
   text: queryTextArb,
   variables_json: fc.oneof(
     { weight: 4, arbitrary: fc.constant('{}') },
-    { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 })).map((value) => JSON.stringify(value)) },
+    {
+      weight: 1,
+      arbitrary: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 })).map((value) => JSON.stringify(value)),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
   ),
   keys: fc.array(keyArb, { maxLength: 5 }),
   index_patterns: fc.array(fc.constantFrom('main', '*', MARKER_INDEX, '', '[', '**?'), { maxLength: 3 }),
-  from_micros: fc.oneof({ weight: 3, arbitrary: fc.constant(null).map(() => nowMicros() - 2 * DAY_MICROS) }, { weight: 1, arbitrary: microsArb }),
+  from_micros: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(null).map(() => nowMicros() - 2 * DAY_MICROS) },
+    { weight: 1, arbitrary: microsArb },
+  ),
   to_micros: fc.oneof({ weight: 3, arbitrary: fc.constant(null).map(() => nowMicros() + DAY_MICROS) }, { weight: 1, arbitrary: microsArb }),
   now_micros: fc.oneof({ weight: 3, arbitrary: fc.constant(null).map(() => nowMicros()) }, { weight: 1, arbitrary: microsArb }),
   limit: fc.oneof(fc.nat(20), fc.constant(Number.MAX_SAFE_INTEGER)),
@@ -169,7 +193,13 @@ const BY_NAME: Record<string, fc.Arbitrary<unknown>> = {
   hint_log: fc.constantFrom('abcdef0123456789', '', 'a/b', 'x'.repeat(100)),
   share_id: fc.oneof(
     fc.constant(''),
-    fc.tuple(fc.integer({ min: -DAY_MICROS / 1000, max: DAY_MICROS / 1000 }).map((offset) => Date.now() + offset), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 16, maxLength: 16 }), fc.nat(9)).map(([ms, hex, part]) => `${ms}-${hex}-${part}`),
+    fc
+      .tuple(
+        fc.integer({ min: -DAY_MICROS / 1000, max: DAY_MICROS / 1000 }).map((offset) => Date.now() + offset),
+        fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 16, maxLength: 16 }),
+        fc.nat(9),
+      )
+      .map(([ms, hex, part]) => `${ms}-${hex}-${part}`),
     fc.string({ maxLength: 30 }),
   ),
   fragment_id: fc.constantFrom('', 'f1', 'x'.repeat(500)),
@@ -195,7 +225,11 @@ function scalarArb(type: string): fc.Arbitrary<unknown> {
     case 'TYPE_SINT64':
     case 'TYPE_INT32':
     case 'TYPE_SINT32':
-      return fc.oneof(fc.integer({ min: -4, max: 4 }), fc.constantFrom(Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER), fc.maxSafeInteger());
+      return fc.oneof(
+        fc.integer({ min: -4, max: 4 }),
+        fc.constantFrom(Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER),
+        fc.maxSafeInteger(),
+      );
     default:
       throw new Error(`no generator for proto type ${type}: add one`);
   }
@@ -241,7 +275,10 @@ function messageArb(typeName: string, depth = 0): fc.Arbitrary<Record<string, un
           : fc.oneof(fc.constant(null), messageArb(field.typeName, depth + 1))
         : scalarArb(field.type);
     const named = BY_NAME[field.name];
-    const one = named !== undefined && field.label !== 'LABEL_REPEATED' ? fc.oneof({ weight: 3, arbitrary: named }, { weight: 1, arbitrary: typed }) : typed;
+    const one =
+      named !== undefined && field.label !== 'LABEL_REPEATED'
+        ? fc.oneof({ weight: 3, arbitrary: named }, { weight: 1, arbitrary: typed })
+        : typed;
     members[field.name] =
       field.label === 'LABEL_REPEATED'
         ? fc.oneof(
@@ -273,17 +310,37 @@ function validRequest(method: string): Record<string, unknown> {
     case 'PullState':
       return { protocol_version: version, from: GHOST };
     case 'PushState':
-      return { protocol_version: version, from: 'node1', state: { version: 99, members: [ghost] }, payload: { version: 1, data: Buffer.from('{}') } };
+      return {
+        protocol_version: version,
+        from: 'node1',
+        state: { version: 99, members: [ghost] },
+        payload: { version: 1, data: Buffer.from('{}') },
+      };
     case 'Apply':
       return { protocol_version: version, write_json: JSON.stringify(VALID_WRITES[0]) };
     case 'Write':
       return { protocol_version: version, origin: GHOST, record: RECORDS[0], share_id: '', share_floor_ms: 0 };
     case 'ReplayHint':
-      return { protocol_version: version, origin: GHOST, hint_log: 'abcdef0123456789', seq: 1 + (now % 1_000_000), record: RECORDS[0], share_id: '' };
+      return {
+        protocol_version: version,
+        origin: GHOST,
+        hint_log: 'abcdef0123456789',
+        seq: 1 + (now % 1_000_000),
+        record: RECORDS[0],
+        share_id: '',
+      };
     case 'Keys':
       return { protocol_version: version, index_patterns: ['main', MARKER_INDEX], ...range };
     case 'Query':
-      return { protocol_version: version, text: 'from main | head 5', variables_json: '{}', ...range, now_micros: now, limit: 10, keys: RECORD_KEYS };
+      return {
+        protocol_version: version,
+        text: 'from main | head 5',
+        variables_json: '{}',
+        ...range,
+        now_micros: now,
+        limit: 10,
+        keys: RECORD_KEYS,
+      };
     case 'RaiseFloor':
       return { protocol_version: version, fragment_id: 'f1', time: now };
     case 'Catalog':
@@ -398,7 +455,10 @@ describe('cluster: fuzzed gRPC calls with the cluster secret', function () {
     await waitUntil(async () => (await markerCount()) === MARKER_EVENTS, 20_000, 'the marker events to be counted');
     client = new grpc.Client(node.grpc, grpc.credentials.createInsecure());
     // A member at a port nothing listens on: shares from it get past the origin check.
-    const ghost = { protocol_version: protocolVersion(), node: { id: GHOST, http: `127.0.0.1:${await freePort()}`, grpc: `127.0.0.1:${await freePort()}`, role: 'all' } };
+    const ghost = {
+      protocol_version: protocolVersion(),
+      node: { id: GHOST, http: `127.0.0.1:${await freePort()}`, grpc: `127.0.0.1:${await freePort()}`, role: 'all' },
+    };
     const joinMethod = methods.find((method) => method.name === 'Join')!;
     const outcome = await call(client, joinMethod, MEMBERSHIP.Join.requestSerialize(ghost));
     assert.equal(outcome.error, null, outcome.error?.details);
@@ -413,7 +473,8 @@ describe('cluster: fuzzed gRPC calls with the cluster secret', function () {
 
   it('covers every service of the proto', () => {
     const names = new Set(methods.map((method) => method.service));
-    for (const service of ['Membership', 'NodeInfo', 'Metadata', 'ShardWrite', 'ShardQuery', 'Tail']) assert.ok(names.has(service), service);
+    for (const service of ['Membership', 'NodeInfo', 'Metadata', 'ShardWrite', 'ShardQuery', 'Tail'])
+      assert.ok(names.has(service), service);
   });
 
   it('messages of the proto types: every method answers or refuses with a reason, never UNKNOWN or INTERNAL', async () => {
@@ -437,7 +498,11 @@ describe('cluster: fuzzed gRPC calls with the cluster secret', function () {
       assert.equal(node.server.process.exitCode, null, `the node is up after ${method.service}.${method.name}`);
     }
     assert.equal((await request(`${node.server.url}/health`)).status, 200);
-    assert.equal(await storedEvents(node), storedBefore + appended - appendedBefore, 'the node stored what the writes answered OK appended, and nothing else');
+    assert.equal(
+      await storedEvents(node),
+      storedBefore + appended - appendedBefore,
+      'the node stored what the writes answered OK appended, and nothing else',
+    );
   });
 
   it('random bytes as the serialized message: every method refuses them without an exception', async () => {
@@ -445,9 +510,15 @@ describe('cluster: fuzzed gRPC calls with the cluster secret', function () {
     const appendedBefore = appended;
     for (const method of methods) {
       await fc.assert(
-        fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)), recordBytes), async (bytes) => {
-          note(method, await call(client, method, bytes), bytes);
-        }),
+        fc.asyncProperty(
+          fc.oneof(
+            fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
+            recordBytes,
+          ),
+          async (bytes) => {
+            note(method, await call(client, method, bytes), bytes);
+          },
+        ),
         { numRuns: fuzzRuns(20), reporter: briefReporter },
       );
       assert.equal(node.server.process.exitCode, null, `the node is up after ${method.service}.${method.name}`);
@@ -467,7 +538,8 @@ describe('cluster: fuzzed gRPC calls with the cluster secret', function () {
     ] as const) {
       const answer = await request(`${node.api}/${path}`);
       assert.equal(answer.status, 200, answer.text);
-      for (const record of answer.body.data[list] as Record<string, unknown>[]) assert.equal(typeof record.name, 'string', JSON.stringify(record));
+      for (const record of answer.body.data[list] as Record<string, unknown>[])
+        assert.equal(typeof record.name, 'string', JSON.stringify(record));
     }
     assert.doesNotMatch(node.server.log, /TypeError|RangeError|ReferenceError|unhandled/i);
   });

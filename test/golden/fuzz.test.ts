@@ -10,12 +10,13 @@
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
+import { fuzzRuns } from '../helpers/fuzz';
 import { request } from '../helpers/server';
 import { RANGE } from './dataset';
 import { golden } from './server';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20260302);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 800);
+const RUNS = fuzzRuns(800);
 
 const FIELDS = [
   'host',

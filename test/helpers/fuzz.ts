@@ -209,7 +209,10 @@ export function editText(text: string, edit: { kind: TextEdit; at: number; depth
 /** A value as a failure message shows it: bytes as short base64, long strings and arrays cut. */
 export function brief(value: unknown): string {
   const text = JSON.stringify(value, (_key, member: unknown) => {
-    if (member instanceof Uint8Array || (typeof member === 'object' && member !== null && (member as { type?: string }).type === 'Buffer')) {
+    if (
+      member instanceof Uint8Array ||
+      (typeof member === 'object' && member !== null && (member as { type?: string }).type === 'Buffer')
+    ) {
       const bytes = Buffer.from(member instanceof Uint8Array ? member : ((member as { data: number[] }).data ?? []));
       return `<${bytes.length} bytes ${bytes.subarray(0, 60).toString('base64')}>`;
     }
