@@ -89,6 +89,18 @@ export interface HistogramBucket {
 }
 
 /**
+ * The most buckets an answer lists (the `1d` interval over about 270 years): each is listed, empty
+ * ones too, so a longer range would be a list too long to build or send.
+ */
+export const MAX_LISTED_BUCKETS = 100_000;
+
+/** How many buckets histogramBuckets lists for the range at `step`. */
+export function histogramBucketCount(fromMs: number, toMs: number, step: HistogramInterval): number {
+  const first = Math.floor(fromMs / step.ms) * step.ms;
+  return Math.max(1, Math.ceil((toMs - first) / step.ms));
+}
+
+/**
  * Every bucket from the one holding `fromMs` to the one holding the last instant before `toMs`,
  * each at its UTC-aligned start, with the counts found (rows of `[bucket start, count]`).
  */

@@ -7,6 +7,9 @@ import { parseDurationMs } from '../config/units';
 
 const RELATIVE = /^(?:now)?\s*([+-])\s*(\d+(?:\.\d+)?\s*(?:ms|s|m|h|d|w|y))$/i;
 
+/** The farthest a date reaches either way from the epoch (ECMAScript's Date: 100,000,000 days). */
+export const MAX_DATE_MS = 8.64e15;
+
 /** Milliseconds since the epoch, or a VALIDATION_ERROR naming the parameter. */
 export function parseTimeBound(name: string, text: string, nowMs: number): number {
   const value = text.trim();
@@ -15,7 +18,10 @@ export function parseTimeBound(name: string, text: string, nowMs: number): numbe
   const relative = RELATIVE.exec(value);
   if (relative !== null) {
     const ms = parseDurationMs(relative[2].replace(/\s+/g, '')) as number;
-    return relative[1] === '-' ? nowMs - ms : nowMs + ms;
+    const bound = relative[1] === '-' ? nowMs - ms : nowMs + ms;
+    // Past it a bound is no date: answers that show it as one (a histogram's buckets, a range's meta) could not.
+    if (!(Math.abs(bound) <= MAX_DATE_MS)) throw validationError(`${name}: "${text}" is farther from now than a date can be`);
+    return bound;
   }
   if (/^\d{9,11}(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {

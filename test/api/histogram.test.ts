@@ -109,4 +109,18 @@ describe('api: histogram', function () {
     assertError(counting, 400, 'VALIDATION_ERROR', 'stats');
     assert.match(counting.body.error.message, /stats is not accepted/);
   });
+
+  it('refuses a range of more buckets than it lists and a bound past what a date holds, and stays up', async () => {
+    // 100,000,000 days: a hundred million buckets of 1d, which the node built until it ran out of memory.
+    const centuries = await histogram({ from: '-99999999d' });
+    assertError(centuries, 400, 'VALIDATION_ERROR', 'from -99999999d');
+    assert.match(centuries.body.error.message, /^from and to span \d+ buckets of 1d; a histogram lists at most 100000: narrow the range$/);
+    assertError(await histogram({ from: '-1000y' }), 400, 'VALIDATION_ERROR', 'from -1000y');
+    assert.equal((await histogram({ from: '-100y', q: 'from web' })).status, 200, 'a century');
+    // Past what a date holds: a 500 when the buckets or the meta showed the bound as a date.
+    assertError(await histogram({ from: '-99999999y' }), 400, 'VALIDATION_ERROR', 'from -99999999y');
+    assertError(await histogram({ from: '-1h', to: '+99999999y' }), 400, 'VALIDATION_ERROR', 'to +99999999y');
+    assertError(await request(`${server.api}/fields/status/values?from=-99999999y`), 400, 'VALIDATION_ERROR', 'field values');
+    assert.equal((await request(`${server.url}/health`)).status, 200);
+  });
 });

@@ -9,12 +9,10 @@
  */
 import { strict as assert } from 'assert';
 import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { signProof, PROOF_KEY, PROOF_WINDOW_MS } from '../../node/cluster/grpc/call-proof';
-import type { ServiceDefinition } from '@grpc/grpc-js';
 import { PeerClients } from '../../node/cluster/grpc/peers';
 import { proofSender } from '../../node/cluster/grpc/proof-sender';
-import { LOADER_OPTIONS, PROTO_FILE, SHARD_WRITE } from '../../node/cluster/grpc/proto';
+import { SHARD_WRITE } from '../../node/cluster/grpc/proto';
 import { REFUSAL_KEY } from '../../node/cluster/grpc/server';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { CURRENT_LAYOUT, type RingEpoch } from '../../node/cluster/epochs';
@@ -35,32 +33,13 @@ import {
 import { metricSum } from './helpers/metrics';
 import { BUCKET_SPAN_MICROS, PARTITIONS } from './helpers/placement';
 import { taggedEvents } from './helpers/test-events';
+import { protoMethods, type ProtoMethod } from './helpers/proto-methods';
 
 const SECRET = 'shared-by-the-three-nodes-0123456789';
 const CALL_MS = 10_000;
 const PLACEMENT: Placement = { bucketSpanMicros: BUCKET_SPAN_MICROS, partitions: PARTITIONS };
 /** The ring the three test nodes form at their start (replication factor 1). */
 const EPOCHS: RingEpoch[] = [{ epoch: 0, fromMicros: 0, members: ['node1', 'node2', 'node3'], layout: CURRENT_LAYOUT }];
-
-interface ProtoMethod {
-  service: string;
-  name: string;
-  definition: grpc.MethodDefinition<unknown, unknown>;
-}
-
-/** Every method of every service in proto/trawl.proto, as a stranger with the file would see them. */
-function protoMethods(): ProtoMethod[] {
-  const loaded = loadSync(PROTO_FILE, LOADER_OPTIONS);
-  const methods: ProtoMethod[] = [];
-  for (const [qualified, entry] of Object.entries(loaded)) {
-    // A message type carries its `format`; a service is a map of methods.
-    if ('format' in entry) continue;
-    for (const [name, definition] of Object.entries(entry as ServiceDefinition)) {
-      methods.push({ service: qualified.slice(qualified.lastIndexOf('.') + 1), name, definition });
-    }
-  }
-  return methods;
-}
 
 /** Events now whose keys node1 alone owns, as the chunk record a member's Write carries. */
 function recordOwnedByNode1(tag: string): { record: Buffer; events: number } {

@@ -9,11 +9,9 @@
  */
 import { strict as assert } from 'assert';
 import * as grpc from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import fc from 'fast-check';
 import { signProof, PROOF_KEY } from '../../node/cluster/grpc/call-proof';
-import type { ServiceDefinition } from '@grpc/grpc-js';
-import { LOADER_OPTIONS, PROTO_FILE, MEMBERSHIP } from '../../node/cluster/grpc/proto';
+import { MEMBERSHIP } from '../../node/cluster/grpc/proto';
 import { REFUSAL_KEY } from '../../node/cluster/grpc/server';
 import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { encodeChunkRecord } from '../../storage/buffer/chunk-record';
@@ -26,6 +24,7 @@ import { briefReporter, fuzzRuns, mutatedDocument } from '../helpers/fuzz';
 import { freePort, postJson, request } from '../helpers/server';
 import { startClusteredServers, stopClusteredServers, storedEvents, type ClusteredServer } from './helpers/clustered-servers';
 import { BUCKET_SPAN_MICROS, PARTITIONS } from './helpers/placement';
+import { LOADED_PROTO, protoMethods, type ProtoMethod } from './helpers/proto-methods';
 
 const SECRET = 'fuzzing-the-grpc-port-0123456789';
 const CALL_MS = 10_000;
@@ -35,26 +34,6 @@ const GHOST = 'node2';
 const MARKER_INDEX = 'grpcmarker';
 const MARKER_EVENTS = 30;
 const DAY_MICROS = 86_400_000_000;
-
-interface ProtoMethod {
-  service: string;
-  name: string;
-  definition: grpc.MethodDefinition<unknown, unknown>;
-}
-
-const loaded = loadSync(PROTO_FILE, LOADER_OPTIONS);
-
-/** Every method of every service in the proto. */
-function protoMethods(): ProtoMethod[] {
-  const methods: ProtoMethod[] = [];
-  for (const [qualified, entry] of Object.entries(loaded)) {
-    if ('format' in entry) continue;
-    for (const [name, definition] of Object.entries(entry as ServiceDefinition)) {
-      methods.push({ service: qualified.slice(qualified.lastIndexOf('.') + 1), name, definition });
-    }
-  }
-  return methods;
-}
 
 interface FieldDescriptor {
   name: string;
@@ -254,7 +233,7 @@ const messageArbs = new Map<string, fc.Arbitrary<Record<string, unknown>>>();
 function messageArb(typeName: string, depth = 0): fc.Arbitrary<Record<string, unknown>> {
   const cached = depth === 0 ? messageArbs.get(typeName) : undefined;
   if (cached !== undefined) return cached;
-  const definition = loaded[`trawl.v1.${typeName}`] as { type: { field: FieldDescriptor[] } } | undefined;
+  const definition = LOADED_PROTO[`trawl.v1.${typeName}`] as { type: { field: FieldDescriptor[] } } | undefined;
   if (definition === undefined) throw new Error(`message ${typeName} not in the proto`);
   const fields = definition.type.field;
   const members: Record<string, fc.Arbitrary<unknown>> = {};
@@ -403,7 +382,8 @@ function call(client: grpc.Client, method: ProtoMethod, bytes: Buffer): Promise<
 }
 
 describe('cluster: fuzzed gRPC calls with the cluster secret', function () {
-  this.timeout(300_000);
+  // A longer hunt (FUZZ_RUNS) takes as long as it takes.
+  this.timeout(process.env.FUZZ_RUNS ? 0 : 300_000);
   let node: ClusteredServer;
   let client: grpc.Client;
   const methods = protoMethods();
@@ -420,7 +400,6 @@ describe('cluster: fuzzed gRPC calls with the cluster secret', function () {
     const counts = tally.get(name) ?? new Map<string, number>();
     counts.set(label, (counts.get(label) ?? 0) + 1);
     tally.set(name, counts);
-    if (process.env.FUZZ_SHOW && error !== null) console.log(`${name} ${label}: ${error.details.slice(0, 160)}`);
     if (error !== null) {
       assert.notEqual(error.code, grpc.status.UNKNOWN, `${name} ended UNKNOWN: ${error.details} for ${context}`);
       assert.notEqual(error.code, grpc.status.INTERNAL, `${name} ended INTERNAL: ${error.details} for ${context}`);

@@ -7,10 +7,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   errorInFilter,
   filterStageNames,
+  histogramBucketCount,
   histogramBuckets,
   histogramFilter,
   histogramInterval,
   histogramQueryText,
+  MAX_LISTED_BUCKETS,
   nonFilterStage,
 } from '../../../coordinator/histogram';
 import type { Query } from '../../../query/stages';
@@ -80,6 +82,12 @@ export function histogramRoutes(app: App): FastifyPluginAsync {
       if (fromMs >= toMs) throw validationError('from must be before to');
       const filter = parseFilter(params.q);
       const step = histogramInterval(toMs - fromMs, params.buckets ?? DEFAULT_HISTOGRAM_BUCKETS);
+      const listed = histogramBucketCount(fromMs, toMs, step);
+      if (listed > MAX_LISTED_BUCKETS) {
+        throw validationError(
+          `from and to span ${listed} buckets of ${step.label}; a histogram lists at most ${MAX_LISTED_BUCKETS}: narrow the range`,
+        );
+      }
       const text = histogramQueryText(filter.text, step);
       const span = { fromMicros: fromMs * 1000, toMicros: toMs * 1000, nowMicros: nowMs * 1000 };
       const counting = { text, variables: {}, ...span, limit: 0, offset: 0, profile: null };

@@ -1,6 +1,12 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { histogramBuckets, histogramFilter, histogramInterval } from '../../../coordinator/histogram';
+import {
+  histogramBucketCount,
+  histogramBuckets,
+  histogramFilter,
+  histogramInterval,
+  MAX_LISTED_BUCKETS,
+} from '../../../coordinator/histogram';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -30,6 +36,26 @@ describe('coordinator: histogram', () => {
     assert.equal(histogramInterval(2 * HOUR, 120).label, histogramInterval(HOUR, 60).label);
     assert.equal(histogramInterval(HOUR, 6).label, '15m');
     assert.equal(histogramInterval(HOUR, 1200).label, '5s');
+  });
+
+  it('counts the buckets a range lists before listing them, so a range of centuries is refused before it is built', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 4e12 }),
+        fc.integer({ min: 1, max: 40 * DAY }),
+        fc.integer({ min: 1, max: 1000 }),
+        (from, range, target) => {
+          const step = histogramInterval(range, target);
+          assert.equal(histogramBucketCount(from, from + range, step), histogramBuckets(from, from + range, step, []).length);
+        },
+      ),
+    );
+    // The 1d interval over 1,000 years: what GET /histogram?from=-1000y asked for, a third of a million buckets.
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    const from = now - 1000 * 365.25 * DAY;
+    const count = histogramBucketCount(from, now, histogramInterval(now - from, 60));
+    assert.ok(count > MAX_LISTED_BUCKETS, `${count} buckets`);
+    assert.ok(histogramBucketCount(now - 100 * 365.25 * DAY, now, histogramInterval(100 * 365.25 * DAY, 60)) <= MAX_LISTED_BUCKETS);
   });
 
   it('reads q as a pipeline, as stages over every index, or as a where expression', () => {
