@@ -323,7 +323,8 @@ describe('api: fuzzed query, config, dashboard and alert requests', function () 
 
   after(async () => {
     // A node that exited says why in its last lines.
-    if (server?.process.exitCode !== null) console.log(`      the server exited (${server?.process.exitCode}):\n${server?.log.slice(-4000)}`);
+    if (server?.process.exitCode !== null)
+      console.log(`      the server exited (${server?.process.exitCode}):\n${server?.log.slice(-4000)}`);
     if (process.env.TRAWL_TEST_VERBOSE)
       for (const [parser, counts] of tally) console.log(`      ${parser}: ${JSON.stringify([...counts])}`);
     await dispose(server);
