@@ -191,7 +191,11 @@ function scalarArb(type: string): fc.Arbitrary<unknown> {
     case 'TYPE_STRING':
       return fc.oneof(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20, unit: 'binary' }), fc.constant('x'.repeat(70_000)));
     case 'TYPE_BYTES':
-      return anyBytes;
+      // Now and then 8 MiB, well within the 64 MiB a request may have.
+      return fc.oneof(
+        { weight: 40, arbitrary: anyBytes },
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }).map((byte) => Buffer.alloc(8 * 1024 * 1024, byte)) },
+      );
     case 'TYPE_BOOL':
       return fc.boolean();
     case 'TYPE_DOUBLE':
