@@ -31,6 +31,17 @@ async function applyOnMaster(store: MetadataStore, membership: Membership, write
 }
 
 const INVALID_WRITE = 'invalid-write';
+
+/**
+ * JSON in printable ASCII, every other character as its `\uXXXX` escape: the text of a gRPC
+ * trailer (a refusal's facts) may hold nothing else, and a refusal whose details held an emoji
+ * (a parse error's suggestion quoting the query) threw when its trailer was set, so the call was
+ * never answered. JSON.parse reads it back as it was.
+ */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A forwarded write as the store takes it; anything else is refused by name, before the store sees it. */
@@ -83,7 +94,7 @@ export function addMetadataService(
       if (!(api instanceof ApiError)) throw error;
       throw new RpcRefusal(status.FAILED_PRECONDITION, API_ERROR, api.message, {
         code: api.code,
-        details: JSON.stringify(api.details),
+        details: asciiJson(api.details),
         status: String(api.status),
       });
     }

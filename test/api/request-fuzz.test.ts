@@ -10,7 +10,7 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { dispose, patchConfig, post, type Answer } from '../helpers/api';
-import { assertNoCrash, editText, fuzzRuns, mostly, mutatedDocument, textEditArb } from '../helpers/fuzz';
+import { assertNoCrash, editText, failureLines, fuzzRuns, mostly, mutatedDocument, textEditArb } from '../helpers/fuzz';
 import { freePort, postJson, request, TestServer } from '../helpers/server';
 import { SAMPLES } from '../unit/query/samples';
 
@@ -70,7 +70,21 @@ const queryText: fc.Arbitrary<string> = fc.oneof(
 );
 const timeBound = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('-1h', '-7d', 'now', '-0s', '2024-01-01T00:00:00Z', '-15m', '1700000000') },
-  { weight: 1, arbitrary: fc.constantFrom('+1h', '-99999999d', '1e400', '', 'yesterday', '-1h@d', '2024-13-45T99:99:99Z') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '+1h',
+      '-99999999d',
+      '-99999999y',
+      '+99999999y',
+      '-1000y',
+      '1e400',
+      '',
+      'yesterday',
+      '-1h@d',
+      '2024-13-45T99:99:99Z',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 1, arbitrary: fc.integer().map(String) },
 );
@@ -323,8 +337,8 @@ describe('api: fuzzed query, config, dashboard and alert requests', function () 
 
   after(async () => {
     // A node that exited says why in its last lines.
-    if (server?.process.exitCode !== null)
-      console.log(`      the server exited (${server?.process.exitCode}):\n${server?.log.slice(-4000)}`);
+    if (server !== undefined && server.process.exitCode !== null)
+      console.log(`      the server exited (${server.process.exitCode}):\n${server.log.slice(-4000)}`);
     if (process.env.TRAWL_TEST_VERBOSE)
       for (const [parser, counts] of tally) console.log(`      ${parser}: ${JSON.stringify([...counts])}`);
     await dispose(server);
@@ -505,6 +519,6 @@ describe('api: fuzzed query, config, dashboard and alert requests', function () 
 
   it('keeps every event acknowledged before the fuzzing', async () => {
     assert.equal(await markerCount(), MARKER_EVENTS);
-    assert.doesNotMatch(server.log, /INTERNAL_ERROR|TypeError|RangeError|ReferenceError/);
+    assert.deepEqual(failureLines(server.log), [], 'the server logged no failure');
   });
 });

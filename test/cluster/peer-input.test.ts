@@ -19,7 +19,7 @@ import type { LogEvent } from '../../storage/core/event';
 import { walKey } from '../../storage/core/keys';
 import type { Placement } from '../../storage/core/partition';
 import { Rocks } from '../../storage/core/rocks';
-import { waitUntil } from '../helpers/api';
+import { assertError, waitUntil } from '../helpers/api';
 import { overClaimingRecord, withHeader } from '../helpers/chunk-records';
 import { postJson, request } from '../helpers/server';
 import { startClusteredServers, stopClusteredServers, storedEvents, type ClusteredServer } from './helpers/clustered-servers';
@@ -196,6 +196,24 @@ describe('peer input: hostile calls on the gRPC port', function () {
       assert.match(refused.details, pattern);
       assert.doesNotMatch(refused.details, /\n\s+at /, 'no stack');
     }
+  });
+
+  it('answers a metadata write whose refusal quotes text beyond ASCII, directly and forwarded from another node', async () => {
+    const [first, second] = nodes as [ClusteredServer, ClusteredServer];
+    // A query that does not parse: the refusal's details (the parse error's suggestion) quote it, emoji and all.
+    const record = { name: 'emoji', q: '\u{1F600} é' };
+    const write = JSON.stringify({ collection: 'saved_queries', op: 'create', record });
+    const refused = await refusal(
+      peers.call(first.grpc, METADATA.Apply, { protocol_version: protocolVersion(), write_json: write }, 5_000),
+    );
+    assert.equal(refused.code, grpc.status.FAILED_PRECONDITION, refused.details);
+    assert.equal(refused.reason, 'api-error');
+    assert.equal(refused.facts.code, 'INVALID_QUERY');
+    assert.match(JSON.parse(refused.facts.details!).suggestion, /\u{1F600} é/u);
+    // The master's refusal reaches the client of the node that forwarded the write as the master's 400.
+    const forwarded = await postJson(`${second.api}/queries`, record);
+    assertError(forwarded, 400, 'INVALID_QUERY', 'a saved query forwarded to the master');
+    assert.match(forwarded.body.error.suggestion, /\u{1F600} é/u);
   });
 
   it('sets a bad record found on disk aside at startup with a line naming it; the node ingests, flushes and stops cleanly', async () => {

@@ -235,3 +235,8 @@ export function briefReporter<Ts>(details: fc.RunDetails<Ts>): void {
       `counterexample: ${brief(details.counterexample)}`,
   );
 }
+
+/** The lines of a server's log that tell of a failure (an exception's name, an unhandled rejection, an INTERNAL_ERROR answer). */
+export function failureLines(log: string): string[] {
+  return log.split('\n').filter((line) => /INTERNAL_ERROR|TypeError|RangeError|ReferenceError|SyntaxError|unhandled rejection/.test(line));
+}
