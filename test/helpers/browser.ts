@@ -25,6 +25,8 @@ export async function launchBrowser(): Promise<Browser> {
 export async function openPage(browser: Browser): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();
+  // A condition not met within 15 s fails the test with what was awaited (before mocha's timeout).
+  page.setDefaultTimeout(15_000);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   return { context, page, errors };

@@ -17,9 +17,14 @@ export interface ParseError {
 }
 
 interface Props {
+  /**
+   * The text set from outside (the query of the address): the editor shows it when it changes.
+   * What the person types goes to onChange only; feeding it back here would race the keystrokes.
+   */
   value: string;
   onChange: (value: string) => void;
-  onRun: () => void;
+  /** Ctrl/Cmd+Enter, with the editor's text. */
+  onRun: (text: string) => void;
   error?: ParseError | null;
   label?: string;
 }
@@ -48,7 +53,7 @@ export function QueryEditor({ value, onChange, onRun, error = null, label = 'Que
         doc: value,
         extensions: [
           history(),
-          Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (handlers.current.onRun(), true) }])),
+          Prec.highest(keymap.of([{ key: 'Mod-Enter', run: (editor) => (handlers.current.onRun(editor.state.doc.toString()), true) }])),
           keymap.of([...defaultKeymap, ...historyKeymap]),
           queryLanguage,
           queryHighlighting,
@@ -66,7 +71,7 @@ export function QueryEditor({ value, onChange, onRun, error = null, label = 'Que
     return () => editor.destroy();
   }, []);
 
-  // A value set from outside (a saved query opened, a `where` added, the address changed).
+  // A query set from outside: a saved query opened, a `where` added, the address changed.
   useEffect(() => {
     const editor = view.current;
     if (editor === null || editor.state.doc.toString() === value) return;

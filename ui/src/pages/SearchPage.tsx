@@ -104,7 +104,7 @@ export function SearchPage({ route }: { route: Route }) {
   return (
     <div class="search-page">
       <div class="search-bar">
-        <QueryEditor value={draft} onChange={setDraft} onRun={() => run()} error={parseError} />
+        <QueryEditor value={q} onChange={setDraft} onRun={(text) => run(text)} error={parseError} />
         <div class="row">
           <button class="primary" onClick={() => run()} title="Run (Ctrl+Enter)">
             Run
