@@ -141,7 +141,7 @@ export function AlertEditor({ id }: { id: string | null }) {
                 </select>
               </label>
               <label>
-                Name
+                Channel name
                 <input value={channel.name} onInput={value((text) => setChannel(index, { name: text }))} />
               </label>
               <label>
