@@ -36,6 +36,9 @@ export async function openPage(browser: Browser): Promise<{ context: BrowserCont
 export async function screenshotOnFailure(test: Mocha.Test | undefined, page: Page | undefined): Promise<void> {
   if (test?.state !== 'failed' || page === undefined || page.isClosed()) return;
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  const name = test.fullTitle().replace(/[^A-Za-z0-9]+/g, '-').slice(0, 120);
+  const name = test
+    .fullTitle()
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .slice(0, 120);
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true }).catch(() => undefined);
 }

@@ -18,7 +18,11 @@ export interface PrefixProxy {
  * `rewrite` changes a path before it is sent on (after the prefix is taken off): pointing one
  * endpoint at a path the node does not serve stands for a node without that feature.
  */
-export async function startPrefixProxy(target: string, prefix = '/trawl/', rewrite: (path: string) => string = (path) => path): Promise<PrefixProxy> {
+export async function startPrefixProxy(
+  target: string,
+  prefix = '/trawl/',
+  rewrite: (path: string) => string = (path) => path,
+): Promise<PrefixProxy> {
   const upstream = new URL(target);
   const outside: string[] = [];
   const server = http.createServer((request, response) => {
@@ -29,7 +33,13 @@ export async function startPrefixProxy(target: string, prefix = '/trawl/', rewri
       return;
     }
     const forwarded = http.request(
-      { host: upstream.hostname, port: upstream.port, method: request.method, path: rewrite(path.slice(prefix.length - 1)), headers: { ...request.headers, host: upstream.host } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: request.method,
+        path: rewrite(path.slice(prefix.length - 1)),
+        headers: { ...request.headers, host: upstream.host },
+      },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response);

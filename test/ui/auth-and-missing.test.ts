@@ -27,7 +27,9 @@ describe('ui: token prompt and missing endpoints', function () {
     const events = Array.from({ length: 12 }, (_, i) => ({ event: `login ${i}`, fields: { level: 'info' } }));
     assert.equal((await postJson(`${server.api}/ingest`, events, bearer(root))).status, 200);
     // A node without the histogram, dashboards and alerts: those paths answer its own 404.
-    proxy = await startPrefixProxy(server.url, '/trawl/', (path) => path.replace(/^\/api\/v1\/(histogram|dashboards|alerts)/, '/api/v1/no-$1'));
+    proxy = await startPrefixProxy(server.url, '/trawl/', (path) =>
+      path.replace(/^\/api\/v1\/(histogram|dashboards|alerts)/, '/api/v1/no-$1'),
+    );
   });
 
   beforeEach(async () => {

@@ -45,11 +45,10 @@ describe('ui: cluster', function () {
     await page.goto(`${nodes[1]!.server.url}/#/cluster`);
     const table = page.getByRole('table', { name: 'Nodes' });
     await table.locator('tbody tr').nth(2).waitFor();
-    const rows = await table.locator('tbody tr').evaluateAll((found) => found.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent ?? '')));
-    assert.deepEqual(
-      rows.map((cells) => cells[0]!.replace(' (master)', '')).sort(),
-      nodes.map((node) => node.id).sort(),
-    );
+    const rows = await table
+      .locator('tbody tr')
+      .evaluateAll((found) => found.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent ?? '')));
+    assert.deepEqual(rows.map((cells) => cells[0]!.replace(' (master)', '')).sort(), nodes.map((node) => node.id).sort());
     for (const cells of rows) assert.equal(cells[3], 'up', `${cells[0]} is up`);
     const events = rows.map((cells) => Number(cells[4]!.replace(/,/g, '')));
     assert.equal(
@@ -57,7 +56,8 @@ describe('ui: cluster', function () {
       INGESTED,
     );
     const shares = rows.map((cells) => Number(cells[5]!.replace('%', '')));
-    for (const [i, share] of shares.entries()) assert.ok(Math.abs(share - (events[i]! / INGESTED) * 100) < 0.06, `share ${share}% of ${events[i]}`);
+    for (const [i, share] of shares.entries())
+      assert.ok(Math.abs(share - (events[i]! / INGESTED) * 100) < 0.06, `share ${share}% of ${events[i]}`);
     assert.deepEqual(errors, [], 'no error in the page');
   });
 });

@@ -28,8 +28,22 @@ describe('ui: dashboards', function () {
       name: 'Web',
       variables: [{ name: 'host', type: 'field_values', field: 'host', default: 'web-1', label: 'Host' }],
       panels: [
-        { id: 'n', title: 'Requests on $host', type: 'stat', q: 'from main | where host = $host | stats count() as n', from: '-1h', position: { x: 0, y: 0, w: 4, h: 3 } },
-        { id: 's', title: 'By status', type: 'table', q: 'from main | where host = $host | stats count() as n by status', from: '-1h', position: { x: 4, y: 0, w: 8, h: 3 } },
+        {
+          id: 'n',
+          title: 'Requests on $host',
+          type: 'stat',
+          q: 'from main | where host = $host | stats count() as n',
+          from: '-1h',
+          position: { x: 0, y: 0, w: 4, h: 3 },
+        },
+        {
+          id: 's',
+          title: 'By status',
+          type: 'table',
+          q: 'from main | where host = $host | stats count() as n by status',
+          from: '-1h',
+          position: { x: 4, y: 0, w: 8, h: 3 },
+        },
       ],
     });
     assert.equal(created.status, 201, created.text);
@@ -65,7 +79,10 @@ describe('ui: dashboards', function () {
 
     const stat = page.getByRole('region', { name: 'Requests on $host' });
     const table = page.getByRole('region', { name: 'By status' });
-    await stat.getByTestId('stat-value').filter({ hasText: String(onHost('web-1').length) }).waitFor();
+    await stat
+      .getByTestId('stat-value')
+      .filter({ hasText: String(onHost('web-1').length) })
+      .waitFor();
     assert.equal(await stat.getByRole('heading').innerText(), 'Requests on web-1');
     await table.locator('tbody tr').first().waitFor();
     assert.deepEqual(await table.locator('tbody tr').allInnerTexts(), statusRows('web-1'));
@@ -76,10 +93,17 @@ describe('ui: dashboards', function () {
     assert.ok(tableBox.width > statBox.width * 1.8, 'the table twice as wide');
 
     await page.getByRole('combobox', { name: 'Host' }).selectOption('web-3');
-    await stat.getByTestId('stat-value').filter({ hasText: String(onHost('web-3').length) }).waitFor();
+    await stat
+      .getByTestId('stat-value')
+      .filter({ hasText: String(onHost('web-3').length) })
+      .waitFor();
     await stat.getByRole('heading', { name: 'Requests on web-3' }).waitFor();
     const expected = statusRows('web-3').join('|');
-    await waitUntil(async () => (await table.locator('tbody tr').allInnerTexts()).join('|') === expected, 15_000, `the table of web-3: ${expected}`);
+    await waitUntil(
+      async () => (await table.locator('tbody tr').allInnerTexts()).join('|') === expected,
+      15_000,
+      `the table of web-3: ${expected}`,
+    );
   });
 
   it('saves an edit made in the editor', async () => {

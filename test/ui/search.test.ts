@@ -85,14 +85,21 @@ describe('ui: search', function () {
     await open();
     const expected = events.filter((event) => event.host === 'web-2').length;
     await typeQuery(page, 'from main | where host = "web-2"');
-    await assert.doesNotReject(resultCount().filter({ hasText: `${expected} events` }).waitFor());
+    await assert.doesNotReject(
+      resultCount()
+        .filter({ hasText: `${expected} events` })
+        .waitFor(),
+    );
     assert.equal(hashParams(page.url()).get('q'), 'from main | where host = "web-2"');
     assert.deepEqual(proxy!.outside, [], 'nothing asked outside the prefix');
 
     // The same address in a new tab shows the same result.
     const shared = await context!.newPage();
     await shared.goto(page.url());
-    await shared.getByTestId('result-count').filter({ hasText: `${expected} events` }).waitFor();
+    await shared
+      .getByTestId('result-count')
+      .filter({ hasText: `${expected} events` })
+      .waitFor();
     await shared.close();
   });
 
@@ -110,7 +117,9 @@ describe('ui: search', function () {
 
   it('zooms into the range dragged across the histogram', async () => {
     await open('q=from%20main&from=-2h&to=now');
-    await resultCount().filter({ hasText: `${events.length} events` }).waitFor();
+    await resultCount()
+      .filter({ hasText: `${events.length} events` })
+      .waitFor();
     const chart = page.getByTestId('histogram').locator('canvas');
     const box = (await chart.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
@@ -127,17 +136,27 @@ describe('ui: search', function () {
     assert.equal(hashParams(page.url()).get('from'), new Date(from).toISOString());
     const inRange = events.filter((event) => event.time * 1000 >= from && event.time * 1000 < to).length;
     assert.ok(inRange > 0 && inRange < events.length, `the zoom keeps part of the events (${inRange})`);
-    await assert.doesNotReject(resultCount().filter({ hasText: `${inRange} events` }).waitFor());
+    await assert.doesNotReject(
+      resultCount()
+        .filter({ hasText: `${inRange} events` })
+        .waitFor(),
+    );
   });
 
   it('adds a where for a top value clicked in the field sidebar, and shows a chosen field as a column', async () => {
     await open('q=from%20main&from=-2h');
-    await resultCount().filter({ hasText: `${events.length} events` }).waitFor();
+    await resultCount()
+      .filter({ hasText: `${events.length} events` })
+      .waitFor();
     const sidebar = page.getByRole('complementary', { name: 'Fields' });
     await sidebar.getByRole('button', { name: 'host', exact: true }).click();
     await sidebar.getByRole('list', { name: 'Top values of host' }).getByRole('button', { name: 'web-3' }).click();
     const expected = events.filter((event) => event.host === 'web-3').length;
-    await assert.doesNotReject(resultCount().filter({ hasText: `${expected} events` }).waitFor());
+    await assert.doesNotReject(
+      resultCount()
+        .filter({ hasText: `${expected} events` })
+        .waitFor(),
+    );
     assert.match(await page.locator('.cm-content').innerText(), /\| where host = "web-3"/);
 
     await sidebar.getByRole('checkbox', { name: 'show status as a column' }).check();
@@ -160,9 +179,14 @@ describe('ui: search', function () {
   it('exports the events as NDJSON', async () => {
     await open('q=from%20main%20%7C%20where%20status%20%3D%20500&from=-2h');
     const expected = events.filter((event) => event.fields.status === 500);
-    await resultCount().filter({ hasText: `${expected.length} events` }).waitFor();
+    await resultCount()
+      .filter({ hasText: `${expected.length} events` })
+      .waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export NDJSON' }).click()]);
-    const lines = fs.readFileSync((await download.path())!, 'utf8').trim().split('\n');
+    const lines = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\n');
     assert.equal(lines.length, expected.length);
     assert.deepEqual(lines.map((line) => JSON.parse(line)._raw).sort(), expected.map((event) => event.event).sort());
   });
@@ -175,10 +199,16 @@ describe('ui: search', function () {
     await saved.getByRole('button', { name: 'errors', exact: true }).waitFor();
 
     await typeQuery(page, 'from main');
-    await resultCount().filter({ hasText: `${events.length} events` }).waitFor();
+    await resultCount()
+      .filter({ hasText: `${events.length} events` })
+      .waitFor();
     await saved.getByRole('button', { name: 'errors', exact: true }).click();
     const errorCount = events.filter((event) => event.fields.level === 'error').length;
-    await assert.doesNotReject(resultCount().filter({ hasText: `${errorCount} events` }).waitFor());
+    await assert.doesNotReject(
+      resultCount()
+        .filter({ hasText: `${errorCount} events` })
+        .waitFor(),
+    );
 
     await saved.getByRole('button', { name: 'Rename errors' }).click();
     await saved.getByRole('textbox', { name: 'New name for errors' }).fill('server errors');

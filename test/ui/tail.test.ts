@@ -76,7 +76,9 @@ describe('ui: live tail', function () {
     );
     const list = page.getByRole('log', { name: 'Tailed events' });
     await rows().filter({ hasText: 'debug line 119' }).waitFor();
-    await page.waitForFunction("(() => { const l = document.querySelector('.tail-list'); return l.scrollHeight - l.scrollTop - l.clientHeight < 24; })()");
+    await page.waitForFunction(
+      "(() => { const l = document.querySelector('.tail-list'); return l.scrollHeight - l.scrollTop - l.clientHeight < 24; })()",
+    );
 
     await list.hover();
     await page.mouse.wheel(0, -600);

@@ -53,7 +53,12 @@ function App() {
         <span class="brand">Trawl</span>
         <nav aria-label="Pages">
           {PAGES.map((each, index) => (
-            <a key={each.path} href={routeHref([each.path])} aria-current={page === each.path ? 'page' : undefined} title={`Alt+${index + 1}`}>
+            <a
+              key={each.path}
+              href={routeHref([each.path])}
+              aria-current={page === each.path ? 'page' : undefined}
+              title={`Alt+${index + 1}`}
+            >
               {each.label}
             </a>
           ))}

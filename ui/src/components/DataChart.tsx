@@ -23,7 +23,9 @@ export function DataChart({ result, kind, label }: Props) {
         datasets: (pie ? series.datasets.slice(0, 1) : series.datasets).map((dataset, index) => ({
           ...dataset,
           borderColor: pie ? '#fff' : PALETTE[index % PALETTE.length],
-          backgroundColor: pie ? series.labels.map((_, slice) => PALETTE[slice % PALETTE.length]!) : PALETTE[index % PALETTE.length] + (kind === 'area' ? '66' : ''),
+          backgroundColor: pie
+            ? series.labels.map((_, slice) => PALETTE[slice % PALETTE.length]!)
+            : PALETTE[index % PALETTE.length] + (kind === 'area' ? '66' : ''),
           fill: kind === 'area' ? (index === 0 ? 'origin' : '-1') : false,
           pointRadius: kind === 'bar' || pie ? undefined : series.labels.length > 60 ? 0 : 2,
           tension: 0.2,

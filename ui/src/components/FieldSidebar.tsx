@@ -69,7 +69,11 @@ export function FieldSidebar({ range, version, chosen, onToggle, onWhere }: Prop
                 {(field.top_values ?? []).length === 0 && <li class="muted">no top values kept</li>}
                 {(field.top_values ?? []).map((top) => (
                   <li key={String(top.value)}>
-                    <button class="link" onClick={() => onWhere(field.name, top.value)} title={`add: where ${field.name} = ${String(top.value)}`}>
+                    <button
+                      class="link"
+                      onClick={() => onWhere(field.name, top.value)}
+                      title={`add: where ${field.name} = ${String(top.value)}`}
+                    >
                       {String(top.value)}
                     </button>
                     <span class="muted">{top.count.toLocaleString('en-US')}</span>

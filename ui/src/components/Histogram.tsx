@@ -42,7 +42,15 @@ export function Histogram({ data, onZoom }: Props) {
       type: 'bar',
       data: {
         labels: data.buckets.map((bucket) => label(bucket.time, step)),
-        datasets: [{ label: 'events', data: data.buckets.map((bucket) => bucket.count), backgroundColor: PALETTE[0], barPercentage: 1, categoryPercentage: 0.9 }],
+        datasets: [
+          {
+            label: 'events',
+            data: data.buckets.map((bucket) => bucket.count),
+            backgroundColor: PALETTE[0],
+            barPercentage: 1,
+            categoryPercentage: 0.9,
+          },
+        ],
       },
       options: {
         plugins: { legend: { display: false } },

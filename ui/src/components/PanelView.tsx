@@ -17,6 +17,47 @@ function asTable(result: Result): Aggregate {
   return { columns: names, rows: result.events.map((event) => names.map((name) => event[name])) };
 }
 
+/** What a panel shows: its error, its wait, or its result drawn as its type says. */
+function PanelBody({ panel, result, problem }: { panel: Panel; result: Result | null; problem: string | null }) {
+  if (problem !== null) return <p class="notice notice-error">{problem}</p>;
+  if (result === null) return <p class="muted">Loading…</p>;
+  if (panel.type === 'stat') {
+    const value = result.type === 'aggregate' ? statValue(result) : result.events.length;
+    return (
+      <div class="stat" data-testid="stat-value">
+        {value === null ? '–' : count(value)}
+      </div>
+    );
+  }
+  if (panel.type === 'table') {
+    const table = asTable(result);
+    return (
+      <div class="panel-table">
+        <table>
+          <thead>
+            <tr>
+              {table.columns.map((column) => (
+                <th key={column}>{column}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {table.rows.map((row, index) => (
+              <tr key={index}>
+                {row.map((value, column) => (
+                  <td key={column}>{cellText(value)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    );
+  }
+  if (result.type === 'events') return <p class="muted">A {panel.type} panel draws an aggregate: add `stats` to its query.</p>;
+  return <DataChart result={result} kind={panel.type} label={`${panel.type} chart: ${panel.title}`} />;
+}
+
 interface Props {
   panel: Panel;
   variables: Record<string, string>;
@@ -42,47 +83,17 @@ export function PanelView({ panel, variables, tick }: Props) {
   }, [panel.q, panel.from, variablesKey, tick]);
 
   const { x, y, w, h } = panel.position;
-  let body = null;
-  if (problem !== null) body = <p class="notice notice-error">{problem}</p>;
-  else if (result === null) body = <p class="muted">Loading…</p>;
-  else if (panel.type === 'stat') {
-    const value = result.type === 'aggregate' ? statValue(result) : result.events.length;
-    body = (
-      <div class="stat" data-testid="stat-value">
-        {value === null ? '–' : count(value)}
-      </div>
-    );
-  } else if (panel.type === 'table') {
-    const table = asTable(result);
-    body = (
-      <div class="panel-table">
-        <table>
-          <thead>
-            <tr>
-              {table.columns.map((column) => (
-                <th key={column}>{column}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {table.rows.map((row, index) => (
-              <tr key={index}>
-                {row.map((value, column) => (
-                  <td key={column}>{cellText(value)}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    );
-  } else if (result.type === 'events') body = <p class="muted">A {panel.type} panel draws an aggregate: add `stats` to its query.</p>;
-  else body = <DataChart result={result} kind={panel.type} label={`${panel.type} chart: ${panel.title}`} />;
-
   return (
-    <section class="panel" style={{ gridColumn: `${x + 1} / span ${w}`, gridRow: `${y + 1} / span ${Math.max(h, 1)}` }} aria-label={panel.title} data-panel-id={panel.id}>
+    <section
+      class="panel"
+      style={{ gridColumn: `${x + 1} / span ${w}`, gridRow: `${y + 1} / span ${Math.max(h, 1)}` }}
+      aria-label={panel.title}
+      data-panel-id={panel.id}
+    >
       <h3>{panel.title.replace(/\$([A-Za-z0-9_]+)/g, (whole, name: string) => variables[name] ?? whole)}</h3>
-      <div class="panel-body">{body}</div>
+      <div class="panel-body">
+        <PanelBody panel={panel} result={result} problem={problem} />
+      </div>
     </section>
   );
 }

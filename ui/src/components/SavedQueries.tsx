@@ -44,7 +44,12 @@ export function SavedQueries({ q, from, onOpen }: Props) {
           void act(json('/queries', 'POST', { name: name.trim(), q, from })).then(() => setName(''));
         }}
       >
-        <input aria-label="Name of the saved query" placeholder="name" value={name} onInput={(event) => setName((event.target as HTMLInputElement).value)} />
+        <input
+          aria-label="Name of the saved query"
+          placeholder="name"
+          value={name}
+          onInput={(event) => setName((event.target as HTMLInputElement).value)}
+        />
         <button type="submit">Save current query</button>
       </form>
       {problem !== null && <Notice text={problem} kind="error" />}
@@ -56,11 +61,17 @@ export function SavedQueries({ q, from, onOpen }: Props) {
                 class="row"
                 onSubmit={(event) => {
                   event.preventDefault();
-                  void act(json(`/queries/${saved.id}`, 'PUT', { name: renaming.name, q: saved.q, ...(saved.from ? { from: saved.from } : {}) }));
+                  void act(
+                    json(`/queries/${saved.id}`, 'PUT', { name: renaming.name, q: saved.q, ...(saved.from ? { from: saved.from } : {}) }),
+                  );
                   setRenaming(null);
                 }}
               >
-                <input aria-label={`New name for ${saved.name}`} value={renaming.name} onInput={(event) => setRenaming({ id: saved.id, name: (event.target as HTMLInputElement).value })} />
+                <input
+                  aria-label={`New name for ${saved.name}`}
+                  value={renaming.name}
+                  onInput={(event) => setRenaming({ id: saved.id, name: (event.target as HTMLInputElement).value })}
+                />
                 <button type="submit">OK</button>
                 <button type="button" onClick={() => setRenaming(null)}>
                   Cancel

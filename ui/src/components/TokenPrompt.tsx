@@ -39,7 +39,14 @@ export function TokenPrompt() {
       >
         <h2 id="token-title">This server needs an API token</h2>
         <p class="muted">It is kept for this tab only, and sent as Authorization: Bearer.</p>
-        <input ref={input} type="password" aria-label="API token" autoComplete="off" value={token} onInput={(event) => setToken((event.target as HTMLInputElement).value)} />
+        <input
+          ref={input}
+          type="password"
+          aria-label="API token"
+          autoComplete="off"
+          value={token}
+          onInput={(event) => setToken((event.target as HTMLInputElement).value)}
+        />
         <div class="row">
           <button type="submit" class="primary">
             Use token

@@ -38,7 +38,11 @@ export function toSeries({ columns, rows }: Aggregate): Series {
     const bySplit = new Map<string, (number | null)[]>();
     for (const row of rows) {
       const split = labelText(row[splitColumn]);
-      if (!bySplit.has(split)) bySplit.set(split, labels.map(() => null));
+      if (!bySplit.has(split))
+        bySplit.set(
+          split,
+          labels.map(() => null),
+        );
       bySplit.get(split)![position.get(labelText(row[labelColumn]))!] = row[valueColumn] as number;
     }
     return { labels, datasets: [...bySplit].map(([label, data]) => ({ label, data })) };

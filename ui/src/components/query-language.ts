@@ -7,7 +7,20 @@ import { HighlightStyle, StreamLanguage, syntaxHighlighting } from '@codemirror/
 import { tags } from '@lezer/highlight';
 
 const STAGES = new Set([
-  'from', 'search', 'where', 'extend', 'parse', 'keep', 'drop', 'rename', 'head', 'tail', 'dedup', 'stats', 'sort', 'top',
+  'from',
+  'search',
+  'where',
+  'extend',
+  'parse',
+  'keep',
+  'drop',
+  'rename',
+  'head',
+  'tail',
+  'dedup',
+  'stats',
+  'sort',
+  'top',
 ]);
 const WORDS = new Set(['and', 'or', 'not', 'in', 'like', 'has', 'is', 'as', 'by', 'asc', 'desc']);
 const ATOMS = new Set(['true', 'false', 'null']);
@@ -43,7 +56,8 @@ export const queryLanguage = StreamLanguage.define<State>({
       return 'string';
     }
     if (stream.eat('`')) {
-      stream.skipTo('`') ? stream.next() : stream.skipToEnd();
+      if (stream.skipTo('`')) stream.next();
+      else stream.skipToEnd();
       return 'variableName';
     }
     if (stream.match(/^\$[A-Za-z_][A-Za-z0-9_]*/)) return 'variableName.special';

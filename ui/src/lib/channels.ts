@@ -12,17 +12,51 @@ export interface ChannelField {
   placeholder?: string;
 }
 
-const f = (name: string, kind: FieldKind, required = false, extra: Partial<ChannelField> = {}): ChannelField => ({ name, kind, required, ...extra });
+const f = (name: string, kind: FieldKind, required = false, extra: Partial<ChannelField> = {}): ChannelField => ({
+  name,
+  kind,
+  required,
+  ...extra,
+});
 
 export const CHANNEL_TYPES: Readonly<Record<string, readonly ChannelField[]>> = {
-  webhook: [f('url', 'url', true), f('method', 'enum', false, { choices: ['POST', 'PUT'] }), f('headers', 'headers'), f('body_template', 'template')],
-  generic_http: [f('url', 'url', true), f('method', 'enum', true, { choices: ['POST', 'PUT', 'PATCH'] }), f('headers', 'headers'), f('body_template', 'template')],
-  chat_webhook: [f('webhook_url', 'url', true), f('channel', 'text'), f('username', 'text', false, { placeholder: 'Trawl' }), f('icon_emoji', 'text', false, { placeholder: ':rotating_light:' })],
-  chat_bot: [f('bot_token', 'text', true), f('chat_id', 'text', true), f('message_template', 'template'), f('parse_mode', 'enum', false, { choices: ['HTML', 'MarkdownV2'] })],
+  webhook: [
+    f('url', 'url', true),
+    f('method', 'enum', false, { choices: ['POST', 'PUT'] }),
+    f('headers', 'headers'),
+    f('body_template', 'template'),
+  ],
+  generic_http: [
+    f('url', 'url', true),
+    f('method', 'enum', true, { choices: ['POST', 'PUT', 'PATCH'] }),
+    f('headers', 'headers'),
+    f('body_template', 'template'),
+  ],
+  chat_webhook: [
+    f('webhook_url', 'url', true),
+    f('channel', 'text'),
+    f('username', 'text', false, { placeholder: 'Trawl' }),
+    f('icon_emoji', 'text', false, { placeholder: ':rotating_light:' }),
+  ],
+  chat_bot: [
+    f('bot_token', 'text', true),
+    f('chat_id', 'text', true),
+    f('message_template', 'template'),
+    f('parse_mode', 'enum', false, { choices: ['HTML', 'MarkdownV2'] }),
+  ],
   incident_pager: [f('routing_key', 'text', true), f('severity', 'enum', false, { choices: ['critical', 'error', 'warning', 'info'] })],
   ops_alert: [f('api_key', 'text', true), f('priority', 'enum', false, { choices: ['P1', 'P2', 'P3', 'P4', 'P5'] }), f('tags', 'list')],
-  email: [f('to', 'list', true, { placeholder: 'a@example.com, b@example.com' }), f('from', 'text', true), f('smtp_host', 'text', false, { placeholder: 'localhost' }), f('smtp_port', 'port', false, { placeholder: '587' })],
-  incident_platform: [f('api_key', 'text', true), f('severity', 'enum', false, { choices: ['minor', 'major', 'critical'] }), f('mode', 'enum', false, { choices: ['real', 'test'] })],
+  email: [
+    f('to', 'list', true, { placeholder: 'a@example.com, b@example.com' }),
+    f('from', 'text', true),
+    f('smtp_host', 'text', false, { placeholder: 'localhost' }),
+    f('smtp_port', 'port', false, { placeholder: '587' }),
+  ],
+  incident_platform: [
+    f('api_key', 'text', true),
+    f('severity', 'enum', false, { choices: ['minor', 'major', 'critical'] }),
+    f('mode', 'enum', false, { choices: ['real', 'test'] }),
+  ],
 };
 
 export interface Channel {
@@ -44,7 +78,11 @@ export function formText(value: unknown, kind: FieldKind): string {
  * The config as the API takes it from the form's texts, or the first problem, worded as the API
  * words it. Empty optional fields are left out (the API's defaults apply).
  */
-export function channelConfig(type: string, texts: Record<string, string>, index: number): { config: Record<string, unknown> } | { problem: string } {
+export function channelConfig(
+  type: string,
+  texts: Record<string, string>,
+  index: number,
+): { config: Record<string, unknown> } | { problem: string } {
   const fields = CHANNEL_TYPES[type];
   if (fields === undefined) return { problem: `channels[${index}].type must be one of ${Object.keys(CHANNEL_TYPES).join(', ')}` };
   const config: Record<string, unknown> = {};
@@ -65,7 +103,10 @@ export function channelConfig(type: string, texts: Record<string, string>, index
         config[field.name] = text;
         break;
       case 'list':
-        config[field.name] = text.split(',').map((each) => each.trim()).filter((each) => each !== '');
+        config[field.name] = text
+          .split(',')
+          .map((each) => each.trim())
+          .filter((each) => each !== '');
         break;
       case 'port': {
         const port = Number(text);
@@ -80,7 +121,12 @@ export function channelConfig(type: string, texts: Record<string, string>, index
         } catch {
           return { problem: `${path} must be an object of header names and string values` };
         }
-        if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((value) => typeof value !== 'string'))
+        if (
+          typeof headers !== 'object' ||
+          headers === null ||
+          Array.isArray(headers) ||
+          Object.values(headers).some((value) => typeof value !== 'string')
+        )
           return { problem: `${path} must be an object of header names and string values` };
         config[field.name] = headers;
         break;

@@ -13,7 +13,10 @@ export async function exportNdjson(q: string, range: TimeRange): Promise<number>
   if (last.startsWith('{"__error"')) throw new Error(`the export failed: ${last}`);
   // The stream's last line is its summary (`__meta`), not an event.
   const events = last.startsWith('{"__meta"') ? lines.slice(0, -1) : lines;
-  const file = new Blob(events.map((line) => line + '\n'), { type: 'application/x-ndjson' });
+  const file = new Blob(
+    events.map((line) => line + '\n'),
+    { type: 'application/x-ndjson' },
+  );
   const link = document.createElement('a');
   link.href = URL.createObjectURL(file);
   link.download = `trawl-export-${new Date().toISOString().replace(/[:.]/g, '-')}.ndjson`;

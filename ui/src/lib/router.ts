@@ -13,7 +13,10 @@ export interface Route {
 export function currentRoute(): Route {
   const hash = location.hash.replace(/^#\/?/, '');
   const [pathPart = '', search = ''] = hash.split('?', 2);
-  const path = pathPart.split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+  const path = pathPart
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map(decodeURIComponent);
   return { path, params: new URLSearchParams(search) };
 }
 

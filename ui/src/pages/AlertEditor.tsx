@@ -56,7 +56,8 @@ export function AlertEditor({ id }: { id: string | null }) {
   }, [id]);
   if (!loaded) return problem === null ? <p class="muted">Loading…</p> : <Notice text={problem} kind="error" />;
 
-  const setChannel = (index: number, patch: Partial<ChannelForm>) => setChannels(channels.map((channel, at) => (at === index ? { ...channel, ...patch } : channel)));
+  const setChannel = (index: number, patch: Partial<ChannelForm>) =>
+    setChannels(channels.map((channel, at) => (at === index ? { ...channel, ...patch } : channel)));
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -65,7 +66,12 @@ export function AlertEditor({ id }: { id: string | null }) {
     for (const [index, channel] of channels.entries()) {
       const made = channelConfig(channel.type, channel.texts, index);
       if ('problem' in made) return setProblem(made.problem);
-      built.push({ type: channel.type, ...(channel.name.trim() === '' ? {} : { name: channel.name.trim() }), enabled: channel.enabled, config: made.config });
+      built.push({
+        type: channel.type,
+        ...(channel.name.trim() === '' ? {} : { name: channel.name.trim() }),
+        enabled: channel.enabled,
+        config: made.config,
+      });
     }
     if (built.length === 0) return setProblem('channels must hold at least one channel');
     const body = { name, q, interval, enabled, channels: built };
@@ -145,7 +151,12 @@ export function AlertEditor({ id }: { id: string | null }) {
                 <input value={channel.name} onInput={value((text) => setChannel(index, { name: text }))} />
               </label>
               <label>
-                <input type="checkbox" checked={channel.enabled} onChange={(event) => setChannel(index, { enabled: (event.target as HTMLInputElement).checked })} /> Enabled
+                <input
+                  type="checkbox"
+                  checked={channel.enabled}
+                  onChange={(event) => setChannel(index, { enabled: (event.target as HTMLInputElement).checked })}
+                />{' '}
+                Enabled
               </label>
             </div>
             {(CHANNEL_TYPES[channel.type] ?? []).map((field) => (
@@ -153,7 +164,10 @@ export function AlertEditor({ id }: { id: string | null }) {
                 {field.name}
                 {field.required ? ' (required)' : ''}
                 {field.kind === 'enum' ? (
-                  <select value={channel.texts[field.name] ?? ''} onChange={value((text) => setChannel(index, { texts: { ...channel.texts, [field.name]: text } }))}>
+                  <select
+                    value={channel.texts[field.name] ?? ''}
+                    onChange={value((text) => setChannel(index, { texts: { ...channel.texts, [field.name]: text } }))}
+                  >
                     <option value="">{field.required ? 'choose' : 'default'}</option>
                     {field.choices!.map((choice) => (
                       <option key={choice} value={choice}>
@@ -162,7 +176,11 @@ export function AlertEditor({ id }: { id: string | null }) {
                     ))}
                   </select>
                 ) : field.kind === 'template' ? (
-                  <textarea rows={2} value={channel.texts[field.name] ?? ''} onInput={value((text) => setChannel(index, { texts: { ...channel.texts, [field.name]: text } }))} />
+                  <textarea
+                    rows={2}
+                    value={channel.texts[field.name] ?? ''}
+                    onInput={value((text) => setChannel(index, { texts: { ...channel.texts, [field.name]: text } }))}
+                  />
                 ) : (
                   <input
                     name={field.name}
@@ -215,7 +233,11 @@ export function AlertEditor({ id }: { id: string | null }) {
 /** A dry run's or a channel test's answer, its verdict first, then the whole answer as JSON. */
 function ProbeAnswer({ body }: { body: unknown }) {
   if (typeof body === 'string') return <p>{body}</p>;
-  const data = body as { would_trigger?: boolean; message?: string; results?: { type: string; name?: string; status: string; error?: string }[] };
+  const data = body as {
+    would_trigger?: boolean;
+    message?: string;
+    results?: { type: string; name?: string; status: string; error?: string }[];
+  };
   return (
     <>
       {data.would_trigger !== undefined && (

@@ -14,7 +14,14 @@ function newPanel(panels: Panel[]): Panel {
   const bottom = panels.reduce((lowest, panel) => Math.max(lowest, panel.position.y + panel.position.h), 0);
   let n = panels.length + 1;
   while (panels.some((panel) => panel.id === `p${n}`)) n++;
-  return { id: `p${n}`, title: `Panel ${n}`, type: 'timechart', q: 'from * | stats count() by bin(_time, 1m)', from: '-1h', position: { x: 0, y: bottom, w: 6, h: 4 } };
+  return {
+    id: `p${n}`,
+    title: `Panel ${n}`,
+    type: 'timechart',
+    q: 'from * | stats count() by bin(_time, 1m)',
+    from: '-1h',
+    position: { x: 0, y: bottom, w: 6, h: 4 },
+  };
 }
 
 export function DashboardEditor({ id }: { id: string | null }) {
@@ -23,21 +30,29 @@ export function DashboardEditor({ id }: { id: string | null }) {
 
   useEffect(() => {
     if (id === null) return;
-    json<Dashboard>(`/dashboards/${encodeURIComponent(id)}`).then(setDashboard, (error) => setProblem(problemText(error, 'dashboards (/dashboards)')));
+    json<Dashboard>(`/dashboards/${encodeURIComponent(id)}`).then(setDashboard, (error) =>
+      setProblem(problemText(error, 'dashboards (/dashboards)')),
+    );
   }, [id]);
   if (dashboard === null) return problem === null ? <p class="muted">Loading…</p> : <Notice text={problem} kind="error" />;
 
   const change = (patch: Partial<Dashboard>) => setDashboard({ ...dashboard, ...patch });
   const panels = dashboard.panels;
   const variables = dashboard.variables ?? [];
-  const setPanel = (index: number, patch: Partial<Panel>) => change({ panels: panels.map((panel, at) => (at === index ? { ...panel, ...patch } : panel)) });
-  const setVariable = (index: number, patch: Partial<Variable>) => change({ variables: variables.map((variable, at) => (at === index ? { ...variable, ...patch } : variable)) });
+  const setPanel = (index: number, patch: Partial<Panel>) =>
+    change({ panels: panels.map((panel, at) => (at === index ? { ...panel, ...patch } : panel)) });
+  const setVariable = (index: number, patch: Partial<Variable>) =>
+    change({ variables: variables.map((variable, at) => (at === index ? { ...variable, ...patch } : variable)) });
 
   const save = async (event: Event) => {
     event.preventDefault();
     const body = { name: dashboard.name, panels, variables };
     try {
-      const saved = await json<Dashboard>(id === null ? '/dashboards' : `/dashboards/${encodeURIComponent(id)}`, id === null ? 'POST' : 'PUT', body);
+      const saved = await json<Dashboard>(
+        id === null ? '/dashboards' : `/dashboards/${encodeURIComponent(id)}`,
+        id === null ? 'POST' : 'PUT',
+        body,
+      );
       navigate(['dashboards', saved.id]);
     } catch (error) {
       setProblem(problemText(error, 'dashboards (/dashboards)'));
@@ -84,19 +99,35 @@ export function DashboardEditor({ id }: { id: string | null }) {
           {variable.type === 'custom' && (
             <label>
               Values (comma-separated)
-              <input value={(variable.values ?? []).join(',')} onInput={text((list) => setVariable(index, { values: list.split(',').map((each) => each.trim()).filter((each) => each !== '') }))} />
+              <input
+                value={(variable.values ?? []).join(',')}
+                onInput={text((list) =>
+                  setVariable(index, {
+                    values: list
+                      .split(',')
+                      .map((each) => each.trim())
+                      .filter((each) => each !== ''),
+                  }),
+                )}
+              />
             </label>
           )}
           <label>
             Default
-            <input value={variable.default ?? ''} onInput={text((value) => setVariable(index, { default: value === '' ? undefined : value }))} />
+            <input
+              value={variable.default ?? ''}
+              onInput={text((value) => setVariable(index, { default: value === '' ? undefined : value }))}
+            />
           </label>
           <button type="button" onClick={() => change({ variables: variables.filter((_, at) => at !== index) })}>
             Remove
           </button>
         </fieldset>
       ))}
-      <button type="button" onClick={() => change({ variables: [...variables, { name: `var${variables.length + 1}`, type: 'field_values', field: 'host' }] })}>
+      <button
+        type="button"
+        onClick={() => change({ variables: [...variables, { name: `var${variables.length + 1}`, type: 'field_values', field: 'host' }] })}
+      >
         Add variable
       </button>
       <h2>Panels</h2>

@@ -49,7 +49,12 @@ export function DashboardView({ id }: { id: string }) {
       <div class="row">
         <h1>{dashboard.name}</h1>
         {variables.map((variable) => (
-          <VariablePicker key={variable.name} variable={variable} value={values[variable.name] ?? ''} onChange={(value) => setValues((now) => ({ ...now, [variable.name]: value }))} />
+          <VariablePicker
+            key={variable.name}
+            variable={variable}
+            value={values[variable.name] ?? ''}
+            onChange={(value) => setValues((now) => ({ ...now, [variable.name]: value }))}
+          />
         ))}
         <label>
           Refresh
@@ -68,7 +73,9 @@ export function DashboardView({ id }: { id: string }) {
       </div>
       {dashboard.panels.length === 0 && <Notice text="This dashboard has no panel: edit it to add one." />}
       <div class="grid">
-        {dashboard.panels.map((panel) => <PanelView key={panel.id} panel={panel} variables={values} tick={tick} />)}
+        {dashboard.panels.map((panel) => (
+          <PanelView key={panel.id} panel={panel} variables={values} tick={tick} />
+        ))}
       </div>
     </div>
   );

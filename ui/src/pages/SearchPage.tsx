@@ -78,7 +78,12 @@ export function SearchPage({ route }: { route: Route }) {
       .finally(() => !abort.signal.aborted && setRunning(false));
 
     const filter = histogramFilter(q);
-    json<HistogramData>(`/histogram${queryString({ q: filter === '' ? undefined : filter, from: range.from, to: range.to })}`, 'GET', undefined, abort.signal)
+    json<HistogramData>(
+      `/histogram${queryString({ q: filter === '' ? undefined : filter, from: range.from, to: range.to })}`,
+      'GET',
+      undefined,
+      abort.signal,
+    )
       .then((data) => {
         setHistogram(data);
         setHistogramProblem(null);
@@ -135,7 +140,12 @@ export function SearchPage({ route }: { route: Route }) {
       {parseError !== null && (
         <p class="notice notice-error" role="alert" data-testid="parse-error">
           Line {parseError.line}, column {parseError.column}: {parseError.message}
-          {parseError.suggestion !== '' && <> Suggestion: <code>{parseError.suggestion}</code></>}
+          {parseError.suggestion !== '' && (
+            <>
+              {' '}
+              Suggestion: <code>{parseError.suggestion}</code>
+            </>
+          )}
         </p>
       )}
       {parseError === null && problem !== null && <Notice text={problem} kind="error" />}
@@ -146,7 +156,9 @@ export function SearchPage({ route }: { route: Route }) {
             range={range}
             version={runs}
             chosen={chosen}
-            onToggle={(name) => show({ fields: chosen.includes(name) ? chosen.filter((each) => each !== name).join(',') : [...chosen, name].join(',') }, true)}
+            onToggle={(name) =>
+              show({ fields: chosen.includes(name) ? chosen.filter((each) => each !== name).join(',') : [...chosen, name].join(',') }, true)
+            }
             onWhere={(name, value) => run(withWhere(q, name, value))}
           />
           <SavedQueries q={q} from={range.from} onOpen={(saved) => run(saved.q, saved.from ? { from: saved.from, to: 'now' } : {})} />
@@ -164,7 +176,13 @@ export function SearchPage({ route }: { route: Route }) {
                   : `${count(result.rows.length)} rows${result.has_more ? ' (more rows: raise the row limit)' : ''}`}
           </p>
           {result?.type === 'events' && (
-            <VirtualTable key={`${q} ${range.from} ${range.to} ${runs}`} rows={result.events} columns={columns} detail={(row) => JSON.stringify(row, null, 2)} label="Events" />
+            <VirtualTable
+              key={`${q} ${range.from} ${range.to} ${runs}`}
+              rows={result.events}
+              columns={columns}
+              detail={(row) => JSON.stringify(row, null, 2)}
+              label="Events"
+            />
           )}
           {result?.type === 'aggregate' && <AggregateView result={result} />}
         </div>

@@ -95,7 +95,13 @@ export function TailPage({ route }: { route: Route }) {
           navigate(['tail'], { q: draft.trim() });
         }}
       >
-        <input class="grow" aria-label="Tail query" placeholder='where level = "error"' value={draft} onInput={(event) => setDraft((event.target as HTMLInputElement).value)} />
+        <input
+          class="grow"
+          aria-label="Tail query"
+          placeholder='where level = "error"'
+          value={draft}
+          onInput={(event) => setDraft((event.target as HTMLInputElement).value)}
+        />
         <button type="submit" class="primary">
           Start
         </button>
@@ -105,7 +111,15 @@ export function TailPage({ route }: { route: Route }) {
       </form>
       <p class="row tail-status" role="status">
         <span data-testid="tail-phase">
-          {phase === 'idle' ? 'Not started' : phase === 'catchup' ? 'Catching up…' : phase === 'live' ? (paused ? `Paused (${count(held)} waiting)` : 'Live') : 'Ended'}
+          {phase === 'idle'
+            ? 'Not started'
+            : phase === 'catchup'
+              ? 'Catching up…'
+              : phase === 'live'
+                ? paused
+                  ? `Paused (${count(held)} waiting)`
+                  : 'Live'
+                : 'Ended'}
         </span>
         <span data-testid="tail-count">{count(events.length)} events</span>
         <span data-testid="tail-dropped">{count(serverDropped + pageDropped)} dropped</span>
