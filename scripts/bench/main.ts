@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`, `ui`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
@@ -14,6 +14,7 @@ import { runQueryBench } from './query';
 import { runScanBench } from './scan';
 import { runSpreadBench } from './spread';
 import { runTailBench } from './tail';
+import { runUiBench } from './ui';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -125,9 +126,12 @@ async function main(): Promise<void> {
         batch: Number(values.batch ?? 1_000),
       });
       return;
+    case 'ui':
+      await runUiBench({ events: Number(values.events ?? 10_000_000), runs: Number(values.runs ?? 7) });
+      return;
     default:
       throw new Error(
-        `unknown benchmark "${name}" (known: ingest, auth, query, flush, compact, scan, cluster, spread, placement, features, tail)`,
+        `unknown benchmark "${name}" (known: ingest, auth, query, flush, compact, scan, cluster, spread, placement, features, tail, ui)`,
       );
   }
 }
