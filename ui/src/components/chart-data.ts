@@ -1,6 +1,6 @@
 /**
  * An aggregate result (columns and rows) as chart series: the first column that is not numeric
- * labels the points, each numeric column is a series. With two key columns (`by bin(_time, 5m),
+ * labels the points (the first column when all are numbers), each numeric column is a series. With two key columns (`by bin(_time, 5m),
  * host`), the second splits the first numeric column into one series per value.
  */
 export interface Aggregate {
@@ -27,6 +27,8 @@ function labelText(value: unknown): string {
 
 export function toSeries({ columns, rows }: Aggregate): Series {
   const numeric = columns.map((_, index) => isNumeric(rows, index));
+  // Every column numeric (`stats count() by status`): the first is the key, as `stats` puts keys first.
+  if (columns.length >= 2 && numeric.every(Boolean)) numeric[0] = false;
   const keys = columns.map((_, index) => index).filter((index) => !numeric[index]);
   const values = columns.map((_, index) => index).filter((index) => numeric[index]);
   if (values.length === 0) return { labels: [], datasets: [] };

@@ -5,8 +5,9 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
+/** A number with thousands separators and at most two decimals. */
 export function count(n: number): string {
-  return n.toLocaleString('en-US');
+  return n.toLocaleString('en-US', { maximumFractionDigits: 2 });
 }
 
 /** An ISO time or null as a person reads it. */
