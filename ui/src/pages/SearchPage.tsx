@@ -25,11 +25,6 @@ type QueryResult =
   | { type: 'events'; events: EventRow[]; total: number; has_more: boolean }
   | { type: 'aggregate'; columns: string[]; rows: unknown[][]; total_rows: number; has_more: boolean };
 
-interface Answer {
-  result: QueryResult;
-  tookMs: number;
-}
-
 const DEFAULT_QUERY = 'from *';
 const LIMITS = ['100', '1000', '10000', '50000'];
 
@@ -41,7 +36,7 @@ export function SearchPage({ route }: { route: Route }) {
 
   const [draft, setDraft] = useState(q);
   const [runs, setRuns] = useState(0);
-  const [answer, setAnswer] = useState<Answer | null>(null);
+  const [result, setResult] = useState<QueryResult | null>(null);
   const [running, setRunning] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [parseError, setParseError] = useState<ParseError | null>(null);
@@ -51,8 +46,9 @@ export function SearchPage({ route }: { route: Route }) {
   useEffect(() => setDraft(q), [q]);
 
   const show = (changes: Record<string, string>, replace = false) => {
-    const params = { q, from: range.from, to: range.to, limit, ...(chosen.length > 0 ? { fields: chosen.join(',') } : {}), ...changes };
-    if (params.fields === '') delete (params as Record<string, string>).fields;
+    const params: Record<string, string> = { q, from: range.from, to: range.to, limit, fields: chosen.join(','), ...changes };
+    // No chosen field: no `fields` in the address.
+    if (params.fields === '') delete params.fields;
     navigate(['search'], params, replace);
   };
   const run = (text = draft, changes: Record<string, string> = {}) => {
@@ -67,10 +63,10 @@ export function SearchPage({ route }: { route: Route }) {
     setProblem(null);
     setParseError(null);
     json<QueryResult>('/query', 'POST', { q, from: range.from, to: range.to, limit: Number(limit) }, abort.signal)
-      .then((result) => setAnswer({ result, tookMs: 0 }))
+      .then(setResult)
       .catch((error) => {
         if (abort.signal.aborted) return;
-        setAnswer(null);
+        setResult(null);
         const position = error instanceof ApiError ? error.position : null;
         if (position !== null) setParseError({ message: error.message, ...position });
         setProblem(problemText(error, 'query endpoint (POST /query)'));
@@ -105,7 +101,6 @@ export function SearchPage({ route }: { route: Route }) {
     [chosen.join(',')],
   );
 
-  const result = answer?.result;
   return (
     <div class="search-page">
       <div class="search-bar">
@@ -169,7 +164,7 @@ export function SearchPage({ route }: { route: Route }) {
           <p class="result-count" role="status" data-testid="result-count" aria-busy={running}>
             {running
               ? 'Running…'
-              : result === undefined
+              : result === null
                 ? ''
                 : result.type === 'events'
                   ? `${count(result.events.length)} events${result.has_more ? ' (more match: raise the row limit)' : ''}`
