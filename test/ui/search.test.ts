@@ -113,6 +113,10 @@ describe('ui: search', function () {
     const message = page.getByTestId('parse-error');
     await assert.doesNotReject(message.filter({ hasText: 'Line 2, column 3' }).waitFor());
     assert.match(await message.innerText(), /Suggestion: extend/);
+
+    // Incomplete at its end: the error is placed in the text typed, line 1.
+    await typeQuery(page, 'from main | where status >');
+    await assert.doesNotReject(message.filter({ hasText: /^Line 1, column \d+: .*Suggestion: / }).waitFor());
   });
 
   it('zooms into the range dragged across the histogram', async () => {

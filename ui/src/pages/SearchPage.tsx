@@ -16,14 +16,11 @@ import { ApiError, json, MissingEndpoint, queryString } from '../lib/api';
 import { exportNdjson } from '../lib/export';
 import { cellText, count } from '../lib/format';
 import { histogramFilter, withWhere } from '../lib/query-text';
+import { runSearch, type SearchAnswer } from '../lib/search-query';
 import { navigate, type Route } from '../lib/router';
 import { DEFAULT_RANGE, type TimeRange } from '../lib/time-range';
 
 type EventRow = Record<string, unknown>;
-
-type QueryResult =
-  | { type: 'events'; events: EventRow[]; total: number; has_more: boolean }
-  | { type: 'aggregate'; columns: string[]; rows: unknown[][]; total_rows: number; has_more: boolean };
 
 const DEFAULT_QUERY = 'from *';
 const LIMITS = ['100', '1000', '10000', '50000'];
@@ -36,7 +33,7 @@ export function SearchPage({ route }: { route: Route }) {
 
   const [draft, setDraft] = useState(q);
   const [runs, setRuns] = useState(0);
-  const [result, setResult] = useState<QueryResult | null>(null);
+  const [answer, setAnswer] = useState<SearchAnswer | null>(null);
   const [running, setRunning] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [parseError, setParseError] = useState<ParseError | null>(null);
@@ -62,11 +59,11 @@ export function SearchPage({ route }: { route: Route }) {
     setRunning(true);
     setProblem(null);
     setParseError(null);
-    json<QueryResult>('/query', 'POST', { q, from: range.from, to: range.to, limit: Number(limit) }, abort.signal)
-      .then(setResult)
+    runSearch(q, range, Number(limit), abort.signal)
+      .then(setAnswer)
       .catch((error) => {
         if (abort.signal.aborted) return;
-        setResult(null);
+        setAnswer(null);
         const position = error instanceof ApiError ? error.position : null;
         if (position !== null) setParseError({ message: error.message, ...position });
         setProblem(problemText(error, 'query endpoint (POST /query)'));
@@ -92,6 +89,7 @@ export function SearchPage({ route }: { route: Route }) {
     return () => abort.abort();
   }, [q, range.from, range.to, limit, runs]);
 
+  const result = answer?.result ?? null;
   const columns = useMemo<Column<EventRow>[]>(
     () => [
       { key: '_time', label: '_time', value: (row) => cellText(row._time), width: '210px' },
@@ -162,13 +160,7 @@ export function SearchPage({ route }: { route: Route }) {
           {histogramProblem !== null && <Notice text={histogramProblem} />}
           {histogram !== null && <Histogram data={histogram} onZoom={(zoomed) => run(draft, { from: zoomed.from, to: zoomed.to })} />}
           <p class="result-count" role="status" data-testid="result-count" aria-busy={running}>
-            {running
-              ? 'Running…'
-              : result === null
-                ? ''
-                : result.type === 'events'
-                  ? `${count(result.events.length)} events${result.has_more ? ' (more match: raise the row limit)' : ''}`
-                  : `${count(result.rows.length)} rows${result.has_more ? ' (more rows: raise the row limit)' : ''}`}
+            {running ? 'Running…' : answer === null ? '' : resultCount(answer, Number(limit))}
           </p>
           {result?.type === 'events' && (
             <VirtualTable
@@ -184,6 +176,13 @@ export function SearchPage({ route }: { route: Route }) {
       </div>
     </div>
   );
+}
+
+/** What the result holds, and whether more would match with a higher row limit. */
+function resultCount({ result, headed }: SearchAnswer, limit: number): string {
+  if (result.type === 'aggregate') return `${count(result.rows.length)} rows${result.has_more ? ' (more rows: raise the row limit)' : ''}`;
+  const more = result.has_more || (headed && result.events.length >= limit);
+  return `${count(result.events.length)} events${more ? ' (the newest; more match: raise the row limit)' : ''}`;
 }
 
 function AggregateView({ result }: { result: { columns: string[]; rows: unknown[][] } }) {
