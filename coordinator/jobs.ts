@@ -108,6 +108,8 @@ export function nodeTagOfJob(id: string): string | null {
 
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
+  /** Running jobs of the server's own reads (the audit log): never listed nor found by id. */
+  private readonly unlisted = new Set<Job>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -119,15 +121,24 @@ export class JobManager {
   }
 
   get running(): number {
-    let count = 0;
+    let count = this.unlisted.size;
     for (const job of this.jobs.values()) if (job.status === 'running') count++;
     return count;
   }
 
-  /** Creates a job and starts `run`; a runtime limit aborts it with QUERY_TIMEOUT. */
-  start(query: string, runtimeMs: number, run: (job: Job) => Promise<JobAnswer>): Job {
+  /**
+   * Creates a job and starts `run`; a runtime limit aborts it with QUERY_TIMEOUT. An `unlisted`
+   * job answers only its caller: `GET /query/jobs` does not show it and its id finds nothing, so
+   * a key that may query cannot read what an endpoint of a higher privilege asked.
+   */
+  start(query: string, runtimeMs: number, run: (job: Job) => Promise<JobAnswer>, unlisted = false): Job {
     const job = new Job(`qry_${jobNodeTag(this.nodeId)}_${crypto.randomBytes(9).toString('base64url')}`, query);
-    this.jobs.set(job.id, job);
+    if (unlisted) {
+      this.unlisted.add(job);
+      void job.finished.then(() => this.unlisted.delete(job));
+    } else {
+      this.jobs.set(job.id, job);
+    }
     const timer = setTimeout(() => {
       job.controller.abort(new QueryLimitError('QUERY_TIMEOUT', `the query ran longer than query.max_query_runtime (${runtimeMs} ms)`));
     }, runtimeMs);
@@ -167,6 +178,10 @@ export class JobManager {
   close(): void {
     clearInterval(this.sweeper);
     for (const job of this.jobs.values()) if (job.status === 'running') this.cancel(job.id, 'the server is shutting down');
+    for (const job of this.unlisted) {
+      job.controller.abort(new QueryLimitError('QUERY_CANCELED', 'the server is shutting down'));
+      job.fail({ code: 'QUERY_CANCELED', message: 'the server is shutting down' });
+    }
   }
 }
 

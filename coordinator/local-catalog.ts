@@ -1,4 +1,5 @@
 /** This node's catalog part (catalog-parts.ts) from its storage: segment headers plus the write buffer. */
+import { isUserIndexName } from '../storage/core/event';
 import type { StorageEngine } from '../storage/engine';
 import { catalogPartOf, type CatalogPart, type CatalogRequest } from './catalog-parts';
 
@@ -9,7 +10,8 @@ export function localCatalogPart(
   request: CatalogRequest,
 ): CatalogPart {
   const filter = {
-    index: null,
+    // The internal indexes (the audit log) are in no catalog.
+    index: isUserIndexName,
     fromMicros: request.fromMicros,
     toMicros: request.toMicros,
     source: request.source,

@@ -14,6 +14,7 @@ import type { TimedRow } from '../query/exec/rows';
 import { explainPlan } from '../query/plan/explain';
 import type { QueryPlan } from '../query/plan/plan';
 import { checkQuery, planQuery, QueryError, type Query } from '../query/stages';
+import { refuseInternalIndexes } from '../query/stages/internal-indexes';
 import { indexMatcher } from '../storage/scan';
 import { bareWordsOf, bareWordWarning, type QueryWarning } from './bare-words';
 import { runDistributed, type Distribution } from './distribution';
@@ -72,10 +73,14 @@ export class QueryService {
     this.cache = new ResultCache<JobAnswer>(cacheBytes, changedSince);
   }
 
-  /** Parses and validates; throws the first QueryError. */
-  parse(text: string, variables: Record<string, unknown>): Query {
+  /**
+   * Parses and validates; throws the first QueryError. A user's query may not name an internal
+   * index (the audit log); `internal` is for the server's own reads of it.
+   */
+  parse(text: string, variables: Record<string, unknown>, internal = false): Query {
     const checked = checkQuery(text, variables);
     if (!checked.ok) throw checked.errors[0];
+    if (!internal) refuseInternalIndexes(checked.query);
     return checked.query;
   }
 
@@ -96,6 +101,7 @@ export class QueryService {
     const checked = checkQuery(text, variables);
     if (!checked.ok) return { ok: false, errors: checked.errors };
     try {
+      refuseInternalIndexes(checked.query);
       return { ok: true, plan: explainPlan(planQuery(checked.query, { fromMicros, toMicros, nowMicros: Date.now() * 1000 })) };
     } catch (error) {
       if (error instanceof QueryError) return { ok: false, errors: [error] };
@@ -105,18 +111,21 @@ export class QueryService {
 
   /**
    * Starts a query. Throws QueryError (400) for bad text and TooManyQueriesError (429); otherwise
-   * returns a job (already done when answered from the cache).
+   * returns a job (already done when answered from the cache). `internal`: the server's own read
+   * of an internal index (the audit log), whose job is unlisted (jobs.ts) and never cached.
    */
   start(
     request: QueryRequest,
-    options: { unlimited?: boolean; onRows?: (rows: TimedRow[]) => Promise<void> } = {},
+    options: { unlimited?: boolean; onRows?: (rows: TimedRow[]) => Promise<void>; internal?: boolean } = {},
   ): { job: Job; plan: QueryPlan } {
-    const query = this.parse(request.text, request.variables);
+    const internal = options.internal === true;
+    const query = this.parse(request.text, request.variables, internal);
     const plan = this.planParsed(query, request);
     const limits = this.limits();
     const cacheKey = JSON.stringify([request.text, request.variables, request.fromMicros, request.toMicros, request.limit, request.offset]);
     const distribution = this.distribution;
-    const cacheable = distribution === null && request.profile === null && !options.unlimited && !/\bnow\s*\(/i.test(request.text);
+    const cacheable =
+      distribution === null && request.profile === null && !options.unlimited && !internal && !/\bnow\s*\(/i.test(request.text);
     if (cacheable) {
       const cached = this.cache.get(cacheKey);
       if (cached !== undefined) {
@@ -135,72 +144,78 @@ export class QueryService {
     }
     const version = this.dataVersion();
     const deadlineMs = Date.now() + limits.maxQueryRuntimeMs;
-    const job = this.jobs.start(request.text, limits.maxQueryRuntimeMs, async (self) => {
-      const started = performance.now();
-      const budget = new MemoryBudget(limits.maxQueryMemoryBytes, this.pool);
-      const limit = options.unlimited === true ? Number.MAX_SAFE_INTEGER : request.limit;
-      try {
-        const spec = {
-          text: request.text,
-          variables: request.variables,
-          fromMicros: request.fromMicros,
-          toMicros: request.toMicros,
-          nowMicros: request.nowMicros,
-          limit,
-          offset: request.offset,
-          profile: request.profile === 'full' || request.profile === 'trace',
-          trace: request.profile === 'trace',
-          stream: options.onRows !== undefined,
-        };
-        let answered: {
-          data: QueryResultData;
-          opStats: OpStats[];
-          missing: number;
-          missingDetail: MissingDetail | null;
-          memoryBytes: number;
-        };
-        if (distribution === null) {
-          const { data, opStats } = await executePlan(this.source, plan, {
+    const job = this.jobs.start(
+      request.text,
+      limits.maxQueryRuntimeMs,
+      async (self) => {
+        const started = performance.now();
+        const budget = new MemoryBudget(limits.maxQueryMemoryBytes, this.pool);
+        const limit = options.unlimited === true ? Number.MAX_SAFE_INTEGER : request.limit;
+        try {
+          const spec = {
+            text: request.text,
+            variables: request.variables,
+            fromMicros: request.fromMicros,
+            toMicros: request.toMicros,
+            nowMicros: request.nowMicros,
             limit,
             offset: request.offset,
-            signal: self.controller.signal,
-            budget,
-            progress: self.progress,
-            pool: this.workers,
-            spec,
-            onRows: options.onRows,
-            onPreview: (rows) => {
-              if (rows.length > 0) self.setPreview(rows.map((timed) => timed.row));
-            },
-          });
-          answered = { data, opStats, missing: 0, missingDetail: null, memoryBytes: budget.bytes };
-        } else {
-          const job = { progress: self.progress, signal: self.controller.signal, deadlineMs };
-          answered = await runDistributed(distribution, plan, spec, { limit, offset: request.offset }, job, options.onRows ?? null);
+            profile: request.profile === 'full' || request.profile === 'trace',
+            trace: request.profile === 'trace',
+            stream: options.onRows !== undefined,
+          };
+          let answered: {
+            data: QueryResultData;
+            opStats: OpStats[];
+            missing: number;
+            missingDetail: MissingDetail | null;
+            memoryBytes: number;
+          };
+          if (distribution === null) {
+            const { data, opStats } = await executePlan(this.source, plan, {
+              limit,
+              offset: request.offset,
+              signal: self.controller.signal,
+              budget,
+              progress: self.progress,
+              pool: this.workers,
+              spec,
+              onRows: options.onRows,
+              onPreview: (rows) => {
+                if (rows.length > 0) self.setPreview(rows.map((timed) => timed.row));
+              },
+            });
+            answered = { data, opStats, missing: 0, missingDetail: null, memoryBytes: budget.bytes };
+          } else {
+            const job = { progress: self.progress, signal: self.controller.signal, deadlineMs };
+            answered = await runDistributed(distribution, plan, spec, { limit, offset: request.offset }, job, options.onRows ?? null);
+          }
+          const { data, opStats } = answered;
+          const scanned = self.progress.scanStats?.rowsRead ?? 0;
+          const answer: JobAnswer = {
+            data,
+            meta: { took_ms: Math.round(performance.now() - started), scanned, query_id: self.id, language: 'native' },
+          };
+          // Keys no node could answer for: the answer says so rather than counting less in silence,
+          // and says which nodes and which stretches of which indexes that leaves out.
+          if (answered.missing > 0)
+            Object.assign(answer.meta, { partial: true, missing_keys: answered.missing, missing: answered.missingDetail });
+          const warnings = this.warningsOf(query, request, plan);
+          if (warnings.length > 0) answer.meta.warnings = warnings;
+          if (request.profile !== null)
+            answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
+          if (cacheable) {
+            const indexes = indexMatcher(plan.indexPatterns);
+            this.cache.set(cacheKey, answer, approximateBytes(data), version, indexes, request.fromMicros, request.toMicros);
+          }
+          return answer;
+        } finally {
+          budget.close();
+          releaseSlot();
         }
-        const { data, opStats } = answered;
-        const scanned = self.progress.scanStats?.rowsRead ?? 0;
-        const answer: JobAnswer = {
-          data,
-          meta: { took_ms: Math.round(performance.now() - started), scanned, query_id: self.id, language: 'native' },
-        };
-        // Keys no node could answer for: the answer says so rather than counting less in silence,
-        // and says which nodes and which stretches of which indexes that leaves out.
-        if (answered.missing > 0)
-          Object.assign(answer.meta, { partial: true, missing_keys: answered.missing, missing: answered.missingDetail });
-        const warnings = this.warningsOf(query, request, plan);
-        if (warnings.length > 0) answer.meta.warnings = warnings;
-        if (request.profile !== null) answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
-        if (cacheable) {
-          const indexes = indexMatcher(plan.indexPatterns);
-          this.cache.set(cacheKey, answer, approximateBytes(data), version, indexes, request.fromMicros, request.toMicros);
-        }
-        return answer;
-      } finally {
-        budget.close();
-        releaseSlot();
-      }
-    });
+      },
+      internal,
+    );
     return { job, plan };
   }
 

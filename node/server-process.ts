@@ -43,6 +43,12 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
     } catch (error) {
       logger.error(`config reload failed, keeping the running config: ${(error as Error).message}`);
     }
+    try {
+      const reloaded = app.reloadTls();
+      if (reloaded !== null) logger.info(`tls: certificate reloaded; new connections use it (valid until ${reloaded.validTo})`);
+    } catch (error) {
+      logger.error(`tls: reload failed, keeping the certificate in use: ${(error as Error).message}`);
+    }
   });
 
   let stopping = false;
@@ -59,6 +65,11 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  if (app.tls !== null) {
+    const mutual = app.tls.mutual ? ', nodes verify each other by tls.ca_file' : '';
+    logger.info(`tls: HTTPS${app.cluster === null ? '' : ' and gRPC'} with a certificate valid until ${app.tls.validTo}${mutual}`);
+  }
 
   // Last, once the handlers are in place: a supervisor (or test) that signals on this line must
   // never meet the default SIGTERM action, which would skip the graceful shutdown.

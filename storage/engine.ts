@@ -9,7 +9,7 @@ import path from 'path';
 import { Catalog, type CatalogFilter, type FieldSummary, type SourceSummary } from './catalog';
 import { CodecPool } from './threads/codec-pool';
 import { compactGroup, pickCompactions, readManifests, type CompactionManifest, type CompactionOptions } from './lifecycle/compactor';
-import type { LogEvent } from './core/event';
+import { isUserIndexName, type LogEvent } from './core/event';
 import type { EventChunk } from './buffer/event-chunk';
 import { flushGeneration, type FlushResult } from './lifecycle/flusher';
 import type { Placement } from './core/partition';
@@ -32,6 +32,8 @@ export interface EngineOptions {
   retentionMs: number;
   /** Codec worker threads (0 = encode on the calling thread). */
   codecWorkers: number;
+  /** The most RocksDB's memtables hold (`buffer_manager.memtable_max_bytes`); the default when absent. */
+  memtableBytes?: number;
 }
 
 export interface EngineStats {
@@ -48,6 +50,31 @@ export interface EngineStats {
   rawBytes: number;
   oldestEvent: number | null;
   newestEvent: number | null;
+  /** The same counts of the user indexes alone: what the API shows (the internal ones, the audit log, are the server's). */
+  user: { totalEvents: number; eventsToday: number; oldestEvent: number | null; newestEvent: number | null };
+}
+
+/** Counts of events, and the oldest and newest time among them. */
+class EventTally {
+  total = 0;
+  today = 0;
+  oldest = Infinity;
+  newest = -Infinity;
+
+  add(count: number, today: number, minTime: number, maxTime: number): void {
+    this.total += count;
+    this.today += today;
+    this.oldest = Math.min(this.oldest, minTime);
+    this.newest = Math.max(this.newest, maxTime);
+  }
+
+  get oldestEvent(): number | null {
+    return Number.isFinite(this.oldest) ? this.oldest : null;
+  }
+
+  get newestEvent(): number | null {
+    return Number.isFinite(this.newest) ? this.newest : null;
+  }
 }
 
 /** Events: `flush` (FlushResult), `compaction` (CompactionManifest), `retention` (RetentionResult), `error` (Error, phase). */
@@ -82,7 +109,7 @@ export class StorageEngine extends EventEmitter {
 
   /** Opens (or creates) the engine and replays the write buffer left by the previous run. */
   static async open(options: EngineOptions): Promise<StorageEngine> {
-    const rocks = await Rocks.open(path.join(options.dataDir, 'storage'));
+    const rocks = await Rocks.open(path.join(options.dataDir, 'storage'), options.memtableBytes);
     const store = new SegmentStore(rocks);
     await store.load();
     const buffer = new WriteBuffer(rocks, options.placement);
@@ -262,10 +289,17 @@ export class StorageEngine extends EventEmitter {
     }
   }
 
+  /**
+   * Awaited before each merge: resolves when background work may go on. The node holds merges
+   * back while queries run (node/app/work-shares.ts); alone, the engine never waits.
+   */
+  backgroundTurn: () => Promise<void> = () => Promise.resolve();
+
   private async compactGroups(nowMs: number): Promise<CompactionManifest[]> {
     const options = this.compactionOptions(nowMs);
     const manifests: CompactionManifest[] = [];
     for (const group of pickCompactions(this.store.byKey(), options)) {
+      await this.backgroundTurn();
       if (this.closing) break;
       // A segment may have been retired by retention since the pick.
       if (group.some((header) => this.store.get(header.id) === undefined)) continue;
@@ -343,35 +377,32 @@ export class StorageEngine extends EventEmitter {
   stats(nowMs = Date.now()): EngineStats {
     const dayStart = Math.floor(nowMs / 86_400_000) * 86_400_000 * 1000;
     const indexes = new Set<string>();
-    let totalEvents = 0;
-    let eventsToday = 0;
+    const all = new EventTally();
+    const user = new EventTally();
     let segmentBytes = 0;
     let rawBytes = 0;
-    let oldest = Infinity;
-    let newest = -Infinity;
     for (const header of this.store.all()) {
       indexes.add(header.index);
-      totalEvents += header.rowCount;
       segmentBytes += header.bytes;
       rawBytes += header.rawBytes;
-      oldest = Math.min(oldest, header.minTime);
-      newest = Math.max(newest, header.maxTime);
       // Buckets are aligned to bucket_span, which divides a day, so a segment never straddles midnight.
-      if (header.minTime >= dayStart) eventsToday += header.rowCount;
+      const today = header.minTime >= dayStart ? header.rowCount : 0;
+      all.add(header.rowCount, today, header.minTime, header.maxTime);
+      if (isUserIndexName(header.index)) user.add(header.rowCount, today, header.minTime, header.maxTime);
     }
     for (const table of this.bufferedTables()) {
       indexes.add(table.key.index);
-      totalEvents += table.count;
-      oldest = Math.min(oldest, table.minTime);
-      newest = Math.max(newest, table.maxTime);
+      let today = 0;
       for (const chunk of table.chunks) {
-        if (chunk.minTime >= dayStart) eventsToday += chunk.count;
-        else if (chunk.maxTime >= dayStart) for (const time of chunk.times) if (time >= dayStart) eventsToday++;
+        if (chunk.minTime >= dayStart) today += chunk.count;
+        else if (chunk.maxTime >= dayStart) for (const time of chunk.times) if (time >= dayStart) today++;
       }
+      all.add(table.count, today, table.minTime, table.maxTime);
+      if (isUserIndexName(table.key.index)) user.add(table.count, today, table.minTime, table.maxTime);
     }
     return {
-      totalEvents,
-      eventsToday,
+      totalEvents: all.total,
+      eventsToday: all.today,
       bufferedEvents: this.buffer.bufferedEvents,
       bufferedBytes: this.buffer.bufferedBytes,
       segmentCount: this.store.size,
@@ -379,8 +410,9 @@ export class StorageEngine extends EventEmitter {
       indexes: [...indexes].sort(),
       segmentBytes,
       rawBytes,
-      oldestEvent: Number.isFinite(oldest) ? oldest : null,
-      newestEvent: Number.isFinite(newest) ? newest : null,
+      oldestEvent: all.oldestEvent,
+      newestEvent: all.newestEvent,
+      user: { totalEvents: user.total, eventsToday: user.today, oldestEvent: user.oldestEvent, newestEvent: user.newestEvent },
     };
   }
 

@@ -9,7 +9,7 @@ import type { Column, ColumnBatch } from './core/column';
 import type { EventChunk } from './buffer/event-chunk';
 import { keyString } from './core/partition';
 import type { FieldValue } from './core/event';
-import { INDEX_COLUMN, TIME_COLUMN } from './core/event';
+import { INDEX_COLUMN, isUserIndexName, TIME_COLUMN } from './core/event';
 import type { MemTable } from './buffer/memtable';
 import type { SegmentStore } from './lifecycle/segment-store';
 import { bloomMayContainAll, framesToRead } from './segment/bloom';
@@ -115,12 +115,15 @@ export interface ScanPlan {
   released: boolean;
 }
 
-/** Globs (`*`, `?`) over index names; `*` alone matches every index. */
+/**
+ * Globs (`*`, `?`) over index names; `*` alone matches every user index. An internal index (the
+ * audit log, `_audit`) matches its exact name only, never a glob.
+ */
 export function indexMatcher(patterns: readonly string[]): (name: string) => boolean {
-  if (patterns.includes('*')) return () => true;
+  if (patterns.includes('*')) return isUserIndexName;
   const exact = new Set(patterns.filter((pattern) => !isGlob(pattern)));
   const globs = patterns.filter(isGlob);
-  return (name) => exact.has(name) || globs.some((glob) => globMatches(glob, name));
+  return (name) => exact.has(name) || (isUserIndexName(name) && globs.some((glob) => globMatches(glob, name)));
 }
 
 function statsAllow(column: ColumnStats | undefined, predicate: ColumnPredicate, rowCount: number): boolean {

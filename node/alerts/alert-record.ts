@@ -5,6 +5,7 @@
  * (alert-states.ts), since it changes every interval.
  */
 import { checkQuery } from '../../query/stages';
+import { refuseInternalIndexes } from '../../query/stages/internal-indexes';
 import { parseDurationMs } from '../config/units';
 import { validationError } from '../core/errors';
 
@@ -43,6 +44,7 @@ export function alertRecord(fields: Readonly<Record<string, unknown>>, checkChan
   const q = requiredText(fields, 'q', ': the query text');
   const checked = checkQuery(q);
   if (!checked.ok) throw checked.errors[0]!;
+  refuseInternalIndexes(checked.query);
   const interval = requiredText(fields, 'interval', ': a duration such as 1m');
   alertIntervalMs(interval);
   const enabled = fields.enabled ?? true;

@@ -13,6 +13,9 @@ import { changedKeys } from '../config/validate';
 import { IngestParser } from '../ingest/parser-pool';
 import { workerCounts } from './worker-counts';
 import { localScanSource } from '../core/local-scan-source';
+import { TlsMaterial } from '../core/tls-material';
+import { memoryReport } from './memory-parts';
+import { WorkShares } from './work-shares';
 import { MetadataStore } from '../metadata/store';
 import { LocalMetadataWriter, type MetadataWriter } from '../metadata/writer';
 import { ClusterNode } from '../cluster/cluster-node';
@@ -26,6 +29,7 @@ import { evaluatorOf } from '../alerts/evaluator';
 import { ALERTS } from '../metadata/collections';
 import { Authenticator } from '../auth/authenticator';
 import { bootstrapRootKey, type Bootstrap } from '../auth/bootstrap';
+import { AuditLog } from '../audit/audit-log';
 import { VERSION } from './version';
 import { TailSessions } from '../tail/tail-sessions';
 import { addTailService, type TailService } from '../cluster/tail-service';
@@ -42,6 +46,7 @@ export function engineOptions(settings: Settings): EngineOptions {
     compactionIntervalMs: settings.storage.compactionIntervalMs,
     retentionMs: settings.retentionMs,
     codecWorkers: workerCounts(settings).codec,
+    memtableBytes: settings.bufferManager.memtableMaxBytes,
   };
 }
 
@@ -73,8 +78,14 @@ export class App {
   private tailService: TailService | null = null;
   /** The alerts this node checks, and the status of each (set in `start`). */
   alerts!: AlertService;
+  /** How ingest and compaction yield to the queries running on this node (work-shares.ts). */
+  readonly shares: WorkShares;
+  /** The certificate, key and CA when `tls.enabled` (HTTPS, and gRPC between nodes); re-read on SIGHUP (`reloadTls`). */
+  readonly tls: TlsMaterial | null;
   /** Which key a request's token belongs to, when `auth.enabled` (read at start: a change needs a restart); null when auth is off. */
   readonly authenticator: Authenticator | null;
+  /** The audit log of administrative actions and refused credentials (node/audit). */
+  readonly audit: AuditLog;
 
   private constructor(
     public config: Config,
@@ -82,14 +93,28 @@ export class App {
     readonly logger: Logger,
     /** Saved queries and the other metadata collections, persisted with the engine. */
     readonly metadata: MetadataStore,
+    tls: TlsMaterial | null,
   ) {
+    this.tls = tls;
     this.settings = resolveSettings(config);
     this.metadataWriter = new LocalMetadataWriter(metadata);
     this.authenticator = this.settings.auth.enabled ? new Authenticator(metadata) : null;
     this.metrics = new Metrics(() => this.engine);
     this.tail = new TailSessions((error) => logger.error(`live tail listener failed: ${error.stack ?? error.message}`));
     this.metrics.watchTail(() => this.tail.status());
+    this.metrics.watchMemory(() => memoryReport(this));
     this.metrics.watch(engine);
+    this.audit = new AuditLog({
+      // Stored as an acknowledged event is: in a cluster by every owner of its key.
+      store: (chunks, record, placement) =>
+        this.clusterWrites !== null ? this.clusterWrites.router.write(chunks, record, placement) : engine.appendRecord(chunks, record),
+      placement: () => engine.buffer.currentPlacement,
+      nodeId: () => this.settings.cluster.nodeId,
+      refusalLimits: () => ({ perWindow: this.settings.auth.auditRefusals, windowMs: this.settings.auth.auditRefusalWindowMs }),
+      written: this.metrics.auditEntries,
+      failed: this.metrics.auditFailures,
+      logger,
+    });
     this.jobs = new JobManager(this.settings.cluster.nodeId, () => this.settings.query.jobTtlMs);
     const changes = engine.buffer.changes;
     this.ingestParser = new IngestParser(workerCounts(this.settings).ingest);
@@ -112,6 +137,17 @@ export class App {
       () => changes.version,
       (version, indexes, from, to) => changes.changedSince(version, indexes, from, to),
     );
+    this.shares = new WorkShares(
+      () => this.queries.slots.running,
+      () => ({
+        ingestShare: this.settings.server.ingestShare,
+        backgroundPauseMs: this.settings.server.backgroundPauseMs,
+        ingestWorkers: workerCounts(this.settings).ingest,
+        maxBufferedEvents: this.settings.ingest.maxBufferedEvents,
+      }),
+    );
+    engine.backgroundTurn = () => this.shares.backgroundTurn();
+    this.metrics.watchShares(() => this.shares.status());
     this.queries.fieldPresence = (index, fromMicros, toMicros, names) =>
       engine.fieldsPresent({ index, fromMicros, toMicros, source: null }, names);
     engine.on('error', (error: Error, phase: string) => logger.error(`storage ${phase} failed: ${error.message}`));
@@ -119,6 +155,8 @@ export class App {
 
   static async start(config: Config, logger: Logger): Promise<App> {
     const settings = resolveSettings(config);
+    // Unusable certificate files stop the start before the storage opens.
+    const tls = settings.tls.enabled ? TlsMaterial.open(settings.tls) : null;
     const engine = await StorageEngine.open(engineOptions(settings));
     if (engine.replayed.records > 0) {
       logger.info(`replayed ${engine.replayed.events} buffered events from ${engine.replayed.records} write-buffer records`);
@@ -130,7 +168,7 @@ export class App {
     }
     const metadata = await MetadataStore.open(engine.records('metadata'));
     engine.start();
-    const app = new App(config, engine, logger, metadata);
+    const app = new App(config, engine, logger, metadata, tls);
     if (settings.cluster.seeds.length > 0) {
       try {
         await app.joinCluster();
@@ -149,6 +187,7 @@ export class App {
       stallPauseMs: () => (app.cluster === null ? null : app.settings.cluster.failureTimeoutMs),
     });
     app.alerts.scheduler.start();
+    app.audit.start();
     app.queryWorkers.warm();
     app.ingestParser.warm();
     return app;
@@ -158,7 +197,7 @@ export class App {
   private async joinCluster(): Promise<void> {
     const onFailure = (error: Error): void => this.logger.error(`gRPC handler failed: ${error.stack ?? error.message}`);
     const queries = clusterQueries(this, onFailure);
-    const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, (node) => {
+    const cluster = await ClusterNode.start(this.settings, this.engine, this.metadata, this.logger, this.tls, (node) => {
       addMetadataService(node.server, node.membership, this.metadata, onFailure);
       this.clusterWrites = ClusterWritePath.attach(node, {
         engine: this.engine,
@@ -209,6 +248,8 @@ export class App {
   /** Stops the alerts, the cluster side, the workers and the storage (after the HTTP server stopped taking requests). */
   async close(): Promise<void> {
     await this.alerts?.scheduler.stop();
+    // While the write path still runs: the summaries of refusals not yet written.
+    await this.audit.close();
     this.jobs.close();
     this.tail.closeAll();
     this.tailService?.close();
@@ -235,6 +276,17 @@ export class App {
     this.engine.updateOptions(engineOptions(this.settings));
     this.queries.pool.capacity = this.settings.query.globalMemoryPoolBytes;
     return { changed, restartRequired };
+  }
+
+  /**
+   * SIGHUP: re-reads the certificate, key and CA at the running `tls.*` paths (which a reload may
+   * have changed). New HTTPS and gRPC connections use them; open ones keep theirs. Throws, keeping
+   * the files in use, when they cannot be used; null when TLS is off.
+   */
+  reloadTls(): { validTo: string } | null {
+    if (this.tls === null) return null;
+    this.tls.reload(this.settings.tls);
+    return { validTo: this.tls.validTo };
   }
 
   uptimeSeconds(): number {

@@ -30,6 +30,8 @@ const RULES: readonly Rule[] = [
   { methods: ANY, path: '/auth/*', need: 'root' },
   { methods: ['PATCH'], path: '/config', need: 'root' },
   { methods: READ, path: '/config', need: 'admin' },
+  // The audit log: an administrator reads what was done and refused (never a secret).
+  { methods: READ, path: '/audit', need: 'admin' },
   // Removing or forgetting a member changes the cluster itself.
   { methods: ['POST'], path: '/cluster/nodes/*', need: 'root' },
   // Ingest, in every format; the Elasticsearch-compatible paths whole, since shippers call their

@@ -16,6 +16,8 @@ import { PeerClients } from './grpc/peers';
 import { GrpcServer } from './grpc/server';
 import { proofSender } from './grpc/proof-sender';
 import { SecretGuard } from './grpc/secret-guard';
+import { TlsRefusals } from './grpc/tls-refusals';
+import type { TlsMaterial } from '../core/tls-material';
 import { AppliedShares } from './applied-shares';
 import { AppliedHints, HintStore } from './hints';
 import { Membership } from './membership';
@@ -104,6 +106,8 @@ export class ClusterNode {
     readonly catchUp: CatchUp,
     /** The check of cluster.secret on every call served; null when no secret is set. */
     readonly secretGuard: SecretGuard | null,
+    /** Connections refused in their TLS handshake (with `tls.enabled`). */
+    readonly tlsRefusals: TlsRefusals,
   ) {}
 
   /**
@@ -116,11 +120,12 @@ export class ClusterNode {
     engine: StorageEngine,
     metadata: MetadataStore,
     logger: Logger,
+    tls: TlsMaterial | null,
     addServices: (node: ClusterNode) => void = () => undefined,
   ): Promise<ClusterNode> {
     const { cluster } = settings;
     const storedAlone = await storedAloneBeforeFirstJoin(engine, cluster.nodeId, logger);
-    const http = PeerHttp.fromSettings(settings);
+    const http = new PeerHttp(tls);
     const self: Member = {
       id: cluster.nodeId,
       // An IPv6 host in brackets, so that a peer can put the address in a URL.
@@ -129,10 +134,16 @@ export class ClusterNode {
       role: 'all',
     };
     const secretGuard = secretGuardOf(settings, logger);
-    const server = new GrpcServer({ interceptors: secretGuard === null ? [] : [secretGuard.interceptor] });
+    const tlsRefusals = new TlsRefusals(logger);
+    const server = new GrpcServer({
+      interceptors: secretGuard === null ? [] : [secretGuard.interceptor],
+      tls,
+      onTlsRefused: (peer, reason) => tlsRefusals.refused(peer, reason),
+    });
     const peers = new PeerClients(
       cluster.heartbeatIntervalMs,
       cluster.secret === null ? [] : [proofSender(cluster.secret, cluster.nodeId)],
+      tls,
     );
     const hints = await HintStore.open(engine.records('hints'));
     const membership = new Membership({
@@ -174,6 +185,7 @@ export class ClusterNode {
       http,
       new CatchUp({ self: self.id, hints, membership, failureTimeoutMs: cluster.failureTimeoutMs, stallMs: cluster.writeTimeoutMs }),
       secretGuard,
+      tlsRefusals,
     );
     addServices(node);
     try {

@@ -3,7 +3,7 @@
  * taken out of placement. Only the master decides a new version (the pure transitions here);
  * every node keeps and persists the newest version it has seen (state-store.ts, state-sync.ts).
  */
-import { isValidIndexName } from '../../storage/core/event';
+import { isStoredIndexName } from '../../storage/core/event';
 import { isMemberAddress, MAX_ADDRESS_LENGTH, nodeIdProblem } from '../config/peer-names';
 import { CURRENT_LAYOUT, EPOCH_LAYOUTS, type EpochLayout, type RingEpoch } from './epochs';
 
@@ -355,7 +355,7 @@ function parseStoredAlone(value: unknown, where: string): StoredAlone {
   if (
     !Array.isArray(alone.indexes) ||
     alone.indexes.length > MAX_STORED_ALONE_INDEXES ||
-    !alone.indexes.every((name) => isString(name) && isValidIndexName(name))
+    !alone.indexes.every((name) => isString(name) && isStoredIndexName(name))
   ) {
     throw new Error(`${where}.indexes must be a list of at most ${MAX_STORED_ALONE_INDEXES} index names`);
   }

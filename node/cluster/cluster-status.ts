@@ -6,6 +6,7 @@
  * (routes/ops/cluster-status.ts).
  */
 import path from 'path';
+import { isUserIndexName } from '../../storage/core/event';
 import type { StoredAlone } from './cluster-state';
 import type { RingEpoch } from './epochs';
 import type { MasterView, Membership, MemberView } from './membership';
@@ -39,7 +40,8 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
   let bufferedEvents = 0;
   for (const { stats } of live) {
     if (stats === null) continue;
-    for (const index of stats.indexes) indexes.add(index);
+    // The audit log's index is the server's own: not counted.
+    for (const index of stats.indexes) if (isUserIndexName(index)) indexes.add(index);
     segments += stats.segments;
     bufferedBytes += stats.bufferedBytes;
     bufferedEvents += stats.bufferedEvents;
@@ -53,7 +55,11 @@ export function clusterStatus(input: ClusterStatusInput): Record<string, unknown
     const alone = input.storedAlone?.find((each) => each.node === id);
     return alone === undefined
       ? null
-      : { indexes: [...alone.indexes], from: iso(Math.floor(alone.fromMicros / 1000)), to: iso(Math.floor(alone.toMicros / 1000)) };
+      : {
+          indexes: alone.indexes.filter(isUserIndexName),
+          from: iso(Math.floor(alone.fromMicros / 1000)),
+          to: iso(Math.floor(alone.toMicros / 1000)),
+        };
   };
   return {
     // Forming first: until the seeds joined, ingest is refused whatever the members' state.

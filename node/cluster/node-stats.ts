@@ -21,7 +21,8 @@ export interface NodeStats {
 export function engineNodeStats(engine: StorageEngine): NodeStats {
   const stats = engine.stats();
   return {
-    events: stats.totalEvents,
+    // What users stored: the audit log's entries are the server's.
+    events: stats.user.totalEvents,
     segments: stats.segmentCount,
     bufferedEvents: stats.bufferedEvents,
     bufferedBytes: stats.bufferedBytes,

@@ -2,12 +2,11 @@
  * Calls from this node to another member's HTTP API (job forwarding, the cluster's job list, a
  * removal passed to the master). Every node of a cluster serves the same scheme, so a node that
  * serves HTTPS (`tls.enabled`) calls the others over HTTPS, trusting `tls.ca_file` when set and the
- * system's CAs otherwise; one connection pool per node.
+ * system's CAs otherwise (re-read on SIGHUP); one connection pool per node.
  */
-import fs from 'fs';
 import http from 'http';
 import https from 'https';
-import type { Settings } from '../config/settings';
+import type { TlsFiles, TlsMaterial } from '../core/tls-material';
 import type { Member } from './cluster-state';
 
 export interface PeerHttpRequest {
@@ -28,24 +27,23 @@ export interface PeerHttpResponse {
 }
 
 export class PeerHttp {
-  private readonly agent: http.Agent;
+  private agent: http.Agent;
 
-  constructor(
-    readonly secure: boolean,
-    ca: Buffer | null = null,
-  ) {
-    this.agent = secure ? new https.Agent({ keepAlive: true, ...(ca === null ? {} : { ca }) }) : new http.Agent({ keepAlive: true });
+  /** @param tls the node's certificate when `tls.enabled` (calls go over HTTPS, trusting its CA); null: plain HTTP. */
+  constructor(private readonly tls: TlsMaterial | null = null) {
+    this.agent = PeerHttp.agentOf(tls?.files ?? null, tls !== null);
+    // A reloaded CA applies to the connections made after it; the old pool's requests finish, and
+    // its idle connections are closed by the other side's keep-alive timeout.
+    tls?.onChange((files) => (this.agent = PeerHttp.agentOf(files, true)));
   }
 
-  /** The peer client of a node with these settings; reads `tls.ca_file` (throws naming it when it cannot). */
-  static fromSettings(settings: Settings): PeerHttp {
-    const { enabled, caFile } = settings.tls;
-    if (!enabled || caFile === null) return new PeerHttp(enabled);
-    try {
-      return new PeerHttp(true, fs.readFileSync(caFile));
-    } catch (error) {
-      throw new Error(`tls.ca_file ${caFile} cannot be read: ${(error as Error).message}`, { cause: error });
-    }
+  private static agentOf(files: TlsFiles | null, secure: boolean): http.Agent {
+    if (!secure) return new http.Agent({ keepAlive: true });
+    return new https.Agent({ keepAlive: true, ...(files?.ca == null ? {} : { ca: files.ca }) });
+  }
+
+  get secure(): boolean {
+    return this.tls !== null;
   }
 
   /** `path` (with its query) on `member`'s HTTP API. */

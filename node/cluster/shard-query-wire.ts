@@ -1,7 +1,7 @@
 /** Between a query fragment, its progress and proto/trawl.proto's ShardQuery messages. */
 import type { ShardFragment } from '../../coordinator/scatter-gather';
 import type { ShardCounters } from '../../coordinator/shard-progress';
-import { isValidIndexName } from '../../storage/core/event';
+import { isStoredIndexName } from '../../storage/core/event';
 import type * as wire from './grpc/messages';
 import { protocolVersion } from './grpc/wire';
 
@@ -45,7 +45,7 @@ const KEY_PATTERN = /^([^|]{1,128})\|(-?\d{1,16})\|(-?\d{1,10})$/;
 
 function checkKey(key: string): void {
   const match = KEY_PATTERN.exec(key);
-  if (match === null || !isValidIndexName(match[1]!))
+  if (match === null || !isStoredIndexName(match[1]!))
     throw new Error(`key ${JSON.stringify(key.slice(0, 200))} is not index|bucket|partition`);
 }
 

@@ -48,6 +48,7 @@ export class ClusterWritePath {
     node.peers.observe((call) => metrics.call(call.service, call.method, callOutcome(call.code), call.seconds));
     node.membership.refusals.observe((method, reason) => metrics.peerRefusals.inc({ method, reason }));
     node.secretGuard?.observe((service, method, reason) => metrics.unauthenticated.inc({ service, method, reason }));
+    node.tlsRefusals.observe(() => metrics.tlsRefused.inc());
     const maxBufferedEvents = (): number => settings().ingest.maxBufferedEvents;
     addShardWriteService(node.server, {
       self: node.self.id,

@@ -5,7 +5,8 @@
  */
 import os from 'os';
 
-export type FieldKind = 'string' | 'duration' | 'size' | 'integer' | 'boolean' | 'string-list' | 'listen' | 'log-level' | 'free';
+export type FieldKind =
+  'string' | 'duration' | 'size' | 'integer' | 'fraction' | 'boolean' | 'string-list' | 'listen' | 'log-level' | 'free';
 
 type Schema = Record<string, FieldKind | Record<string, FieldKind>>;
 
@@ -52,7 +53,7 @@ export const CONFIG_SCHEMA: Schema = {
     max_session_duration: 'duration',
   },
   tls: { enabled: 'boolean', cert_file: 'string', key_file: 'string', ca_file: 'string' },
-  auth: { enabled: 'boolean', root_token: 'string' },
+  auth: { enabled: 'boolean', root_token: 'string', audit_refusals: 'integer', audit_refusal_window: 'duration' },
   alerts: {
     min_interval: 'duration',
     max_concurrent_checks: 'integer',
@@ -79,10 +80,13 @@ export const CONFIG_SCHEMA: Schema = {
     ingest_workers: 'integer',
     query_workers: 'integer',
     codec_workers: 'integer',
+    ingest_share: 'fraction',
+    background_pause: 'duration',
   },
   views: 'free',
   buffer_manager: {
     block_cache_max_bytes: 'size',
+    memtable_max_bytes: 'size',
   },
   profiles: 'free',
 };
@@ -126,7 +130,8 @@ export function defaultConfig(): Config {
     http: { request_timeout: '60s', shutdown_timeout: '30s', cors_origins: [] },
     tail: { heartbeat_interval: '15s', max_sessions: 100, max_session_duration: '24h' },
     tls: { enabled: false, cert_file: null, key_file: null, ca_file: null },
-    auth: { enabled: false, root_token: null },
+    // Refused credentials written to the audit log per client address and window (node/audit/refusal-bound.ts).
+    auth: { enabled: false, root_token: null, audit_refusals: 10, audit_refusal_window: '1m' },
     alerts: {
       min_interval: '10s',
       max_concurrent_checks: 10,
@@ -151,10 +156,13 @@ export function defaultConfig(): Config {
       secret: null,
     },
     // 0: sized from the cores (node/app/worker-counts.ts). Several nodes on one machine set them lower.
-    server: { ingest_workers: 0, query_workers: 0, codec_workers: 0 },
+    // While queries run: ingest keeps at most this share of the parse workers and of the write
+    // buffer's bound, and compaction waits up to background_pause (node/app/work-shares.ts).
+    server: { ingest_workers: 0, query_workers: 0, codec_workers: 0, ingest_share: 0.5, background_pause: '30s' },
     views: {},
     buffer_manager: {
       block_cache_max_bytes: '256mb',
+      memtable_max_bytes: '128mb',
     },
     profiles: {},
   };
@@ -165,9 +173,6 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'listen',
   'data_dir',
   'tls.enabled',
-  'tls.cert_file',
-  'tls.key_file',
-  'tls.ca_file',
   'auth.enabled',
   'cluster.node_id',
   'cluster.grpc_listen',
@@ -180,6 +185,7 @@ export const RESTART_REQUIRED_KEYS = new Set([
   'cluster.failure_timeout',
   'cluster.secret',
   'buffer_manager.block_cache_max_bytes',
+  'buffer_manager.memtable_max_bytes',
   'server.ingest_workers',
   'server.query_workers',
   'server.codec_workers',

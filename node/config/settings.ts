@@ -33,9 +33,10 @@ export interface Settings {
     cacheMaxBytes: number;
   };
   /** Decompressed column blocks the query workers keep (storage/segment/payload-cache.ts), shared among them. */
-  bufferManager: { blockCacheMaxBytes: number };
+  bufferManager: { blockCacheMaxBytes: number; memtableMaxBytes: number };
   /** Worker threads of each pool; 0 sizes the pool from the cores (node/app/worker-counts.ts). */
-  server: { ingestWorkers: number; queryWorkers: number; codecWorkers: number };
+  /** `ingestShare`, `backgroundPauseMs`: how ingest and compaction yield to running queries (node/app/work-shares.ts). */
+  server: { ingestWorkers: number; queryWorkers: number; codecWorkers: number; ingestShare: number; backgroundPauseMs: number };
   /** `maxFutureMs`: events further ahead of the receive time are refused (node/ingest/refusal.ts). */
   ingest: { maxBodySizeBytes: number; rateLimit: number; maxBufferedEvents: number; pipeline: boolean; maxFutureMs: number };
   http: { requestTimeoutMs: number; shutdownTimeoutMs: number; corsOrigins: string[] };
@@ -43,8 +44,11 @@ export interface Settings {
   tail: { heartbeatIntervalMs: number; maxSessions: number; maxSessionDurationMs: number };
   /** `caFile`: the CA a node trusts for the other members' HTTPS (node/cluster/peer-http.ts); none: the system's. */
   tls: { enabled: boolean; certFile: string | null; keyFile: string | null; caFile: string | null };
-  /** `rootToken`: the first root key's token when none is stored yet (node/auth/bootstrap.ts). */
-  auth: { enabled: boolean; rootToken: string | null };
+  /**
+   * `rootToken`: the first root key's token when none is stored yet (node/auth/bootstrap.ts).
+   * `auditRefusals` per client address and `auditRefusalWindowMs`: the bound on refused credentials the audit log records.
+   */
+  auth: { enabled: boolean; rootToken: string | null; auditRefusals: number; auditRefusalWindowMs: number };
   /** The API base URLs are null for the services' public ones (node/alerts/channels). */
   alerts: {
     minIntervalMs: number;
@@ -114,11 +118,16 @@ export function resolveSettings(config: Config): Settings {
       globalMemoryPoolBytes: bytes(query.global_memory_pool),
       cacheMaxBytes: bytes(query.cache_max_bytes),
     },
-    bufferManager: { blockCacheMaxBytes: bytes((config.buffer_manager as ConfigSection).block_cache_max_bytes) },
+    bufferManager: {
+      blockCacheMaxBytes: bytes((config.buffer_manager as ConfigSection).block_cache_max_bytes),
+      memtableMaxBytes: bytes((config.buffer_manager as ConfigSection).memtable_max_bytes),
+    },
     server: {
       ingestWorkers: (config.server as ConfigSection).ingest_workers as number,
       queryWorkers: (config.server as ConfigSection).query_workers as number,
       codecWorkers: (config.server as ConfigSection).codec_workers as number,
+      ingestShare: (config.server as ConfigSection).ingest_share as number,
+      backgroundPauseMs: ms((config.server as ConfigSection).background_pause),
     },
     ingest: {
       maxBodySizeBytes: bytes(ingest.max_body_size),
@@ -146,6 +155,8 @@ export function resolveSettings(config: Config): Settings {
     auth: {
       enabled: (config.auth as ConfigSection).enabled as boolean,
       rootToken: (config.auth as ConfigSection).root_token as string | null,
+      auditRefusals: (config.auth as ConfigSection).audit_refusals as number,
+      auditRefusalWindowMs: ms((config.auth as ConfigSection).audit_refusal_window),
     },
     alerts: {
       minIntervalMs: ms(alerts.min_interval),

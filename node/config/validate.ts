@@ -52,6 +52,11 @@ export function coerceValue(key: string, kind: FieldKind, value: unknown): Confi
       if (typeof number === 'number' && Number.isInteger(number) && number >= 0) return number;
       throw new ConfigError(`${key}: expected a non-negative integer; got ${JSON.stringify(value)}`);
     }
+    case 'fraction': {
+      const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      if (typeof number === 'number' && number > 0 && number <= 1) return number;
+      throw new ConfigError(`${key}: expected a number above 0 and at most 1; got ${JSON.stringify(value)}`);
+    }
     case 'boolean':
       if (typeof value === 'boolean') return value;
       if (value === 'true' || value === 'false') return value === 'true';

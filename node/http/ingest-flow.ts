@@ -16,9 +16,22 @@ import type { IngestRateLimiter } from './rate-limit';
 export type IngestEndpoint = 'ingest' | 'raw' | 'hec' | 'bulk' | 'doc' | 'otlp';
 
 function backpressure(app: App): ApiError {
+  const limit = app.shares.bufferedEventsLimit();
+  const bound =
+    limit < app.settings.ingest.maxBufferedEvents
+      ? `${limit}: queries are running, and ingest may fill server.ingest_share = ${app.settings.server.ingestShare} of ingest.max_buffered_events = ${app.settings.ingest.maxBufferedEvents}`
+      : `limit ingest.max_buffered_events = ${app.settings.ingest.maxBufferedEvents}`;
   return new ApiError(
     'BACKPRESSURE',
-    `the write buffer holds ${app.engine.buffer.bufferedEvents} events (limit ingest.max_buffered_events = ${app.settings.ingest.maxBufferedEvents}); nothing was stored; retry shortly`,
+    `the write buffer holds ${app.engine.buffer.bufferedEvents} events (${bound}); nothing was stored; retry shortly`,
+  );
+}
+
+/** Refused before parsing: queries run on the node and ingest has taken its share of the parse workers. */
+function busyWithQueries(app: App, limit: number): ApiError {
+  return new ApiError(
+    'BACKPRESSURE',
+    `queries are running on this node, and ingest takes ${limit} request${limit === 1 ? '' : 's'} at a time meanwhile (server.ingest_share = ${app.settings.server.ingestShare}); nothing was stored; retry shortly`,
   );
 }
 
@@ -38,7 +51,8 @@ export class IngestFlow {
   begin(endpoint: IngestEndpoint, request: FastifyRequest): RawBody {
     const { app } = this;
     app.metrics.ingestRequests.inc({ endpoint });
-    if (app.engine.buffer.bufferedEvents >= app.settings.ingest.maxBufferedEvents) {
+    if (app.engine.buffer.bufferedEvents >= app.shares.bufferedEventsLimit()) {
+      if (app.engine.buffer.bufferedEvents < app.settings.ingest.maxBufferedEvents) app.shares.refusedAtBuffer();
       app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
       throw backpressure(app);
     }
@@ -54,17 +68,26 @@ export class IngestFlow {
    */
   async ingest(request: FastifyRequest, endpoint: IngestEndpoint, params: IngestParams, body: Buffer): Promise<ParsedBody> {
     const { app } = this;
-    let parsed: ParsedBody;
-    try {
-      parsed = await app.ingestParser.parse(params, body, app.engine.buffer.currentPlacement);
-    } catch (error) {
-      this.failed(endpoint, error);
-      throw error;
+    const release = await app.shares.admitIngest();
+    if (release === null) {
+      app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
+      throw busyWithQueries(app, app.shares.ingestLimit() ?? 1);
     }
-    await this.commit(request, endpoint, parsed);
-    // Counted once the request stands: a request refused whole (503, 429) is sent again.
-    app.metrics.refused(params.format, parsed.refused);
-    return parsed;
+    try {
+      let parsed: ParsedBody;
+      try {
+        parsed = await app.ingestParser.parse(params, body, app.engine.buffer.currentPlacement);
+      } catch (error) {
+        this.failed(endpoint, error);
+        throw error;
+      }
+      await this.commit(request, endpoint, parsed);
+      // Counted once the request stands: a request refused whole (503, 429) is sent again.
+      app.metrics.refused(params.format, parsed.refused);
+      return parsed;
+    } finally {
+      release();
+    }
   }
 
   private async commit(request: FastifyRequest, endpoint: IngestEndpoint, parsed: ParsedBody): Promise<void> {

@@ -9,6 +9,7 @@ import https from 'https';
 import type { Duplex } from 'stream';
 import type { FastifyServerFactory } from 'fastify';
 import { ApiError } from '../core/errors';
+import type { TlsMaterial } from '../core/tls-material';
 import { errorReply, pathOf, type ErrorReply } from './errors';
 
 /** How often node checks connections against the request timeout: a stalled request is cut at most this much late. */
@@ -19,8 +20,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export interface NodeServerOptions {
   /** `http.request_timeout` in milliseconds, read at every check (0: no limit). */
   requestTimeoutMs: () => number;
-  /** PEM certificate and key when `tls.enabled`. */
-  tls: { cert: Buffer; key: Buffer } | null;
+  /** The certificate and key when `tls.enabled`; a reload of it applies to the connections made after it. */
+  tls: TlsMaterial | null;
 }
 
 function envelopeResponse(reply: ErrorReply): { head: Record<string, string | number>; body: string } {
@@ -92,8 +93,15 @@ export function nodeServerFactory(options: NodeServerOptions): FastifyServerFact
     requireHostHeader: false,
   };
   return (handler) => {
-    const server =
-      options.tls === null ? http.createServer(serverOptions, handler) : https.createServer({ ...serverOptions, ...options.tls }, handler);
+    const { tls } = options;
+    let server: http.Server | https.Server;
+    if (tls === null) server = http.createServer(serverOptions, handler);
+    else {
+      const secure = https.createServer({ ...serverOptions, cert: tls.files.cert, key: tls.files.key }, handler);
+      const stop = tls.onChange((files) => secure.setSecureContext({ cert: files.cert, key: files.key }));
+      secure.once('close', stop);
+      server = secure;
+    }
     followRequestTimeout(server, options.requestTimeoutMs);
     server.on('clientError', answerClientError);
     server.on('checkExpectation', refuseExpectation);

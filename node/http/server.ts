@@ -4,9 +4,9 @@
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
-import fs from 'fs';
 import type { App } from '../app/app';
 import { ApiError } from '../core/errors';
+import { recordRefusal } from './audit-request';
 import { installAuthHook, RouteRequirements } from './auth-hook';
 import { installBodyParser } from './body';
 import { RequestDrain } from './drain';
@@ -23,6 +23,7 @@ import { opsRoutes, rootRoutes } from './routes/ops/index';
 import { otlpRoutes } from './routes/otlp';
 import { queryRoutes } from './routes/query/index';
 import { alertRoutes } from './routes/alerts/index';
+import { auditRoutes } from './routes/audit/index';
 import { authRoutes } from './routes/auth/index';
 import { dashboardRoutes } from './routes/dashboards/index';
 import { discoveryRoutes } from './routes/discovery';
@@ -35,20 +36,10 @@ import { schemaError } from './schema-errors';
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
 const ELASTIC_PATHS = /^\/api\/v1\/(es(\/|$)|ingest\/bulk)/;
 
-/** `tls.enabled`: serve HTTPS with the configured PEM files (read once at start; a change needs a restart). */
-function tlsFiles(app: App): { cert: Buffer; key: Buffer } | null {
-  const { tls } = app.settings;
-  if (!tls.enabled) return null;
-  if (tls.certFile === null || tls.keyFile === null) {
-    throw new Error('tls.enabled needs tls.cert_file and tls.key_file');
-  }
-  return { cert: fs.readFileSync(tls.certFile), key: fs.readFileSync(tls.keyFile) };
-}
-
 export async function buildServer(app: App): Promise<FastifyInstance> {
   const server = Fastify({
     logger: false,
-    serverFactory: nodeServerFactory({ requestTimeoutMs: () => app.settings.http.requestTimeoutMs, tls: tlsFiles(app) }),
+    serverFactory: nodeServerFactory({ requestTimeoutMs: () => app.settings.http.requestTimeoutMs, tls: app.tls }),
     clientErrorHandler: answerClientError,
     // What the router meets before any route (a malformed percent-encoding) is answered like any error.
     frameworkErrors: (error, request, reply) => answerError(request, reply, error),
@@ -102,7 +93,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
     drain.admit(reply.raw);
   });
   // After the shutdown check, before any body is read.
-  if (app.authenticator !== null) installAuthHook(server, app.authenticator, requirements);
+  if (app.authenticator !== null)
+    installAuthHook(server, app.authenticator, requirements, (request, refusal) => recordRefusal(app, request, refusal));
 
   // `http.cors_origins`: browsers may call the API from these origins (`*` for any); read live.
   await server.register(cors, {
@@ -150,6 +142,7 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
       await api.register(histogramRoutes(app));
       await api.register(discoveryRoutes(app));
       await api.register(tailRoutes(app));
+      await api.register(auditRoutes(app));
       // Key management exists only with auth on: otherwise its paths answer 404.
       if (app.authenticator !== null) await api.register(authRoutes(app, app.authenticator));
     },

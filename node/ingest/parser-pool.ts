@@ -9,7 +9,7 @@ import os from 'os';
 import path from 'path';
 import { decodeChunkRecord, encodeChunkRecord } from '../../storage/buffer/chunk-record';
 import { chunkEvents, type EventChunk } from '../../storage/buffer/event-chunk';
-import { BULK_YOUNG_GENERATION_MB, WorkerPool } from '../../storage/threads/worker-pool';
+import { BULK_YOUNG_GENERATION_MB, IDLE_WORKER_STOP_MS, WorkerPool } from '../../storage/threads/worker-pool';
 import type { Placement } from '../../storage/core/partition';
 import { ApiError, type ErrorCode } from '../core/errors';
 import { scanNativeBatch } from './native-scan';
@@ -87,7 +87,13 @@ export class IngestParser {
     this.workers = new WorkerPool<ParseResponse>(path.join(__dirname, 'parser-worker.js'), size, {
       unref: true,
       resourceLimits: { maxYoungGenerationSizeMb: BULK_YOUNG_GENERATION_MB },
+      idleStopMs: IDLE_WORKER_STOP_MS,
     });
+  }
+
+  /** The running workers' heaps, as of their last responses. */
+  get heapBytes(): number {
+    return this.workers.heapBytes;
   }
 
   /** Starts the workers now, so that the first large request does not pay for thread startup. */

@@ -1,5 +1,6 @@
 /** Ingest worker thread: parses request bodies for parser-pool.ts. */
 import { parentPort } from 'worker_threads';
+import { threadHeapBytes } from '../../storage/threads/thread-memory';
 import { ApiError } from '../core/errors';
 import { parseBody, type ParseRequest, type ParseResponse } from './parser-pool';
 
@@ -28,6 +29,6 @@ if (parentPort !== null) {
             };
       response = { id: request.id, ok: false, error: failure };
     }
-    port.postMessage(response, transfer);
+    port.postMessage({ ...response, heap: threadHeapBytes() }, transfer);
   });
 }

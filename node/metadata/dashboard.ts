@@ -5,6 +5,7 @@
  * nothing could ever fill it in.
  */
 import { checkQuery, variableNames } from '../../query/stages';
+import { refuseInternalIndexes } from '../../query/stages/internal-indexes';
 import { validationError } from '../core/errors';
 import { parseTimeBound } from '../core/time-bound';
 
@@ -109,6 +110,11 @@ function panel(value: unknown, path: string, declared: ReadonlySet<string>, maxQ
   if (undeclared !== undefined) throw validationError(`${path}.q uses $${undeclared}, which no entry of variables declares`);
   const checked = checkQuery(q, Object.fromEntries(used.map((name) => [name, ''])));
   if (!checked.ok) throw validationError(`${path}.q: ${checked.errors[0]!.message}`);
+  try {
+    refuseInternalIndexes(checked.query);
+  } catch (error) {
+    throw validationError(`${path}.q: ${(error as Error).message}`);
+  }
   const from = text(fields, 'from', path, false) ?? DEFAULT_PANEL_FROM;
   try {
     parseTimeBound('from', from, Date.now());

@@ -5,6 +5,7 @@
  * literal, so checking each one as a string literal is the check the run will make.
  */
 import { checkQuery, variableNames } from '../../query/stages';
+import { refuseInternalIndexes } from '../../query/stages/internal-indexes';
 import { validationError } from '../core/errors';
 import { parseTimeBound } from '../core/time-bound';
 
@@ -30,6 +31,7 @@ export function savedQueryRecord(fields: Readonly<Record<string, unknown>>): Rec
   const q = requiredText(fields, 'q', ': the query text');
   const checked = checkQuery(q, Object.fromEntries(variableNames(q).map((variable) => [variable, ''])));
   if (!checked.ok) throw checked.errors[0]!;
+  refuseInternalIndexes(checked.query);
   const record: Record<string, unknown> = { name, q };
   const from = fields.from;
   if (from !== undefined && from !== null) {

@@ -30,6 +30,9 @@ export class Metrics {
   readonly compactions: client.Counter;
   readonly retentionSegments: client.Counter;
   readonly storageErrors: client.Counter<'phase'>;
+  /** Audit log entries this node wrote (node/audit/audit-log.ts), and those it could not store. */
+  readonly auditEntries: client.Counter<'action'>;
+  readonly auditFailures: client.Counter<'action'>;
 
   constructor(engine: () => StorageEngine | null) {
     const registers = [this.registry];
@@ -50,6 +53,18 @@ export class Metrics {
       name: 'trawl_ingest_errors_total',
       help: 'Rejected ingest requests and failed items, by endpoint and error code',
       labelNames: ['endpoint', 'code'],
+      registers,
+    });
+    this.auditEntries = new client.Counter({
+      name: 'trawl_audit_entries_total',
+      help: 'Audit log entries stored by this node, by action',
+      labelNames: ['action'],
+      registers,
+    });
+    this.auditFailures = new client.Counter({
+      name: 'trawl_audit_write_failures_total',
+      help: 'Audit log entries this node could not store (the error is logged), by action',
+      labelNames: ['action'],
       registers,
     });
     this.ingestRequests = new client.Counter({
@@ -115,7 +130,11 @@ export class Metrics {
     gauge('trawl_buffered_events', 'Acknowledged events not yet in segments', (e) => e.buffer.bufferedEvents);
     gauge('trawl_buffered_bytes', 'Raw text held by the write buffer', (e) => e.buffer.bufferedBytes);
     gauge('trawl_segments', 'Stored segments', (e) => e.store.size);
-    gauge('trawl_events_stored', 'Events stored (segments and write buffer)', (e) => e.stats().totalEvents);
+    gauge(
+      'trawl_events_stored',
+      'Events of the user indexes stored (segments and write buffer); audit log entries are trawl_audit_entries_total',
+      (e) => e.stats().user.totalEvents,
+    );
     gauge('trawl_segment_bytes', 'Compressed bytes of all segments', (e) => e.stats().segmentBytes);
   }
 
@@ -155,6 +174,57 @@ export class Metrics {
   }
 
   /** Live tail: the sessions open on this node, the listeners of its ingest, and the live results dropped for slow sessions. */
+  /** `trawl_memory_bytes{part}` and `trawl_memory_max_bytes{part}` from the node's memory report (node/app/memory-parts.ts). */
+  watchMemory(report: () => Promise<{ parts: Record<string, { bytes: number; max_bytes: number | null }> }>): void {
+    const registers = [this.registry];
+    new client.Gauge({
+      name: 'trawl_memory_bytes',
+      help: "Memory of the node's parts, in bytes (docs/api.md, /status memory)",
+      labelNames: ['part'],
+      registers,
+      async collect() {
+        for (const [part, { bytes }] of Object.entries((await report()).parts)) this.set({ part }, bytes);
+      },
+    });
+    new client.Gauge({
+      name: 'trawl_memory_max_bytes',
+      help: 'The configured bound of each memory part that has one, in bytes',
+      labelNames: ['part'],
+      registers,
+      async collect() {
+        for (const [part, { max_bytes }] of Object.entries((await report()).parts)) if (max_bytes !== null) this.set({ part }, max_bytes);
+      },
+    });
+  }
+
+  /** How ingest and compaction yielded to queries (node/app/work-shares.ts). */
+  watchShares(status: () => { ingest_refused_for_queries: number; background_paused_ms: number }): void {
+    const registers = [this.registry];
+    const monotonic = (name: string, help: string, read: () => number): void => {
+      let reported = 0;
+      new client.Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read();
+          if (now > reported) this.inc(now - reported);
+          reported = Math.max(reported, now);
+        },
+      });
+    };
+    monotonic(
+      'trawl_ingest_refused_for_queries_total',
+      'Ingest requests answered 503 BACKPRESSURE because queries were running and ingest had taken its share (server.ingest_share)',
+      () => status().ingest_refused_for_queries,
+    );
+    monotonic(
+      'trawl_background_paused_seconds_total',
+      'Time compaction waited for running queries before its next merge (at most server.background_pause each time)',
+      () => status().background_paused_ms / 1000,
+    );
+  }
+
   watchTail(status: () => { active_sessions: number; subscriber_count: number; total_dropped_events: number }): void {
     const registers = [this.registry];
     new client.Gauge({
@@ -276,6 +346,8 @@ export class ClusterMetrics {
   readonly peerRefusals: client.Counter<'method' | 'reason'>;
   /** Calls refused by the check of cluster.secret (node/cluster/grpc/secret-guard.ts). */
   readonly unauthenticated: client.Counter<'service' | 'method' | 'reason'>;
+  /** gRPC connections refused in their TLS handshake (node/cluster/grpc/tls-refusals.ts). */
+  readonly tlsRefused: client.Counter;
 
   constructor(registry: client.Registry, hints: PendingHints) {
     const registers = [registry];
@@ -348,6 +420,11 @@ export class ClusterMetrics {
       name: 'trawl_grpc_unauthenticated_total',
       help: 'Calls to this node refused for lacking proof of cluster.secret, by service, method and reason (no-proof, malformed-proof, stale-proof, wrong-proof)',
       labelNames: ['service', 'method', 'reason'],
+      registers,
+    });
+    this.tlsRefused = new client.Counter({
+      name: 'trawl_grpc_tls_refused_total',
+      help: 'Connections to the gRPC port refused in their TLS handshake (not TLS, no client certificate, or one tls.ca_file did not sign)',
       registers,
     });
     // A target whose hints are all replayed reads 0, not absent, so the drain shows on a graph.

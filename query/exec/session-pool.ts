@@ -88,11 +88,14 @@ class PooledWorker {
   cache: PayloadCacheCounters = { hits: 0, misses: 0, bytes: 0, entries: 0 };
   /** The stored blocks the worker holds, as its responses so far report them. */
   readonly held = new HeldMirror();
+  /** The worker's heap as of its last response. */
+  heap = 0;
 
   constructor(workerData: QueryWorkerData) {
     this.worker = new Worker(path.join(__dirname, '../worker/query-worker.js'), { workerData });
     this.worker.on('message', (response: WorkerResponse) => {
       this.held.apply(response.held);
+      if (response.heap !== undefined) this.heap = response.heap;
       if (response.type === 'ack') this.cache = response.cache;
       const key = `${response.session}:${response.seq}`;
       const pending = this.pending.get(key);
@@ -266,6 +269,11 @@ export class QueryWorkerPool {
   }
 
   /** The workers' block caches together: hits and misses so far, bytes and entries held, and the budget. */
+  /** The workers' heaps, as of their last responses. */
+  heapBytes(): number {
+    return this.workers.reduce((sum, worker) => sum + worker.heap, 0);
+  }
+
   blockCacheCounters(): PayloadCacheCounters & { maxBytes: number } {
     const total = {
       ...this.retiredCache,

@@ -52,4 +52,4 @@ export type WorkerResponse =
     | { type: 'preview'; session: number; seq: number; rows: ReturnType<ShardSession['preview']> }
     | { type: 'result'; session: number; seq: number; result: ShardResult }
     | { type: 'error'; session: number; seq: number; message: string }
-  ) & { held?: HeldDelta };
+  ) & { held?: HeldDelta; heap?: number };

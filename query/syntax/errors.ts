@@ -14,7 +14,8 @@ export type QueryErrorCode =
   | 'E011' // `from` after the first stage
   | 'E012' // invalid number (head/tail/top count, percentile)
   | 'E013' // unknown parse format
-  | 'E014'; // unknown $variable
+  | 'E014' // unknown $variable
+  | 'E015'; // an internal index in `from`
 
 export interface ErrorPos {
   readonly line: number;

@@ -4,6 +4,7 @@
  * blocks here; a session is rebuilt from the query text with the same deterministic planner.
  */
 import { parentPort, workerData } from 'worker_threads';
+import { threadHeapBytes } from '../../storage/threads/thread-memory';
 import { payloadCacheCounters, setPayloadCacheBytes, type PayloadCacheCounters } from '../../storage/segment/payload-cache';
 import { fillHeld, HeldBlocks, keepReceived } from '../exec/held-blocks';
 import { ShardSession } from '../exec/shard-session';
@@ -29,7 +30,8 @@ if (parentPort !== null) {
     return { ...counters, bytes: counters.bytes + heldBlocks.bytes };
   };
   // Every response goes through here: the main thread counts them (held-blocks.ts).
-  const reply = (response: WorkerResponse): void => port.postMessage({ ...response, held: heldBlocks.delta() } satisfies WorkerResponse);
+  const reply = (response: WorkerResponse): void =>
+    port.postMessage({ ...response, held: heldBlocks.delta(), heap: threadHeapBytes() } satisfies WorkerResponse);
   const sessions = new Map<number, ShardSession>();
   port.on('message', (request: WorkerRequest) => {
     if (request.release !== undefined) heldBlocks.release(request.release);

@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`, `ui`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`, `pressure`, `ui`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
@@ -10,6 +10,7 @@ import { runFeaturesBench } from './features';
 import { runFlushBench } from './flush';
 import { runIngestBench } from './ingest';
 import { runPlacementBench } from './placement';
+import { runPressureBench } from './pressure';
 import { runQueryBench } from './query';
 import { runScanBench } from './scan';
 import { runSpreadBench } from './spread';
@@ -126,12 +127,19 @@ async function main(): Promise<void> {
         batch: Number(values.batch ?? 1_000),
       });
       return;
+    case 'pressure':
+      await runPressureBench({
+        events: Number(values.events ?? 1_000_000),
+        seconds: Number(values.seconds ?? 60),
+        nodes: Number(values.nodes ?? 1),
+      });
+      return;
     case 'ui':
       await runUiBench({ events: Number(values.events ?? 10_000_000), runs: Number(values.runs ?? 7) });
       return;
     default:
       throw new Error(
-        `unknown benchmark "${name}" (known: ingest, auth, query, flush, compact, scan, cluster, spread, placement, features, tail, ui)`,
+        `unknown benchmark "${name}" (known: ingest, auth, query, flush, compact, scan, cluster, spread, placement, features, tail, pressure, ui)`,
       );
   }
 }

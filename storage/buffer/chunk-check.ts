@@ -6,7 +6,7 @@
  * read of its memtable, so it is refused whole at decode time instead.
  */
 import { isAscii } from 'buffer';
-import { INDEX_COLUMN, isValidIndexName, RAW_COLUMN, TIME_COLUMN } from '../core/event';
+import { INDEX_COLUMN, isStoredIndexName, RAW_COLUMN, TIME_COLUMN } from '../core/event';
 import { bucketEndOf, type Placement } from '../core/partition';
 import type { ChunkField, ChunkFieldType, EventChunk, PackedStrings } from './event-chunk';
 
@@ -83,7 +83,7 @@ function checkChunkShape(chunk: unknown, what: string): void {
  */
 export function checkChunk(chunk: EventChunk, placement: Placement, what: string): void {
   const { key, count } = chunk;
-  if (!isValidIndexName(key.index)) throw new ChunkRecordError(`${what} is of index ${quoted(key.index)}, which is not an index name`);
+  if (!isStoredIndexName(key.index)) throw new ChunkRecordError(`${what} is of index ${quoted(key.index)}, which is not an index name`);
   // A key's bucket is a bucket's start or a split inside it: which splits exist, the cluster knows (share-checks.ts).
   if (!(key.bucket >= 0)) throw new ChunkRecordError(`${what}'s bucket ${key.bucket} is before 1970`);
   if (key.partition < 0 || key.partition >= placement.partitions)

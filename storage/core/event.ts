@@ -33,3 +33,27 @@ export const INDEX_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,127}$/;
 export function isValidIndexName(name: string): boolean {
   return INDEX_NAME_PATTERN.test(name);
 }
+
+/**
+ * The audit log's index. Its name starts with `_`, which no user index can, so nobody can ingest
+ * into it, and no index pattern but its exact name reads it (storage/scan.ts indexMatcher).
+ */
+export const AUDIT_INDEX = '_audit';
+
+/** Indexes only the server writes. */
+const INTERNAL_INDEXES: ReadonlySet<string> = new Set([AUDIT_INDEX]);
+
+/** An index the server keeps for itself: it never appears in index lists, catalogs or `from *`. */
+export function isInternalIndexName(name: string): boolean {
+  return name.startsWith('_');
+}
+
+/** A name storage holds: a user index name, or one of the server's own. */
+export function isStoredIndexName(name: string): boolean {
+  return isValidIndexName(name) || INTERNAL_INDEXES.has(name);
+}
+
+/** Every index a user may name: all but the internal ones. */
+export function isUserIndexName(name: string): boolean {
+  return !isInternalIndexName(name);
+}

@@ -33,6 +33,21 @@ interface NativeDb {
   getProperty(name: string): Promise<string>;
 }
 
+/** `buffer_manager.memtable_max_bytes` by default (docs/benchmarks.md, "Figures behind the constants"). */
+export const DEFAULT_MEMTABLE_BYTES = 128 * 1024 * 1024;
+/** The smallest memtable RocksDB is given: below it, write-buffer records reach SSTs before their delete. */
+const MIN_MEMTABLE_BYTES = 4 * 1024 * 1024;
+
+/** What RocksDB holds in memory, from its properties. */
+export interface RocksMemory {
+  /** Active and immutable memtables. */
+  memtableBytes: number;
+  /** RocksDB's own block cache (compressed SST blocks, index and filter blocks). */
+  blockCacheBytes: number;
+  /** Open SST readers' index and filter memory outside the block cache. */
+  tableReaderBytes: number;
+}
+
 export class Rocks {
   private walHandle: { number: number; file: fs.promises.FileHandle } | null = null;
   private closed = false;
@@ -42,13 +57,18 @@ export class Rocks {
     readonly dir: string,
   ) {}
 
-  static async open(dir: string): Promise<Rocks> {
+  /**
+   * @param memtableBytes the most RocksDB's memtables hold at once (`buffer_manager.memtable_max_bytes`):
+   * two memtables of half of it, one taking writes while the other is written out.
+   */
+  static async open(dir: string, memtableBytes = DEFAULT_MEMTABLE_BYTES): Promise<Rocks> {
     fs.mkdirSync(dir, { recursive: true });
     const db: NativeDb = new RocksDB(dir, {
-      // Write-buffer records are deleted about a flush interval after they are written: a large
-      // memtable lets the put and its delete meet in memory, so most records never reach an SST.
-      writeBufferSize: 256 * 1024 * 1024,
-      maxWriteBufferNumber: 3,
+      // Write-buffer records are deleted about a flush interval after they are written: a memtable
+      // that takes seconds of ingest lets the put and its delete meet in memory, so most records
+      // never reach an SST. A larger one costs resident memory that glibc rarely gives back.
+      writeBufferSize: Math.max(MIN_MEMTABLE_BYTES, Math.floor(memtableBytes / 2)),
+      maxWriteBufferNumber: 2,
     });
     try {
       await db.ready();
@@ -63,6 +83,17 @@ export class Rocks {
       throw error;
     }
     return new Rocks(db, dir);
+  }
+
+  /** What RocksDB holds in memory now. */
+  async memory(): Promise<RocksMemory> {
+    const read = async (name: string): Promise<number> => Number(await this.db.getProperty(name)) || 0;
+    const [memtableBytes, blockCacheBytes, tableReaderBytes] = await Promise.all([
+      read('rocksdb.cur-size-all-mem-tables'),
+      read('rocksdb.block-cache-usage'),
+      read('rocksdb.estimate-table-readers-mem'),
+    ]);
+    return { memtableBytes, blockCacheBytes, tableReaderBytes };
   }
 
   /** Applies all operations atomically. Resolves once they are in RocksDB's WAL (and synced when `sync`). */

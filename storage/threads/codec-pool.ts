@@ -5,7 +5,7 @@
 import os from 'os';
 import path from 'path';
 import type { CodecRequest, CodecResponse, CodecResult, CodecWorkerData, MergeInput } from './codec-worker';
-import { BULK_YOUNG_GENERATION_MB, WorkerPool } from './worker-pool';
+import { BULK_YOUNG_GENERATION_MB, IDLE_WORKER_STOP_MS, WorkerPool } from './worker-pool';
 import { runCodecRequest } from './codec-worker';
 import type { ChunkPiece } from '../buffer/event-chunk';
 import type { EncodeSegmentOptions } from '../segment/segment-encoder';
@@ -30,6 +30,7 @@ export class CodecPool {
     this.workers = new WorkerPool<CodecResponse>(path.join(__dirname, 'codec-worker.js'), size, {
       workerData,
       resourceLimits: { maxYoungGenerationSizeMb: BULK_YOUNG_GENERATION_MB },
+      idleStopMs: IDLE_WORKER_STOP_MS,
     });
   }
 
@@ -52,6 +53,11 @@ export class CodecPool {
     result.blockData = result.blockData.map((blocks) => blocks.map((block) => toBuffer(block)));
     result.blooms = result.blooms.map((bloom) => toBuffer(bloom));
     return result;
+  }
+
+  /** The running workers' heaps, as of their last responses. */
+  get heapBytes(): number {
+    return this.workers.heapBytes;
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@
  * transferred ArrayBuffers, so nothing large is copied twice.
  */
 import { parentPort, workerData } from 'worker_threads';
+import { threadHeapBytes } from './thread-memory';
 import { rowSetOfPieces } from '../buffer/chunk-read';
 import type { ColumnBatch } from '../core/column';
 import type { ChunkPiece } from '../buffer/event-chunk';
@@ -86,7 +87,7 @@ if (parentPort !== null) {
     } catch (error) {
       response = { id: request.id, ok: false, error: (error as Error).stack ?? String(error) };
     }
-    port.postMessage(response, transfer);
+    port.postMessage({ ...response, heap: threadHeapBytes() }, transfer);
   });
 }
 

@@ -82,6 +82,7 @@ const SAMPLES: Sample[] = [
   { method: 'GET', path: '/cache/stats', need: 'query' },
   { method: 'GET', path: '/compaction/history', need: 'query' },
   { method: 'GET', path: '/cluster/status', need: 'query' },
+  { method: 'GET', path: '/audit', need: 'admin' },
 ];
 
 function send(api: string, sample: Sample, headers: Record<string, string>): Promise<Answer> {

@@ -1,8 +1,11 @@
 /**
  * Clients to the other nodes: one gRPC client (one channel, one HTTP/2 connection) per peer
- * address, made on first use and reused by every service; every call has a deadline.
+ * address, made on first use and reused by every service; every call has a deadline. With
+ * `tls.enabled` the channels are TLS, trusting `tls.ca_file` (the system's CAs without it) and
+ * presenting the node's certificate; a reload of the certificate makes new channels.
  */
 import * as grpc from '@grpc/grpc-js';
+import type { TlsFiles, TlsMaterial } from '../../core/tls-material';
 import { callObserver, type FinishedCall } from './call-observer';
 import { GRPC_MAX_REPLY_BYTES, GRPC_MAX_REQUEST_BYTES } from './limits';
 import { FACT_PREFIX, REFUSAL_KEY } from './server';
@@ -50,9 +53,19 @@ export class PeerCallError extends Error {
   }
 }
 
+/** Channels made before a certificate reload are closed this long after it, so that calls on them can end. */
+const RETIRED_CHANNEL_GRACE_MS = 60_000;
+
+function credentialsOf(files: TlsFiles | null): grpc.ChannelCredentials {
+  return files === null ? grpc.credentials.createInsecure() : grpc.credentials.createSsl(files.ca, files.key, files.cert);
+}
+
 export class PeerClients {
   private readonly clients = new Map<string, grpc.Client>();
   private readonly interceptors: grpc.Interceptor[] = [];
+  private credentials: grpc.ChannelCredentials;
+  private readonly retiring = new Set<NodeJS.Timeout>();
+  private readonly stopWatchingTls: () => void;
 
   /**
    * @param reconnectBackoffMs the longest a channel waits before reconnecting to a peer that went
@@ -62,15 +75,31 @@ export class PeerClients {
     private readonly reconnectBackoffMs = 1000,
     /** Added to every call's metadata (the proof of cluster.secret, proof-sender.ts); observers come after it. */
     outgoing: grpc.Interceptor[] = [],
+    tls: TlsMaterial | null = null,
   ) {
     this.interceptors.push(...outgoing);
+    this.credentials = credentialsOf(tls?.files ?? null);
+    this.stopWatchingTls = tls === null ? () => undefined : tls.onChange((files) => this.renewCredentials(files));
+  }
+
+  /** A reloaded certificate: later calls go over new channels; the old ones close after a grace period. */
+  private renewCredentials(files: TlsFiles): void {
+    this.credentials = credentialsOf(files);
+    const old = [...this.clients.values()];
+    this.clients.clear();
+    const timer = setTimeout(() => {
+      this.retiring.delete(timer);
+      for (const client of old) client.close();
+    }, RETIRED_CHANNEL_GRACE_MS);
+    timer.unref();
+    this.retiring.add(timer);
   }
 
   /** The one client to `address`; other services' calls on it share its connection. */
   client(address: string): grpc.Client {
     let client = this.clients.get(address);
     if (client === undefined) {
-      client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+      client = new grpc.Client(address, this.credentials, {
         'grpc.initial_reconnect_backoff_ms': Math.min(this.reconnectBackoffMs, 1000),
         'grpc.max_reconnect_backoff_ms': this.reconnectBackoffMs,
         // Node-to-node traffic goes straight to the peer, never through an HTTP proxy set for the process.
@@ -121,6 +150,9 @@ export class PeerClients {
   }
 
   close(): void {
+    this.stopWatchingTls();
+    for (const timer of this.retiring) clearTimeout(timer);
+    this.retiring.clear();
     for (const client of this.clients.values()) client.close();
     this.clients.clear();
   }

@@ -9,31 +9,22 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../core/logger';
 import { methodNames } from './call-observer';
 import { checkProof, PROOF_KEY, type ProofFailure } from './call-proof';
+import { RefusalLog } from './refusal-log';
 import { REFUSAL_KEY } from './server';
 
 export type SecretRefusalObserver = (service: string, method: string, reason: ProofFailure) => void;
 
-/** Refusals from one address are logged at most this often. */
-export const REFUSAL_LOG_INTERVAL_MS = 60_000;
-/** Addresses remembered for that at most: past it, refusals from new addresses are only counted until a minute passed. */
-const MAX_REMEMBERED = 1000;
-
-/** `127.0.0.1:53211` -> `127.0.0.1`: each connection of a peer has its own port. */
-function hostOf(peer: string): string {
-  const colon = peer.lastIndexOf(':');
-  return colon < 0 ? peer : peer.slice(0, colon);
-}
-
 export class SecretGuard {
   private readonly observers: SecretRefusalObserver[] = [];
-  /** When refusals from each address were last logged. */
-  private readonly lastLogged = new Map<string, number>();
+  private readonly log: RefusalLog;
 
   constructor(
     private readonly secret: string,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.log = new RefusalLog(logger, now);
+  }
 
   /** Calls `observer` for every refusal from now on (the metrics). */
   observe(observer: SecretRefusalObserver): void {
@@ -62,17 +53,10 @@ export class SecretGuard {
   private refused(path: string, peer: string, reason: ProofFailure, message: string): void {
     const { service, method } = methodNames(path);
     for (const observer of this.observers) observer(service, method, reason);
-    const host = hostOf(peer);
-    const now = this.now();
-    const last = this.lastLogged.get(host);
-    if (last !== undefined && now - last < REFUSAL_LOG_INTERVAL_MS) return;
-    if (last === undefined && this.lastLogged.size >= MAX_REMEMBERED) {
-      for (const [known, at] of this.lastLogged) if (now - at >= REFUSAL_LOG_INTERVAL_MS) this.lastLogged.delete(known);
-      if (this.lastLogged.size >= MAX_REMEMBERED) return;
-    }
-    this.lastLogged.set(host, now);
-    this.logger.warn(
-      `cluster: refused ${service}.${method} from ${peer} (${reason}): ${message}; further refusals from ${host} are logged at most once a minute`,
+    this.log.refused(
+      peer,
+      (host) =>
+        `cluster: refused ${service}.${method} from ${peer} (${reason}): ${message}; further refusals from ${host} are logged at most once a minute`,
     );
   }
 }

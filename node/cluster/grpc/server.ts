@@ -7,9 +7,16 @@
  * The server accepts connections on its own socket and hands each to grpc-js only once the peer
  * sent the HTTP/2 client preface: grpc-js keeps a connection that never sends one open without
  * limit, so anyone could hold sockets and memory on the port.
+ *
+ * With `tls.enabled` the port is TLS: the handshake comes first (bounded by the same timeout) and
+ * grpc-js gets the decrypted connection; each handshake takes the certificate of the moment, so a
+ * SIGHUP reload applies to the next connection. With `tls.ca_file` the peer must present a
+ * certificate that CA signed (mutual TLS); a failed handshake is reported to `onTlsRefused`.
  */
 import net from 'net';
+import tls from 'tls';
 import * as grpc from '@grpc/grpc-js';
+import type { TlsFiles, TlsMaterial } from '../../core/tls-material';
 import { GRPC_MAX_REPLY_BYTES, GRPC_MAX_REQUEST_BYTES } from './limits';
 
 export const REFUSAL_KEY = 'trawl-refusal';
@@ -68,6 +75,18 @@ export function unary<Request, Reply>(
   };
 }
 
+/** `address:port` of the other end of a connection, for the log. */
+function peerOf(socket: net.Socket): string {
+  return `${socket.remoteAddress ?? 'unknown'}:${socket.remotePort ?? 0}`;
+}
+
+/** A failed handshake in words: OpenSSL's message names its source file, and plain text on the port reads as a wrong version. */
+function handshakeFailure(error: Error & { code?: string }): string {
+  if (/WRONG_VERSION_NUMBER|HTTP_REQUEST/.test(error.code ?? '')) return 'it does not speak TLS (is tls.enabled set on every node?)';
+  const reason = /:SSL routines:[^:]*:([^:]+):/.exec(error.message)?.[1];
+  return reason ?? error.message.split('\n', 1)[0] ?? error.message;
+}
+
 /** What an HTTP/2 client sends first on a connection (RFC 9113, section 3.4). */
 const CLIENT_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 /** How long a new connection may take to send the whole preface before it is closed. */
@@ -93,6 +112,10 @@ export interface GrpcServerOptions {
   prefaceTimeoutMs?: number;
   /** Run on every call of every service before its handler (the check of cluster.secret, secret-guard.ts). */
   interceptors?: grpc.ServerInterceptor[];
+  /** The node's certificate when `tls.enabled`: connections are TLS, and mutual with a CA. */
+  tls?: TlsMaterial | null;
+  /** A connection that failed its TLS handshake (not TLS, no certificate, one the CA did not sign): the peer's address and why. */
+  onTlsRefused?: (peer: string, reason: string) => void;
 }
 
 export class GrpcServer {
@@ -102,9 +125,13 @@ export class GrpcServer {
   private readonly awaitingPreface = new Set<net.Socket>();
   private listening = false;
   private readonly prefaceTimeoutMs: number;
+  private readonly tls: TlsMaterial | null;
+  private readonly onTlsRefused: (peer: string, reason: string) => void;
 
   constructor(options: GrpcServerOptions = {}) {
     this.prefaceTimeoutMs = options.prefaceTimeoutMs ?? DEFAULT_PREFACE_TIMEOUT_MS;
+    this.tls = options.tls ?? null;
+    this.onTlsRefused = options.onTlsRefused ?? (() => undefined);
     this.server = new grpc.Server({
       'grpc.max_receive_message_length': GRPC_MAX_REQUEST_BYTES,
       'grpc.max_send_message_length': GRPC_MAX_REPLY_BYTES,
@@ -118,11 +145,14 @@ export class GrpcServer {
     this.server.addService(service, implementation);
   }
 
-  /** Binds `address` (host:port, port 0 for any) without TLS; resolves with the bound port. */
+  /** Binds `address` (host:port, port 0 for any); resolves with the bound port. */
   listen(address: string): Promise<number> {
     const { host, port } = hostAndPort(address);
     const injector = this.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
-    const listener = net.createServer({ noDelay: true }, (socket) => this.admit(socket, injector));
+    const listener =
+      this.tls === null
+        ? net.createServer({ noDelay: true }, (socket) => this.admit(socket, injector))
+        : this.tlsListener(this.tls, injector);
     return new Promise((resolve, reject) => {
       listener.once('error', (error) => {
         injector.destroy();
@@ -138,7 +168,7 @@ export class GrpcServer {
     });
   }
 
-  /** Reads the client preface under a timer, then gives grpc-js the connection with the bytes read put back. */
+  /** Reads the client preface (after the TLS handshake, with TLS) under a timer, then gives grpc-js the connection with the bytes read put back. */
   private admit(socket: net.Socket, injector: grpc.ConnectionInjector): void {
     this.awaitingPreface.add(socket);
     let received = Buffer.alloc(0);
@@ -173,6 +203,52 @@ export class GrpcServer {
       clearTimeout(timer);
       this.awaitingPreface.delete(socket);
     });
+  }
+
+  /**
+   * The listener of a TLS port: the handshake is bounded like the preface; the client's certificate
+   * is checked here (not by the TLS layer, so that the refusal can say why); a reload applies to
+   * the next handshake.
+   */
+  private tlsListener(material: TlsMaterial, injector: grpc.ConnectionInjector): net.Server {
+    const contextOptions = (files: TlsFiles): tls.SecureContextOptions & { requestCert: boolean } => ({
+      cert: files.cert,
+      key: files.key,
+      ...(files.ca === null ? {} : { ca: files.ca }),
+      requestCert: files.ca !== null,
+    });
+    const listener = tls.createServer(
+      {
+        ...contextOptions(material.files),
+        rejectUnauthorized: false,
+        ALPNProtocols: ['h2'],
+        handshakeTimeout: this.prefaceTimeoutMs,
+        noDelay: true,
+      },
+      (socket) => {
+        if (material.mutual && !socket.authorized) {
+          const presented = Object.keys(socket.getPeerCertificate()).length > 0;
+          this.onTlsRefused(
+            peerOf(socket),
+            presented ? `tls.ca_file did not verify its certificate (${String(socket.authorizationError)})` : 'it presented no certificate',
+          );
+          socket.destroy();
+          return;
+        }
+        this.admit(socket, injector);
+      },
+    );
+    listener.on('tlsClientError', (error: Error & { code?: string }, socket: tls.TLSSocket) =>
+      this.onTlsRefused(peerOf(socket), handshakeFailure(error)),
+    );
+    const stop = material.onChange((files) => {
+      const options = contextOptions(files);
+      listener.setSecureContext(options);
+      // Read by each new handshake: a CA added by the reload asks the next peers for certificates.
+      (listener as tls.Server & { requestCert: boolean }).requestCert = options.requestCert;
+    });
+    listener.once('close', stop);
+    return listener;
   }
 
   /** Lets calls in flight finish for up to `graceMs`, then cuts the rest. */

@@ -11,7 +11,8 @@ import { checkProof, PROOF_WINDOW_MS, signProof } from '../../../node/cluster/gr
 import { PeerClients } from '../../../node/cluster/grpc/peers';
 import { proofSender } from '../../../node/cluster/grpc/proof-sender';
 import { METADATA, METADATA_SERVICE } from '../../../node/cluster/grpc/proto';
-import { REFUSAL_LOG_INTERVAL_MS, SecretGuard } from '../../../node/cluster/grpc/secret-guard';
+import { REFUSAL_LOG_INTERVAL_MS } from '../../../node/cluster/grpc/refusal-log';
+import { SecretGuard } from '../../../node/cluster/grpc/secret-guard';
 import { GrpcServer, unary } from '../../../node/cluster/grpc/server';
 import { protocolVersion } from '../../../node/cluster/grpc/wire';
 import type * as wire from '../../../node/cluster/grpc/messages';

@@ -31,9 +31,9 @@ function checkAgainstSettings(app: App, body: AlertBody): void {
   }
 }
 
-export async function writeAlert(app: App, change: MetadataWrite): Promise<MetadataRecord | null> {
+export async function writeAlert(app: App, request: FastifyRequest, change: MetadataWrite): Promise<MetadataRecord | null> {
   if (change.op !== 'delete') checkAgainstSettings(app, change.record);
-  return writeRecord(app, change);
+  return writeRecord(app, request, change);
 }
 
 /** The stored alert of that id; 404 NOT_FOUND when there is none. */

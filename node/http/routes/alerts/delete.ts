@@ -5,7 +5,7 @@ import { ALERT_COLLECTION, ID_PARAMS, writeAlert } from './alerts';
 
 export function deleteAlertRoute(server: FastifyInstance, app: App): void {
   server.delete<{ Params: { id: string } }>('/alerts/:id', { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    await writeAlert(app, { collection: ALERT_COLLECTION, op: 'delete', id: request.params.id });
+    await writeAlert(app, request, { collection: ALERT_COLLECTION, op: 'delete', id: request.params.id });
     return reply.status(204).send();
   });
 }

@@ -8,7 +8,7 @@ export function replaceAlertRoute(server: FastifyInstance, app: App): void {
     '/alerts/:id',
     { schema: { params: ID_PARAMS, body: ALERT_BODY_SCHEMA }, config: JSON_BODY },
     async (request) => {
-      const record = await writeAlert(app, {
+      const record = await writeAlert(app, request, {
         collection: ALERT_COLLECTION,
         op: 'replace',
         id: request.params.id,

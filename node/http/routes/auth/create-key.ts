@@ -1,10 +1,11 @@
-/** `POST /auth/keys`: a new key; 201 with its token, shown this once. */
+/** `POST /auth/keys`: a new key; 201 with its token, shown this once (the audit log names the key, never its token). */
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import type { Authenticator } from '../../../auth/authenticator';
 import { expiryOf, issueKey } from '../../../auth/key-issue';
 import { KEY_SCOPES, type KeyScope } from '../../../metadata/api-key';
 import { metadataApiError } from '../../../metadata/api-error';
+import { audited } from '../../audit-request';
 import { JSON_BODY, keyView } from './keys';
 
 interface CreateKeyBody {
@@ -30,11 +31,19 @@ export function createKeyRoute(server: FastifyInstance, app: App, authenticator:
   server.post<{ Body: CreateKeyBody }>('/auth/keys', { schema: { body: CREATE_KEY_SCHEMA }, config: JSON_BODY }, async (request, reply) => {
     const { name, scope = 'full', expires_in: expiresIn = 'never', description = null } = request.body;
     const expiresAt = expiryOf(expiresIn, Date.now());
-    try {
-      const { record, token } = await issueKey(app.metadataWriter, { name, scope, description, expiresAt });
-      return reply.status(201).send({ data: { ...keyView(record, authenticator), token } });
-    } catch (error) {
-      throw metadataApiError(error);
-    }
+    const issued = await audited(
+      app,
+      request,
+      'auth.key.create',
+      ({ record }) => ({ target: String(record.id), targetName: name }),
+      async () => {
+        try {
+          return await issueKey(app.metadataWriter, { name, scope, description, expiresAt });
+        } catch (error) {
+          throw metadataApiError(error);
+        }
+      },
+    );
+    return reply.status(201).send({ data: { ...keyView(issued.record, authenticator), token: issued.token } });
   });
 }

@@ -8,7 +8,7 @@ export function createDashboardRoute(server: FastifyInstance, app: App): void {
     '/dashboards',
     { schema: { body: DASHBOARD_BODY_SCHEMA }, config: JSON_BODY },
     async (request, reply) => {
-      const record = await writeDashboard(app, { collection: DASHBOARD_COLLECTION, op: 'create', record: { ...request.body } });
+      const record = await writeDashboard(app, request, { collection: DASHBOARD_COLLECTION, op: 'create', record: { ...request.body } });
       return reply.status(201).send({ data: record });
     },
   );

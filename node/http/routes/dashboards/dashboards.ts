@@ -1,4 +1,5 @@
 /** What the dashboard endpoints share: the body schema, and writes through the metadata writer. */
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../app/app';
 import { DASHBOARDS } from '../../../metadata/collections';
 import { dashboardRecord } from '../../../metadata/dashboard';
@@ -18,7 +19,7 @@ export const DASHBOARD_BODY_SCHEMA = {
 export type DashboardBody = Record<string, unknown>;
 
 /** Checked here first for the query length limit, which the store's authority does not know. */
-export async function writeDashboard(app: App, change: MetadataWrite): Promise<MetadataRecord | null> {
+export async function writeDashboard(app: App, request: FastifyRequest, change: MetadataWrite): Promise<MetadataRecord | null> {
   if (change.op !== 'delete') dashboardRecord(change.record, app.settings.query.maxQueryLength);
-  return writeRecord(app, change);
+  return writeRecord(app, request, change);
 }

@@ -8,7 +8,7 @@ export function replaceDashboardRoute(server: FastifyInstance, app: App): void {
     '/dashboards/:id',
     { schema: { params: ID_PARAMS, body: DASHBOARD_BODY_SCHEMA }, config: JSON_BODY },
     async (request) => ({
-      data: await writeDashboard(app, {
+      data: await writeDashboard(app, request, {
         collection: DASHBOARD_COLLECTION,
         op: 'replace',
         id: request.params.id,

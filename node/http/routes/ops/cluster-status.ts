@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import path from 'path';
 import type { App } from '../../../app/app';
+import { isUserIndexName } from '../../../../storage/core/event';
 import { membershipStatus } from '../../../cluster/cluster-status';
 
 export function clusterStatusRoute(server: FastifyInstance, app: App): void {
@@ -34,7 +35,7 @@ export function clusterStatusRoute(server: FastifyInstance, app: App): void {
             last_heartbeat: new Date().toISOString(),
           },
         ],
-        index_count: stats.indexCount,
+        index_count: stats.indexes.filter(isUserIndexName).length,
         segment_count: stats.segmentCount,
         buffered_size: stats.bufferedBytes,
         buffered_events: stats.bufferedEvents,

@@ -16,7 +16,7 @@ export function jsonMetricsRoute(server: FastifyInstance, app: App): void {
           disk_bytes: app.engine.diskBytes(),
           buffered_events: stats.bufferedEvents,
           buffered_bytes: stats.bufferedBytes,
-          total_events: stats.totalEvents,
+          total_events: stats.user.totalEvents,
           compaction_running: backlog.running,
           compaction_pending: backlog.pending,
         },

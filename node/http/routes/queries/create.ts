@@ -16,7 +16,7 @@ export function createSavedQueryRoute(server: FastifyInstance, app: App): void {
     { schema: { body: SAVED_QUERY_BODY_SCHEMA }, config: JSON_BODY },
     async (request, reply) => {
       checkSavedQueryLength(app, request.body.q);
-      const record = await writeSavedQuery(app, { collection: SAVED_QUERY_COLLECTION, op: 'create', record: { ...request.body } });
+      const record = await writeSavedQuery(app, request, { collection: SAVED_QUERY_COLLECTION, op: 'create', record: { ...request.body } });
       return reply.status(201).send({ data: record });
     },
   );

@@ -5,7 +5,7 @@ import { SAVED_QUERY_COLLECTION, ID_PARAMS, writeSavedQuery } from './saved-quer
 
 export function deleteSavedQueryRoute(server: FastifyInstance, app: App): void {
   server.delete<{ Params: { id: string } }>('/queries/:id', { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    await writeSavedQuery(app, { collection: SAVED_QUERY_COLLECTION, op: 'delete', id: request.params.id });
+    await writeSavedQuery(app, request, { collection: SAVED_QUERY_COLLECTION, op: 'delete', id: request.params.id });
     return reply.status(204).send();
   });
 }

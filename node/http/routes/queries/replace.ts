@@ -18,7 +18,7 @@ export function replaceSavedQueryRoute(server: FastifyInstance, app: App): void 
     async (request) => {
       checkSavedQueryLength(app, request.body.q);
       return {
-        data: await writeSavedQuery(app, {
+        data: await writeSavedQuery(app, request, {
           collection: SAVED_QUERY_COLLECTION,
           op: 'replace',
           id: request.params.id,

@@ -1,4 +1,5 @@
 /** What the saved-query endpoints share: the store to read, the writer to change it, and their schemas. */
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../../app/app';
 import { checkQueryLength } from '../../../core/errors';
 import { SAVED_QUERIES } from '../../../metadata/collections';
@@ -31,8 +32,8 @@ export const SAVED_QUERY_BODY_SCHEMA = {
 export const SAVED_QUERY_COLLECTION = SAVED_QUERIES.name;
 
 /** A change through the app's metadata writer, whose authority checks the record again and assigns id and times. */
-export function writeSavedQuery(app: App, change: MetadataWrite): Promise<MetadataRecord | null> {
-  return writeRecord(app, change);
+export function writeSavedQuery(app: App, request: FastifyRequest, change: MetadataWrite): Promise<MetadataRecord | null> {
+  return writeRecord(app, request, change);
 }
 
 /** The text must be runnable, so the query length limit applies when it is saved too. */
