@@ -43,6 +43,11 @@ export default tseslint.config(
     },
   },
   {
+    // The UI's build script runs in Node.
+    files: ['ui/build.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },

@@ -23,6 +23,9 @@ const ANY = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const RULES: readonly Rule[] = [
   { methods: READ, path: '^/health', need: 'open' },
   { methods: READ, path: '^/metrics', need: 'open' },
+  // The web UI's page and assets: the page asks for a token when an API call answers 401.
+  { methods: READ, path: '^/', need: 'open' },
+  { methods: READ, path: '^/assets/*', need: 'open' },
   // Key management and the node's own config: the root key alone.
   { methods: ANY, path: '/auth/*', need: 'root' },
   { methods: ['PATCH'], path: '/config', need: 'root' },

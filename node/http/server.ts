@@ -30,6 +30,7 @@ import { discoveryRoutes } from './routes/discovery';
 import { histogramRoutes } from './routes/histogram';
 import { tailRoutes } from './routes/tail';
 import { savedQueryRoutes } from './routes/queries/index';
+import { webUiRoutes } from './routes/web-ui';
 import { schemaError } from './schema-errors';
 
 /** Paths the official Elasticsearch clients talk to: they need this header on every answer. */
@@ -124,6 +125,8 @@ export async function buildServer(app: App): Promise<FastifyInstance> {
   });
 
   await server.register(rootRoutes(app));
+  // The web UI at `/` and `/assets/...`: no API path starts with either.
+  await server.register(webUiRoutes());
   const flow = new IngestFlow(app, new IngestRateLimiter(() => app.settings.ingest.rateLimit));
   await server.register(
     async (api) => {

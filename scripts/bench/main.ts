@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`, `pressure`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`, `pressure`, `ui`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
@@ -15,6 +15,7 @@ import { runQueryBench } from './query';
 import { runScanBench } from './scan';
 import { runSpreadBench } from './spread';
 import { runTailBench } from './tail';
+import { runUiBench } from './ui';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -133,9 +134,12 @@ async function main(): Promise<void> {
         nodes: Number(values.nodes ?? 1),
       });
       return;
+    case 'ui':
+      await runUiBench({ events: Number(values.events ?? 10_000_000), runs: Number(values.runs ?? 7) });
+      return;
     default:
       throw new Error(
-        `unknown benchmark "${name}" (known: ingest, auth, query, flush, compact, scan, cluster, spread, placement, features, tail, pressure)`,
+        `unknown benchmark "${name}" (known: ingest, auth, query, flush, compact, scan, cluster, spread, placement, features, tail, pressure, ui)`,
       );
   }
 }

@@ -1,0 +1,77 @@
+/**
+ * In Chromium: with auth on, the page asks for a token when the API answers 401, keeps it for the
+ * tab (sessionStorage) and runs with it; against a node without some endpoints (a proxy pointing
+ * them at paths the node does not serve), each page says what the server lacks instead of failing.
+ */
+import { strict as assert } from 'assert';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { dispose } from '../helpers/api';
+import { bearer, printedRootToken } from '../helpers/auth';
+import { launchBrowser, openPage, screenshotOnFailure } from '../helpers/browser';
+import { startPrefixProxy, type PrefixProxy } from '../helpers/prefix-proxy';
+import { postJson, TestServer } from '../helpers/server';
+
+describe('ui: token prompt and missing endpoints', function () {
+  this.timeout(60_000);
+  let server: TestServer | undefined;
+  let proxy: PrefixProxy | undefined;
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let errors: string[];
+  let root: string;
+
+  before(async () => {
+    [server, browser] = await Promise.all([TestServer.start({ set: { 'auth.enabled': true } }), launchBrowser()]);
+    root = printedRootToken(server.log);
+    const events = Array.from({ length: 12 }, (_, i) => ({ event: `login ${i}`, fields: { level: 'info' } }));
+    assert.equal((await postJson(`${server.api}/ingest`, events, bearer(root))).status, 200);
+    // A node without the histogram, dashboards and alerts: those paths answer its own 404.
+    proxy = await startPrefixProxy(server.url, '/trawl/', (path) =>
+      path.replace(/^\/api\/v1\/(histogram|dashboards|alerts)/, '/api/v1/no-$1'),
+    );
+  });
+
+  beforeEach(async () => {
+    ({ context, page, errors } = await openPage(browser!));
+  });
+
+  afterEach(async function () {
+    await screenshotOnFailure(this.currentTest, page);
+    assert.deepEqual(errors, [], 'no error in the page');
+    await context?.close();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await proxy?.close();
+    await dispose(server);
+  });
+
+  it('asks for a token on 401, keeps it for the tab, and runs with it', async () => {
+    await page.goto(`${server!.url}/#/search?q=from%20main&from=-1h`);
+    const dialog = page.getByRole('dialog', { name: 'This server needs an API token' });
+    await dialog.waitFor();
+    await dialog.getByLabel('API token').fill(root);
+    await dialog.getByRole('button', { name: 'Use token' }).click();
+    await page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
+    assert.equal(await page.evaluate("sessionStorage.getItem('trawl.token')"), root);
+
+    await page.reload();
+    await page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
+    assert.equal(await dialog.count(), 0, 'no prompt while the tab keeps the token');
+  });
+
+  it('says which feature the server lacks instead of failing', async () => {
+    await page.goto(`${proxy!.url}#/search?q=from%20main&from=-1h`);
+    await page.getByRole('textbox', { name: 'API token' }).fill(root);
+    await page.getByRole('button', { name: 'Use token' }).click();
+    await page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
+    await page.getByText('This server has no histogram (GET /histogram).').waitFor();
+
+    await page.getByRole('link', { name: 'Dashboards' }).click();
+    await page.getByText('This server has no dashboards (/dashboards).').waitFor();
+    await page.getByRole('link', { name: 'Alerts' }).click();
+    await page.getByText('This server has no alerts (/alerts).').waitFor();
+  });
+});
