@@ -51,7 +51,7 @@ export interface EngineStats {
   oldestEvent: number | null;
   newestEvent: number | null;
   /** The same counts of the user indexes alone: what the API shows (the internal ones, the audit log, are the server's). */
-  user: { totalEvents: number; eventsToday: number; oldestEvent: number | null; newestEvent: number | null };
+  user: { totalEvents: number; eventsToday: number; bufferedEvents: number; oldestEvent: number | null; newestEvent: number | null };
 }
 
 /** Counts of events, and the oldest and newest time among them. */
@@ -390,8 +390,10 @@ export class StorageEngine extends EventEmitter {
       all.add(header.rowCount, today, header.minTime, header.maxTime);
       if (isUserIndexName(header.index)) user.add(header.rowCount, today, header.minTime, header.maxTime);
     }
+    let userBuffered = 0;
     for (const table of this.bufferedTables()) {
       indexes.add(table.key.index);
+      if (isUserIndexName(table.key.index)) userBuffered += table.count;
       let today = 0;
       for (const chunk of table.chunks) {
         if (chunk.minTime >= dayStart) today += chunk.count;
@@ -412,7 +414,13 @@ export class StorageEngine extends EventEmitter {
       rawBytes,
       oldestEvent: all.oldestEvent,
       newestEvent: all.newestEvent,
-      user: { totalEvents: user.total, eventsToday: user.today, oldestEvent: user.oldestEvent, newestEvent: user.newestEvent },
+      user: {
+        totalEvents: user.total,
+        eventsToday: user.today,
+        bufferedEvents: userBuffered,
+        oldestEvent: user.oldestEvent,
+        newestEvent: user.newestEvent,
+      },
     };
   }
 

@@ -15,6 +15,7 @@ import { canRewrite, rewriteSegments, type StoredSegment } from '../../../storag
 import { decodeSegmentBatches } from '../../../storage/segment/segment-decoder';
 import { encodeSegment, type EncodeSegmentOptions, type EncodedSegment } from '../../../storage/segment/segment-encoder';
 import { tokenize } from '../../../storage/segment/tokenizer';
+import { fuzzRuns } from '../../helpers/fuzz';
 
 const ONE_DAY: Placement = { bucketSpanMicros: 24 * 3_600_000_000, partitions: 1 };
 
@@ -262,7 +263,8 @@ describe("compaction that keeps its inputs' columns (segment-rewrite.ts)", () =>
         const sources = (list: SourceStats[]): unknown => list.map((source) => ({ ...source, fields: [...source.fields].sort() }));
         assert.deepEqual(sources(kept.sources), sources(decoded.sources));
       }),
-      { numRuns: 100 },
+      // 40 runs take ~6 s in the suite; FUZZ_RUNS runs more.
+      { numRuns: fuzzRuns(40) },
     );
   });
 

@@ -38,7 +38,7 @@ export function clusterStatusRoute(server: FastifyInstance, app: App): void {
         index_count: stats.indexes.filter(isUserIndexName).length,
         segment_count: stats.segmentCount,
         buffered_size: stats.bufferedBytes,
-        buffered_events: stats.bufferedEvents,
+        buffered_events: stats.user.bufferedEvents,
         data_dir: path.resolve(app.settings.dataDir),
       },
     };

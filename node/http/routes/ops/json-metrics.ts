@@ -14,7 +14,7 @@ export function jsonMetricsRoute(server: FastifyInstance, app: App): void {
           raw_bytes: stats.rawBytes,
           compression_ratio: stats.rawBytes === 0 ? null : stats.segmentBytes / stats.rawBytes,
           disk_bytes: app.engine.diskBytes(),
-          buffered_events: stats.bufferedEvents,
+          buffered_events: stats.user.bufferedEvents,
           buffered_bytes: stats.bufferedBytes,
           total_events: stats.user.totalEvents,
           compaction_running: backlog.running,

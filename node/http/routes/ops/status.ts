@@ -13,7 +13,7 @@ export function statusRoute(server: FastifyInstance, app: App): void {
         version: app.version,
         uptime_seconds: app.uptimeSeconds(),
         health: 'healthy',
-        storage: { used_bytes: app.engine.diskBytes(), segment_bytes: stats.segmentBytes, buffered_events: stats.bufferedEvents },
+        storage: { used_bytes: app.engine.diskBytes(), segment_bytes: stats.segmentBytes, buffered_events: stats.user.bufferedEvents },
         events: { total: stats.user.totalEvents, today: stats.user.eventsToday },
         queries: { active: app.jobs.running },
         views: { total: 0, active: 0 },

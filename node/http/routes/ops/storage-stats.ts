@@ -18,7 +18,7 @@ export function storageStatsRoute(server: FastifyInstance, app: App): void {
       index_count: indexes.length,
       indexes,
       segment_count: stats.segmentCount,
-      buffered_events: stats.bufferedEvents,
+      buffered_events: stats.user.bufferedEvents,
       sources: sources.size,
       raw_bytes: stats.rawBytes,
       segment_bytes: stats.segmentBytes,
