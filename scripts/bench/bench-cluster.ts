@@ -9,12 +9,13 @@ export async function startBenchCluster(
   nodes: number,
   set: Record<string, string | number | boolean>,
   cli?: string,
+  env?: Record<string, string>,
 ): Promise<TestServer[]> {
   const grpc = await Promise.all(Array.from({ length: nodes }, async () => `127.0.0.1:${await freePort()}`));
   const servers: TestServer[] = [];
   for (let i = 0; i < nodes; i++) {
     servers.push(
-      await TestServer.start({ set, cli, args: ['--node-id', `n${i + 1}`, '--grpc-listen', grpc[i]!, '--seeds', grpc.join(',')] }),
+      await TestServer.start({ set, cli, env, args: ['--node-id', `n${i + 1}`, '--grpc-listen', grpc[i]!, '--seeds', grpc.join(',')] }),
     );
   }
   const deadline = Date.now() + 60_000;

@@ -26,6 +26,9 @@ export interface PressureBenchOptions {
   nodes: number;
 }
 
+/** The allocator settings `npm start` and the Docker image run the server with (README, "Memory"). */
+const MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+
 const QUERY_LOOPS = 4;
 const WRITERS = 4;
 const BATCH = 10_000;
@@ -195,7 +198,7 @@ async function runOn(servers: TestServer[], options: PressureBenchOptions, label
 
 export async function runPressureBench(options: PressureBenchOptions): Promise<void> {
   // The result cache off: every query of the loops is work, not a lookup.
-  const one = await TestServer.start({ set: { 'query.cache_max_bytes': 0 } });
+  const one = await TestServer.start({ set: { 'query.cache_max_bytes': 0 }, env: MALLOC_ENV });
   try {
     await runOn([one], options, 'one node');
   } finally {
