@@ -6,11 +6,15 @@ import type { EvalContext, StaticType } from '../value';
 import type { CompileEnv, StatsSpec } from './operators';
 import type { TopFinish } from './plan';
 
-/** Field aliases from the ingest mapping (event-collector names). */
-const FIELD_ALIASES: Record<string, string> = { _timestamp: '_time', _source: 'source', _sourcetype: 'sourcetype' };
+/** Field aliases from the ingest mapping (event-collector names). A Map: a field may be named `toString` or `constructor`. */
+const FIELD_ALIASES = new Map([
+  ['_timestamp', '_time'],
+  ['_source', 'source'],
+  ['_sourcetype', 'sourcetype'],
+]);
 
 export function resolveField(name: string): string {
-  return FIELD_ALIASES[name] ?? name;
+  return FIELD_ALIASES.get(name) ?? name;
 }
 
 export class Schema {
