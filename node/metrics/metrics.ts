@@ -138,27 +138,33 @@ export class Metrics {
     gauge('trawl_segment_bytes', 'Compressed bytes of all segments', (e) => e.stats().segmentBytes);
   }
 
+  /** A counter that reports a total read at each scrape (a total that only grows; a smaller reading is ignored). */
+  private monotonicCounter(name: string, help: string, read: () => number): void {
+    let reported = 0;
+    new client.Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        const now = read();
+        if (now > reported) this.inc(now - reported);
+        reported = Math.max(reported, now);
+      },
+    });
+  }
+
   /**
    * The query workers' block cache (storage/segment/payload-cache.ts): hits and misses as
    * counters, the bytes held as a gauge, read from `counters` at each scrape.
    */
   watchBlockCache(counters: () => { hits: number; misses: number; bytes: number }): void {
     const registers = [this.registry];
-    const monotonic = (name: string, help: string, read: () => number): void => {
-      let reported = 0;
-      new client.Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          const now = read();
-          if (now > reported) this.inc(now - reported);
-          reported = Math.max(reported, now);
-        },
-      });
-    };
-    monotonic('trawl_block_cache_hits_total', 'Column blocks the query workers read from their block cache', () => counters().hits);
-    monotonic(
+    this.monotonicCounter(
+      'trawl_block_cache_hits_total',
+      'Column blocks the query workers read from their block cache',
+      () => counters().hits,
+    );
+    this.monotonicCounter(
       'trawl_block_cache_misses_total',
       'Column blocks the query workers decompressed into their block cache',
       () => counters().misses,
@@ -199,26 +205,12 @@ export class Metrics {
 
   /** How ingest and compaction yielded to queries (node/app/work-shares.ts). */
   watchShares(status: () => { ingest_refused_for_queries: number; background_paused_ms: number }): void {
-    const registers = [this.registry];
-    const monotonic = (name: string, help: string, read: () => number): void => {
-      let reported = 0;
-      new client.Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          const now = read();
-          if (now > reported) this.inc(now - reported);
-          reported = Math.max(reported, now);
-        },
-      });
-    };
-    monotonic(
+    this.monotonicCounter(
       'trawl_ingest_refused_for_queries_total',
       'Ingest requests answered 503 BACKPRESSURE because queries were running and ingest had taken its share (server.ingest_share)',
       () => status().ingest_refused_for_queries,
     );
-    monotonic(
+    this.monotonicCounter(
       'trawl_background_paused_seconds_total',
       'Time compaction waited for running queries before its next merge (at most server.background_pause each time)',
       () => status().background_paused_ms / 1000,
