@@ -3,24 +3,20 @@
  * their positions, its panels changing when another variable value is chosen, and an edit saved.
  */
 import { strict as assert } from 'assert';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dispose, waitUntil } from '../helpers/api';
-import { launchBrowser, openPage, screenshotOnFailure } from '../helpers/browser';
+import { useBrowserPage } from '../helpers/browser';
 import { postJson, request, TestServer } from '../helpers/server';
 import { sampleEvents, type SampleEvent } from './helpers';
 
 describe('ui: dashboards', function () {
   this.timeout(60_000);
   let server: TestServer | undefined;
-  let browser: Browser | undefined;
-  let context: BrowserContext | undefined;
-  let page: Page;
-  let errors: string[];
+  const ui = useBrowserPage();
   let events: SampleEvent[];
   let id: string;
 
   before(async () => {
-    [server, browser] = await Promise.all([TestServer.start(), launchBrowser()]);
+    server = await TestServer.start();
     // web-1, web-2 and web-3 in turn: 31, 30 and 30 events over the last 15 minutes.
     events = sampleEvents(91, Math.floor(Date.now() / 1000) - 5, 10);
     assert.equal((await postJson(`${server.api}/ingest`, events)).status, 200);
@@ -50,18 +46,7 @@ describe('ui: dashboards', function () {
     id = created.body.data.id;
   });
 
-  beforeEach(async () => {
-    ({ context, page, errors } = await openPage(browser!));
-  });
-
-  afterEach(async function () {
-    await screenshotOnFailure(this.currentTest, page);
-    assert.deepEqual(errors, [], 'no error in the page');
-    await context?.close();
-  });
-
   after(async () => {
-    await browser?.close();
     await dispose(server);
   });
 
@@ -74,11 +59,11 @@ describe('ui: dashboards', function () {
   };
 
   it('lists dashboards and draws one on the grid, its panels following the variable', async () => {
-    await page.goto(`${server!.url}/#/dashboards`);
-    await page.getByRole('link', { name: 'Web' }).click();
+    await ui.page.goto(`${server!.url}/#/dashboards`);
+    await ui.page.getByRole('link', { name: 'Web' }).click();
 
-    const stat = page.getByRole('region', { name: 'Requests on $host' });
-    const table = page.getByRole('region', { name: 'By status' });
+    const stat = ui.page.getByRole('region', { name: 'Requests on $host' });
+    const table = ui.page.getByRole('region', { name: 'By status' });
     await stat
       .getByTestId('stat-value')
       .filter({ hasText: String(onHost('web-1').length) })
@@ -92,7 +77,7 @@ describe('ui: dashboards', function () {
     assert.ok(tableBox.x > statBox.x + statBox.width - 1, 'the table right of the stat');
     assert.ok(tableBox.width > statBox.width * 1.8, 'the table twice as wide');
 
-    await page.getByRole('combobox', { name: 'Host' }).selectOption('web-3');
+    await ui.page.getByRole('combobox', { name: 'Host' }).selectOption('web-3');
     await stat
       .getByTestId('stat-value')
       .filter({ hasText: String(onHost('web-3').length) })
@@ -107,12 +92,12 @@ describe('ui: dashboards', function () {
   });
 
   it('saves an edit made in the editor', async () => {
-    await page.goto(`${server!.url}/#/dashboards/${id}`);
-    await page.getByRole('link', { name: 'Edit' }).click();
-    await page.getByRole('textbox', { name: 'Name' }).first().fill('Web servers');
-    await page.getByRole('button', { name: 'Add panel' }).click();
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('heading', { name: 'Web servers' }).waitFor();
+    await ui.page.goto(`${server!.url}/#/dashboards/${id}`);
+    await ui.page.getByRole('link', { name: 'Edit' }).click();
+    await ui.page.getByRole('textbox', { name: 'Name' }).first().fill('Web servers');
+    await ui.page.getByRole('button', { name: 'Add panel' }).click();
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await ui.page.getByRole('heading', { name: 'Web servers', exact: true }).waitFor();
     const stored = (await request(`${server!.api}/dashboards/${id}`)).body.data;
     assert.equal(stored.name, 'Web servers');
     assert.deepEqual(
@@ -120,6 +105,6 @@ describe('ui: dashboards', function () {
       ['n', 's', 'p3'],
     );
     assert.deepEqual(stored.panels[2].position, { x: 0, y: 3, w: 6, h: 4 }, 'the new panel below the others');
-    await page.getByRole('region', { name: 'Panel 3' }).waitFor();
+    await ui.page.getByRole('region', { name: 'Panel 3' }).waitFor();
   });
 });
