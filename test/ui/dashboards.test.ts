@@ -1,10 +1,12 @@
 /**
  * Dashboards in Chromium: the list, a dashboard of two panels and a variable drawn on the grid at
- * their positions, its panels changing when another variable value is chosen, and an edit saved.
+ * their positions, its panels changing when another variable value is chosen, an edit saved, and a
+ * panel re-run on the refresh interval chosen (on the page's clock, which the test moves on).
  */
 import { strict as assert } from 'assert';
 import { dispose, waitUntil } from '../helpers/api';
 import { useBrowserPage } from '../helpers/browser';
+import type { Request } from 'playwright-core';
 import { postJson, request, TestServer } from '../helpers/server';
 import { sampleEvents, type SampleEvent } from './helpers';
 
@@ -106,5 +108,55 @@ describe('ui: dashboards', function () {
     );
     assert.deepEqual(stored.panels[2].position, { x: 0, y: 3, w: 6, h: 4 }, 'the new panel below the others');
     await ui.page.getByRole('region', { name: 'Panel 3' }).waitFor();
+  });
+
+  it('re-runs a panel on the refresh interval chosen, and never while refresh is off', async () => {
+    const { page } = ui;
+    const created = await postJson(`${server!.api}/dashboards`, {
+      name: 'Ticking',
+      panels: [
+        { id: 'c', title: 'Ticks', type: 'stat', q: 'from ticks | stats count() as n', from: '-1h', position: { x: 0, y: 0, w: 4, h: 3 } },
+      ],
+    });
+    assert.equal(created.status, 201, created.text);
+    let stored = 0;
+    const ingestTicks = async (count: number) => {
+      const answer = await postJson(`${server!.api}/ingest`, sampleEvents(count, Math.floor(Date.now() / 1000) - 5, 1, 'ticks'));
+      assert.equal(answer.status, 200, answer.text);
+      stored += count;
+    };
+    const isPanelQuery = (sent: Request) => sent.method() === 'POST' && new URL(sent.url()).pathname === '/api/v1/query';
+    const panelQueries: Request[] = [];
+    page.on('request', (sent) => isPanelQuery(sent) && panelQueries.push(sent));
+    const shows = (n: number) =>
+      page
+        .getByRole('region', { name: 'Ticks' })
+        .getByTestId('stat-value')
+        .filter({ hasText: new RegExp(`^${n}$`) })
+        .waitFor();
+
+    // The page's clock flows, and the test moves it on besides: ten minutes pass in a moment.
+    await page.clock.install();
+    await ingestTicks(3);
+    await page.goto(`${server!.url}/#/dashboards/${created.body.data.id}`);
+    await shows(stored);
+    const atLoad = panelQueries.length;
+
+    // Refresh off: ten minutes go by and the panel asks nothing. "Refresh now" asks once, and as its
+    // request comes after any the page would have sent meanwhile, the count holds them all.
+    await ingestTicks(4);
+    await page.clock.runFor('10:00');
+    await Promise.all([page.waitForRequest(isPanelQuery), page.getByRole('button', { name: 'Refresh now' }).click()]);
+    assert.equal(panelQueries.length, atLoad + 1, 'no query while refresh is off');
+    await shows(stored);
+
+    // Every 10 s: the panel shows what was ingested since once 10 s have passed, and again after 10 more.
+    await page.getByRole('combobox', { name: 'Refresh' }).selectOption('10s');
+    await ingestTicks(5);
+    await Promise.all([page.waitForRequest(isPanelQuery), page.clock.runFor(10_000)]);
+    await shows(stored);
+    await ingestTicks(1);
+    await Promise.all([page.waitForRequest(isPanelQuery), page.clock.runFor(10_000)]);
+    await shows(stored);
   });
 });
