@@ -1,11 +1,10 @@
 /**
  * Alerts in Chromium: a channel form refused as the API would refuse it, an alert created through
- * the form, listed with its status, and its dry run and channel test answered on the page.
+ * the form, listed with its status, and its dry run and channel test answered on the ui.page.
  */
 import { strict as assert } from 'assert';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dispose } from '../helpers/api';
-import { launchBrowser, openPage, screenshotOnFailure } from '../helpers/browser';
+import { useBrowserPage } from '../helpers/browser';
 import { startHttpReceiver, type HttpReceiver } from '../helpers/receivers';
 import { postJson, request, TestServer } from '../helpers/server';
 
@@ -13,69 +12,55 @@ describe('ui: alerts', function () {
   this.timeout(60_000);
   let server: TestServer | undefined;
   let receiver: HttpReceiver | undefined;
-  let browser: Browser | undefined;
-  let context: BrowserContext | undefined;
-  let page: Page;
-  let errors: string[];
+  const ui = useBrowserPage();
 
   before(async () => {
-    [server, browser, receiver] = await Promise.all([TestServer.start(), launchBrowser(), startHttpReceiver()]);
+    [server, receiver] = await Promise.all([TestServer.start(), startHttpReceiver()]);
     // Three errors in the last minute: a dry run of a 1m alert on them would trigger.
     const now = Date.now() / 1000;
     const events = [5, 10, 15].map((ago) => ({ event: `write failed ${ago}`, time: now - ago, fields: { level: 'error' } }));
     assert.equal((await postJson(`${server.api}/ingest`, events)).status, 200);
   });
 
-  beforeEach(async () => {
-    ({ context, page, errors } = await openPage(browser!));
-  });
-
-  afterEach(async function () {
-    await screenshotOnFailure(this.currentTest, page);
-    assert.deepEqual(errors, [], 'no error in the page');
-    await context?.close();
-  });
-
   after(async () => {
-    await browser?.close();
     await receiver?.close();
     await dispose(server);
   });
 
   it('refuses a channel without its required field, as the API does, and creates nothing', async () => {
-    await page.goto(`${server!.url}/#/alerts/new`);
-    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('no url');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('alert').filter({ hasText: 'channels[0].config.url is required' }).waitFor();
+    await ui.page.goto(`${server!.url}/#/alerts/new`);
+    await ui.page.getByRole('textbox', { name: 'Name', exact: true }).fill('no url');
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await ui.page.getByRole('alert').filter({ hasText: 'channels[0].config.url is required' }).waitFor();
     assert.deepEqual((await request(`${server!.api}/alerts`)).body.data.alerts, []);
   });
 
   it('creates an alert through the form, lists it, and shows its dry run and channel test', async () => {
-    await page.goto(`${server!.url}/#/alerts`);
-    await page.getByRole('link', { name: 'New alert' }).click();
-    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('write errors');
-    await page.getByRole('textbox', { name: 'Query' }).fill('from main | where level = "error" | stats count() as n');
-    await page.getByRole('combobox', { name: 'Interval' }).fill('1m');
-    await page.getByRole('textbox', { name: 'url (required)' }).fill(`${receiver!.url}/hook`);
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('heading', { name: 'Alert write errors' }).waitFor();
+    await ui.page.goto(`${server!.url}/#/alerts`);
+    await ui.page.getByRole('link', { name: 'New alert' }).click();
+    await ui.page.getByRole('textbox', { name: 'Name', exact: true }).fill('write errors');
+    await ui.page.getByRole('textbox', { name: 'Query' }).fill('from main | where level = "error" | stats count() as n');
+    await ui.page.getByRole('combobox', { name: 'Interval' }).fill('1m');
+    await ui.page.getByRole('textbox', { name: 'url (required)' }).fill(`${receiver!.url}/hook`);
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await ui.page.getByRole('heading', { name: 'Alert write errors' }).waitFor();
 
     const stored = (await request(`${server!.api}/alerts`)).body.data.alerts;
     assert.equal(stored.length, 1);
     assert.deepEqual(stored[0].channels, [{ type: 'webhook', enabled: true, config: { url: `${receiver!.url}/hook`, method: 'POST' } }]);
 
-    await page.getByRole('button', { name: 'Dry run' }).click();
-    const dryRun = page.getByRole('region', { name: 'Dry run' });
+    await ui.page.getByRole('button', { name: 'Dry run' }).click();
+    const dryRun = ui.page.getByRole('region', { name: 'Dry run' });
     await dryRun.getByTestId('dry-run-verdict').filter({ hasText: 'Would trigger' }).waitFor();
     assert.match(await dryRun.locator('pre').innerText(), /"n": 3/);
     assert.equal(receiver!.requests.length, 0, 'a dry run sends nothing');
 
-    await page.getByRole('button', { name: 'Test channels' }).click();
-    await page.getByRole('region', { name: 'Test channels' }).getByText('ok', { exact: true }).waitFor();
+    await ui.page.getByRole('button', { name: 'Test channels' }).click();
+    await ui.page.getByRole('region', { name: 'Test channels' }).getByText('ok', { exact: true }).waitFor();
     assert.equal(receiver!.requests.filter((received) => received.path === '/hook').length, 1, 'one test notification');
 
-    await page.getByRole('link', { name: 'Alerts' }).click();
-    const row = page.getByRole('row').filter({ hasText: 'write errors' });
+    await ui.page.getByRole('link', { name: 'Alerts' }).click();
+    const row = ui.page.getByRole('row').filter({ hasText: 'write errors' });
     await row.waitFor();
     assert.deepEqual((await row.locator('td').allInnerTexts()).slice(1), ['ok', '1m', 'never', 'never']);
   });

@@ -4,10 +4,9 @@
  * them at paths the node does not serve), each page says what the server lacks instead of failing.
  */
 import { strict as assert } from 'assert';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dispose } from '../helpers/api';
 import { bearer, printedRootToken } from '../helpers/auth';
-import { launchBrowser, openPage, screenshotOnFailure } from '../helpers/browser';
+import { useBrowserPage } from '../helpers/browser';
 import { startPrefixProxy, type PrefixProxy } from '../helpers/prefix-proxy';
 import { postJson, TestServer } from '../helpers/server';
 
@@ -15,14 +14,11 @@ describe('ui: token prompt and missing endpoints', function () {
   this.timeout(60_000);
   let server: TestServer | undefined;
   let proxy: PrefixProxy | undefined;
-  let browser: Browser | undefined;
-  let context: BrowserContext | undefined;
-  let page: Page;
-  let errors: string[];
+  const ui = useBrowserPage();
   let root: string;
 
   before(async () => {
-    [server, browser] = await Promise.all([TestServer.start({ set: { 'auth.enabled': true } }), launchBrowser()]);
+    server = await TestServer.start({ set: { 'auth.enabled': true } });
     root = printedRootToken(server.log);
     const events = Array.from({ length: 12 }, (_, i) => ({ event: `login ${i}`, fields: { level: 'info' } }));
     assert.equal((await postJson(`${server.api}/ingest`, events, bearer(root))).status, 200);
@@ -32,46 +28,35 @@ describe('ui: token prompt and missing endpoints', function () {
     );
   });
 
-  beforeEach(async () => {
-    ({ context, page, errors } = await openPage(browser!));
-  });
-
-  afterEach(async function () {
-    await screenshotOnFailure(this.currentTest, page);
-    assert.deepEqual(errors, [], 'no error in the page');
-    await context?.close();
-  });
-
   after(async () => {
-    await browser?.close();
     await proxy?.close();
     await dispose(server);
   });
 
   it('asks for a token on 401, keeps it for the tab, and runs with it', async () => {
-    await page.goto(`${server!.url}/#/search?q=from%20main&from=-1h`);
-    const dialog = page.getByRole('dialog', { name: 'This server needs an API token' });
+    await ui.page.goto(`${server!.url}/#/search?q=from%20main&from=-1h`);
+    const dialog = ui.page.getByRole('dialog', { name: 'This server needs an API token' });
     await dialog.waitFor();
     await dialog.getByLabel('API token').fill(root);
     await dialog.getByRole('button', { name: 'Use token' }).click();
-    await page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
-    assert.equal(await page.evaluate("sessionStorage.getItem('trawl.token')"), root);
+    await ui.page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
+    assert.equal(await ui.page.evaluate("sessionStorage.getItem('trawl.token')"), root);
 
-    await page.reload();
-    await page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
+    await ui.page.reload();
+    await ui.page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
     assert.equal(await dialog.count(), 0, 'no prompt while the tab keeps the token');
   });
 
   it('says which feature the server lacks instead of failing', async () => {
-    await page.goto(`${proxy!.url}#/search?q=from%20main&from=-1h`);
-    await page.getByRole('textbox', { name: 'API token' }).fill(root);
-    await page.getByRole('button', { name: 'Use token' }).click();
-    await page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
-    await page.getByText('This server has no histogram (GET /histogram).').waitFor();
+    await ui.page.goto(`${proxy!.url}#/search?q=from%20main&from=-1h`);
+    await ui.page.getByRole('textbox', { name: 'API token' }).fill(root);
+    await ui.page.getByRole('button', { name: 'Use token' }).click();
+    await ui.page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
+    await ui.page.getByText('This server has no histogram (GET /histogram).').waitFor();
 
-    await page.getByRole('link', { name: 'Dashboards' }).click();
-    await page.getByText('This server has no dashboards (/dashboards).').waitFor();
-    await page.getByRole('link', { name: 'Alerts' }).click();
-    await page.getByText('This server has no alerts (/alerts).').waitFor();
+    await ui.page.getByRole('link', { name: 'Dashboards' }).click();
+    await ui.page.getByText('This server has no dashboards (/dashboards).').waitFor();
+    await ui.page.getByRole('link', { name: 'Alerts' }).click();
+    await ui.page.getByText('This server has no alerts (/alerts).').waitFor();
   });
 });

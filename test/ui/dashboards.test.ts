@@ -1,26 +1,24 @@
 /**
  * Dashboards in Chromium: the list, a dashboard of two panels and a variable drawn on the grid at
- * their positions, its panels changing when another variable value is chosen, and an edit saved.
+ * their positions, its panels changing when another variable value is chosen, an edit saved, and a
+ * panel re-run on the refresh interval chosen (on the page's clock, which the test moves on).
  */
 import { strict as assert } from 'assert';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dispose, waitUntil } from '../helpers/api';
-import { launchBrowser, openPage, screenshotOnFailure } from '../helpers/browser';
+import { useBrowserPage } from '../helpers/browser';
+import type { Request } from 'playwright-core';
 import { postJson, request, TestServer } from '../helpers/server';
 import { sampleEvents, type SampleEvent } from './helpers';
 
 describe('ui: dashboards', function () {
   this.timeout(60_000);
   let server: TestServer | undefined;
-  let browser: Browser | undefined;
-  let context: BrowserContext | undefined;
-  let page: Page;
-  let errors: string[];
+  const ui = useBrowserPage();
   let events: SampleEvent[];
   let id: string;
 
   before(async () => {
-    [server, browser] = await Promise.all([TestServer.start(), launchBrowser()]);
+    server = await TestServer.start();
     // web-1, web-2 and web-3 in turn: 31, 30 and 30 events over the last 15 minutes.
     events = sampleEvents(91, Math.floor(Date.now() / 1000) - 5, 10);
     assert.equal((await postJson(`${server.api}/ingest`, events)).status, 200);
@@ -50,18 +48,7 @@ describe('ui: dashboards', function () {
     id = created.body.data.id;
   });
 
-  beforeEach(async () => {
-    ({ context, page, errors } = await openPage(browser!));
-  });
-
-  afterEach(async function () {
-    await screenshotOnFailure(this.currentTest, page);
-    assert.deepEqual(errors, [], 'no error in the page');
-    await context?.close();
-  });
-
   after(async () => {
-    await browser?.close();
     await dispose(server);
   });
 
@@ -74,11 +61,11 @@ describe('ui: dashboards', function () {
   };
 
   it('lists dashboards and draws one on the grid, its panels following the variable', async () => {
-    await page.goto(`${server!.url}/#/dashboards`);
-    await page.getByRole('link', { name: 'Web' }).click();
+    await ui.page.goto(`${server!.url}/#/dashboards`);
+    await ui.page.getByRole('link', { name: 'Web' }).click();
 
-    const stat = page.getByRole('region', { name: 'Requests on $host' });
-    const table = page.getByRole('region', { name: 'By status' });
+    const stat = ui.page.getByRole('region', { name: 'Requests on $host' });
+    const table = ui.page.getByRole('region', { name: 'By status' });
     await stat
       .getByTestId('stat-value')
       .filter({ hasText: String(onHost('web-1').length) })
@@ -92,7 +79,7 @@ describe('ui: dashboards', function () {
     assert.ok(tableBox.x > statBox.x + statBox.width - 1, 'the table right of the stat');
     assert.ok(tableBox.width > statBox.width * 1.8, 'the table twice as wide');
 
-    await page.getByRole('combobox', { name: 'Host' }).selectOption('web-3');
+    await ui.page.getByRole('combobox', { name: 'Host' }).selectOption('web-3');
     await stat
       .getByTestId('stat-value')
       .filter({ hasText: String(onHost('web-3').length) })
@@ -107,12 +94,12 @@ describe('ui: dashboards', function () {
   });
 
   it('saves an edit made in the editor', async () => {
-    await page.goto(`${server!.url}/#/dashboards/${id}`);
-    await page.getByRole('link', { name: 'Edit' }).click();
-    await page.getByRole('textbox', { name: 'Name' }).first().fill('Web servers');
-    await page.getByRole('button', { name: 'Add panel' }).click();
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('heading', { name: 'Web servers' }).waitFor();
+    await ui.page.goto(`${server!.url}/#/dashboards/${id}`);
+    await ui.page.getByRole('link', { name: 'Edit' }).click();
+    await ui.page.getByRole('textbox', { name: 'Name' }).first().fill('Web servers');
+    await ui.page.getByRole('button', { name: 'Add panel' }).click();
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await ui.page.getByRole('heading', { name: 'Web servers', exact: true }).waitFor();
     const stored = (await request(`${server!.api}/dashboards/${id}`)).body.data;
     assert.equal(stored.name, 'Web servers');
     assert.deepEqual(
@@ -120,6 +107,56 @@ describe('ui: dashboards', function () {
       ['n', 's', 'p3'],
     );
     assert.deepEqual(stored.panels[2].position, { x: 0, y: 3, w: 6, h: 4 }, 'the new panel below the others');
-    await page.getByRole('region', { name: 'Panel 3' }).waitFor();
+    await ui.page.getByRole('region', { name: 'Panel 3' }).waitFor();
+  });
+
+  it('re-runs a panel on the refresh interval chosen, and never while refresh is off', async () => {
+    const { page } = ui;
+    const created = await postJson(`${server!.api}/dashboards`, {
+      name: 'Ticking',
+      panels: [
+        { id: 'c', title: 'Ticks', type: 'stat', q: 'from ticks | stats count() as n', from: '-1h', position: { x: 0, y: 0, w: 4, h: 3 } },
+      ],
+    });
+    assert.equal(created.status, 201, created.text);
+    let stored = 0;
+    const ingestTicks = async (count: number) => {
+      const answer = await postJson(`${server!.api}/ingest`, sampleEvents(count, Math.floor(Date.now() / 1000) - 5, 1, 'ticks'));
+      assert.equal(answer.status, 200, answer.text);
+      stored += count;
+    };
+    const isPanelQuery = (sent: Request) => sent.method() === 'POST' && new URL(sent.url()).pathname === '/api/v1/query';
+    const panelQueries: Request[] = [];
+    page.on('request', (sent) => isPanelQuery(sent) && panelQueries.push(sent));
+    const shows = (n: number) =>
+      page
+        .getByRole('region', { name: 'Ticks' })
+        .getByTestId('stat-value')
+        .filter({ hasText: new RegExp(`^${n}$`) })
+        .waitFor();
+
+    // The page's clock flows, and the test moves it on besides: ten minutes pass in a moment.
+    await page.clock.install();
+    await ingestTicks(3);
+    await page.goto(`${server!.url}/#/dashboards/${created.body.data.id}`);
+    await shows(stored);
+    const atLoad = panelQueries.length;
+
+    // Refresh off: ten minutes go by and the panel asks nothing. "Refresh now" asks once, and as its
+    // request comes after any the page would have sent meanwhile, the count holds them all.
+    await ingestTicks(4);
+    await page.clock.runFor('10:00');
+    await Promise.all([page.waitForRequest(isPanelQuery), page.getByRole('button', { name: 'Refresh now' }).click()]);
+    assert.equal(panelQueries.length, atLoad + 1, 'no query while refresh is off');
+    await shows(stored);
+
+    // Every 10 s: the panel shows what was ingested since once 10 s have passed, and again after 10 more.
+    await page.getByRole('combobox', { name: 'Refresh' }).selectOption('10s');
+    await ingestTicks(5);
+    await Promise.all([page.waitForRequest(isPanelQuery), page.clock.runFor(10_000)]);
+    await shows(stored);
+    await ingestTicks(1);
+    await Promise.all([page.waitForRequest(isPanelQuery), page.clock.runFor(10_000)]);
+    await shows(stored);
   });
 });

@@ -7,9 +7,8 @@
  */
 import { strict as assert } from 'assert';
 import fs from 'fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { dispose } from '../helpers/api';
-import { launchBrowser, openPage, screenshotOnFailure } from '../helpers/browser';
+import { useBrowserPage } from '../helpers/browser';
 import { startPrefixProxy, type PrefixProxy } from '../helpers/prefix-proxy';
 import { postJson, request, TestServer } from '../helpers/server';
 import { sampleEvents, typeQuery, type SampleEvent } from './helpers';
@@ -25,14 +24,11 @@ describe('ui: search', function () {
   this.timeout(60_000);
   let server: TestServer | undefined;
   let proxy: PrefixProxy | undefined;
-  let browser: Browser | undefined;
-  let context: BrowserContext | undefined;
-  let page: Page;
-  let errors: string[];
+  const ui = useBrowserPage();
   let events: SampleEvent[];
 
   before(async () => {
-    [server, browser] = await Promise.all([TestServer.start(), launchBrowser()]);
+    server = await TestServer.start();
     proxy = await startPrefixProxy(server.url);
     // One event every 15 s over the last hour, in index main.
     events = sampleEvents(240, Math.floor(Date.now() / 1000) - 30, 15);
@@ -47,24 +43,13 @@ describe('ui: search', function () {
     }
   });
 
-  beforeEach(async () => {
-    ({ context, page, errors } = await openPage(browser!));
-  });
-
-  afterEach(async function () {
-    await screenshotOnFailure(this.currentTest, page);
-    assert.deepEqual(errors, [], 'no error in the page');
-    await context?.close();
-  });
-
   after(async () => {
-    await browser?.close();
     await proxy?.close();
     await dispose(server);
   });
 
-  const open = (params = 'from=-2h') => page.goto(`${proxy!.url}#/search?${params}`);
-  const resultCount = () => page.getByTestId('result-count');
+  const open = (params = 'from=-2h') => ui.page.goto(`${proxy!.url}#/search?${params}`);
+  const resultCount = () => ui.page.getByTestId('result-count');
 
   it('serves the page at / with no-cache and hashed assets for good, every URL relative', async () => {
     const index = await request(`${server!.url}/`);
@@ -84,18 +69,18 @@ describe('ui: search', function () {
   it('runs a typed query and shows its row count; the address shares the view', async () => {
     await open();
     const expected = events.filter((event) => event.host === 'web-2').length;
-    await typeQuery(page, 'from main | where host = "web-2"');
+    await typeQuery(ui.page, 'from main | where host = "web-2"');
     await assert.doesNotReject(
       resultCount()
         .filter({ hasText: `${expected} events` })
         .waitFor(),
     );
-    assert.equal(hashParams(page.url()).get('q'), 'from main | where host = "web-2"');
+    assert.equal(hashParams(ui.page.url()).get('q'), 'from main | where host = "web-2"');
     assert.deepEqual(proxy!.outside, [], 'nothing asked outside the prefix');
 
     // The same address in a new tab shows the same result.
-    const shared = await context!.newPage();
-    await shared.goto(page.url());
+    const shared = await ui.context.newPage();
+    await shared.goto(ui.page.url());
     await shared
       .getByTestId('result-count')
       .filter({ hasText: `${expected} events` })
@@ -106,16 +91,16 @@ describe('ui: search', function () {
   it('marks a parse error at its line and column with the suggestion', async () => {
     await open();
     const text = 'from main\n| eval x = 1';
-    await typeQuery(page, text);
-    const marked = page.locator('.cm-lintRange-error');
+    await typeQuery(ui.page, text);
+    const marked = ui.page.locator('.cm-lintRange-error');
     await marked.waitFor();
     assert.equal(await marked.innerText(), 'eval');
-    const message = page.getByTestId('parse-error');
+    const message = ui.page.getByTestId('parse-error');
     await assert.doesNotReject(message.filter({ hasText: 'Line 2, column 3' }).waitFor());
     assert.match(await message.innerText(), /Suggestion: extend/);
 
     // Incomplete at its end: the error is placed in the text typed, line 1.
-    await typeQuery(page, 'from main | where status >');
+    await typeQuery(ui.page, 'from main | where status >');
     await assert.doesNotReject(message.filter({ hasText: /^Line 1, column \d+: .*Suggestion: / }).waitFor());
   });
 
@@ -124,20 +109,20 @@ describe('ui: search', function () {
     await resultCount()
       .filter({ hasText: `${events.length} events` })
       .waitFor();
-    const chart = page.getByTestId('histogram').locator('canvas');
+    const chart = ui.page.getByTestId('histogram').locator('canvas');
     const box = (await chart.boundingBox())!;
-    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(box.x + box.width * 0.75, box.y + box.height / 2, { steps: 5 });
-    await page.mouse.move(box.x + box.width * 0.85, box.y + box.height / 2, { steps: 5 });
-    await page.mouse.up();
+    await ui.page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+    await ui.page.mouse.down();
+    await ui.page.mouse.move(box.x + box.width * 0.75, box.y + box.height / 2, { steps: 5 });
+    await ui.page.mouse.move(box.x + box.width * 0.85, box.y + box.height / 2, { steps: 5 });
+    await ui.page.mouse.up();
 
-    const fromInput = page.locator('input[name=from]');
-    await page.waitForFunction("/^\\d{4}-/.test(document.querySelector('input[name=from]').value)");
+    const fromInput = ui.page.locator('input[name=from]');
+    await ui.page.waitForFunction("/^\\d{4}-/.test(document.querySelector('input[name=from]').value)");
     const from = Date.parse(await fromInput.inputValue());
-    const to = Date.parse(await page.locator('input[name=to]').inputValue());
+    const to = Date.parse(await ui.page.locator('input[name=to]').inputValue());
     assert.ok(to > from, `a range: ${from} .. ${to}`);
-    assert.equal(hashParams(page.url()).get('from'), new Date(from).toISOString());
+    assert.equal(hashParams(ui.page.url()).get('from'), new Date(from).toISOString());
     const inRange = events.filter((event) => event.time * 1000 >= from && event.time * 1000 < to).length;
     assert.ok(inRange > 0 && inRange < events.length, `the zoom keeps part of the events (${inRange})`);
     await assert.doesNotReject(
@@ -152,7 +137,7 @@ describe('ui: search', function () {
     await resultCount()
       .filter({ hasText: `${events.length} events` })
       .waitFor();
-    const sidebar = page.getByRole('complementary', { name: 'Fields' });
+    const sidebar = ui.page.getByRole('complementary', { name: 'Fields' });
     await sidebar.getByRole('button', { name: 'host', exact: true }).click();
     await sidebar.getByRole('list', { name: 'Top values of host' }).getByRole('button', { name: 'web-3' }).click();
     const expected = events.filter((event) => event.host === 'web-3').length;
@@ -161,18 +146,18 @@ describe('ui: search', function () {
         .filter({ hasText: `${expected} events` })
         .waitFor(),
     );
-    assert.match(await page.locator('.cm-content').innerText(), /\| where host = "web-3"/);
+    assert.match(await ui.page.locator('.cm-content').innerText(), /\| where host = "web-3"/);
 
     await sidebar.getByRole('checkbox', { name: 'show status as a column' }).check();
-    await page.getByRole('columnheader', { name: 'status' }).waitFor();
+    await ui.page.getByRole('columnheader', { name: 'status' }).waitFor();
   });
 
   it('opens an event as JSON', async () => {
     await open('q=from%20main&from=-2h');
     const newest = events[0]!;
-    const row = page.getByRole('row').filter({ hasText: newest.event });
+    const row = ui.page.getByRole('row').filter({ hasText: newest.event });
     await row.click();
-    const detail = page.getByTestId('event-json');
+    const detail = ui.page.getByTestId('event-json');
     await detail.waitFor();
     const shown = JSON.parse(await detail.innerText());
     assert.equal(shown._raw, newest.event);
@@ -186,7 +171,10 @@ describe('ui: search', function () {
     await resultCount()
       .filter({ hasText: `${expected.length} events` })
       .waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export NDJSON' }).click()]);
+    const [download] = await Promise.all([
+      ui.page.waitForEvent('download'),
+      ui.page.getByRole('button', { name: 'Export NDJSON' }).click(),
+    ]);
     const lines = fs
       .readFileSync((await download.path())!, 'utf8')
       .trim()
@@ -197,12 +185,12 @@ describe('ui: search', function () {
 
   it('saves, opens, renames and deletes a saved query', async () => {
     await open('q=from%20main%20%7C%20where%20level%20%3D%20%22error%22&from=-2h');
-    const saved = page.getByRole('region', { name: 'Saved queries' });
+    const saved = ui.page.getByRole('region', { name: 'Saved queries' });
     await saved.getByRole('textbox', { name: 'Name of the saved query' }).fill('errors');
     await saved.getByRole('button', { name: 'Save current query' }).click();
     await saved.getByRole('button', { name: 'errors', exact: true }).waitFor();
 
-    await typeQuery(page, 'from main');
+    await typeQuery(ui.page, 'from main');
     await resultCount()
       .filter({ hasText: `${events.length} events` })
       .waitFor();
@@ -232,13 +220,13 @@ describe('ui: search', function () {
   it('keeps 50,000 rows in a virtualized table that draws only the rows in view', async () => {
     await open('q=from%20big&from=-1d&limit=50000');
     await resultCount().filter({ hasText: '50,000 events' }).waitFor({ timeout: 30_000 });
-    const drawn = await page.locator('.vt-body [role=row]').count();
+    const drawn = await ui.page.locator('.vt-body [role=row]').count();
     assert.ok(drawn > 0 && drawn < 100, `only the rows in view are drawn (${drawn})`);
-    assert.equal(await page.getByRole('table', { name: 'Events' }).getAttribute('aria-rowcount'), String(BIG_ROWS + 1));
+    assert.equal(await ui.page.getByRole('table', { name: 'Events' }).getAttribute('aria-rowcount'), String(BIG_ROWS + 1));
 
     // Scrolled to the end, the oldest event is drawn.
-    await page.locator('.vt-body').evaluate((body) => (body.scrollTop = body.scrollHeight));
+    await ui.page.locator('.vt-body').evaluate((body) => (body.scrollTop = body.scrollHeight));
     const oldest = `GET /item/9999 `;
-    await assert.doesNotReject(page.locator('.vt-body [role=row]').filter({ hasText: oldest }).last().waitFor());
+    await assert.doesNotReject(ui.page.locator('.vt-body [role=row]').filter({ hasText: oldest }).last().waitFor());
   });
 });
