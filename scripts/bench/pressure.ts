@@ -198,7 +198,8 @@ async function runOn(servers: TestServer[], options: PressureBenchOptions, label
 
 export async function runPressureBench(options: PressureBenchOptions): Promise<void> {
   // The result cache off: every query of the loops is work, not a lookup.
-  const one = await TestServer.start({ set: { 'query.cache_max_bytes': 0 }, env: MALLOC_ENV });
+  const noCache = { 'query.cache_max_bytes': 0 };
+  const one = await TestServer.start({ set: noCache, env: MALLOC_ENV });
   try {
     await runOn([one], options, 'one node');
   } finally {
@@ -206,11 +207,12 @@ export async function runPressureBench(options: PressureBenchOptions): Promise<v
   }
   if (options.nodes > 1) {
     // Several nodes share this machine's cores: each gets its share of the worker threads.
-    const cluster = await startBenchCluster(options.nodes, {
-      'server.ingest_workers': 1,
-      'server.query_workers': 1,
-      'server.codec_workers': 1,
-    });
+    const cluster = await startBenchCluster(
+      options.nodes,
+      { ...noCache, 'server.ingest_workers': 1, 'server.query_workers': 1, 'server.codec_workers': 1 },
+      undefined,
+      MALLOC_ENV,
+    );
     try {
       await runOn(cluster, options, `${options.nodes} nodes`);
     } finally {
