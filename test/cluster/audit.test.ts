@@ -1,19 +1,23 @@
 /**
  * The audit log in a cluster of three (replication 2, auth on): a key made, a saved query created
  * and a token refused through each node are each recorded once, by the node that took the
- * request, and every node's `GET /audit` answers all of them.
+ * request, and every node's `GET /audit` answers all of them; a node removed and forgotten through a
+ * node that passes the request on to the master is recorded once, by the node that took it.
  */
 import { strict as assert } from 'assert';
 import { assertError, waitUntil } from '../helpers/api';
 import { bearer, makeKey } from '../helpers/auth';
 import { postJson, request } from '../helpers/server';
-import { startClusteredServers, stopClusteredServers, type ClusteredServer } from './helpers/clustered-servers';
+import { startClusteredServers, stopClusteredServers, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 
 const ROOT = 'the audit cluster root token';
 
 interface Entry {
   action: string;
+  outcome: string;
   node: string;
+  client_ip: string;
+  method: string;
   target: string | null;
   target_name: string | null;
   path: string | null;
@@ -81,6 +85,64 @@ describe('cluster: audit log', function () {
         if (want.action === 'auth.refused') assert.equal(found[0]!.reason, 'INVALID_TOKEN');
         else assert.equal(found[0]!.actor_key_name, 'root');
       }
+    }
+  });
+
+  it('records a node removed and forgotten through a node that is not the master once, by that node', async () => {
+    const since = new Date(Date.now() - 1).toISOString();
+    const masterId: string = (await request(`${nodes[0]!.api}/cluster/status`, { headers: bearer(ROOT) })).body.data.master.id;
+    const [entry, gone] = nodes.filter((node) => node.id !== masterId);
+    const removed = await request(`${entry!.api}/cluster/nodes/${gone!.id}/remove`, { method: 'POST', headers: bearer(ROOT) });
+    assert.equal(removed.status, 200, removed.text);
+    const effectiveMs = Date.parse(removed.body.data.effective_from);
+    await waitUntil(() => Date.now() > effectiveMs, 30_000, 'the removal to take effect');
+    await gone!.server.kill();
+    const up = nodes.filter((node) => node !== gone);
+    await waitForUp(
+      up,
+      up.map((node) => node.id),
+      30_000,
+      bearer(ROOT),
+    );
+    const forgotten = await request(`${entry!.api}/cluster/nodes/${gone!.id}/forget`, { method: 'POST', headers: bearer(ROOT) });
+    assert.equal(forgotten.status, 200, forgotten.text);
+
+    const expected = ['remove', 'forget'].map((step) => ({
+      action: `cluster.node.${step}`,
+      outcome: 'success',
+      node: entry!.id,
+      client_ip: '127.0.0.1',
+      actor_key_name: 'root',
+      method: 'POST',
+      path: `/api/v1/cluster/nodes/${gone!.id}/${step}`,
+      target: gone!.id,
+    }));
+    for (const reader of up) {
+      let entries: Entry[] = [];
+      await waitUntil(
+        async () => {
+          const answer = await request(`${reader.api}/audit?action=cluster.*&from=${since}`, { headers: bearer(ROOT) });
+          assert.equal(answer.status, 200, `${reader.id}: ${answer.text}`);
+          entries = answer.body.data.entries;
+          return entries.length >= expected.length;
+        },
+        10_000,
+        `${reader.id} answers both entries`,
+      );
+      assert.deepEqual(
+        [...entries].reverse().map(({ action, outcome, node, client_ip, actor_key_name, method, path, target }) => ({
+          action,
+          outcome,
+          node,
+          client_ip,
+          actor_key_name,
+          method,
+          path,
+          target,
+        })),
+        expected,
+        `${reader.id}: one entry per action, by the node that took it`,
+      );
     }
   });
 });
