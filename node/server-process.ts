@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { App } from './app/app';
+import { reloadOnSignal } from './app/signal-reload';
 import { loadConfig, type CommandLineOverrides } from './config/load';
 import { resolveSettings } from './config/settings';
 import { buildServer } from './http/server';
@@ -33,23 +34,8 @@ export async function runServer(overrides: CommandLineOverrides): Promise<void> 
     logger.error(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   });
 
-  process.on('SIGHUP', () => {
-    try {
-      const result = app.applyConfig(loadConfig(overrides));
-      logger.info(
-        `config reloaded: ${result.changed.join(', ') || 'no change'}` +
-          (result.restartRequired.length > 0 ? `; restart required for ${result.restartRequired.join(', ')}` : ''),
-      );
-    } catch (error) {
-      logger.error(`config reload failed, keeping the running config: ${(error as Error).message}`);
-    }
-    try {
-      const reloaded = app.reloadTls();
-      if (reloaded !== null) logger.info(`tls: certificate reloaded; new connections use it (valid until ${reloaded.validTo})`);
-    } catch (error) {
-      logger.error(`tls: reload failed, keeping the certificate in use: ${(error as Error).message}`);
-    }
-  });
+  // The audit log records each reload (app/signal-reload.ts); a failure to record is logged there.
+  process.on('SIGHUP', () => void reloadOnSignal(app, overrides, logger));
 
   let stopping = false;
   const stop = (signal: string): void => {

@@ -14,6 +14,13 @@ export type AuditAction =
   | 'auth.key.revoke'
   | 'auth.root.rotate'
   | 'config.patch'
+  | 'config.reload'
+  | 'tls.reload'
+  | 'cache.clear'
+  | 'query.job.cancel'
+  | 'alert.test_channels'
+  | 'cluster.node.remove'
+  | 'cluster.node.forget'
   | `${RecordSubject}.${'create' | 'replace' | 'delete'}`
   | 'auth.refused'
   | 'auth.refused.suppressed';
@@ -27,13 +34,21 @@ export interface AuditActor {
   keyId: string | null;
   keyName: string | null;
   scope: string | null;
-  /** The address of the TCP peer: a proxy's, behind one (X-Forwarded-For is not trusted). */
-  clientIp: string;
+  /** The address of the TCP peer: a proxy's, behind one (X-Forwarded-For is not trusted); null for a signal. */
+  clientIp: string | null;
   /** The node that took the request. */
   node: string;
-  /** The request's method and path (without the query string); null for an entry no one request made (a summary of refusals). */
+  /**
+   * The request's method and path (without the query string). An entry no request made has no path:
+   * a summary of refusals has no method either; a reload on a signal has the signal's name (`SIGHUP`).
+   */
   method: string | null;
   path: string | null;
+}
+
+/** The actor of an action a signal to the process made (a SIGHUP reload): no key, no client address, no path. */
+export function signalActor(signal: string, node: string): AuditActor {
+  return { keyId: null, keyName: null, scope: null, clientIp: null, node, method: signal, path: null };
 }
 
 export interface AuditEntry {

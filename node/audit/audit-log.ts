@@ -60,7 +60,7 @@ export class AuditLog {
 
   /** A refused credential: recorded within the bound on refusals per client address (refusal-bound.ts). */
   async refused(entry: AuditEntry): Promise<void> {
-    if (this.refusals.admit(entry.actor.clientIp)) await this.record(entry);
+    if (entry.actor.clientIp !== null && this.refusals.admit(entry.actor.clientIp)) await this.record(entry);
   }
 
   start(): void {

@@ -127,7 +127,7 @@ export class ClusterNode {
   ): Promise<ClusterNode> {
     const { cluster } = settings;
     const storedAlone = await storedAloneBeforeFirstJoin(engine, cluster.nodeId, logger);
-    const http = new PeerHttp(tls);
+    const http = new PeerHttp(tls, { nodeId: cluster.nodeId, secret: cluster.secret });
     const self: Member = {
       id: cluster.nodeId,
       // An IPv6 host in brackets, so that a peer can put the address in a URL.

@@ -13,9 +13,9 @@ import type { Member } from './cluster-state';
 import type { ClusterNode } from './cluster-node';
 import type { Membership } from './membership';
 import type { PeerHttpResponse } from './peer-http';
+import { FORWARDED_HEADER, RelayedAnswer } from './forward-mark';
 
-/** Marks a request one node forwarded to another. */
-export const FORWARDED_HEADER = 'x-trawl-forwarded-by';
+export { FORWARDED_HEADER };
 
 /** A forwarded request's headers: the mark, and the caller's credentials (keys are valid on every node), which the other node checks again. */
 export function forwardedHeaders(selfId: string, authorization: string | undefined): Record<string, string> {
@@ -40,7 +40,7 @@ function unavailable(member: Member, error: unknown): ApiError {
 }
 
 /**
- * Forwards the request to the job's node and relays its answer; false when the job is this
+ * Forwards the request to the job's node and relays its answer, returned; null when the job is this
  * node's own (or no member's: the caller answers 404 as for any unknown job).
  */
 export async function forwardJobRequest(
@@ -50,10 +50,10 @@ export async function forwardJobRequest(
   request: FastifyRequest,
   reply: FastifyReply,
   stream: boolean,
-): Promise<boolean> {
-  if (cluster === null || request.headers[FORWARDED_HEADER] !== undefined) return false;
+): Promise<RelayedAnswer | null> {
+  if (cluster === null || request.headers[FORWARDED_HEADER] !== undefined) return null;
   const member = jobHome(cluster.membership, selfId, id);
-  if (member === null) return false;
+  if (member === null) return null;
   const abort = new AbortController();
   const headers = forwardedHeaders(selfId, request.headers.authorization);
   if (stream) {
@@ -77,7 +77,7 @@ export async function forwardJobRequest(
   if (!stream || !type.startsWith('text/event-stream')) {
     text ??= await response.text();
     await reply.status(response.status).header('content-type', type).send(text);
-    return true;
+    return RelayedAnswer.of(response.status, jsonOrNull(text));
   }
   reply.hijack();
   const raw = reply.raw;
@@ -93,7 +93,15 @@ export async function forwardJobRequest(
     abort.abort();
     raw.end();
   }
-  return true;
+  return new RelayedAnswer(response.status, null);
+}
+
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 export interface ListedJob {

@@ -128,11 +128,21 @@ export class ForwardingMetadataWriter implements MetadataWriter {
   }
 }
 
+/** The error's fields sent as a fact; none when a trailer too long was cut (trailer-values.ts): the code, status and message still stand. */
+function detailsOf(fact: string | undefined): Record<string, unknown> {
+  try {
+    const details: unknown = JSON.parse(fact ?? '{}');
+    return isObject(details) ? details : {};
+  } catch {
+    return {};
+  }
+}
+
 function forwardedError(error: unknown, membership: Membership): unknown {
   if (!(error instanceof PeerCallError)) return error;
   if (error.reason === API_ERROR) {
     const code = error.facts.code ?? 'INTERNAL_ERROR';
-    const details = JSON.parse(error.facts.details ?? '{}') as Record<string, unknown>;
+    const details = detailsOf(error.facts.details);
     return new ApiError(isErrorCode(code) ? code : 'INTERNAL_ERROR', error.details, details, Number(error.facts.status) || undefined);
   }
   const master = membership.master();

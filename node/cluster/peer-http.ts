@@ -8,6 +8,14 @@ import http from 'http';
 import https from 'https';
 import type { TlsFiles, TlsMaterial } from '../core/tls-material';
 import type { Member } from './cluster-state';
+import { signProof, PROOF_KEY } from './grpc/call-proof';
+import { forwardProofSubject } from './forward-mark';
+
+/** Who this node is and the cluster's secret: each request carries the proof of it (forward-mark.ts). */
+export interface PeerHttpIdentity {
+  nodeId: string;
+  secret: string | null;
+}
 
 export interface PeerHttpRequest {
   method?: string;
@@ -30,7 +38,10 @@ export class PeerHttp {
   private agent: http.Agent;
 
   /** @param tls the node's certificate when `tls.enabled` (calls go over HTTPS, trusting its CA); null: plain HTTP. */
-  constructor(private readonly tls: TlsMaterial | null = null) {
+  constructor(
+    private readonly tls: TlsMaterial | null = null,
+    private readonly identity: PeerHttpIdentity | null = null,
+  ) {
     this.agent = PeerHttp.agentOf(tls?.files ?? null, tls !== null);
     // A reloaded CA applies to the connections made after it; the old pool's requests finish, and
     // its idle connections are closed by the other side's keep-alive timeout.
@@ -53,27 +64,27 @@ export class PeerHttp {
 
   request(member: Member, path: string, options: PeerHttpRequest = {}): Promise<PeerHttpResponse> {
     const send = this.secure ? https.request : http.request;
+    const method = options.method ?? 'GET';
+    const headers = { ...options.headers };
+    const { identity } = this;
+    if (identity?.secret != null) headers[PROOF_KEY] = signProof(identity.secret, identity.nodeId, forwardProofSubject(method, path));
     return new Promise((resolve, reject) => {
-      const outgoing = send(
-        this.url(member, path),
-        { method: options.method ?? 'GET', headers: options.headers, agent: this.agent, signal: options.signal },
-        (body) => {
-          const status = body.statusCode ?? 0;
-          const text = async (): Promise<string> => {
-            const chunks: Buffer[] = [];
-            for await (const chunk of body) chunks.push(chunk as Buffer);
-            return Buffer.concat(chunks).toString('utf8');
-          };
-          resolve({
-            status,
-            ok: status >= 200 && status < 300,
-            contentType: typeof body.headers['content-type'] === 'string' ? body.headers['content-type'] : null,
-            body,
-            text,
-            json: async () => JSON.parse(await text()) as unknown,
-          });
-        },
-      );
+      const outgoing = send(this.url(member, path), { method, headers, agent: this.agent, signal: options.signal }, (body) => {
+        const status = body.statusCode ?? 0;
+        const text = async (): Promise<string> => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of body) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks).toString('utf8');
+        };
+        resolve({
+          status,
+          ok: status >= 200 && status < 300,
+          contentType: typeof body.headers['content-type'] === 'string' ? body.headers['content-type'] : null,
+          body,
+          text,
+          json: async () => JSON.parse(await text()) as unknown,
+        });
+      });
       outgoing.on('error', reject);
       outgoing.end();
     });

@@ -135,6 +135,9 @@ const WILDCARD_HOST = /^(0\.0\.0\.0|\[?::\]?|):\d+$/;
 /** A shorter cluster.secret could be guessed offline from one proof seen on the wire. */
 const MIN_SECRET_LENGTH = 16;
 
+/** A smaller body limit would refuse nearly every request with a body: a query, a saved query, a batch. */
+const MIN_MAX_BODY_SIZE = '1kb';
+
 /** More threads of one kind than this only oversubscribes any machine Node runs on. */
 const MAX_WORKERS = 64;
 
@@ -148,6 +151,10 @@ function checkConsistency(config: Config): void {
   const level = storage.compression_level as number;
   if (level < 1 || level > 19) throw new ConfigError('storage.compression_level must be 1 to 19');
   if ((storage.segment_max_events as number) < 1) throw new ConfigError('storage.segment_max_events must be at least 1');
+  const maxBodySize = (config.ingest as ConfigSection).max_body_size as string | number;
+  if ((parseSizeBytes(maxBodySize) ?? 0) < (parseSizeBytes(MIN_MAX_BODY_SIZE) ?? 0)) {
+    throw new ConfigError(`ingest.max_body_size must be at least ${MIN_MAX_BODY_SIZE} (got ${String(maxBodySize)})`);
+  }
   const cluster = config.cluster as ConfigSection;
   if ((cluster.partitions as number) < 1) throw new ConfigError('cluster.partitions must be at least 1');
   if ((cluster.replication_factor as number) < 1) throw new ConfigError('cluster.replication_factor must be at least 1');

@@ -8,6 +8,7 @@ import type { App } from '../app/app';
 import type { AuditAction, AuditActor } from '../audit/audit-entry';
 import type { VerifiedKey } from '../auth/authenticator';
 import { splitToken } from '../auth/token';
+import { isPeerForward, RelayedAnswer } from '../cluster/forward-mark';
 import { API_KEYS } from '../metadata/collections';
 import { pathOf, toApiError } from './errors';
 
@@ -31,9 +32,34 @@ export interface AuditTarget {
 }
 
 /**
+ * A request another member passed on to this one (forward-mark.ts): the member that took it from
+ * the client records it, with the client's address, so this one does not.
+ */
+function forwardedByPeer(app: App, request: FastifyRequest): boolean {
+  const cluster = app.cluster;
+  if (cluster === null) return false;
+  const { nodeId, secret } = app.settings.cluster;
+  const forwarded = { method: request.method, url: request.url, headers: request.headers, peer: request.socket.remoteAddress };
+  return isPeerForward(forwarded, cluster.membership.state().members, nodeId, secret);
+}
+
+async function recordFailure(
+  app: App,
+  request: FastifyRequest,
+  action: AuditAction,
+  target: AuditTarget,
+  status: number,
+  reason: string | null,
+) {
+  await app.audit.record({ action, outcome: 'failure', actor: actorOf(app, request), ...target, status, reason });
+}
+
+/**
  * Runs an administrative action and records it once it is done. An action refused as invalid
  * (a 4xx) made no change and is not recorded; one that failed on the server's side (a 5xx, such as
- * the master being unreachable) is recorded as a failure, since it may have been applied.
+ * the master being unreachable) is recorded as a failure, since it may have been applied. When the
+ * work passed the request on to another member (it returns a RelayedAnswer), the answer relayed
+ * decides the same way.
  */
 export async function audited<T>(
   app: App,
@@ -42,6 +68,7 @@ export async function audited<T>(
   target: AuditTarget | ((result: T) => AuditTarget),
   work: () => Promise<T>,
 ): Promise<T> {
+  if (forwardedByPeer(app, request)) return work();
   let result: T;
   try {
     result = await work();
@@ -49,16 +76,15 @@ export async function audited<T>(
     const apiError = toApiError(error);
     if (apiError.status >= 500) {
       const known = typeof target === 'function' ? { target: null } : target;
-      await app.audit.record({
-        action,
-        outcome: 'failure',
-        actor: actorOf(app, request),
-        ...known,
-        status: apiError.status,
-        reason: apiError.code,
-      });
+      await recordFailure(app, request, action, known, apiError.status, apiError.code);
     }
     throw error;
+  }
+  if (result instanceof RelayedAnswer) {
+    const known = typeof target === 'function' ? { target: null } : target;
+    if (result.status >= 500) await recordFailure(app, request, action, known, result.status, result.code);
+    else if (result.status < 400) await app.audit.record({ action, outcome: 'success', actor: actorOf(app, request), ...known });
+    return result;
   }
   const known = typeof target === 'function' ? target(result) : target;
   await app.audit.record({ action, outcome: 'success', actor: actorOf(app, request), ...known });

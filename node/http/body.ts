@@ -26,11 +26,16 @@ declare module 'fastify' {
     bodyFormat?: 'raw' | 'json';
     /** A body the route takes, quoted when a body is not JSON at all (a query sent as plain text). */
     bodyExample?: string;
+    /** A size limit of the route's own, in bytes, instead of `ingest.max_body_size`. */
+    ownBodyLimit?: number;
   }
 }
 
-const tooLarge = (limit: number): ApiError =>
-  new ApiError('PAYLOAD_TOO_LARGE', `request body exceeds ingest.max_body_size (${limit} bytes)`);
+const tooLarge = (limit: number, own: boolean): ApiError =>
+  new ApiError(
+    'PAYLOAD_TOO_LARGE',
+    own ? `request body exceeds this endpoint's limit (${limit} bytes)` : `request body exceeds ingest.max_body_size (${limit} bytes)`,
+  );
 
 /**
  * Collects a body up to `limit` bytes *after* decompression. Compressed bodies are inflated as
@@ -38,7 +43,7 @@ const tooLarge = (limit: number): ApiError =>
  * compressed stream, and a bomb is stopped at the limit. The rest of the request is drained so
  * the client can read the answer.
  */
-function readBody(payload: IncomingMessage, encoding: string, limit: number, truncate: boolean): Promise<RawBody> {
+function readBody(payload: IncomingMessage, encoding: string, limit: number, truncate: boolean, ownLimit: boolean): Promise<RawBody> {
   return new Promise((resolve, reject) => {
     const inflater =
       encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : null;
@@ -68,7 +73,7 @@ function readBody(payload: IncomingMessage, encoding: string, limit: number, tru
       if (kept + chunk.length > limit) {
         if (!truncate) {
           stopReading();
-          finish(tooLarge(limit));
+          finish(tooLarge(limit, ownLimit));
           return;
         }
         chunks.push(chunk.subarray(0, limit - kept));
@@ -117,7 +122,7 @@ function jsonValue(bytes: Buffer, example: string | undefined): unknown {
   }
 }
 
-/** Installs the raw-bytes parser for every content type. `limit()` reads the live setting. */
+/** Installs the raw-bytes parser for every content type. `limit()` reads the live setting; a route may have its own (`ownBodyLimit`). */
 export function installBodyParser(app: FastifyInstance, limit: () => number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done) => {
@@ -131,7 +136,8 @@ export function installBodyParser(app: FastifyInstance, limit: () => number): vo
       return;
     }
     const json = request.routeOptions.config?.bodyFormat === 'json';
-    readBody(payload, encoding, limit(), truncate).then(
+    const own = request.routeOptions.config?.ownBodyLimit;
+    readBody(payload, encoding, own ?? limit(), truncate, own !== undefined).then(
       (body) => {
         let value: unknown = body;
         try {

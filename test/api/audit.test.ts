@@ -1,7 +1,8 @@
 /**
  * The audit log against the real server with auth on: each administrative action (keys made,
  * revoked and rotated, a config patch, saved queries, dashboards and alerts created, replaced and
- * deleted) and each refused credential (401, 403) recorded once, with the actor's key id and name,
+ * deleted, the result cache cleared, a query job canceled, an alert's channels tested, a SIGHUP
+ * reload) and each refused credential (401, 403) recorded once, with the actor's key id and name,
  * the client address, the node and the target; an invalid request not recorded; no token, secret
  * or webhook password anywhere in `GET /audit`; the bound on refusals per client address; the
  * internal index out of `from *`, `/fields`, `/sources` and `/stats`, refused to ingest and to
@@ -23,7 +24,7 @@ interface Entry {
   outcome: string;
   actor_key_id: string | null;
   actor_key_name: string | null;
-  client_ip: string;
+  client_ip: string | null;
   node: string;
   method: string | null;
   path: string | null;
@@ -208,6 +209,101 @@ describe('api: audit log', function () {
       times,
       [...times].sort((a, b) => b - a),
       'newest first',
+    );
+  });
+
+  it('records a cleared cache, a canceled job, a channel test and a SIGHUP reload, each once', async () => {
+    const keys = await request(`${api}/auth/keys`, { headers: bearer(currentRoot) });
+    const rootId: string = keys.body.data.keys.find((key: { scope: string }) => key.scope === 'root').id;
+    const since = new Date(Date.now() - 1).toISOString();
+
+    assert.equal((await send(`${api}/cache`, 'DELETE', undefined, currentRoot)).status, 200);
+    const launched = await send(`${api}/query`, 'POST', { q: 'from main | stats count()', wait: 0 }, currentRoot);
+    assert.equal(launched.status, 202, launched.text);
+    const jobId: string = launched.body.data.job_id;
+    const canceled = await send(`${api}/query/jobs/${jobId}`, 'DELETE', undefined, currentRoot);
+    assert.equal(canceled.status, 200, canceled.text);
+    // An unknown job is a 404: nothing was canceled, nothing recorded.
+    assertError(await send(`${api}/query/jobs/qry_nope`, 'DELETE', undefined, currentRoot), 404, 'NOT_FOUND');
+    const alert = await send(
+      `${api}/alerts`,
+      'POST',
+      {
+        name: 'pager test',
+        q: 'from main | stats count() as n | where n > 100',
+        interval: '1m',
+        enabled: false,
+        channels: [{ type: 'webhook', config: { url: `http://ops:${webhookPassword}@127.0.0.1:9/hook` } }],
+      },
+      currentRoot,
+    );
+    assert.equal(alert.status, 201, alert.text);
+    const alertId: string = alert.body.data.id;
+    const tested = await send(`${api}/alerts/${alertId}/test-channels`, 'POST', {}, currentRoot);
+    assert.equal(tested.status, 200, tested.text);
+    // A patched key the reload sets back to its value from the flags and file: the reload names it.
+    const patched = await send(`${api}/config`, 'PATCH', { query: { max_concurrent: 5 } }, currentRoot);
+    assert.equal(patched.status, 200, patched.text);
+    server!.process.kill('SIGHUP');
+    await server!.waitFor(/config reloaded/, 10_000);
+
+    const expected = [
+      { action: 'cache.clear', target: null, target_name: null, method: 'DELETE', path: '/api/v1/cache' },
+      { action: 'query.job.cancel', target: jobId, target_name: null, method: 'DELETE', path: `/api/v1/query/jobs/${jobId}` },
+      { action: 'alert.create', target: alertId, target_name: 'pager test', method: 'POST', path: '/api/v1/alerts' },
+      {
+        action: 'alert.test_channels',
+        target: alertId,
+        target_name: 'pager test',
+        method: 'POST',
+        path: `/api/v1/alerts/${alertId}/test-channels`,
+      },
+      { action: 'config.patch', target: 'query.max_concurrent', target_name: null, method: 'PATCH', path: '/api/v1/config' },
+    ];
+    let entries: Entry[] = [];
+    // The reload is recorded after the log line the test waited for.
+    await waitUntil(
+      async () => (entries = (await readAudit(`from=${since}&limit=1000`)).entries).some((entry) => entry.action === 'config.reload'),
+      10_000,
+      'the config.reload entry',
+    );
+    const made = entries.filter((entry) => entry.action !== 'auth.refused').reverse();
+    assert.deepEqual(
+      made.map(({ action, outcome, actor_key_id, actor_key_name, client_ip, node, method, path, target, target_name }) => ({
+        action,
+        outcome,
+        actor_key_id,
+        actor_key_name,
+        client_ip,
+        node,
+        method,
+        path,
+        target,
+        target_name,
+      })),
+      [
+        ...expected.map((want) => ({
+          outcome: 'success',
+          actor_key_id: rootId,
+          actor_key_name: 'root',
+          client_ip: '127.0.0.1',
+          node: NODE_ID,
+          ...want,
+        })),
+        // A signal has no key, no client address and no path.
+        {
+          action: 'config.reload',
+          outcome: 'success',
+          actor_key_id: null,
+          actor_key_name: null,
+          client_ip: null,
+          node: NODE_ID,
+          method: 'SIGHUP',
+          path: null,
+          target: 'query.max_concurrent',
+          target_name: null,
+        },
+      ],
     );
   });
 

@@ -137,6 +137,30 @@ describe('api: config', function () {
       assert.deepEqual(ok.body, { data: { accepted: 1, failed: 0 } });
     });
 
+    it('PATCH /config refuses an ingest.max_body_size under 1kb, and the next patch undoes a tiny one whatever its size', async () => {
+      const patchConfig = (text: string) =>
+        request(`${server.api}/config`, { method: 'PATCH', body: text, headers: { 'content-type': 'application/json' } });
+      for (const size of [0, '0', '512b']) {
+        const refused = await patchConfig(JSON.stringify({ ingest: { max_body_size: size } }));
+        assertError(refused, 400, 'VALIDATION_ERROR', `max_body_size ${JSON.stringify(size)}`);
+        assert.match(refused.body.error.message, /ingest\.max_body_size must be at least 1kb/);
+      }
+      assert.equal((await request(`${server.api}/config`)).body.data.ingest.max_body_size, '10kb', 'a refused patch changes nothing');
+
+      const tiny = await patchConfig(JSON.stringify({ ingest: { max_body_size: '1kb' } }));
+      assert.equal(tiny.status, 200, tiny.text);
+      assertError(await post(`${server.api}/ingest`, body(2000), { 'content-type': 'application/json' }), 413, 'PAYLOAD_TOO_LARGE');
+      // Bigger than the new limit (JSON allows the padding): PATCH /config has a limit of its own.
+      const undo = JSON.stringify({ ingest: { max_body_size: '10kb' } }) + ' '.repeat(4000);
+      const undone = await patchConfig(undo);
+      assert.equal(undone.status, 200, undone.text);
+      const ok = await post(`${server.api}/ingest`, body(5000), { 'content-type': 'application/json' });
+      assert.deepEqual(ok.body, { data: { accepted: 1, failed: 0 } });
+      const huge = await patchConfig(JSON.stringify({ log_level: 'info' }) + ' '.repeat(70 * 1024));
+      assertError(huge, 413, 'PAYLOAD_TOO_LARGE', 'past its own 64 KiB');
+      assert.match(huge.body.error.message, /this endpoint's limit \(65536 bytes\)/);
+    });
+
     it('PATCH /config rejects unknown or non-patchable top-level keys and invalid values with 400 VALIDATION_ERROR', async () => {
       const before = (await request(`${server.api}/config`)).body.data;
       for (const [patch, names] of [

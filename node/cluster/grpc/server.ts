@@ -18,6 +18,7 @@ import tls from 'tls';
 import * as grpc from '@grpc/grpc-js';
 import type { TlsFiles, TlsMaterial } from '../../core/tls-material';
 import { GRPC_MAX_REPLY_BYTES, GRPC_MAX_REQUEST_BYTES } from './limits';
+import { trailerKey, trailerValue } from './trailer-values';
 
 export const REFUSAL_KEY = 'trawl-refusal';
 /** Trailer keys of a refusal's facts start with this (`trawl-fact-held-at`). */
@@ -37,12 +38,20 @@ export class RpcRefusal extends Error {
   }
 }
 
+/**
+ * A refusal's reason and facts as trailers, each key and value made one grpc-js takes
+ * (trailer-values.ts): one it refuses would throw and leave the call unanswered.
+ */
+export function refusalTrailers(refusal: RpcRefusal): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  metadata.set(REFUSAL_KEY, trailerValue(refusal.reason));
+  for (const [key, value] of Object.entries(refusal.facts)) metadata.set(trailerKey(FACT_PREFIX + key), trailerValue(value));
+  return metadata;
+}
+
 /** Ends a server stream with a status, the refusal's reason and facts in the trailers (as unary() does). */
 export function endWith(call: grpc.ServerWritableStream<unknown, unknown>, refusal: RpcRefusal): void {
-  const metadata = new grpc.Metadata();
-  metadata.set(REFUSAL_KEY, refusal.reason);
-  for (const [key, value] of Object.entries(refusal.facts)) metadata.set(FACT_PREFIX + key, value);
-  call.emit('error', { code: refusal.code, details: refusal.message, metadata });
+  call.emit('error', { code: refusal.code, details: refusal.message, metadata: refusalTrailers(refusal) });
 }
 
 /**
@@ -61,10 +70,7 @@ export function unary<Request, Reply>(
         (reply) => callback(null, reply),
         (error: unknown) => {
           if (error instanceof RpcRefusal) {
-            const metadata = new grpc.Metadata();
-            metadata.set(REFUSAL_KEY, error.reason);
-            for (const [key, value] of Object.entries(error.facts)) metadata.set(FACT_PREFIX + key, value);
-            callback({ code: error.code, details: error.message, metadata });
+            callback({ code: error.code, details: error.message, metadata: refusalTrailers(error) });
           } else {
             const failure = error instanceof Error ? error : new Error(String(error));
             onFailure(failure);

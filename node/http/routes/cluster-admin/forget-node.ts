@@ -7,7 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import type { ClusterNode } from '../../../cluster/cluster-node';
 import { ForgetRefusedError } from '../../../cluster/errors';
+import { RelayedAnswer } from '../../../cluster/forward-mark';
 import { ApiError } from '../../../core/errors';
+import { audited } from '../../audit-request';
 import { forwardToMaster, NODE_ID_PARAMS, refusalError } from './master';
 
 /** The answer to a forget: the node, and the newest ring epoch that still lists it. */
@@ -27,14 +29,19 @@ export function forgetNodeRoute(server: FastifyInstance, app: App): void {
       if (cluster === null) {
         throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to forget a node of');
       }
-      if (!cluster.membership.master().self) return forwardToMaster(cluster, nodeId, 'forget', request, reply);
-      try {
-        await cluster.membership.forget(nodeId);
-      } catch (error) {
-        if (error instanceof ForgetRefusedError) throw refusalError(error);
-        throw error;
-      }
-      return { data: forgottenAnswer(cluster, nodeId) };
+      // Audited by the node that took the request, once: a request passed on to the master is not audited there again.
+      const answer = await audited(app, request, 'cluster.node.forget', { target: nodeId }, async () => {
+        if (!cluster.membership.master().self)
+          return forwardToMaster(cluster, app.settings.cluster.nodeId, nodeId, 'forget', request, reply);
+        try {
+          await cluster.membership.forget(nodeId);
+        } catch (error) {
+          if (error instanceof ForgetRefusedError) throw refusalError(error);
+          throw error;
+        }
+        return { data: forgottenAnswer(cluster, nodeId) };
+      });
+      return answer instanceof RelayedAnswer ? reply : answer;
     },
   );
 }

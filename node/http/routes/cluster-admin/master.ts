@@ -6,6 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClusterNode } from '../../../cluster/cluster-node';
 import type { ForgetRefusedError, RemoveRefusedError } from '../../../cluster/errors';
 import type { PeerHttpResponse } from '../../../cluster/peer-http';
+import { RelayedAnswer } from '../../../cluster/forward-mark';
+import { forwardedHeaders } from '../../../cluster/job-forwarding';
 import { ApiError } from '../../../core/errors';
 
 export const NODE_ID_PARAMS = { type: 'object', properties: { node_id: { type: 'string', minLength: 1 } }, required: ['node_id'] } as const;
@@ -20,14 +22,15 @@ const FORWARD_TIMEOUT_MS = 10_000;
 
 export type Action = 'remove' | 'forget';
 
-/** Passes the request to the master and relays its status and body; 503 naming it when it does not answer. */
+/** Passes the request to the master and relays its status and body, returned; 503 naming it when it does not answer. */
 export async function forwardToMaster(
   cluster: ClusterNode,
+  selfId: string,
   nodeId: string,
   action: Action,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<unknown> {
+): Promise<RelayedAnswer> {
   const master = cluster.membership.master();
   const member = cluster.membership.state().members.find((candidate) => candidate.id === master.id);
   const name = master.id === null ? master.address : `${master.id} at ${master.address}`;
@@ -41,8 +44,8 @@ export async function forwardToMaster(
   try {
     answer = await cluster.http.request(member, `/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/${action}`, {
       method: 'POST',
-      // The caller's credentials: the master checks them again.
-      headers: request.headers.authorization === undefined ? {} : { authorization: request.headers.authorization },
+      // Marked forwarded, so that the master does not audit it again; the caller's credentials, which the master checks again.
+      headers: forwardedHeaders(selfId, request.headers.authorization),
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });
   } catch (error) {
@@ -50,5 +53,6 @@ export async function forwardToMaster(
   }
   const body: unknown = await answer.json().catch(() => null);
   if (body === null) throw unavailable(`answered ${answer.status} without a JSON body`);
-  return reply.code(answer.status).send(body);
+  await reply.code(answer.status).send(body);
+  return RelayedAnswer.of(answer.status, body);
 }

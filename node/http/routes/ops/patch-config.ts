@@ -9,6 +9,11 @@ import { withoutSecrets } from './read-config';
 const PATCHABLE_KEYS = new Set(['retention', 'log_level', 'listen', 'query', 'ingest', 'storage', 'http', 'tail']);
 /** A JSON object; its keys and values are checked as a reload checks them (mergeConfig). */
 const CONFIG_PATCH_SCHEMA = { type: 'object' } as const;
+/**
+ * The body limit of PATCH /config, its own rather than ingest.max_body_size: whatever limit a patch
+ * sets, the next patch can still be sent to undo it. A patch of every patchable key fits many times.
+ */
+export const CONFIG_PATCH_BODY_LIMIT = 64 * 1024;
 
 /** The dotted keys a patch sets (`retention`, `query.max_concurrent`), sorted: config keys are two levels deep at most. */
 function patchedPaths(patch: Record<string, unknown>): string[] {
@@ -24,7 +29,10 @@ function patchedPaths(patch: Record<string, unknown>): string[] {
 }
 
 export function patchConfigRoute(server: FastifyInstance, app: App): void {
-  const patchConfig = { schema: { body: CONFIG_PATCH_SCHEMA }, config: { bodyFormat: 'json' } } as const;
+  const patchConfig = {
+    schema: { body: CONFIG_PATCH_SCHEMA },
+    config: { bodyFormat: 'json', ownBodyLimit: CONFIG_PATCH_BODY_LIMIT },
+  } as const;
   server.patch<{ Body: Record<string, unknown> }>('/config', patchConfig, async (request) => {
     const patch = request.body;
     // Validated before the patchable check, so that a key of a feature this version lacks says so.

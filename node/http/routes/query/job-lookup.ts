@@ -17,7 +17,7 @@ export async function localJob(
   stream: boolean,
 ): Promise<Job | null> {
   const id = request.params.id;
-  if (await forwardJobRequest(app.cluster, app.settings.cluster.nodeId, id, request, reply, stream)) return null;
+  if ((await forwardJobRequest(app.cluster, app.settings.cluster.nodeId, id, request, reply, stream)) !== null) return null;
   const job = service.jobs.get(id);
   if (job === undefined) throw notFound(`no query job ${id}`);
   return job;
