@@ -154,6 +154,22 @@ function statsAllow(column: ColumnStats | undefined, predicate: ColumnPredicate,
 }
 
 /** Decides which segments and buffered rows a scan reads. Reads only bloom filters from disk. */
+/** What planning looks up in a header on every query, made once per header (a header never changes). */
+interface PlanningView {
+  key: string;
+  columns: Map<string, ColumnStats>;
+}
+const planningViews = new WeakMap<SegmentHeader, PlanningView>();
+
+function planningViewOf(header: SegmentHeader): PlanningView {
+  let view = planningViews.get(header);
+  if (view === undefined) {
+    view = { key: keyString(header), columns: new Map(header.columns.map((column) => [column.name, column])) };
+    planningViews.set(header, view);
+  }
+  return view;
+}
+
 export async function planScan(store: SegmentStore, buffer: WriteBuffer, request: ScanRequest, trace = false): Promise<ScanPlan> {
   const stats = emptyScanStats(trace);
   const decide = (header: SegmentHeader, decision: string): void => {
@@ -163,7 +179,8 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
   const keys = request.keys;
   for (const header of store.all()) {
     stats.segmentsTotal++;
-    if (!request.index(header.index) || (keys !== undefined && !keys.has(keyString(header)))) {
+    const view = planningViewOf(header);
+    if (!request.index(header.index) || (keys !== undefined && !keys.has(view.key))) {
       stats.segmentsSkippedIndex++;
       decide(header, 'skipped: index');
       continue;
@@ -173,8 +190,7 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
       decide(header, 'skipped: time');
       continue;
     }
-    const byName = new Map(header.columns.map((column) => [column.name, column]));
-    if (request.predicates?.some((predicate) => !statsAllow(byName.get(predicate.column), predicate, header.rowCount))) {
+    if (request.predicates?.some((predicate) => !statsAllow(view.columns.get(predicate.column), predicate, header.rowCount))) {
       stats.segmentsSkippedStats++;
       decide(header, 'skipped: column stats');
       continue;

@@ -18,7 +18,7 @@ import type { QueryWorkerPool, SessionHandle } from './session-pool';
 import { expandHeldReads, planHeldReads, type HeldPlan } from './held-blocks';
 import { HeadFloor } from './head-floor';
 import type { BlockInput } from '../../storage/read/block-input';
-import type { OpStats, ShardResult, UnitAck } from './shard-session';
+import { ShardSession, type OpStats, type ShardResult, type UnitAck } from './shard-session';
 import { mergeShardResults } from './shard-results';
 import { StreamOrder } from './stream-order';
 import { countIntervals, intervalCountStep } from './interval-counts';
@@ -177,6 +177,13 @@ export async function scanShards(source: ScanSource, plan: QueryPlan, options: E
     }
   }
   const boundary = plan.boundary;
+  if (scanPlan.segments.length === 0 && scanPlan.buffered.length === 0 && options.onRows === undefined) {
+    // Nothing to read (every segment pruned, as a rare term's blooms often leave it): the empty
+    // answer is made here, without handing worker sessions a query to plan and finish.
+    progress.phase = 'merging';
+    source.releasePlan(scanPlan);
+    return [new ShardSession(plan, options.spec).finish()];
+  }
   // A head reads a block or two and each session must fill the whole head: one session is fastest.
   const slots = options.pool.open(plan, options.spec, boundary.kind === 'head' ? 1 : Infinity).map((handle) => new SessionSlot(handle));
   // Cancel or timeout: stop the sessions now, not after the units in flight finish.

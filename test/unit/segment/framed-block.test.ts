@@ -1,7 +1,13 @@
 import { strict as assert } from 'assert';
 import { valueAt } from '../../../storage/core/column';
 import type { LogEvent } from '../../../storage/core/event';
-import { bloomMayContainAll, framesMayContainAll } from '../../../storage/segment/bloom';
+import {
+  bloomHashCount,
+  bloomMayContainAll,
+  DEFAULT_BLOOM_BITS_PER_TOKEN,
+  framesMayContainAll,
+  UNFRAMED_BLOOM_BITS_PER_TOKEN,
+} from '../../../storage/segment/bloom';
 import {
   ColumnEncoding,
   decodeColumnBlock,
@@ -56,6 +62,19 @@ describe('framed _raw blocks', () => {
     const small = encodeSegment(rowSetFromEvents(events().slice(0, FRAME_ROWS)), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
     assert.equal(readBlockHeader(small.blockData[0][1]).encoding, ColumnEncoding.String);
     assert.equal(small.stats.blocks[0].frames, undefined);
+  });
+
+  it('gives a block without frame filters a denser filter, so absent tokens rarely pass it', () => {
+    const small = encodeSegment(rowSetFromEvents(events().slice(0, FRAME_ROWS)), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
+    const smallMeta = small.stats.blocks[0].bloom;
+    assert.equal(smallMeta.hashes, bloomHashCount(UNFRAMED_BLOOM_BITS_PER_TOKEN));
+    assert.ok(smallMeta.bits >= smallMeta.tokens * UNFRAMED_BLOOM_BITS_PER_TOKEN, `${smallMeta.bits} bits for ${smallMeta.tokens} tokens`);
+    assert.equal(meta.bloom.hashes, bloomHashCount(DEFAULT_BLOOM_BITS_PER_TOKEN), 'a framed block keeps the sparser block filter');
+    // ~0.3% false positives at 12 bits a token; 8 bits would let about 2% through (some 40 of 2,000).
+    const passed = Array.from({ length: 2000 }, (_, i) => `absent${i}x`).filter((token) =>
+      bloomMayContainAll(small.blooms[0], smallMeta, [token]),
+    ).length;
+    assert.ok(passed < 20, `${passed} of 2,000 absent tokens passed`);
   });
 
   it('gives each frame a filter of its _raw tokens, stored after the block filter', () => {
