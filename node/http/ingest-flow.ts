@@ -73,21 +73,21 @@ export class IngestFlow {
       app.metrics.ingestErrors.inc({ endpoint, code: 'BACKPRESSURE' });
       throw busyWithQueries(app, app.shares.ingestLimit() ?? 1);
     }
+    let parsed: ParsedBody;
     try {
-      let parsed: ParsedBody;
-      try {
-        parsed = await app.ingestParser.parse(params, body, app.engine.buffer.currentPlacement);
-      } catch (error) {
-        this.failed(endpoint, error);
-        throw error;
-      }
-      await this.commit(request, endpoint, parsed);
-      // Counted once the request stands: a request refused whole (503, 429) is sent again.
-      app.metrics.refused(params.format, parsed.refused);
-      return parsed;
+      parsed = await app.ingestParser.parse(params, body, app.engine.buffer.currentPlacement);
+    } catch (error) {
+      this.failed(endpoint, error);
+      throw error;
     } finally {
+      // The share is of the parse workers: the next request's parse starts while this one is
+      // stored, so the worker it may use never waits on the write.
       release();
     }
+    await this.commit(request, endpoint, parsed);
+    // Counted once the request stands: a request refused whole (503, 429) is sent again.
+    app.metrics.refused(params.format, parsed.refused);
+    return parsed;
   }
 
   private async commit(request: FastifyRequest, endpoint: IngestEndpoint, parsed: ParsedBody): Promise<void> {
