@@ -205,7 +205,6 @@ export class App {
         metrics: this.metrics,
         logger: this.logger,
         onFailure,
-        hintReplayMayRun: (origin) => this.shares.hintReplayMayRun(origin),
       });
       queries.addService(node);
       this.tailService = addTailService(node.server, this.tail.bus, onFailure);

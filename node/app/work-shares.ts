@@ -7,9 +7,7 @@
  *   bound; a request beyond either is answered 503 BACKPRESSURE with Retry-After at once, before
  *   it is parsed, so a shipper backs off instead of queueing work in front of the queries;
  * - compaction (background work) does not start its next merge until the queries are done, or
- *   until it has waited `server.background_pause` for them, so that it can never fall behind for good;
- * - hint replay from a peer (background work its sender retries) is turned away the same way: for
- *   at most `server.background_pause`, then let through for a moment before it waits again.
+ *   until it has waited `server.background_pause` for them, so that it can never fall behind for good.
  * Flushes are not held: they keep the write buffer, and so ingest, moving.
  */
 
@@ -26,12 +24,6 @@ export interface ShareSettings {
 
 /** How often a paused background task looks again whether the queries are done. */
 const BACKGROUND_POLL_MS = 50;
-/**
- * How long background steps turned away for `server.background_pause` then run before they are
- * turned away again: long enough for a replaying peer's next few hints (it retries a refused one
- * a second later).
- */
-export const BACKGROUND_GRANT_MS = 2_000;
 
 export interface SharesStatus {
   queries_running: number;
@@ -41,16 +33,6 @@ export interface SharesStatus {
   ingest_refused_for_queries: number;
   /** Time compaction waited for queries, since the start. */
   background_paused_ms: number;
-  /** Hints peers replayed here that were turned away because queries were running, since the start. */
-  hint_replays_deferred: number;
-}
-
-/** Where a kind of background step that cannot wait in place stands while queries run. */
-interface Deferral {
-  /** Since when its steps have been turned away. */
-  since: number;
-  /** Until when its steps run, after they waited out the pause. */
-  grantedUntil: number;
 }
 
 export class WorkShares {
@@ -59,8 +41,6 @@ export class WorkShares {
   private readonly waiting: (() => void)[] = [];
   private refusedForQueries = 0;
   private pausedMs = 0;
-  private replaysDeferred = 0;
-  private readonly deferrals = new Map<string, Deferral>();
 
   constructor(
     private readonly queriesRunning: () => number,
@@ -140,33 +120,6 @@ export class WorkShares {
     this.pausedMs += this.now() - started;
   }
 
-  /**
-   * Whether a hint replayed by peer `origin` may be applied now. Its sender retries a refused hint,
-   * so it cannot wait in place as compaction does: while queries run it is turned away until that
-   * peer's hints have been turned away for `server.background_pause`, then let through for
-   * BACKGROUND_GRANT_MS, and so on.
-   */
-  hintReplayMayRun(origin: string): boolean {
-    if (!this.queriesActive) {
-      this.deferrals.delete(origin);
-      return true;
-    }
-    const now = this.now();
-    let deferral = this.deferrals.get(origin);
-    if (deferral === undefined) {
-      deferral = { since: now, grantedUntil: 0 };
-      this.deferrals.set(origin, deferral);
-    }
-    if (now < deferral.grantedUntil) return true;
-    if (now - deferral.since >= this.settings().backgroundPauseMs) {
-      deferral.grantedUntil = now + BACKGROUND_GRANT_MS;
-      deferral.since = deferral.grantedUntil;
-      return true;
-    }
-    this.replaysDeferred++;
-    return false;
-  }
-
   status(): SharesStatus {
     return {
       queries_running: this.queriesRunning(),
@@ -174,7 +127,6 @@ export class WorkShares {
       ingest_waiting: this.waiting.length,
       ingest_refused_for_queries: this.refusedForQueries,
       background_paused_ms: this.pausedMs,
-      hint_replays_deferred: this.replaysDeferred,
     };
   }
 }

@@ -41,8 +41,6 @@ export interface ShardWriteOwner {
   appliedShares: AppliedShares;
   /** ingest.max_buffered_events as it is now (PATCH /config changes it live). */
   maxBufferedEvents: () => number;
-  /** Whether a hint replayed by this peer may be applied now, or must wait for the queries running here (node/app/work-shares.ts). */
-  hintReplayMayRun: (origin: string) => boolean;
   metrics: ClusterMetrics;
   logger: Logger;
   onFailure: (error: Error) => void;
@@ -176,14 +174,6 @@ export function addShardWriteService(server: GrpcServer, owner: ShardWriteOwner)
     if (appliedHints.applied(log, request.seq)) return { protocol_version: protocolVersion(), applied: false, events: 0 };
     const share = checkedShare(request.record, request.origin);
     checkRoom(share.events, request.origin);
-    if (!owner.hintReplayMayRun(request.origin)) {
-      // Backpressure: the sender pauses its replay a moment and sends the hint again.
-      throw new RpcRefusal(
-        status.RESOURCE_EXHAUSTED,
-        BACKPRESSURE_REFUSAL,
-        `queries are running here; hint replay from node ${request.origin} waits for them (at most server.background_pause at a time)`,
-      );
-    }
     appliedShares.floor(request.origin, request.share_floor_ms);
     const applied = await applyPart(request.origin, request.share_id, share, [appliedHints.markOp(log, request.seq)]);
     if (!applied) return { protocol_version: protocolVersion(), applied: false, events: 0 };

@@ -22,8 +22,6 @@ export interface WritePathOptions {
   logger: Logger;
   /** Where a gRPC handler's unexpected failure is logged. */
   onFailure: (error: Error) => void;
-  /** Whether a peer's replayed hint may be applied now, or waits for the queries running here. */
-  hintReplayMayRun: (origin: string) => boolean;
 }
 
 export class ClusterWritePath {
@@ -60,7 +58,6 @@ export class ClusterWritePath {
       appliedHints: node.appliedHints,
       appliedShares: node.appliedShares,
       maxBufferedEvents,
-      hintReplayMayRun: options.hintReplayMayRun,
       metrics,
       logger,
       onFailure: options.onFailure,

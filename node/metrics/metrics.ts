@@ -204,7 +204,7 @@ export class Metrics {
   }
 
   /** How ingest and compaction yielded to queries (node/app/work-shares.ts). */
-  watchShares(status: () => { ingest_refused_for_queries: number; background_paused_ms: number; hint_replays_deferred: number }): void {
+  watchShares(status: () => { ingest_refused_for_queries: number; background_paused_ms: number }): void {
     this.monotonicCounter(
       'trawl_ingest_refused_for_queries_total',
       'Ingest requests answered 503 BACKPRESSURE because queries were running and ingest had taken its share (server.ingest_share)',
@@ -214,11 +214,6 @@ export class Metrics {
       'trawl_background_paused_seconds_total',
       'Time compaction waited for running queries before its next merge (at most server.background_pause each time)',
       () => status().background_paused_ms / 1000,
-    );
-    this.monotonicCounter(
-      'trawl_hint_replays_deferred_total',
-      "Hints replayed by peers that were turned away because queries were running (each peer's for at most server.background_pause at a time)",
-      () => status().hint_replays_deferred,
     );
   }
 

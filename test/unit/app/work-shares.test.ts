@@ -4,7 +4,7 @@
  * the queries do or at `server.background_pause`.
  */
 import { strict as assert } from 'assert';
-import { BACKGROUND_GRANT_MS, WorkShares, type ShareSettings } from '../../../node/app/work-shares';
+import { WorkShares, type ShareSettings } from '../../../node/app/work-shares';
 import { coerceValue } from '../../../node/config/validate';
 
 describe('work shares', () => {
@@ -93,33 +93,6 @@ describe('work shares', () => {
     await shares.backgroundTurn();
     assert.ok(Date.now() - started >= 100, 'waited its pause');
     assert.ok(shares.status().background_paused_ms >= 100);
-  });
-
-  it("a peer's hint replay is turned away while queries run, let through after the pause for a moment, per peer", () => {
-    let now = 1_000_000;
-    let queries = 0;
-    const clocked = new WorkShares(
-      () => queries,
-      () => ({ ...settings, backgroundPauseMs: 5_000 }),
-      () => now,
-    );
-    assert.equal(clocked.hintReplayMayRun('node2'), true, 'no query runs');
-    queries = 1;
-    assert.equal(clocked.hintReplayMayRun('node2'), false);
-    now += 4_999;
-    assert.equal(clocked.hintReplayMayRun('node2'), false, 'within the pause');
-    assert.equal(clocked.hintReplayMayRun('node3'), false, 'another peer waits its own pause');
-    now += 1;
-    assert.equal(clocked.hintReplayMayRun('node2'), true, 'the pause waited out');
-    now += BACKGROUND_GRANT_MS - 1;
-    assert.equal(clocked.hintReplayMayRun('node2'), true, 'within the moment let through');
-    now += 1;
-    assert.equal(clocked.hintReplayMayRun('node2'), false, 'turned away again after it');
-    assert.equal(clocked.status().hint_replays_deferred, 4);
-    queries = 0;
-    assert.equal(clocked.hintReplayMayRun('node2'), true);
-    queries = 1;
-    assert.equal(clocked.hintReplayMayRun('node2'), false, 'a new pause starts with the next queries');
   });
 
   it('server.ingest_share takes a number above 0 and at most 1', () => {

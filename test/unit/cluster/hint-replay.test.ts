@@ -2,9 +2,7 @@
  * Hint replay over real gRPC between two storage engines in this process: the holder's hints go to
  * the owner's ShardWrite service oldest first, at the rate asked, stop when the owner is seen down
  * (the hints not yet acknowledged stay), and go on once it is up again, each applied exactly once.
- * While queries run on the owner, its replay waits for them, at most `server.background_pause`
- * at a time. Who is up is this test's to say: a stand-in for membership's view, the one thing not
- * real here.
+ * Who is up is this test's to say: a stand-in for membership's view, the one thing not real here.
  */
 import { strict as assert } from 'assert';
 import { EventEmitter } from 'events';
@@ -21,7 +19,6 @@ import type { MembershipEvents } from '../../../node/cluster/membership';
 import { addShardWriteService } from '../../../node/cluster/shard-write';
 import { ShareFloors } from '../../../node/cluster/share-floors';
 import { ClusterMetrics } from '../../../node/metrics/metrics';
-import { WorkShares } from '../../../node/app/work-shares';
 import { encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { StorageEngine } from '../../../storage/engine';
@@ -80,83 +77,69 @@ function quietLogger(lines: string[]): Logger {
   return { info: keep, warn: keep, error: keep };
 }
 
-/** A holder with HINTS hints for an owner serving ShardWrite over real gRPC; the replayer is made, not started. */
-async function replaySetup(options: { bytesPerSecond: number; hintReplayMayRun: (origin: string) => boolean }) {
-  const owner = await open(tempDir());
-  const holder = await open(tempDir());
-  const registry = new client.Registry();
-  const hints = await HintStore.open(holder.records('hints'));
-  const metrics = new ClusterMetrics(registry, {
-    pendingByTarget: () => hints.pendingByTarget(),
-    pendingBytes: (t) => hints.pendingBytes(t),
-    holdersByTarget: () => new Map(),
-  });
-  const server = new GrpcServer();
-  const applied = await AppliedHints.open(owner.records('applied-hints'));
-  const log: string[] = [];
-  // The owner's own view: both nodes are members, and a ring of the owner alone places every key.
-  const ownerState: ClusterState = {
-    version: 1,
-    members: [
-      { id: 'holder', http: '127.0.0.1:2', grpc: '127.0.0.1:3', role: 'all' },
-      { id: 'owner', http: '127.0.0.1:1', grpc: '127.0.0.1:4', role: 'all' },
-    ],
-    epochs: [{ epoch: 0, fromMicros: 0, members: ['owner'] }],
-    removed: [],
-    forming: [],
-    storedAlone: [],
-    forgotten: [],
-  };
-  addShardWriteService(server, {
-    self: 'owner',
-    membership: { state: () => ownerState },
-    replicationFactor: 1,
-    engine: owner,
-    appliedHints: applied,
-    appliedShares: new AppliedShares(owner.records('applied-shares')),
-    maxBufferedEvents: () => 1_000_000,
-    hintReplayMayRun: options.hintReplayMayRun,
-    metrics,
-    logger: quietLogger(log),
-    onFailure: (error) => assert.fail(error),
-  });
-  const port = await server.listen('127.0.0.1:0');
-  const peers = new PeerClients(100);
-  const view = new OwnerView(`127.0.0.1:${port}`);
-  const records = Array.from({ length: HINTS }, (_, i) => hintRecord(i + 1));
-  for (const record of records) await hints.add('owner', record);
-  view.up = false;
-  const replayer = new HintReplayer({
-    self: 'holder',
-    hints,
-    floors: new ShareFloors(hints),
-    membership: view,
-    peers,
-    metrics,
-    logger: quietLogger(log),
-    checkIntervalMs: 50,
-    bytesPerSecond: options.bytesPerSecond,
-  });
-  const ownerEvents = () => owner.countRows({ index: indexMatcher(['*']), fromMicros: 0, toMicros: Number.MAX_SAFE_INTEGER });
-  const close = async (): Promise<void> => {
-    await replayer.close();
-    peers.close();
-    await server.close(100);
-    await owner.close();
-    await holder.close();
-  };
-  return { hints, registry, applied, log, view, replayer, ownerEvents, recordBytes: records[0]!.length, close };
-}
-
 describe('hint replay', function () {
   this.timeout(30_000);
 
   it('sends hints oldest first at the rate asked, stops when the owner is down, and resumes without a duplicate', async () => {
-    // Four hints a second: the twelve take at least 11 / 4 s when nothing stops them.
-    const { hints, registry, applied, log, view, replayer, ownerEvents, close } = await replaySetup({
-      bytesPerSecond: hintRecord(1).length * 4,
-      hintReplayMayRun: () => true,
+    const owner = await open(tempDir());
+    const holder = await open(tempDir());
+    const registry = new client.Registry();
+    const hints = await HintStore.open(holder.records('hints'));
+    const metrics = new ClusterMetrics(registry, {
+      pendingByTarget: () => hints.pendingByTarget(),
+      pendingBytes: (t) => hints.pendingBytes(t),
+      holdersByTarget: () => new Map(),
     });
+    const server = new GrpcServer();
+    const applied = await AppliedHints.open(owner.records('applied-hints'));
+    const log: string[] = [];
+    // The owner's own view: both nodes are members, and a ring of the owner alone places every key.
+    const ownerState: ClusterState = {
+      version: 1,
+      members: [
+        { id: 'holder', http: '127.0.0.1:2', grpc: '127.0.0.1:3', role: 'all' },
+        { id: 'owner', http: '127.0.0.1:1', grpc: '127.0.0.1:4', role: 'all' },
+      ],
+      epochs: [{ epoch: 0, fromMicros: 0, members: ['owner'] }],
+      removed: [],
+      forming: [],
+      storedAlone: [],
+      forgotten: [],
+    };
+    addShardWriteService(server, {
+      self: 'owner',
+      membership: { state: () => ownerState },
+      replicationFactor: 1,
+      engine: owner,
+      appliedHints: applied,
+      appliedShares: new AppliedShares(owner.records('applied-shares')),
+      maxBufferedEvents: () => 1_000_000,
+      metrics,
+      logger: quietLogger(log),
+      onFailure: (error) => assert.fail(error),
+    });
+    const port = await server.listen('127.0.0.1:0');
+    const peers = new PeerClients(100);
+    const view = new OwnerView(`127.0.0.1:${port}`);
+
+    const records = Array.from({ length: HINTS }, (_, i) => hintRecord(i + 1));
+    for (const record of records) await hints.add('owner', record);
+    const bytes = records[0]!.length;
+    // Four hints a second: the twelve take at least 11 / 4 s when nothing stops them.
+    const bytesPerSecond = bytes * 4;
+    view.up = false;
+    const replayer = new HintReplayer({
+      self: 'holder',
+      hints,
+      floors: new ShareFloors(hints),
+      membership: view,
+      peers,
+      metrics,
+      logger: quietLogger(log),
+      checkIntervalMs: 50,
+      bytesPerSecond,
+    });
+    const ownerEvents = () => owner.countRows({ index: indexMatcher(['*']), fromMicros: 0, toMicros: Number.MAX_SAFE_INTEGER });
     try {
       replayer.start();
       const started = Date.now();
@@ -187,39 +170,11 @@ describe('hint replay', function () {
       );
       assert.equal(replayed?.value, HINTS);
     } finally {
-      await close();
-    }
-  });
-
-  it('waits while queries run on the owner, at most server.background_pause at a time, and applies every hint once', async () => {
-    let queriesRunning = 1;
-    let backgroundPauseMs = 60_000;
-    const shares = new WorkShares(
-      () => queriesRunning,
-      () => ({ ingestShare: 0.5, backgroundPauseMs, ingestWorkers: 1, maxBufferedEvents: 1_000_000 }),
-    );
-    const { hints, view, replayer, ownerEvents, close } = await replaySetup({
-      bytesPerSecond: 1024 * 1024 * 1024,
-      hintReplayMayRun: (origin) => shares.hintReplayMayRun(origin),
-    });
-    try {
-      replayer.start();
-      view.up = true;
-      view.emit('member-up', 'owner');
-      // The holder sends, the owner turns the first hint away, the holder sends it again a second later.
-      await waitUntil(() => shares.status().hint_replays_deferred >= 2, 10_000, 'the owner to turn a hint away twice');
-      assert.equal(hints.pending('owner'), HINTS, 'no hint applied while queries run');
-      assert.equal(await ownerEvents(), 0);
-
-      // Queries go on, but the pause is over: the hints go through.
-      backgroundPauseMs = 0;
-      await waitUntil(() => hints.pending('owner') < HINTS, 10_000, 'a hint applied once the pause is waited out');
-
-      queriesRunning = 0;
-      await waitUntil(() => hints.pending('owner') === 0, 15_000, 'the rest replayed once no query runs');
-      assert.equal(await ownerEvents(), HINTS * EVENTS_A_HINT, 'every hint applied once');
-    } finally {
-      await close();
+      await replayer.close();
+      peers.close();
+      await server.close(100);
+      await owner.close();
+      await holder.close();
     }
   });
 });
