@@ -104,8 +104,6 @@ export class PeerClients {
         'grpc.max_reconnect_backoff_ms': this.reconnectBackoffMs,
         // Node-to-node traffic goes straight to the peer, never through an HTTP proxy set for the process.
         'grpc.enable_http_proxy': 0,
-        // Channelz keeps per-call statistics that nothing here reads; each call paid for them.
-        'grpc.enable_channelz': 0,
         interceptors: this.interceptors,
         'grpc.max_receive_message_length': GRPC_MAX_REPLY_BYTES,
         'grpc.max_send_message_length': GRPC_MAX_REQUEST_BYTES,
