@@ -6,11 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import type { ClusterNode } from '../../../cluster/cluster-node';
-import { ForgetRefusedError } from '../../../cluster/errors';
-import { RelayedAnswer } from '../../../cluster/forward-mark';
-import { ApiError } from '../../../core/errors';
-import { audited } from '../../audit-request';
-import { forwardToMaster, NODE_ID_PARAMS, refusalError } from './master';
+import { masterActionRoute } from './master';
 
 /** The answer to a forget: the node, and the newest ring epoch that still lists it. */
 function forgottenAnswer(cluster: ClusterNode, nodeId: string): Record<string, unknown> {
@@ -20,28 +16,10 @@ function forgottenAnswer(cluster: ClusterNode, nodeId: string): Record<string, u
 }
 
 export function forgetNodeRoute(server: FastifyInstance, app: App): void {
-  server.post<{ Params: { node_id: string } }>(
-    '/cluster/nodes/:node_id/forget',
-    { schema: { params: NODE_ID_PARAMS } },
-    async (request, reply) => {
-      const cluster = app.cluster;
-      const nodeId = request.params.node_id;
-      if (cluster === null) {
-        throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to forget a node of');
-      }
-      // Audited by the node that took the request, once: a request passed on to the master is not audited there again.
-      const answer = await audited(app, request, 'cluster.node.forget', { target: nodeId }, async () => {
-        if (!cluster.membership.master().self)
-          return forwardToMaster(cluster, app.settings.cluster.nodeId, nodeId, 'forget', request, reply);
-        try {
-          await cluster.membership.forget(nodeId);
-        } catch (error) {
-          if (error instanceof ForgetRefusedError) throw refusalError(error);
-          throw error;
-        }
-        return { data: forgottenAnswer(cluster, nodeId) };
-      });
-      return answer instanceof RelayedAnswer ? reply : answer;
-    },
-  );
+  masterActionRoute(server, app, {
+    action: 'forget',
+    aloneMessage: 'this node runs alone (cluster.seeds is empty): there is no cluster to forget a node of',
+    decide: (cluster, nodeId) => cluster.membership.forget(nodeId),
+    answer: forgottenAnswer,
+  });
 }

@@ -2,18 +2,20 @@
  * What both cluster-admin endpoints share: the master decides them; any other node passes the request
  * on to the master's HTTP address (HTTPS with `tls.enabled`) and relays its answer.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../../app/app';
 import type { ClusterNode } from '../../../cluster/cluster-node';
-import type { ForgetRefusedError, RemoveRefusedError } from '../../../cluster/errors';
+import { ForgetRefusedError, RemoveRefusedError } from '../../../cluster/errors';
 import type { PeerHttpResponse } from '../../../cluster/peer-http';
 import { RelayedAnswer } from '../../../cluster/forward-mark';
 import { forwardedHeaders } from '../../../cluster/job-forwarding';
 import { ApiError } from '../../../core/errors';
+import { audited } from '../../audit-request';
 
-export const NODE_ID_PARAMS = { type: 'object', properties: { node_id: { type: 'string', minLength: 1 } }, required: ['node_id'] } as const;
+const NODE_ID_PARAMS = { type: 'object', properties: { node_id: { type: 'string', minLength: 1 } }, required: ['node_id'] } as const;
 
 /** The master's refusal as the answer: NOT_FOUND for a node it does not know, else VALIDATION_ERROR. */
-export function refusalError(error: RemoveRefusedError | ForgetRefusedError): ApiError {
+function refusalError(error: RemoveRefusedError | ForgetRefusedError): ApiError {
   return error.reason === 'unknown-node' ? new ApiError('NOT_FOUND', error.message) : new ApiError('VALIDATION_ERROR', error.message);
 }
 
@@ -23,7 +25,7 @@ const FORWARD_TIMEOUT_MS = 10_000;
 export type Action = 'remove' | 'forget';
 
 /** Passes the request to the master and relays its status and body, returned; 503 naming it when it does not answer. */
-export async function forwardToMaster(
+async function forwardToMaster(
   cluster: ClusterNode,
   selfId: string,
   nodeId: string,
@@ -55,4 +57,41 @@ export async function forwardToMaster(
   if (body === null) throw unavailable(`answered ${answer.status} without a JSON body`);
   await reply.code(answer.status).send(body);
   return RelayedAnswer.of(answer.status, body);
+}
+
+/** One cluster-admin action on a node: what the master does, and what it answers. */
+export interface MasterAction {
+  action: Action;
+  /** The refusal on a node alone: there is no cluster to act on. */
+  aloneMessage: string;
+  /** Decides the action (on the master); throws RemoveRefusedError or ForgetRefusedError when it may not. */
+  decide: (cluster: ClusterNode, nodeId: string) => Promise<unknown>;
+  /** The answer's data once decided. */
+  answer: (cluster: ClusterNode, nodeId: string) => Record<string, unknown>;
+}
+
+/** `POST /cluster/nodes/:node_id/<action>`: decided on the master, passed on to it from any other node, audited once. */
+export function masterActionRoute(server: FastifyInstance, app: App, spec: MasterAction): void {
+  server.post<{ Params: { node_id: string } }>(
+    `/cluster/nodes/:node_id/${spec.action}`,
+    { schema: { params: NODE_ID_PARAMS } },
+    async (request, reply) => {
+      const cluster = app.cluster;
+      const nodeId = request.params.node_id;
+      if (cluster === null) throw new ApiError('VALIDATION_ERROR', spec.aloneMessage);
+      // Audited by the node that took the request, once: a request passed on to the master is not audited there again.
+      const answer = await audited(app, request, `cluster.node.${spec.action}`, { target: nodeId }, async () => {
+        if (!cluster.membership.master().self)
+          return forwardToMaster(cluster, app.settings.cluster.nodeId, nodeId, spec.action, request, reply);
+        try {
+          await spec.decide(cluster, nodeId);
+        } catch (error) {
+          if (error instanceof RemoveRefusedError || error instanceof ForgetRefusedError) throw refusalError(error);
+          throw error;
+        }
+        return { data: spec.answer(cluster, nodeId) };
+      });
+      return answer instanceof RelayedAnswer ? reply : answer;
+    },
+  );
 }

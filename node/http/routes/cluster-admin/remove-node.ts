@@ -7,11 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../../app/app';
 import type { ClusterNode } from '../../../cluster/cluster-node';
-import { RemoveRefusedError } from '../../../cluster/errors';
-import { RelayedAnswer } from '../../../cluster/forward-mark';
-import { ApiError } from '../../../core/errors';
-import { audited } from '../../audit-request';
-import { forwardToMaster, NODE_ID_PARAMS, refusalError } from './master';
+import { masterActionRoute } from './master';
 
 /** The answer: the node, and from when new data no longer goes to it. */
 function removedAnswer(cluster: ClusterNode, nodeId: string): Record<string, unknown> {
@@ -28,28 +24,10 @@ function removedAnswer(cluster: ClusterNode, nodeId: string): Record<string, unk
 }
 
 export function removeNodeRoute(server: FastifyInstance, app: App): void {
-  server.post<{ Params: { node_id: string } }>(
-    '/cluster/nodes/:node_id/remove',
-    { schema: { params: NODE_ID_PARAMS } },
-    async (request, reply) => {
-      const cluster = app.cluster;
-      const nodeId = request.params.node_id;
-      if (cluster === null) {
-        throw new ApiError('VALIDATION_ERROR', 'this node runs alone (cluster.seeds is empty): there is no cluster to take a node out of');
-      }
-      // Audited by the node that took the request, once: a request passed on to the master is not audited there again.
-      const answer = await audited(app, request, 'cluster.node.remove', { target: nodeId }, async () => {
-        if (!cluster.membership.master().self)
-          return forwardToMaster(cluster, app.settings.cluster.nodeId, nodeId, 'remove', request, reply);
-        try {
-          await cluster.membership.remove(nodeId);
-        } catch (error) {
-          if (error instanceof RemoveRefusedError) throw refusalError(error);
-          throw error;
-        }
-        return { data: removedAnswer(cluster, nodeId) };
-      });
-      return answer instanceof RelayedAnswer ? reply : answer;
-    },
-  );
+  masterActionRoute(server, app, {
+    action: 'remove',
+    aloneMessage: 'this node runs alone (cluster.seeds is empty): there is no cluster to take a node out of',
+    decide: (cluster, nodeId) => cluster.membership.remove(nodeId),
+    answer: removedAnswer,
+  });
 }
