@@ -18,7 +18,8 @@ function forgottenAnswer(cluster: ClusterNode, nodeId: string): Record<string, u
 export function forgetNodeRoute(server: FastifyInstance, app: App): void {
   masterActionRoute(server, app, {
     action: 'forget',
-    aloneMessage: 'this node runs alone (cluster.seeds is empty): there is no cluster to forget a node of',
+    doing: 'forgetting',
+    aloneCannot: 'forget a node of',
     decide: (cluster, nodeId) => cluster.membership.forget(nodeId),
     answer: forgottenAnswer,
   });

@@ -29,7 +29,7 @@ async function forwardToMaster(
   cluster: ClusterNode,
   selfId: string,
   nodeId: string,
-  action: Action,
+  spec: MasterAction,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<RelayedAnswer> {
@@ -39,12 +39,12 @@ async function forwardToMaster(
   const unavailable = (why: string): ApiError =>
     new ApiError(
       'MASTER_UNAVAILABLE',
-      `${action === 'remove' ? 'removing' : 'forgetting'} a node is decided by the cluster's master, ${name}, which ${why}; retry once it is back`,
+      `${spec.doing} a node is decided by the cluster's master, ${name}, which ${why}; retry once it is back`,
     );
   if (member === undefined || !master.up) throw unavailable('is not answering');
   let answer: PeerHttpResponse;
   try {
-    answer = await cluster.http.request(member, `/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/${action}`, {
+    answer = await cluster.http.request(member, `/api/v1/cluster/nodes/${encodeURIComponent(nodeId)}/${spec.action}`, {
       method: 'POST',
       // Marked forwarded, so that the master does not audit it again; the caller's credentials, which the master checks again.
       headers: forwardedHeaders(selfId, request.headers.authorization),
@@ -62,8 +62,10 @@ async function forwardToMaster(
 /** One cluster-admin action on a node: what the master does, and what it answers. */
 export interface MasterAction {
   action: Action;
-  /** The refusal on a node alone: there is no cluster to act on. */
-  aloneMessage: string;
+  /** The action as the master-unavailable refusal names it: `removing`. */
+  doing: string;
+  /** What a node alone has no cluster to do: `take a node out of`. */
+  aloneCannot: string;
   /** Decides the action (on the master); throws RemoveRefusedError or ForgetRefusedError when it may not. */
   decide: (cluster: ClusterNode, nodeId: string) => Promise<unknown>;
   /** The answer's data once decided. */
@@ -78,11 +80,12 @@ export function masterActionRoute(server: FastifyInstance, app: App, spec: Maste
     async (request, reply) => {
       const cluster = app.cluster;
       const nodeId = request.params.node_id;
-      if (cluster === null) throw new ApiError('VALIDATION_ERROR', spec.aloneMessage);
+      if (cluster === null) {
+        throw new ApiError('VALIDATION_ERROR', `this node runs alone (cluster.seeds is empty): there is no cluster to ${spec.aloneCannot}`);
+      }
       // Audited by the node that took the request, once: a request passed on to the master is not audited there again.
       const answer = await audited(app, request, `cluster.node.${spec.action}`, { target: nodeId }, async () => {
-        if (!cluster.membership.master().self)
-          return forwardToMaster(cluster, app.settings.cluster.nodeId, nodeId, spec.action, request, reply);
+        if (!cluster.membership.master().self) return forwardToMaster(cluster, app.settings.cluster.nodeId, nodeId, spec, request, reply);
         try {
           await spec.decide(cluster, nodeId);
         } catch (error) {

@@ -26,7 +26,8 @@ function removedAnswer(cluster: ClusterNode, nodeId: string): Record<string, unk
 export function removeNodeRoute(server: FastifyInstance, app: App): void {
   masterActionRoute(server, app, {
     action: 'remove',
-    aloneMessage: 'this node runs alone (cluster.seeds is empty): there is no cluster to take a node out of',
+    doing: 'removing',
+    aloneCannot: 'take a node out of',
     decide: (cluster, nodeId) => cluster.membership.remove(nodeId),
     answer: removedAnswer,
   });
