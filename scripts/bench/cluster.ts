@@ -1,8 +1,10 @@
 /**
- * `npm run bench -- cluster [--events N] [--runs N (21)] [--nodes N] [--concurrency N] [--partitions N (16)]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--nodes N] [--concurrency N] [--partitions N (16)]`
  *
  * The same generated events (default 1,000,000 over the last six hours) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
+ * - a warm-up of `--warmup` older events first (six hours ending an hour before the measured ones),
+ *   its CPU per event printed as the cold figure: every node process compiles its code once;
  * - ingest events/s, the requests spread over every node as a load balancer would, and the CPU
  *   per event summed over every node's process;
  * - the query bench's queries through the first node (median of `runs`), the CPU every node spent
@@ -10,7 +12,9 @@
  *   every setup in turn, so that the machine's slow and fast spells fall on all of them alike;
  * - each node's events and storage bytes, against an even share.
  * Every node of a cluster gets a share of the machine's worker threads (server.*_workers), since
- * they all run on the same cores. Ratios against the single node are what to quote.
+ * they all run on the same cores. The result cache is off (`query.cache_max_bytes` 0), so that a
+ * timed query is the engine's work alone (clearing it is an audited action: in a cluster, a write).
+ * Ratios against the single node are what to quote.
  */
 import { performance } from 'perf_hooks';
 import { request, TestServer } from '../../test/helpers/server';
@@ -22,6 +26,8 @@ import { QUERIES, timeNativeOnce } from './query';
 
 export interface ClusterBenchOptions {
   events: number;
+  /** Older events ingested first, into new nodes: the cold figures. */
+  warmup: number;
   runs: number;
   nodes: number;
   /** Requests in flight during ingest. */
@@ -49,6 +55,8 @@ interface Outcome {
    */
   settledEventsPerSecond: number;
   settledCpuMicrosPerEvent: number;
+  /** The warm-up's CPU per event until settled: the first events new node processes take (null without one). */
+  coldCpuMicrosPerEvent: number | null;
   /** Requests answered 503 and sent again. */
   retries: number;
   queryMs: Map<string, number>;
@@ -69,8 +77,8 @@ interface Range {
   to: string;
 }
 
-function bodies(events: number, startMs: number): Buffer[] {
-  const generator = new EventGenerator(11, startMs, SPAN_MS / events);
+function bodies(events: number, startMs: number, seed = 11): Buffer[] {
+  const generator = new EventGenerator(seed, startMs, SPAN_MS / events);
   const out: Buffer[] = [];
   for (let produced = 0; produced < events; produced += BATCH) {
     const batch = [];
@@ -81,8 +89,8 @@ function bodies(events: number, startMs: number): Buffer[] {
 }
 
 async function startNodes(setup: Setup): Promise<TestServer[]> {
-  // Compaction runs often, so the segments settle soon after ingest (waitSettled).
-  const compaction = { 'storage.compaction_interval': '2s' };
+  // Compaction runs often, so the segments settle soon after ingest (waitSettled); no result cache.
+  const compaction = { 'storage.compaction_interval': '2s', 'query.cache_max_bytes': 0 };
   if (setup.nodes === 1) return [await TestServer.start({ set: compaction })];
   const share = (count: number): number => Math.max(1, Math.round(count / setup.nodes));
   // The default heartbeat and failure timeout: heartbeats cost what they cost a real cluster.
@@ -153,6 +161,26 @@ async function answerOf(server: TestServer, q: string, range: Range): Promise<st
   return JSON.stringify(data.events.map((event: Record<string, unknown>) => [event._time, event._raw]));
 }
 
+/** Posts `bodies` and waits until every node settled: seconds and CPU seconds (all nodes) to acknowledge and to settle. */
+async function ingestSettled(
+  servers: TestServer[],
+  bodies: Buffer[],
+  concurrency: number,
+): Promise<{ seconds: number; cpuSeconds: number; settledSeconds: number; settledCpuSeconds: number; retries: number }> {
+  const cpuBefore = setupCpuSeconds(servers);
+  const started = performance.now();
+  const { seconds, retries } = await ingest(servers, bodies, concurrency);
+  const cpuSeconds = setupCpuSeconds(servers) - cpuBefore;
+  await waitSettled(servers);
+  return {
+    seconds,
+    cpuSeconds,
+    settledSeconds: (performance.now() - started) / 1000,
+    settledCpuSeconds: setupCpuSeconds(servers) - cpuBefore,
+    retries,
+  };
+}
+
 /** A setup's nodes after its ingest, up for the queries. */
 interface Ingested {
   setup: Setup;
@@ -162,28 +190,24 @@ interface Ingested {
   /** From the first request until every node flushed and compacted everything. */
   settledSeconds: number;
   settledCpuSeconds: number;
+  /** The warm-up's CPU seconds until settled, all nodes (null without one). */
+  coldCpuSeconds: number | null;
   retries: number;
 }
 
-async function ingestInto(setup: Setup, all: Buffer[], options: ClusterBenchOptions, running: TestServer[][]): Promise<Ingested> {
+/** The bodies every setup ingests: the warm-up's (older) first, then the measured ones. */
+interface BenchData {
+  warmup: Buffer[];
+  measured: Buffer[];
+}
+
+async function ingestInto(setup: Setup, data: BenchData, options: ClusterBenchOptions, running: TestServer[][]): Promise<Ingested> {
   console.log(`${setup.name}: starting ${setup.nodes} node(s)`);
   const servers = await startNodes(setup);
   running.push(servers);
-  const cpuBefore = servers.map((server) => processCpuSeconds(server.process.pid));
-  const cpuSince = (): number => servers.reduce((sum, server, i) => sum + processCpuSeconds(server.process.pid) - cpuBefore[i]!, 0);
-  const started = performance.now();
-  const { seconds, retries } = await ingest(servers, all, options.concurrency);
-  const cpuSeconds = cpuSince();
-  await waitSettled(servers);
-  return {
-    setup,
-    servers,
-    seconds,
-    cpuSeconds,
-    settledSeconds: (performance.now() - started) / 1000,
-    settledCpuSeconds: cpuSince(),
-    retries,
-  };
+  const cold = data.warmup.length === 0 ? null : await ingestSettled(servers, data.warmup, options.concurrency);
+  const measured = await ingestSettled(servers, data.measured, options.concurrency);
+  return { setup, servers, ...measured, coldCpuSeconds: cold === null ? null : cold.settledCpuSeconds };
 }
 
 /** A setup's CPU seconds so far, summed over every node's process (/proc). */
@@ -207,11 +231,11 @@ async function timeInTurn(ingested: Ingested[], range: Range, runs: number): Pro
   const times = ingested.map(() => new Map<string, number[]>());
   const cpu = ingested.map(() => new Map<string, number>());
   for (const query of QUERIES) {
-    for (const each of ingested) await timeNativeOnce(each.servers[0]!, query, { ...range });
+    for (const each of ingested) await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
     for (let run = 0; run < runs; run++) {
       for (const [i, each] of ingested.entries()) {
         const cpuBefore = setupCpuSeconds(each.servers);
-        const { ms } = await timeNativeOnce(each.servers[0]!, query, { ...range });
+        const { ms } = await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
         cpu[i]!.set(query.name, (cpu[i]!.get(query.name) ?? 0) + setupCpuSeconds(each.servers) - cpuBefore);
         const list = times[i]!.get(query.name) ?? [];
         list.push(ms);
@@ -235,6 +259,7 @@ async function outcomeOf(each: Ingested, queryTimes: QueryTimes, range: Range, o
     cpuMicrosPerEvent: (each.cpuSeconds * 1e6) / options.events,
     settledEventsPerSecond: options.events / each.settledSeconds,
     settledCpuMicrosPerEvent: (each.settledCpuSeconds * 1e6) / options.events,
+    coldCpuMicrosPerEvent: each.coldCpuSeconds === null ? null : (each.coldCpuSeconds * 1e6) / options.warmup,
     retries: each.retries,
     queryMs: queryTimes.ms,
     queryCpuMs: queryTimes.cpuMs,
@@ -246,7 +271,11 @@ async function outcomeOf(each: Ingested, queryTimes: QueryTimes, range: Range, o
 
 export async function runClusterBench(options: ClusterBenchOptions): Promise<void> {
   const startMs = Date.now() - SPAN_MS;
-  const all = bodies(options.events, startMs);
+  // The warm-up's six hours end an hour before the measured ones: no bucket is shared, and the queries' range leaves them out.
+  const data = {
+    warmup: options.warmup > 0 ? bodies(options.warmup, startMs - SPAN_MS - 3600_000, 7) : [],
+    measured: bodies(options.events, startMs),
+  };
   const range = { from: new Date(startMs - 3600_000).toISOString(), to: new Date(Date.now() + 3 * 3600_000).toISOString() };
   const setups: Setup[] = [
     { name: 'single node', nodes: 1, replication: 1, partitions: 1 },
@@ -257,7 +286,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   const outcomes: Outcome[] = [];
   try {
     const ingested: Ingested[] = [];
-    for (const setup of setups) ingested.push(await ingestInto(setup, all, options, started));
+    for (const setup of setups) ingested.push(await ingestInto(setup, data, options, started));
     const queryMs = await timeInTurn(ingested, range, options.runs);
     for (const [i, each] of ingested.entries()) outcomes.push(await outcomeOf(each, queryMs[i]!, range, options));
   } finally {
@@ -265,7 +294,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   }
   const single = outcomes[0]!;
   console.log(
-    `\ncluster benchmark: ${options.events} events, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs (ms), ratios against the single node`,
+    `\ncluster benchmark: ${options.events} events after a warm-up of ${options.warmup}, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs (ms), ratios against the single node`,
   );
   console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);
   console.log(`|---|${outcomes.map(() => '---:').join('|')}|`);
@@ -281,6 +310,12 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   console.log(
     `| CPU per event until then, all nodes (µs) | ${outcomes.map((o) => `${o.settledCpuMicrosPerEvent.toFixed(2)} (${(o.settledCpuMicrosPerEvent / single.settledCpuMicrosPerEvent).toFixed(2)}x)`).join(' | ')} |`,
   );
+  if (single.coldCpuMicrosPerEvent !== null) {
+    const base = single.coldCpuMicrosPerEvent;
+    console.log(
+      `| CPU per event until then, the warm-up into new nodes (µs) | ${outcomes.map((o) => `${o.coldCpuMicrosPerEvent!.toFixed(2)} (${(o.coldCpuMicrosPerEvent! / base).toFixed(2)}x)`).join(' | ')} |`,
+    );
+  }
   console.log(`| ingest requests retried after 503 | ${outcomes.map((o) => String(o.retries)).join(' | ')} |`);
   for (const query of QUERIES) {
     const base = single.queryMs.get(query.name)!;

@@ -90,6 +90,7 @@ async function main(): Promise<void> {
     case 'cluster':
       await runClusterBench({
         events: Number(values.events ?? 1_000_000),
+        warmup: Number(values.warmup ?? values.events ?? 1_000_000),
         runs: Number(values.runs ?? 21),
         nodes: Number(values.nodes ?? 3),
         concurrency: Number(values.concurrency ?? 4),

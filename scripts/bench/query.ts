@@ -147,13 +147,17 @@ export async function waitSettled(server: TestServer): Promise<void> {
 }
 
 /** `body` adds to each request (e.g. an explicit time range, so that answers timed minutes apart agree). */
-/** One timed query with a fresh result cache (we measure the engine, not the cache): ms and the answer's row count. */
+/**
+ * One timed query with a fresh result cache (we measure the engine, not the cache): ms and the
+ * answer's row count. `cached: false`: the server keeps no result cache, so there is none to clear.
+ */
 export async function timeNativeOnce(
   server: TestServer,
   query: BenchQuery,
   body: Record<string, unknown> = {},
+  { cached = true }: { cached?: boolean } = {},
 ): Promise<{ ms: number; rows: number }> {
-  await request(`${server.api}/cache`, { method: 'DELETE' });
+  if (cached) await request(`${server.api}/cache`, { method: 'DELETE' });
   const started = performance.now();
   const response = await postJson(`${server.api}/query`, { q: query.native, limit: 1000, ...body });
   const ms = performance.now() - started;
