@@ -69,7 +69,15 @@ export interface ExecuteOptions {
 }
 
 type WorkUnit =
-  | { kind: 'segment'; unit: SegmentUnit; block: number; rawFrames: number[] | null; rawOwnTokens: number[] | null; maxTime: number }
+  | {
+      kind: 'segment';
+      unit: SegmentUnit;
+      block: number;
+      rawFrames: number[] | null;
+      rawOwnTokens: number[] | null;
+      minTime: number;
+      maxTime: number;
+    }
   | { kind: 'buffered'; unit: BufferedUnit; maxTime: number };
 
 /** What one session message carries: consecutive segment blocks, or one buffered unit. */
@@ -83,7 +91,8 @@ function workUnits(plan: ScanPlan): WorkUnit[] {
     unit.blocks.forEach((block, i) => {
       const rawFrames = unit.rawFrames?.[i] ?? null;
       const rawOwnTokens = unit.rawOwnTokens?.[i] ?? null;
-      units.push({ kind: 'segment', unit, block, rawFrames, rawOwnTokens, maxTime: unit.header.blocks[block].maxTime });
+      const { minTime, maxTime } = unit.header.blocks[block];
+      units.push({ kind: 'segment', unit, block, rawFrames, rawOwnTokens, minTime, maxTime });
     });
   }
   for (const unit of plan.buffered) units.push({ kind: 'buffered', unit, maxTime: unit.maxTime });
@@ -105,10 +114,16 @@ function estimatedBytes(unit: SegmentUnit, stored: readonly string[]): number {
   return bytes / Math.max(1, unit.header.blocks.length);
 }
 
-/** Groups the units into messages, keeping their order; `single` keeps one unit per message (head). */
-function workGroups(units: WorkUnit[], request: ScanRequest, single: boolean): WorkGroup[] {
+/**
+ * Groups the units into messages, keeping their order. A head (`head`) stops as soon as it holds
+ * its rows, so a block joins a message only while its rows overlap the message's first block in
+ * time: the first block alone cannot raise the floor above them, so it would be read all the same
+ * (the newest blocks of a node's partitions, side by side in time, go in one message instead of
+ * one round trip each), while blocks wholly older wait for the floor.
+ */
+function workGroups(units: WorkUnit[], request: ScanRequest, head: boolean): WorkGroup[] {
   const groups: WorkGroup[] = [];
-  let open: { group: Extract<WorkGroup, { kind: 'segment' }>; bytes: number } | null = null;
+  let open: { group: Extract<WorkGroup, { kind: 'segment' }>; bytes: number; minTime: number } | null = null;
   for (const work of units) {
     if (work.kind === 'buffered') {
       open = null;
@@ -117,8 +132,13 @@ function workGroups(units: WorkUnit[], request: ScanRequest, single: boolean): W
     }
     const stored = storedColumnsToRead(work.unit.header, work.block, request);
     const bytes = estimatedBytes(work.unit, stored);
-    if (open === null || single || open.group.reads.length >= MAX_BLOCKS_PER_MESSAGE || open.bytes + bytes > MAX_BYTES_PER_MESSAGE) {
-      open = { group: { kind: 'segment', reads: [], maxTime: work.maxTime }, bytes: 0 };
+    if (
+      open === null ||
+      (head && work.maxTime <= open.minTime) ||
+      open.group.reads.length >= MAX_BLOCKS_PER_MESSAGE ||
+      open.bytes + bytes > MAX_BYTES_PER_MESSAGE
+    ) {
+      open = { group: { kind: 'segment', reads: [], maxTime: work.maxTime }, bytes: 0, minTime: work.minTime };
       groups.push(open.group);
     }
     open.group.reads.push({ unit: work.unit, block: work.block, stored, rawFrames: work.rawFrames, rawOwnTokens: work.rawOwnTokens });
@@ -268,11 +288,20 @@ export async function scanShards(source: ScanSource, plan: QueryPlan, options: E
       // Once the query holds N rows newer than this unit's newest, the unit cannot change the answer.
       if (boundary.kind === 'head' && work.maxTime <= headFloor.current) break;
       const slot = slotOf(g);
-      if (slot.inFlight.length >= depth) await slot.inFlight.shift();
+      if (slot.inFlight.length >= depth) {
+        await slot.inFlight.shift();
+        // The unit it waited for may have raised the floor.
+        if (boundary.kind === 'head' && work.maxTime <= headFloor.current) break;
+      }
       // A slow export client holds the scan back rather than piling rows up in memory.
       if (streamBacklog > MAX_STREAM_BACKLOG_ROWS) await streamChain;
       let sent: Promise<UnitAck>;
       if (work.kind === 'segment') {
+        if (boundary.kind === 'head' && reading === null) {
+          // Blocks of the message that the floor passed since it was formed are left out (its first one is newer).
+          const floor = headFloor.current;
+          work.reads = work.reads.filter((read) => read.unit.header.blocks[read.block].maxTime > floor);
+        }
         const current = reading ?? (startRead(g) as PlannedRead);
         const buffers = await current.buffers;
         // Other queries: the next group's read overlaps this one's processing.
