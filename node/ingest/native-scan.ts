@@ -63,6 +63,8 @@ const PREDICTED_KEYS = 32;
 interface NameSlot {
   nameBytes: Buffer;
   name: string;
+  /** The name's code in the scanner's `names`. */
+  code: number;
   /** Names native.ts drops (empty, reserved). */
   skip: boolean;
   label: number;
@@ -500,6 +502,20 @@ class NativeScanner {
     return at;
   }
 
+  /**
+   * The slot of entry j's name in a chunk other than the predicted one, found by the code of the
+   * name that matched the prediction's bytes (no second comparison, no hashing); null when the name
+   * did not match or the chunk has no slot of it yet.
+   */
+  private slotByMatch(state: ChunkState, j: number): NameSlot | null {
+    const matched = this.predicted[j];
+    if (matched === null || matched === undefined) return null;
+    const slot = state.slots[matched.code];
+    if (slot === undefined) return null;
+    state.shape[j] = slot;
+    return slot;
+  }
+
   /** The slot of entry j's name in the chunk. */
   private slot(state: ChunkState, j: number): NameSlot {
     const src = this.src;
@@ -519,10 +535,10 @@ class NativeScanner {
       if (known === undefined) {
         const name = src.toString('utf8', start, end);
         const skip = !isStorableFieldName(name);
-        known = { nameBytes: Buffer.from(src.subarray(start, end)), name, skip, label: skip ? 0 : labelOf(name), field: null };
+        known = { nameBytes: Buffer.from(src.subarray(start, end)), name, code, skip, label: skip ? 0 : labelOf(name), field: null };
         this.nameSlots[code] = known;
       }
-      slot = { nameBytes: known.nameBytes, name: known.name, skip: known.skip, label: known.label, field: null };
+      slot = { nameBytes: known.nameBytes, name: known.name, code, skip: known.skip, label: known.label, field: null };
       state.slots[code] = slot;
     }
     state.shape[j] = slot;
@@ -570,7 +586,7 @@ class NativeScanner {
     let nulls = 0;
     const predicted = state === this.predictedState;
     for (let j = 0; j < this.entries; j++) {
-      const slot = (predicted ? this.predicted[j] : null) ?? this.slot(state, j);
+      const slot = (predicted ? this.predicted[j] : this.slotByMatch(state, j)) ?? this.slot(state, j);
       const kind = this.kind[j];
       if (slot.skip) {
         // An empty or reserved name refuses its event: the general path says why.

@@ -82,12 +82,19 @@ export class RequestPartitioner {
   }
 }
 
+/** A chunk with its key and where its piece of a bucket ends. */
+interface KeyedChunk<C> {
+  key: PartitionKey;
+  end: number;
+  chunk: C;
+}
+
 /** One request's chunks by placement key, in order of first appearance; `create` makes the chunk of a new key. */
 export class KeyedChunks<C> {
   private readonly byKey = new Map<string, C>();
-  private lastChunk: C | null = null;
-  private lastKey: PartitionKey | null = null;
-  private lastEnd = 0;
+  private lastEntry: KeyedChunk<C> | null = null;
+  /** The chunk each partition's events went to last: with several partitions, consecutive events mostly alternate between them. */
+  private readonly lastOfPartition: (KeyedChunk<C> | undefined)[] = [];
 
   constructor(
     private readonly placement: Placement,
@@ -96,7 +103,7 @@ export class KeyedChunks<C> {
 
   /** The chunk the previous event went to (null before the first). */
   get last(): C | null {
-    return this.lastChunk;
+    return this.lastEntry === null ? null : this.lastEntry.chunk;
   }
 
   get size(): number {
@@ -109,10 +116,15 @@ export class KeyedChunks<C> {
 
   /** The chunk of an event's key (its partition decided by the caller). */
   chunkFor(index: string, time: number, partition: number): C {
-    // Consecutive events mostly share their key: reuse the last chunk without building a key string.
-    const last = this.lastKey;
-    if (last !== null && index === last.index && time >= last.bucket && time < this.lastEnd && partition === last.partition)
-      return this.lastChunk as C;
+    // Consecutive events mostly share their key, or the key their partition had last: reuse its
+    // chunk without building a key string.
+    const last = this.lastEntry;
+    if (last !== null && partition === last.key.partition && holds(last, index, time)) return last.chunk;
+    const ofPartition = partition >= 0 ? this.lastOfPartition[partition] : undefined;
+    if (ofPartition !== undefined && holds(ofPartition, index, time)) {
+      this.lastEntry = ofPartition;
+      return ofPartition.chunk;
+    }
     const placement = this.placement;
     const key: PartitionKey = { index, bucket: pieceOf(time, placement), partition };
     const name = keyString(key);
@@ -121,9 +133,14 @@ export class KeyedChunks<C> {
       chunk = this.create(key);
       this.byKey.set(name, chunk);
     }
-    this.lastChunk = chunk;
-    this.lastKey = key;
-    this.lastEnd = pieceEnd(key.bucket, placement);
+    const entry = { key, end: pieceEnd(key.bucket, placement), chunk };
+    this.lastEntry = entry;
+    if (partition >= 0) this.lastOfPartition[partition] = entry;
     return chunk;
   }
+}
+
+/** Whether an event of `index` at `time` falls in the entry's key (its partition already matched). */
+function holds<C>(entry: KeyedChunk<C>, index: string, time: number): boolean {
+  return index === entry.key.index && time >= entry.key.bucket && time < entry.end;
 }
