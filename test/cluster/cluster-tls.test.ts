@@ -5,7 +5,8 @@
  * a removal asked of the node that is not the master is passed to the master. A stranger without a
  * certificate the CA signed cannot open a gRPC connection (each refusal counted); SIGHUP re-reads
  * the certificate files (a broken pair is refused and the old one kept), and the cluster keeps
- * working over the new certificate.
+ * working over the new certificate; each reload, failed or not, is in the audit log once, by the
+ * signal.
  */
 import { strict as assert } from 'assert';
 import { execFileSync } from 'child_process';
@@ -22,6 +23,17 @@ import { FAST_MEMBERSHIP } from './helpers/clustered-servers';
 interface Answer {
   status: number;
   body: any;
+}
+
+/** What the tests read of an audit entry. */
+interface ReloadEntry {
+  action: string;
+  outcome: string;
+  node: string;
+  method: string | null;
+  client_ip: string | null;
+  path: string | null;
+  reason: string | null;
 }
 
 /** Runs openssl in `dir`. */
@@ -278,6 +290,22 @@ describe('a cluster with tls.enabled and tls.ca_file: HTTPS and mutual TLS betwe
     assert.equal(status, grpc.status.UNAVAILABLE);
   });
 
+  /** The audit log's `tls.reload` entries, read through the node at `port`, once `ready` holds of them. */
+  const reloadEntries = async (port: number, ready: (entries: ReloadEntry[]) => boolean, what: string): Promise<ReloadEntry[]> => {
+    let entries: ReloadEntry[] = [];
+    await waitUntil(
+      async () => {
+        const answer = await call(port, '/audit?limit=1000');
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        entries = (answer.body.data.entries as ReloadEntry[]).filter((entry) => entry.action === 'tls.reload');
+        return ready(entries);
+      },
+      10_000,
+      what,
+    ).catch((error: Error) => assert.fail(`${error.message}; the entries: ${JSON.stringify(entries)}`));
+    return entries;
+  };
+
   it('SIGHUP with a key that does not match the certificate keeps the certificate in use', async () => {
     const [first] = nodes as [(typeof nodes)[0]];
     fs.copyFileSync(nodeB.cert, cert);
@@ -286,6 +314,12 @@ describe('a cluster with tls.enabled and tls.ca_file: HTTPS and mutual TLS betwe
     await first.server.waitFor(/tls: reload failed, keeping the certificate in use/, 10_000);
     assert.equal(await presentedName(grpcPorts[0]!, asNode(nodeA)), 'node-a');
     assert.equal(await presentedName(first.port, { ca }), 'node-a');
+    // The failed reload is in the audit log, by the signal (no key, no client, no path), read through the other node.
+    const entries = await reloadEntries(nodes[1]!.port, (all) => all.length > 0, 'the failed tls.reload entry');
+    assert.deepEqual(
+      entries.map(({ outcome, node, method, client_ip, path, reason }) => ({ outcome, node, method, client_ip, path, reason })),
+      [{ outcome: 'failure', node: first.id, method: 'SIGHUP', client_ip: null, path: null, reason: 'VALIDATION_ERROR' }],
+    );
   });
 
   it('SIGHUP re-reads the certificate files: new HTTPS and gRPC connections get the new one, and the cluster keeps working', async () => {
@@ -297,6 +331,15 @@ describe('a cluster with tls.enabled and tls.ca_file: HTTPS and mutual TLS betwe
       assert.equal(await presentedName(node.port, { ca }), 'node-b', `${node.id} HTTPS`);
       assert.equal(await presentedName(grpcPorts[i]!, asNode(nodeB)), 'node-b', `${node.id} gRPC`);
     }
+    // Each node's reload is in the audit log once, a success by the signal.
+    const succeeded = (all: ReloadEntry[]): ReloadEntry[] => all.filter((entry) => entry.outcome === 'success');
+    const entries = await reloadEntries(nodes[0]!.port, (all) => succeeded(all).length >= nodes.length, 'a tls.reload entry of each node');
+    assert.deepEqual(
+      succeeded(entries)
+        .map(({ node, method, client_ip, path }) => ({ node, method, client_ip, path }))
+        .sort((a, b) => a.node.localeCompare(b.node)),
+      nodes.map((node) => ({ node: node.id, method: 'SIGHUP', client_ip: null, path: null })).sort((a, b) => a.node.localeCompare(b.node)),
+    );
     // Peers' channels are made anew with node-b's certificate: a query through the second node asks the first over them.
     const [first, second] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
     const marker = `after-reload-${Date.now()}`;
