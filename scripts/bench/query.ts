@@ -146,10 +146,10 @@ export async function waitSettled(server: TestServer): Promise<void> {
   }
 }
 
-/** `body` adds to each request (e.g. an explicit time range, so that answers timed minutes apart agree). */
 /**
  * One timed query with a fresh result cache (we measure the engine, not the cache): ms and the
- * answer's row count. `cached: false`: the server keeps no result cache, so there is none to clear.
+ * answer's row count. `body` adds to the request (e.g. an explicit time range, so that answers
+ * timed minutes apart agree); `cached: false`: the server keeps no result cache, none to clear.
  */
 export async function timeNativeOnce(
   server: TestServer,
