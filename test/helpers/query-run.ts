@@ -1,8 +1,13 @@
 /**
  * A query as the engine's tests run it in this process: its session spec over a fixed range, and
- * the options to execute or scan it with (no limits worth hitting, a fresh progress).
+ * the options to execute or scan it with (no limits worth hitting, a fresh progress), or the
+ * answer of a storage engine of this process.
  */
-import type { ExecuteOptions } from '../../query/exec/execute';
+import { localScanSource } from '../../node/core/local-scan-source';
+import { executePlan, type ExecuteOptions } from '../../query/exec/execute';
+import type { QueryResultData } from '../../query/exec/result';
+import { parseQuery, planQuery } from '../../query/stages';
+import type { StorageEngine } from '../../storage/engine';
 import { MemoryBudget } from '../../query/exec/limits';
 import { QueryProgress } from '../../query/exec/progress';
 import type { SessionSpec } from '../../query/exec/worker-protocol';
@@ -35,4 +40,16 @@ export function executeOptions(pool: QueryWorkerPool, spec: SessionSpec, keys?: 
     spec,
     ...(keys === undefined ? {} : { keys }),
   };
+}
+
+/** The answer `engine` gives to `text` over `range`, run on the workers of `pool`. */
+export async function answerOf(
+  engine: StorageEngine,
+  pool: QueryWorkerPool,
+  text: string,
+  range: TestRange,
+  page?: { limit: number; offset: number },
+): Promise<QueryResultData> {
+  const plan = planQuery(parseQuery(text, {}), range);
+  return (await executePlan(localScanSource(engine), plan, executeOptions(pool, sessionSpec(text, range, page)))).data;
 }

@@ -6,17 +6,14 @@
  * messages are counted on real sessions; the answers come from the test's own events.
  */
 import { strict as assert } from 'assert';
-import { localScanSource } from '../../../node/core/local-scan-source';
-import { executePlan } from '../../../query/exec/execute';
 import { QueryWorkerPool, type SessionHandle } from '../../../query/exec/session-pool';
 import type { QueryPlan } from '../../../query/plan/plan';
 import type { SessionSpec } from '../../../query/exec/worker-protocol';
-import { parseQuery, planQuery } from '../../../query/stages';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
 import { homePartition } from '../../../storage/core/partition';
 import { openTestEngine } from '../../helpers/engine';
-import { executeOptions, sessionSpec } from '../../helpers/query-run';
+import { answerOf } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
@@ -85,13 +82,7 @@ describe('the messages of a head', function () {
 
   async function head(count: number): Promise<{ times: number[]; messages: number[] }> {
     pool.messages.length = 0;
-    const text = `from main | head ${count}`;
-    const plan = planQuery(parseQuery(text, {}), RANGE);
-    const { data } = await executePlan(
-      localScanSource(engine),
-      plan,
-      executeOptions(pool, sessionSpec(text, RANGE, { limit: 10_000, offset: 0 })),
-    );
+    const data = await answerOf(engine, pool, `from main | head ${count}`, RANGE, { limit: 10_000, offset: 0 });
     assert.equal(data.type, 'events');
     const events = data.type === 'events' ? data.events : [];
     return { times: events.map((event) => Date.parse(event._time as string) * 1000), messages: [...pool.messages] };

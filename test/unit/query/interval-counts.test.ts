@@ -6,14 +6,12 @@
  * segments whose headers lack minute counts.
  */
 import { strict as assert } from 'assert';
-import { localScanSource } from '../../../node/core/local-scan-source';
-import { executePlan } from '../../../query/exec/execute';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { parseQuery, planQuery } from '../../../query/stages';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
 import { openTestEngine } from '../../helpers/engine';
-import { executeOptions, sessionSpec } from '../../helpers/query-run';
+import { parseQuery, planQuery } from '../../../query/stages';
+import { answerOf } from '../../helpers/query-run';
 import { prng } from '../../../scripts/bench/generate';
 
 const SECOND = 1_000_000;
@@ -50,12 +48,7 @@ describe('counts per interval from segment headers', function () {
 
   async function counts(text: string, fromMicros: number, toMicros: number): Promise<Map<number, number>> {
     const range = { fromMicros, toMicros, nowMicros: BASE + 4 * HOUR };
-    const plan = planQuery(parseQuery(text, {}), range);
-    const { data } = await executePlan(
-      localScanSource(engine),
-      plan,
-      executeOptions(pool, sessionSpec(text, range, { limit: 100_000, offset: 0 })),
-    );
+    const data = await answerOf(engine, pool, text, range, { limit: 100_000, offset: 0 });
     assert.equal(data.type, 'aggregate');
     const out = new Map<number, number>();
     if (data.type === 'aggregate') for (const [start, count] of data.rows) out.set(Date.parse(String(start)) * 1000, Number(count));

@@ -5,14 +5,11 @@
  * each, some at equal times, flushed and buffered; the answers come from the test's own events.
  */
 import { strict as assert } from 'assert';
-import { localScanSource } from '../../../node/core/local-scan-source';
-import { executePlan } from '../../../query/exec/execute';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { parseQuery, planQuery } from '../../../query/stages';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
 import { openTestEngine } from '../../helpers/engine';
-import { executeOptions, sessionSpec } from '../../helpers/query-run';
+import { answerOf } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
@@ -46,8 +43,7 @@ describe('the newest rows of a scan whose blocks hold many matches', function ()
   });
 
   async function run(text: string, page: { limit: number; offset: number }) {
-    const plan = planQuery(parseQuery(text, {}), RANGE);
-    const { data } = await executePlan(localScanSource(engine), plan, executeOptions(pool, sessionSpec(text, RANGE, page)));
+    const data = await answerOf(engine, pool, text, RANGE, page);
     assert.equal(data.type, 'events');
     return data.type === 'events' ? data : null!;
   }

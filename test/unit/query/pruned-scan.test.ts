@@ -4,15 +4,12 @@
  * and find no match: the empty events page, and the aggregates of no rows.
  */
 import { strict as assert } from 'assert';
-import { localScanSource } from '../../../node/core/local-scan-source';
-import { executePlan } from '../../../query/exec/execute';
 import { QueryWorkerPool, type SessionHandle } from '../../../query/exec/session-pool';
 import type { SessionSpec } from '../../../query/exec/worker-protocol';
 import type { QueryPlan } from '../../../query/plan/plan';
-import { parseQuery, planQuery } from '../../../query/stages';
 import type { StorageEngine } from '../../../storage/engine';
 import { openTestEngine } from '../../helpers/engine';
-import { executeOptions, sessionSpec } from '../../helpers/query-run';
+import { answerOf } from '../../helpers/query-run';
 
 const BASE = Date.UTC(2026, 0, 5) * 1000;
 const RANGE = { fromMicros: 0, toMicros: BASE + 86_400e6, nowMicros: BASE + 86_400e6 };
@@ -48,9 +45,8 @@ describe('a scan with nothing left to read', function () {
   });
 
   async function answer(text: string) {
-    const plan = planQuery(parseQuery(text, {}), RANGE);
     const before = pool.opened;
-    const { data } = await executePlan(localScanSource(engine), plan, executeOptions(pool, sessionSpec(text, RANGE)));
+    const data = await answerOf(engine, pool, text, RANGE);
     return { data, sessions: pool.opened - before };
   }
 
