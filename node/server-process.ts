@@ -11,8 +11,11 @@ import { resolveSettings } from './config/settings';
 import { buildServer } from './http/server';
 import { closeHttp } from './http/shutdown';
 import { createLogger } from './core/logger';
+import { applyHeapGrowth } from './core/heap-growth';
 
 export async function runServer(overrides: CommandLineOverrides): Promise<void> {
+  // Before App.start: the worker threads it starts take the factor too.
+  applyHeapGrowth();
   const config = loadConfig(overrides);
   // The level is read per line from the live config, so SIGHUP and PATCH /config both apply it.
   let running: App | null = null;
