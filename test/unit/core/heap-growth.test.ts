@@ -23,14 +23,15 @@ interface Run {
 }
 
 /**
- * In a fresh node started with `nodeArgs`: applies the growth, then holds about `holdMib` MiB of
- * objects through a full collection and waits for the observer to hear of it.
+ * In a fresh node started with `nodeArgs`: applies the growth, then holds `arrays` arrays of
+ * 16,384 small objects (about 0.6 MiB each) through a full collection and waits for the observer
+ * to hear of it.
  */
-function runIn(nodeArgs: string[], holdMib: number): Run {
+function runIn(nodeArgs: string[], arrays: number): Run {
   const script = `
     const set = [];
     const stop = require(${JSON.stringify(MODULE)}).applyHeapGrowth(process.execArgv, (percent) => set.push(percent));
-    const held = Array.from({ length: ${holdMib} }, () => Array.from({ length: 16384 }, (_, i) => ({ i })));
+    const held = Array.from({ length: ${arrays} }, () => Array.from({ length: 16384 }, (_, i) => ({ i })));
     globalThis.gc();
     const done = () => { if (stop) stop(); process.stdout.write(JSON.stringify({ applied: stop !== null, set, held: held.length })); };
     const started = Date.now();
@@ -68,7 +69,7 @@ describe('heap growth', () => {
   });
 
   it('sets the factor in a process whose command line did not, and sets it again after a full collection of a larger heap', () => {
-    // 300 arrays of 16,384 small objects hold about 190 MiB, well past the 32 MiB that get 3x.
+    // About 190 MiB, well past the 32 MiB that get 3x.
     const run = runIn([], 300);
     assert.equal(run.applied, true);
     assert.equal(run.set[0], MAX_GROWING_PERCENT);
