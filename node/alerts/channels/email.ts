@@ -58,6 +58,11 @@ export const emailChannel: ChannelKind = {
       await Promise.race([transport.sendMail({ from: config.from as string, to: config.to as string[], subject, text: body }), deadline]);
     } catch (error) {
       if (error instanceof SendError) throw error;
+      // nodemailer's own phase limits equal ours, so either may fire first: one wording for both.
+      if ((error as { code?: unknown }).code === 'ETIMEDOUT') {
+        const phase = error instanceof Error ? ` (${error.message})` : '';
+        throw new SendError(`no answer within ${timeoutMs} ms${phase}`, true);
+      }
       const responseCode = (error as { responseCode?: unknown }).responseCode;
       const message = error instanceof Error ? error.message : String(error);
       throw new SendError(message, !(typeof responseCode === 'number' && responseCode >= 500));
