@@ -12,6 +12,7 @@ import { API_KEYS } from '../metadata/collections';
 import type { MetadataStore } from '../metadata/store';
 import { secretMatches } from './token-hash';
 import { splitToken } from './token';
+import { RecentMap } from '../../storage/core/recent-map';
 
 export interface VerifiedKey {
   id: string;
@@ -44,38 +45,12 @@ function digest(token: string): string {
   return hash('sha256', token, 'base64');
 }
 
-/** A Map used as a small LRU: a read moves the entry to the end, the first entry goes when full. */
-class Recent<V> {
-  private readonly entries = new Map<string, V>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-}
-
 export class Authenticator {
   private indexedVersion = -1;
   private keys = new Map<string, KnownKey>();
-  private readonly verified = new Recent<Remembered>(REMEMBERED_TOKENS);
+  private readonly verified = new RecentMap<Remembered>(REMEMBERED_TOKENS);
   /** digest -> the store version it was rejected at: a change of the key set may make it valid. */
-  private readonly rejected = new Recent<number>(REMEMBERED_REJECTIONS);
+  private readonly rejected = new RecentMap<number>(REMEMBERED_REJECTIONS);
   /** A token being verified: concurrent requests with it wait for the one check. */
   private readonly pending = new Map<string, Promise<KnownKey | null>>();
   /** key id -> when this node last accepted it (ms). */

@@ -5,6 +5,7 @@
 import { QueryError } from '../syntax/errors';
 import { substitute } from '../syntax/variables';
 import { parseStages } from './language';
+import { recallQuery, rememberQuery } from './parsed-queries';
 import type { Query } from './registry';
 import { validate } from './validate';
 
@@ -14,8 +15,10 @@ export type CheckResult = { ok: true; query: Query } | { ok: false; errors: Quer
 export function checkQuery(text: string, variables?: Readonly<Record<string, unknown>>): CheckResult {
   try {
     const { text: substituted, map } = substitute(text, variables ?? {});
+    const known = recallQuery(text, substituted);
+    if (known !== undefined) return { ok: true, query: known };
     const { query, errors } = validate(parseStages(substituted, map), text);
-    return errors.length === 0 ? { ok: true, query } : { ok: false, errors };
+    return errors.length === 0 ? { ok: true, query: rememberQuery(text, substituted, query) } : { ok: false, errors };
   } catch (e) {
     if (e instanceof QueryError) return { ok: false, errors: [e] };
     throw e;
