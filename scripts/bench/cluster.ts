@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--nodes N] [--concurrency N] [--partitions N (16)]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)]`
  *
  * The same generated events (default 1,000,000 over the last six hours) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
@@ -7,8 +7,9 @@
  *   its CPU per event printed as the cold figure: every node process compiles its code once;
  * - ingest events/s, the requests spread over every node as a load balancer would, and the CPU
  *   per event summed over every node's process;
- * - the query bench's queries through the first node (median of `runs`), the CPU every node spent
- *   on them (per query, from /proc), and whether each answer equals the single node's. Every setup stays up until all have ingested, and each run asks
+ * - the query bench's queries through the first node (median of `runs`, after `warm-runs`
+ *   unmeasured runs of each), the CPU every node spent on them (per query, from /proc: in all, and
+ *   the coordinator's with each other node's), and whether each answer equals the single node's. Every setup stays up until all have ingested, and each run asks
  *   every setup in turn, so that the machine's slow and fast spells fall on all of them alike;
  * - each node's events and storage bytes, against an even share.
  * Every node of a cluster gets a share of the machine's worker threads (server.*_workers), since
@@ -29,6 +30,12 @@ export interface ClusterBenchOptions {
   /** Older events ingested first, into new nodes: the cold figures. */
   warmup: number;
   runs: number;
+  /**
+   * Unmeasured runs of each query on each setup before the timed ones. A cluster's glue runs once
+   * a query and reaches V8's optimizer late: a few runs time new processes, hundreds the nodes of
+   * a cluster that has answered for a while.
+   */
+  warmRuns: number;
   nodes: number;
   /** Requests in flight during ingest. */
   concurrency: number;
@@ -62,6 +69,8 @@ interface Outcome {
   queryMs: Map<string, number>;
   /** CPU per query, every node, ms. */
   queryCpuMs: Map<string, number>;
+  /** The same per node, the coordinator (the first) first. */
+  queryNodeCpuMs: Map<string, number[]>;
   answers: Map<string, string>;
   eventsPerNode: number[];
   storageBytes: number;
@@ -220,33 +229,46 @@ interface QueryTimes {
   ms: Map<string, number>;
   /** CPU of every node over the timed runs, per query, ms (/proc counts in 10 ms ticks: a mean, not a median). */
   cpuMs: Map<string, number>;
+  /** The same per node, the coordinator first. */
+  nodeCpuMs: Map<string, number[]>;
 }
 
 /**
- * Times every query on every setup: one unmeasured run each first (the JIT, the block caches),
- * then `runs` rounds, each asking every setup once in turn. Medians, ms; and the CPU every node
- * of the setup spent during its timed runs, per query.
+ * Times every query on every setup: `warmRuns` unmeasured runs each first (the JIT, the block
+ * caches), then `runs` rounds, each asking every setup once in turn. Medians, ms; and the CPU
+ * every node of the setup spent during its timed runs, per query.
  */
-async function timeInTurn(ingested: Ingested[], range: Range, runs: number): Promise<QueryTimes[]> {
+async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warmRuns: number): Promise<QueryTimes[]> {
   const times = ingested.map(() => new Map<string, number[]>());
-  const cpu = ingested.map(() => new Map<string, number>());
+  const cpu = ingested.map(() => new Map<string, number[]>());
   for (const query of QUERIES) {
-    for (const each of ingested) await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
+    for (const each of ingested) {
+      for (let run = 0; run < warmRuns; run++) await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
+    }
     for (let run = 0; run < runs; run++) {
       for (const [i, each] of ingested.entries()) {
-        const cpuBefore = setupCpuSeconds(each.servers);
+        const cpuBefore = each.servers.map((server) => processCpuSeconds(server.process.pid));
         const { ms } = await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
-        cpu[i]!.set(query.name, (cpu[i]!.get(query.name) ?? 0) + setupCpuSeconds(each.servers) - cpuBefore);
+        const spent = each.servers.map((server, n) => processCpuSeconds(server.process.pid) - cpuBefore[n]!);
+        const sums = cpu[i]!.get(query.name) ?? spent.map(() => 0);
+        cpu[i]!.set(
+          query.name,
+          sums.map((sum, n) => sum + spent[n]!),
+        );
         const list = times[i]!.get(query.name) ?? [];
         list.push(ms);
         times[i]!.set(query.name, list);
       }
     }
   }
-  return times.map((byQuery, i) => ({
-    ms: new Map([...byQuery].map(([name, list]) => [name, median(list)])),
-    cpuMs: new Map([...cpu[i]!].map(([name, seconds]) => [name, (seconds * 1000) / runs])),
-  }));
+  return times.map((byQuery, i) => {
+    const perNode = new Map([...cpu[i]!].map(([name, seconds]) => [name, seconds.map((each) => (each * 1000) / runs)]));
+    return {
+      ms: new Map([...byQuery].map(([name, list]) => [name, median(list)])),
+      cpuMs: new Map([...perNode].map(([name, each]) => [name, each.reduce((sum, ms) => sum + ms, 0)])),
+      nodeCpuMs: perNode,
+    };
+  });
 }
 
 async function outcomeOf(each: Ingested, queryTimes: QueryTimes, range: Range, options: ClusterBenchOptions): Promise<Outcome> {
@@ -263,6 +285,7 @@ async function outcomeOf(each: Ingested, queryTimes: QueryTimes, range: Range, o
     retries: each.retries,
     queryMs: queryTimes.ms,
     queryCpuMs: queryTimes.cpuMs,
+    queryNodeCpuMs: queryTimes.nodeCpuMs,
     answers,
     eventsPerNode: stats.map((stat) => stat.total_events as number),
     storageBytes: stats.reduce((sum, stat) => sum + (stat.storage_bytes as number), 0),
@@ -287,14 +310,14 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   try {
     const ingested: Ingested[] = [];
     for (const setup of setups) ingested.push(await ingestInto(setup, data, options, started));
-    const queryMs = await timeInTurn(ingested, range, options.runs);
+    const queryMs = await timeInTurn(ingested, range, options.runs, options.warmRuns);
     for (const [i, each] of ingested.entries()) outcomes.push(await outcomeOf(each, queryMs[i]!, range, options));
   } finally {
     await Promise.all(started.flat().map((server) => server.stop()));
   }
   const single = outcomes[0]!;
   console.log(
-    `\ncluster benchmark: ${options.events} events after a warm-up of ${options.warmup}, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs (ms), ratios against the single node`,
+    `\ncluster benchmark: ${options.events} events after a warm-up of ${options.warmup}, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs after ${options.warmRuns} unmeasured (ms), ratios against the single node`,
   );
   console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);
   console.log(`|---|${outcomes.map(() => '---:').join('|')}|`);
@@ -332,6 +355,15 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
       (o) => `${o.queryCpuMs.get(query.name)!.toFixed(1)} (${(o.queryCpuMs.get(query.name)! / base).toFixed(2)}x)`,
     );
     console.log(`| CPU per query, all nodes (ms): ${query.name} | ${cells.join(' | ')} |`);
+  }
+  for (const query of QUERIES) {
+    const cells = outcomes.map((o) =>
+      o.queryNodeCpuMs
+        .get(query.name)!
+        .map((ms) => ms.toFixed(1))
+        .join(' + '),
+    );
+    console.log(`| the same per node, the coordinator first (ms): ${query.name} | ${cells.join(' | ')} |`);
   }
   console.log(
     `| storage bytes, all nodes | ${outcomes.map((o) => `${(o.storageBytes / 1e6).toFixed(1)} MB (${(o.storageBytes / single.storageBytes).toFixed(2)}x)`).join(' | ')} |`,

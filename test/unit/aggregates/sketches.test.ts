@@ -1,4 +1,5 @@
 import { strict as assert } from 'assert';
+import fc from 'fast-check';
 import { AGGREGATES_IMPL, SPARSE_LIMIT } from '../../../query/aggregates/index';
 import { EXACT_LIMIT } from '../../../query/aggregates/percentile';
 import type { Value } from '../../../query/value';
@@ -114,6 +115,30 @@ describe('aggregates: percentiles (DDSketch)', () => {
       if (expected === 0) assert.equal(got, 0, `p${q}`);
       else assert.ok(relErr(got, expected) < 0.01, `p${q}: ${got} vs ${expected}`);
     }
+  });
+
+  it('a sketch read back from its JSON holds the same bins and answers alike (property)', () => {
+    const number = fc.oneof(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.integer({ min: -5000, max: 5000 }), fc.constant(0));
+    fc.assert(
+      fc.property(
+        fc.array(number, { minLength: EXACT_LIMIT + 1, maxLength: 3000 }),
+        fc.constantFrom('p50', 'p99', 'median'),
+        (xs, name) => {
+          const s = site(name);
+          const state = run(s, xs);
+          const back = viaJson(s, state);
+          assert.deepEqual(back.toJSON(), state.toJSON());
+          assert.equal(back.result(), state.result());
+          // A read-back state keeps taking numbers as the original does.
+          for (const x of [-1e7, 0, 1e7, 3.5]) {
+            state.add(x, 0);
+            back.add(x, 0);
+          }
+          assert.deepEqual(back.toJSON(), state.toJSON());
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('the exact buffer moves to the sketch past EXACT_LIMIT, min and max stay exact', () => {
