@@ -148,20 +148,41 @@ export function combineShardResults(results: readonly ShardResult[], plan: Query
 /** Where the numbers JSON cannot write are (NaN and the infinities become null, -0 becomes 0): paths and their text. */
 type NonFinite = [path: (string | number)[], text: string][];
 
+/** Whether JSON writes the number as itself: finite and not -0 (checked without a call: this runs for every number sent). */
+function plainNumber(x: number): boolean {
+  return x - x === 0 && (x !== 0 || 1 / x > 0);
+}
+
+function nonFiniteText(x: number): string {
+  return Object.is(x, -0) ? '-0' : String(x);
+}
+
+/**
+ * Walks the arrays and objects under `value`, numbers in place: a partial's sketches hold tens of
+ * thousands, and this runs once a fragment, mostly in code V8 has not optimized yet.
+ */
 function findNonFinite(value: unknown, path: (string | number)[], out: NonFinite): void {
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value) || Object.is(value, -0)) out.push([[...path], Object.is(value, -0) ? '-0' : String(value)]);
-  } else if (Array.isArray(value)) {
+  if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      path.push(i);
-      findNonFinite(value[i], path, out);
-      path.pop();
+      const item: unknown = value[i];
+      if (typeof item === 'number') {
+        if (!plainNumber(item)) out.push([[...path, i], nonFiniteText(item)]);
+      } else if (typeof item === 'object' && item !== null) {
+        path.push(i);
+        findNonFinite(item, path, out);
+        path.pop();
+      }
     }
   } else if (typeof value === 'object' && value !== null) {
     for (const key of Object.keys(value)) {
-      path.push(key);
-      findNonFinite((value as Record<string, unknown>)[key], path, out);
-      path.pop();
+      const item: unknown = (value as Record<string, unknown>)[key];
+      if (typeof item === 'number') {
+        if (!plainNumber(item)) out.push([[...path, key], nonFiniteText(item)]);
+      } else if (typeof item === 'object' && item !== null) {
+        path.push(key);
+        findNonFinite(item, path, out);
+        path.pop();
+      }
     }
   }
 }
@@ -172,7 +193,8 @@ function findNonFinite(value: unknown, path: (string | number)[], out: NonFinite
  */
 function encodeExact(value: unknown): Buffer {
   const nonFinite: NonFinite = [];
-  findNonFinite(value, [], nonFinite);
+  if (typeof value === 'number' && !plainNumber(value)) nonFinite.push([[], nonFiniteText(value)]);
+  else findNonFinite(value, [], nonFinite);
   return Buffer.from(JSON.stringify({ result: value, nonFinite }));
 }
 
@@ -182,6 +204,7 @@ function decodeExact<T>(bytes: Uint8Array): T {
     nonFinite: NonFinite;
   };
   for (const [path, text] of nonFinite) {
+    if (path.length === 0) return Number(text) as T;
     let target = result as unknown as Record<string | number, unknown>;
     for (let i = 0; i < path.length - 1; i++) target = target[path[i]] as Record<string | number, unknown>;
     target[path[path.length - 1]] = Number(text);

@@ -9,11 +9,19 @@ import fc from 'fast-check';
 import { localScanSource } from '../../../node/core/local-scan-source';
 import { executePlan, scanShards, type ExecuteOptions } from '../../../query/exec/execute';
 import { finishResult } from '../../../query/exec/result';
-import { combineShardResults, decodeShardResult, encodeShardResult, mergeShardResults } from '../../../query/exec/shard-results';
+import {
+  combineShardResults,
+  decodeRows,
+  decodeShardResult,
+  encodeRows,
+  encodeShardResult,
+  mergeShardResults,
+} from '../../../query/exec/shard-results';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { parseQuery, planQuery } from '../../../query/stages';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
+import type { TimedRow } from '../../../query/exec/rows';
 import { openTestEngine } from '../../helpers/engine';
 import { executeOptions, sessionSpec } from '../../helpers/query-run';
 import { prng } from '../../../scripts/bench/generate';
@@ -135,5 +143,27 @@ describe('a query answered by parts, each over its own partition keys', function
     assert.ok(Object.is(row.d, -0));
     assert.ok(Object.is(row.e, 0));
     assert.equal(row.$nonFinite, 'x');
+  });
+
+  it('gives back any value of numbers, strings, arrays and objects exactly through the bytes (property)', () => {
+    const number = fc.oneof(fc.double(), fc.constantFrom(NaN, Infinity, -Infinity, -0, 0), fc.integer());
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        number,
+        fc.string(),
+        fc.constant(null),
+        fc.boolean(),
+        fc.array(tie('value'), { maxLength: 6 }),
+        fc.dictionary(fc.string({ maxLength: 4 }), tie('value'), { maxKeys: 5, noNullPrototype: true }),
+      ),
+    }));
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 8 }), (rows) => {
+        const timed = rows.map((row, i) => ({ time: i, row: { v: row } as unknown as TimedRow['row'] }));
+        assert.deepEqual(decodeRows(encodeRows(timed)), timed);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
