@@ -8,10 +8,6 @@ export class RecentMap<V> {
 
   constructor(private readonly capacity: number) {}
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   get(key: string): V | undefined {
     const value = this.entries.get(key);
     if (value !== undefined) {
