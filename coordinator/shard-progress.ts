@@ -36,13 +36,16 @@ export function countersOf(progress: QueryProgress): ShardCounters {
   return counters;
 }
 
-/** Calls `report` with the progress's counters every PROGRESS_INTERVAL_MS and once when stopped; returns the stop. */
-export function reportProgress(progress: QueryProgress, report: (counters: ShardCounters) => void): () => void {
+/**
+ * Calls `report` with the progress's counters every PROGRESS_INTERVAL_MS and, unless `reportOnStop`
+ * is false (the caller hands the last counters on itself), once when stopped; returns the stop.
+ */
+export function reportProgress(progress: QueryProgress, report: (counters: ShardCounters) => void, reportOnStop = true): () => void {
   const ticker = setInterval(() => report(countersOf(progress)), PROGRESS_INTERVAL_MS);
   ticker.unref();
   return () => {
     clearInterval(ticker);
-    report(countersOf(progress));
+    if (reportOnStop) report(countersOf(progress));
   };
 }
 

@@ -9,13 +9,19 @@ export interface ProtocolVersion {
   minor: number;
 }
 
-export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 6 });
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 7 });
 
 /** The minor of major 1 from which a node reads `RingEpoch.layout`; an older node would place a laid-out epoch on the ring. */
 export const LAYOUT_MINOR = 4;
 
 /** The minor of major 1 from which a node answers ShardQuery.Catalog (GET /fields, GET /sources). */
 export const CATALOG_MINOR = 6;
+
+/**
+ * The minor of major 1 from which a caller reads a Query stream's last counters beside its result
+ * (`ShardQueryMessage.final_progress`); an older caller gets them in a `progress` message first.
+ */
+export const FINAL_PROGRESS_MINOR = 7;
 
 /** The majors this release speaks. A release that starts a new major keeps the previous one here for rolling upgrades. */
 export const KNOWN_MAJORS: ReadonlySet<number> = new Set([1]);

@@ -179,10 +179,18 @@ export class QueryDistribution implements Distribution {
       ? null
       : placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
     const answering = new Set<string>(placed === null ? [] : usable);
-    const owners = (key: string): string[] => ownersOfKey(parseKeyString(key), state, placement.replicationFactor);
+    // A key's owners are asked several times a query (which keys to ask, the assignment, a
+    // retry's): each key is parsed and placed once against this state.
+    const ownerLists = new Map<string, readonly string[]>();
+    const owners = (key: string): readonly string[] => {
+      let list = ownerLists.get(key);
+      if (list === undefined) ownerLists.set(key, (list = ownersOfKey(parseKeyString(key), state, placement.replicationFactor)));
+      return list;
+    };
     // An id that stands for a forgotten node reads nothing there, even once it joined again as a
     // new node: the data it stood for was given up.
-    const reads = (owner: string, key: string): boolean => answering.has(owner) && readsForgotten(state, owner, parseKeyString(key));
+    const reads = (owner: string, key: string): boolean =>
+      answering.has(owner) && (state.forgotten.length === 0 || readsForgotten(state, owner, parseKeyString(key)));
     // Placed keys no usable node owns are left to keysWithoutOwners below, which counts them
     // missing only where events can be, as it does for keys the nodes report.
     const keys = new Set<string>((placed ?? []).filter((key) => owners(key).some((owner) => reads(owner, key))));

@@ -216,8 +216,11 @@ export class RemoteShardTarget implements ShardTarget {
           else if (message.body === 'head_floor' && message.head_floor) {
             raiser?.heard(message.head_floor.time);
             headFloor?.raise(message.head_floor.time);
-          } else if (message.body === 'result' && message.result) result = decodeShardResult(message.result);
-          else if (message.body === 'rows' && message.rows && onRows !== null) {
+          } else if (message.body === 'result' && message.result) {
+            // The last counters come before the result is handed on, as a last progress message would.
+            if (message.final_progress) onProgress?.(countersFromWire(message.final_progress));
+            result = decodeShardResult(message.result);
+          } else if (message.body === 'rows' && message.rows && onRows !== null) {
             const rows = decodeRows(message.rows.rows);
             const bound = message.rows.bound;
             call.pause();

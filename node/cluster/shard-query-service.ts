@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import { localCatalogPart } from '../../coordinator/local-catalog';
 import { runFragment, type LocalShardOptions } from '../../coordinator/local-target';
 import type { QuerySlots } from '../../coordinator/query-slots';
-import { reportProgress } from '../../coordinator/shard-progress';
+import { countersOf, reportProgress } from '../../coordinator/shard-progress';
 import type { ScanSource } from '../../query/exec/execute';
 import { QueryLimitError } from '../../query/exec/limits';
 import { QueryProgress } from '../../query/exec/progress';
@@ -23,7 +23,7 @@ import type * as wire from './grpc/messages';
 import { SHARD_QUERY_SERVICE } from './grpc/proto';
 import { endWith, RpcRefusal, unary, type GrpcServer } from './grpc/server';
 import { protocolVersion } from './grpc/wire';
-import { protocolProblem } from './protocol';
+import { FINAL_PROGRESS_MINOR, protocolProblem } from './protocol';
 import type { ShardQueryMetrics } from './shard-query-metrics';
 import { FragmentFloors } from './fragment-floors';
 import { countersToWire, fragmentFromWire } from './shard-query-wire';
@@ -134,9 +134,15 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
         signal.addEventListener('abort', done, { once: true });
       });
     const progress = new QueryProgress();
-    const stopProgress = reportProgress(progress, (counters) => {
-      if (!signal.aborted) void send({ progress: countersToWire(counters) });
-    });
+    // A caller of 1.7 or later reads the last counters beside the result: one message less each way.
+    const folded = (call.request.protocol_version?.minor ?? 0) >= FINAL_PROGRESS_MINOR;
+    const stopProgress = reportProgress(
+      progress,
+      (counters) => {
+        if (!signal.aborted) void send({ progress: countersToWire(counters) });
+      },
+      !folded,
+    );
     /** Rows go out in messages of at most ROWS_MESSAGE_BYTES, each bounded by its oldest row as well (the rest of the batch is older). */
     const sendRows = async (rows: readonly TimedRow[], bound: number): Promise<void> => {
       const bytes = encodeRows(rows);
@@ -164,7 +170,8 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
       .then(
         async (result) => {
           stopAll();
-          await send({ result: encodeShardResult(result) });
+          const finalProgress = folded ? { final_progress: countersToWire(countersOf(progress)) } : {};
+          await send({ result: encodeShardResult(result), ...finalProgress });
           call.end();
         },
         (error: unknown) => {

@@ -5,6 +5,10 @@
  * node killed with SIGKILL leaves the answers exact (its keys are asked of the other owners).
  */
 import { strict as assert } from 'assert';
+import { PeerClients } from '../../node/cluster/grpc/peers';
+import type * as wire from '../../node/cluster/grpc/messages';
+import { SHARD_QUERY } from '../../node/cluster/grpc/proto';
+import { FINAL_PROGRESS_MINOR } from '../../node/cluster/protocol';
 import { waitUntil } from '../helpers/api';
 import { postJson, request, TestServer } from '../helpers/server';
 import { readJobStream } from '../helpers/sse';
@@ -114,6 +118,65 @@ describe('cluster: distributed queries at replication factor 2', function () {
     );
     const errors = await sameEverywhere('from main | where status = 500');
     assert.equal(errors.total, 120);
+  });
+
+  it("hands a fragment's last counters on beside its result to a caller of 1.7, and in a progress message before it to an older one", async () => {
+    const peers = new PeerClients();
+    try {
+      const callee = nodes[1]!.grpc;
+      const window = { from_micros: (start - HOUR_MS) * 1000, to_micros: (start + 3 * HOUR_MS) * 1000 };
+      const version = (minor: number): wire.ProtocolVersion => ({ major: 1, minor });
+      const { keys } = await peers.call(
+        callee,
+        SHARD_QUERY.Keys,
+        { protocol_version: version(7), index_patterns: ['main'], ...window },
+        5_000,
+      );
+      assert.ok(keys.length > 0, 'node 2 holds keys of main');
+      /** The messages of one Query call from a caller of protocol 1.minor. */
+      const messagesOf = (minor: number): Promise<wire.ShardQueryMessage[]> =>
+        new Promise((resolve, reject) => {
+          const request: wire.ShardQueryRequest = {
+            protocol_version: version(minor),
+            text: 'from main | stats count() by host',
+            variables_json: '{}',
+            ...window,
+            now_micros: Date.now() * 1000,
+            limit: 100,
+            offset: 0,
+            profile: false,
+            trace: false,
+            stream: false,
+            keys,
+            fragment_id: '',
+            head_floor: null,
+          };
+          const method = SHARD_QUERY.Query;
+          const call = peers
+            .client(callee)
+            .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, {
+              deadline: Date.now() + 30_000,
+            });
+          const messages: wire.ShardQueryMessage[] = [];
+          call.on('data', (message: wire.ShardQueryMessage) => messages.push(message));
+          call.on('error', reject);
+          call.on('end', () => resolve(messages));
+        });
+      // The rows node 2 holds of those keys: each event is held by two of the three nodes.
+      const older = await messagesOf(FINAL_PROGRESS_MINOR - 1);
+      const newer = await messagesOf(FINAL_PROGRESS_MINOR);
+      for (const messages of [older, newer]) assert.equal(messages.at(-1)?.body, 'result');
+      const lastOfOlder = older.at(-2);
+      assert.equal(lastOfOlder?.body, 'progress', 'an older caller gets the last counters just before the result');
+      assert.equal(older.at(-1)!.final_progress, null);
+      const folded = newer.at(-1)!.final_progress;
+      assert.ok(folded, 'a caller of 1.7 reads the last counters beside the result');
+      assert.ok(folded.rows_read > 0 && folded.rows_read < events.length * 2);
+      assert.equal(folded.rows_read, lastOfOlder.progress!.rows_read);
+      assert.equal(folded.segments_total, lastOfOlder.progress!.segments_total);
+    } finally {
+      peers.close();
+    }
   });
 
   it('answers GET /histogram through every node as one node does', async () => {

@@ -259,6 +259,8 @@ export interface ShardQueryMessage {
   rows?: ShardQueryRows | null;
   result?: Buffer;
   head_floor?: HeadFloor | null;
+  /** (1.7) Beside `result`: the callee's last counters, instead of a `progress` message before it. */
+  final_progress?: ShardQueryProgress | null;
 }
 
 export interface TailSubscribeRequest {
