@@ -15,6 +15,7 @@ import { readJobStream } from '../helpers/sse';
 import { startClusteredServers, stopClusteredServers, waitForCaughtUp, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
 import { keysOfRange, placeRequest, type RingLayout } from './helpers/placement';
+import { shardFragment } from './helpers/shard-fragment';
 import { futureHour, webRequestEvents, type WebRequestEvent } from './helpers/test-events';
 
 const HOUR_MS = 3_600_000;
@@ -136,21 +137,10 @@ describe('cluster: distributed queries at replication factor 2', function () {
       /** The messages of one Query call from a caller of protocol 1.minor. */
       const messagesOf = (minor: number): Promise<wire.ShardQueryMessage[]> =>
         new Promise((resolve, reject) => {
-          const request: wire.ShardQueryRequest = {
+          const request = shardFragment('from main | stats count() by host', start - HOUR_MS, start + 3 * HOUR_MS, {
             protocol_version: version(minor),
-            text: 'from main | stats count() by host',
-            variables_json: '{}',
-            ...window,
-            now_micros: Date.now() * 1000,
-            limit: 100,
-            offset: 0,
-            profile: false,
-            trace: false,
-            stream: false,
             keys,
-            fragment_id: '',
-            head_floor: null,
-          };
+          });
           const method = SHARD_QUERY.Query;
           const call = peers
             .client(callee)
@@ -162,7 +152,6 @@ describe('cluster: distributed queries at replication factor 2', function () {
           call.on('error', reject);
           call.on('end', () => resolve(messages));
         });
-      // The rows node 2 holds of those keys: each event is held by two of the three nodes.
       const older = await messagesOf(FINAL_PROGRESS_MINOR - 1);
       const newer = await messagesOf(FINAL_PROGRESS_MINOR);
       for (const messages of [older, newer]) assert.equal(messages.at(-1)?.body, 'result');
@@ -171,6 +160,7 @@ describe('cluster: distributed queries at replication factor 2', function () {
       assert.equal(older.at(-1)!.final_progress, null);
       const folded = newer.at(-1)!.final_progress;
       assert.ok(folded, 'a caller of 1.7 reads the last counters beside the result');
+      // Node 2 holds some of the events, each stored on two of the three nodes: some rows, not all copies.
       assert.ok(folded.rows_read > 0 && folded.rows_read < events.length * 2);
       assert.equal(folded.rows_read, lastOfOlder.progress!.rows_read);
       assert.equal(folded.segments_total, lastOfOlder.progress!.segments_total);

@@ -20,6 +20,7 @@ import { waitUntil } from '../helpers/api';
 import { postJson, request } from '../helpers/server';
 import { startClusteredServers, stopClusteredServers, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
+import { shardFragment } from './helpers/shard-fragment';
 import { futureHour } from './helpers/test-events';
 
 const HOUR_MS = 3_600_000;
@@ -125,23 +126,8 @@ describe('cluster: queries under faults and hostile fragments', function () {
     await stopClusteredServers(nodes ?? []);
   });
 
-  const fragment = (overrides: Partial<wire.ShardQueryRequest>): wire.ShardQueryRequest => ({
-    protocol_version: protocolVersion(),
-    text: HEAVY,
-    variables_json: '{}',
-    from_micros: (start - HOUR_MS) * 1000,
-    to_micros: (start + 3 * HOUR_MS) * 1000,
-    now_micros: Date.now() * 1000,
-    limit: 100,
-    offset: 0,
-    profile: false,
-    trace: false,
-    stream: false,
-    keys: [],
-    fragment_id: '',
-    head_floor: null,
-    ...overrides,
-  });
+  const fragment = (overrides: Partial<wire.ShardQueryRequest>): wire.ShardQueryRequest =>
+    shardFragment(HEAVY, start - HOUR_MS, start + 3 * HOUR_MS, overrides);
 
   /** A Query call to node 3; resolves with how it ended (its status and refusal, null when it ended well). */
   function ask(
