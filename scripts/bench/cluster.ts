@@ -9,7 +9,7 @@
  *   per event summed over every node's process;
  * - the query bench's queries through the first node (median of `runs`, after `warm-runs`
  *   unmeasured runs of each), the CPU every node spent on them (per query, from /proc: in all, and
- *   the coordinator's with each other node's), and whether each answer equals the single node's. Every setup stays up until all have ingested, and each run asks
+ *   the coordinator's with each other node's, and of that each node's main thread), and whether each answer equals the single node's. Every setup stays up until all have ingested, and each run asks
  *   every setup in turn, so that the machine's slow and fast spells fall on all of them alike;
  * - each node's events and storage bytes, against an even share.
  * Every node of a cluster gets a share of the machine's worker threads (server.*_workers), since
@@ -22,7 +22,7 @@ import { request, TestServer } from '../../test/helpers/server';
 import { startBenchCluster } from './bench-cluster';
 import { median } from './codec-builds';
 import { EventGenerator } from './generate';
-import { processCpuSeconds } from './process-cpu';
+import { mainThreadCpuSeconds, processCpuSeconds } from './process-cpu';
 import { QUERIES, timeNativeOnce } from './query';
 
 export interface ClusterBenchOptions {
@@ -71,6 +71,8 @@ interface Outcome {
   queryCpuMs: Map<string, number>;
   /** The same per node, the coordinator (the first) first. */
   queryNodeCpuMs: Map<string, number[]>;
+  /** Of that, each node's main thread (the event loop: HTTP, gRPC, planning, merging), the coordinator first. */
+  queryNodeMainCpuMs: Map<string, number[]>;
   answers: Map<string, string>;
   eventsPerNode: number[];
   storageBytes: number;
@@ -231,6 +233,8 @@ interface QueryTimes {
   cpuMs: Map<string, number>;
   /** The same per node, the coordinator first. */
   nodeCpuMs: Map<string, number[]>;
+  /** Of that, each node's main thread. */
+  nodeMainCpuMs: Map<string, number[]>;
 }
 
 /**
@@ -241,6 +245,14 @@ interface QueryTimes {
 async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warmRuns: number): Promise<QueryTimes[]> {
   const times = ingested.map(() => new Map<string, number[]>());
   const cpu = ingested.map(() => new Map<string, number[]>());
+  const mainCpu = ingested.map(() => new Map<string, number[]>());
+  const add = (into: Map<string, number[]>, name: string, spent: number[]): void => {
+    const sums = into.get(name) ?? spent.map(() => 0);
+    into.set(
+      name,
+      sums.map((sum, n) => sum + spent[n]!),
+    );
+  };
   for (const query of QUERIES) {
     for (const each of ingested) {
       for (let run = 0; run < warmRuns; run++) await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
@@ -248,12 +260,17 @@ async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warm
     for (let run = 0; run < runs; run++) {
       for (const [i, each] of ingested.entries()) {
         const cpuBefore = each.servers.map((server) => processCpuSeconds(server.process.pid));
+        const mainBefore = each.servers.map((server) => mainThreadCpuSeconds(server.process.pid));
         const { ms } = await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
-        const spent = each.servers.map((server, n) => processCpuSeconds(server.process.pid) - cpuBefore[n]!);
-        const sums = cpu[i]!.get(query.name) ?? spent.map(() => 0);
-        cpu[i]!.set(
+        add(
+          cpu[i]!,
           query.name,
-          sums.map((sum, n) => sum + spent[n]!),
+          each.servers.map((server, n) => processCpuSeconds(server.process.pid) - cpuBefore[n]!),
+        );
+        add(
+          mainCpu[i]!,
+          query.name,
+          each.servers.map((server, n) => mainThreadCpuSeconds(server.process.pid) - mainBefore[n]!),
         );
         const list = times[i]!.get(query.name) ?? [];
         list.push(ms);
@@ -261,12 +278,15 @@ async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warm
       }
     }
   }
+  const perQueryMs = (seconds: Map<string, number[]>): Map<string, number[]> =>
+    new Map([...seconds].map(([name, each]) => [name, each.map((s) => (s * 1000) / runs)]));
   return times.map((byQuery, i) => {
-    const perNode = new Map([...cpu[i]!].map(([name, seconds]) => [name, seconds.map((each) => (each * 1000) / runs)]));
+    const perNode = perQueryMs(cpu[i]!);
     return {
       ms: new Map([...byQuery].map(([name, list]) => [name, median(list)])),
       cpuMs: new Map([...perNode].map(([name, each]) => [name, each.reduce((sum, ms) => sum + ms, 0)])),
       nodeCpuMs: perNode,
+      nodeMainCpuMs: perQueryMs(mainCpu[i]!),
     };
   });
 }
@@ -286,6 +306,7 @@ async function outcomeOf(each: Ingested, queryTimes: QueryTimes, range: Range, o
     queryMs: queryTimes.ms,
     queryCpuMs: queryTimes.cpuMs,
     queryNodeCpuMs: queryTimes.nodeCpuMs,
+    queryNodeMainCpuMs: queryTimes.nodeMainCpuMs,
     answers,
     eventsPerNode: stats.map((stat) => stat.total_events as number),
     storageBytes: stats.reduce((sum, stat) => sum + (stat.storage_bytes as number), 0),
@@ -364,6 +385,15 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
         .join(' + '),
     );
     console.log(`| the same per node, the coordinator first (ms): ${query.name} | ${cells.join(' | ')} |`);
+  }
+  for (const query of QUERIES) {
+    const cells = outcomes.map((o) =>
+      o.queryNodeMainCpuMs
+        .get(query.name)!
+        .map((ms) => ms.toFixed(1))
+        .join(' + '),
+    );
+    console.log(`| of that, each node's main thread (ms): ${query.name} | ${cells.join(' | ')} |`);
   }
   console.log(
     `| storage bytes, all nodes | ${outcomes.map((o) => `${(o.storageBytes / 1e6).toFixed(1)} MB (${(o.storageBytes / single.storageBytes).toFixed(2)}x)`).join(' | ')} |`,

@@ -1,5 +1,5 @@
 /**
- * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `spread`, `placement`, `features`, `tail`, `pressure`, `ui`.
+ * Benchmarks: `npm run bench -- <name> [flags]`. Names: `ingest`, `auth`, `query`, `flush`, `compact`, `scan`, `cluster`, `grpc-calls`, `spread`, `placement`, `features`, `tail`, `pressure`, `ui`.
  * Long runs, not timed tests: they print tables for the README and the issue notes.
  */
 import { parseArgs } from 'util';
@@ -8,6 +8,7 @@ import { runClusterBench } from './cluster';
 import { runCompactBench } from './compact';
 import { runFeaturesBench } from './features';
 import { runFlushBench } from './flush';
+import { runGrpcCallsBench } from './grpc-calls';
 import { runIngestBench } from './ingest';
 import { runPlacementBench } from './placement';
 import { runPressureBench } from './pressure';
@@ -98,6 +99,9 @@ async function main(): Promise<void> {
         concurrency: Number(values.concurrency ?? 4),
         partitions: Number(values.partitions ?? 16),
       });
+      return;
+    case 'grpc-calls':
+      await runGrpcCallsBench({ runs: Number(values.runs ?? 3_000) });
       return;
     case 'spread':
       await runSpreadBench({
