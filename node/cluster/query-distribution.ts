@@ -24,6 +24,7 @@ import { indexMatcher } from '../../storage/scan';
 import { isForgottenIn, isStoredAloneForgotten, type ClusterState, type Member } from './cluster-state';
 import { epochAt } from './epochs';
 import type { PeerClients } from './grpc/peers';
+import { PlacementMemo, placedRangeKey } from './placement-memo';
 import { bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
@@ -155,6 +156,7 @@ export function keysWithoutOwners(
 
 export class QueryDistribution implements Distribution {
   readonly observer: DistributionObserver;
+  private readonly memo = new PlacementMemo();
 
   constructor(private readonly options: QueryDistributionOptions) {
     this.observer = options.observer;
@@ -175,18 +177,18 @@ export class QueryDistribution implements Distribution {
       state.epochs.map((epoch) => epoch.fromMicros),
       placement.bucketSpanMicros,
     );
-    const placed = aloneInRange
+    const placeRange = (): readonly string[] | null =>
+      placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
+    const rangeKey = aloneInRange
       ? null
-      : placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
+      : placedRangeKey(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
+    const placed = aloneInRange ? null : rangeKey === null ? placeRange() : this.memo.keysOf(rangeKey, placeRange);
     const answering = new Set<string>(placed === null ? [] : usable);
     // A key's owners are asked several times a query (which keys to ask, the assignment, a
-    // retry's): each key is parsed and placed once against this state.
-    const ownerLists = new Map<string, readonly string[]>();
-    const owners = (key: string): readonly string[] => {
-      let list = ownerLists.get(key);
-      if (list === undefined) ownerLists.set(key, (list = ownersOfKey(parseKeyString(key), state, placement.replicationFactor)));
-      return list;
-    };
+    // retry's), and again by the next query: each key is parsed and placed once per state.
+    const { replicationFactor } = placement;
+    const place = (key: string): readonly string[] => ownersOfKey(parseKeyString(key), state, replicationFactor);
+    const owners = (key: string): readonly string[] => this.memo.ownersOf(key, state, replicationFactor, place);
     // An id that stands for a forgotten node reads nothing there, even once it joined again as a
     // new node: the data it stood for was given up.
     const reads = (owner: string, key: string): boolean =>

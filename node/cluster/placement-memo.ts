@@ -1,0 +1,73 @@
+/**
+ * What placement tells a query, kept from one query to the next. A coordinator places every key
+ * of a query's range (query-distribution.ts): for a day of hour buckets at 16 partitions that is
+ * 384 key strings and as many owner lists, a fifth of what a query that reads nothing allocates
+ * on the coordinator. Both are pure functions of what the memo is keyed by:
+ * - a range's keys depend on its buckets only, not on where in its first and last bucket it starts
+ *   and ends, so `-1h` asked again a minute later finds the same keys;
+ * - a key's owners depend on the cluster state and the replication factor. A state is never changed
+ *   in place (a change makes a new one), so the owners are kept while the same state object and
+ *   factor are in force, and forgotten when either changes.
+ */
+import type { ClusterState } from './cluster-state';
+
+/** Ranges whose keys are kept: a dashboard's panels ask a few ranges over and over. */
+export const MAX_MEMO_RANGES = 64;
+
+/** Owner lists kept for one state: past this, the memo starts again (a long range's keys come and go). */
+export const MAX_MEMO_OWNERS = 200_000;
+
+export class PlacementMemo {
+  private readonly ranges = new Map<string, readonly string[] | null>();
+  private ownersState: ClusterState | null = null;
+  private ownersFactor = 0;
+  private readonly ownerLists = new Map<string, readonly string[]>();
+
+  /**
+   * The keys `place` gives a range, computed once per `rangeKey` (which must name everything the
+   * keys depend on); the oldest range is forgotten past MAX_MEMO_RANGES.
+   */
+  keysOf(rangeKey: string, place: () => readonly string[] | null): readonly string[] | null {
+    if (this.ranges.has(rangeKey)) return this.ranges.get(rangeKey)!;
+    const keys = place();
+    if (this.ranges.size >= MAX_MEMO_RANGES) this.ranges.delete(this.ranges.keys().next().value!);
+    this.ranges.set(rangeKey, keys === null ? null : Object.freeze([...keys]));
+    return keys;
+  }
+
+  /** `key`'s owners under `state` at `replicationFactor`, computed by `place` the first time. */
+  ownersOf(key: string, state: ClusterState, replicationFactor: number, place: (key: string) => readonly string[]): readonly string[] {
+    if (state !== this.ownersState || replicationFactor !== this.ownersFactor || this.ownerLists.size >= MAX_MEMO_OWNERS) {
+      this.ownerLists.clear();
+      this.ownersState = state;
+      this.ownersFactor = replicationFactor;
+    }
+    let owners = this.ownerLists.get(key);
+    if (owners === undefined) {
+      owners = Object.freeze([...place(key)]);
+      this.ownerLists.set(key, owners);
+    }
+    return owners;
+  }
+}
+
+/**
+ * The memo key of a placed range: the index names as given, the buckets it overlaps (the first
+ * bucket's start and their count), the placement's bucket span and partitions, the splits and the
+ * most keys placement may give. Null for a range placement does not enumerate (an empty, negative
+ * or unbounded one), which the caller answers without the memo.
+ */
+export function placedRangeKey(
+  indexPatterns: readonly string[],
+  fromMicros: number,
+  toMicros: number,
+  placement: { bucketSpanMicros: number; partitions: number },
+  maxKeys: number,
+  splits: readonly number[],
+): string | null {
+  if (!(fromMicros < toMicros) || !(fromMicros >= 0) || !Number.isFinite(toMicros)) return null;
+  const span = placement.bucketSpanMicros;
+  const first = Math.floor(fromMicros / span) * span;
+  const buckets = Math.ceil((toMicros - first) / span);
+  return JSON.stringify([indexPatterns, first, buckets, span, placement.partitions, maxKeys, splits]);
+}
