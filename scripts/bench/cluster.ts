@@ -377,24 +377,19 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
     );
     console.log(`| CPU per query, all nodes (ms): ${query.name} | ${cells.join(' | ')} |`);
   }
-  for (const query of QUERIES) {
-    const cells = outcomes.map((o) =>
-      o.queryNodeCpuMs
-        .get(query.name)!
-        .map((ms) => ms.toFixed(1))
-        .join(' + '),
-    );
-    console.log(`| the same per node, the coordinator first (ms): ${query.name} | ${cells.join(' | ')} |`);
-  }
-  for (const query of QUERIES) {
-    const cells = outcomes.map((o) =>
-      o.queryNodeMainCpuMs
-        .get(query.name)!
-        .map((ms) => ms.toFixed(1))
-        .join(' + '),
-    );
-    console.log(`| of that, each node's main thread (ms): ${query.name} | ${cells.join(' | ')} |`);
-  }
+  const perNodeRows = (label: string, pick: (o: Outcome) => Map<string, number[]>): void => {
+    for (const query of QUERIES) {
+      const cells = outcomes.map((o) =>
+        pick(o)
+          .get(query.name)!
+          .map((ms) => ms.toFixed(1))
+          .join(' + '),
+      );
+      console.log(`| ${label} (ms): ${query.name} | ${cells.join(' | ')} |`);
+    }
+  };
+  perNodeRows('the same per node, the coordinator first', (o) => o.queryNodeCpuMs);
+  perNodeRows("of that, each node's main thread", (o) => o.queryNodeMainCpuMs);
   console.log(
     `| storage bytes, all nodes | ${outcomes.map((o) => `${(o.storageBytes / 1e6).toFixed(1)} MB (${(o.storageBytes / single.storageBytes).toFixed(2)}x)`).join(' | ')} |`,
   );
