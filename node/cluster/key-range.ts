@@ -23,12 +23,17 @@ function checkCount(count: number, what: string): void {
     throw new RangeError(`a time range of ${count} ${what} is more than ${MAX_RANGE_KEYS}: clamp it to where data can be`);
 }
 
+/** The buckets a non-empty `[fromMicros, toMicros)` overlaps: the first one's start and how many. */
+export function bucketCover(fromMicros: number, toMicros: number, bucketSpanMicros: number): { first: number; count: number } {
+  const first = Math.floor(fromMicros / bucketSpanMicros) * bucketSpanMicros;
+  return { first, count: Math.ceil((toMicros - first) / bucketSpanMicros) };
+}
+
 /** The starts of the buckets that overlap `[fromMicros, toMicros)`, ascending (none when the range is empty). */
 export function bucketsInRange(fromMicros: number, toMicros: number, bucketSpanMicros: number): number[] {
   checkPlacement(bucketSpanMicros);
   if (!(fromMicros < toMicros)) return [];
-  const first = Math.floor(fromMicros / bucketSpanMicros) * bucketSpanMicros;
-  const count = Math.ceil((toMicros - first) / bucketSpanMicros);
+  const { first, count } = bucketCover(fromMicros, toMicros, bucketSpanMicros);
   checkCount(count, 'buckets');
   return Array.from({ length: count }, (_, i) => first + i * bucketSpanMicros);
 }

@@ -10,6 +10,7 @@
  *   factor are in force, and forgotten when either changes.
  */
 import type { ClusterState } from './cluster-state';
+import { bucketCover } from './key-range';
 
 /** Ranges whose keys are kept: a dashboard's panels ask a few ranges over and over. */
 export const MAX_MEMO_RANGES = 64;
@@ -66,8 +67,6 @@ export function placedRangeKey(
   splits: readonly number[],
 ): string | null {
   if (!(fromMicros < toMicros) || !(fromMicros >= 0) || !Number.isFinite(toMicros)) return null;
-  const span = placement.bucketSpanMicros;
-  const first = Math.floor(fromMicros / span) * span;
-  const buckets = Math.ceil((toMicros - first) / span);
-  return JSON.stringify([indexPatterns, first, buckets, span, placement.partitions, maxKeys, splits]);
+  const { first, count } = bucketCover(fromMicros, toMicros, placement.bucketSpanMicros);
+  return JSON.stringify([indexPatterns, first, count, placement.bucketSpanMicros, placement.partitions, maxKeys, splits]);
 }

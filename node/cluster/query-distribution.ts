@@ -24,9 +24,9 @@ import { indexMatcher } from '../../storage/scan';
 import { isForgottenIn, isStoredAloneForgotten, type ClusterState, type Member } from './cluster-state';
 import { epochAt } from './epochs';
 import type { PeerClients } from './grpc/peers';
-import { PlacementMemo, placedRangeKey } from './placement-memo';
-import { bucketsInRange, keysInRange } from './key-range';
+import { bucketCover, bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
+import { PlacementMemo, placedRangeKey } from './placement-memo';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
 import { CATALOG_MINOR } from './protocol';
 import { ownersOf } from './ring';
@@ -57,10 +57,9 @@ export function placedKeys(
   if (!(fromMicros < toMicros)) return [];
   // Epoch 0 places buckets from 1970 on; an unbounded range has too many keys anyway.
   if (!(fromMicros >= 0) || !Number.isFinite(toMicros)) return null;
-  const span = placement.bucketSpanMicros;
-  const buckets = Math.ceil((toMicros - Math.floor(fromMicros / span) * span) / span);
+  const buckets = bucketCover(fromMicros, toMicros, placement.bucketSpanMicros).count;
   if (buckets * placement.partitions * new Set(indexPatterns).size > maxKeys) return null;
-  return keysInRange(indexPatterns, fromMicros, toMicros, span, placement.partitions, splits).map(keyString);
+  return keysInRange(indexPatterns, fromMicros, toMicros, placement.bucketSpanMicros, placement.partitions, splits).map(keyString);
 }
 
 export interface Placement {
@@ -179,9 +178,7 @@ export class QueryDistribution implements Distribution {
     );
     const placeRange = (): readonly string[] | null =>
       placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
-    const rangeKey = aloneInRange
-      ? null
-      : placedRangeKey(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
+    const rangeKey = placedRangeKey(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
     const placed = aloneInRange ? null : rangeKey === null ? placeRange() : this.memo.keysOf(rangeKey, placeRange);
     const answering = new Set<string>(placed === null ? [] : usable);
     // A key's owners are asked several times a query (which keys to ask, the assignment, a
