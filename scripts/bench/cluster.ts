@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options FLAGS]`
  *
  * The same generated events (default 1,000,000 over the last six hours) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
@@ -15,7 +15,8 @@
  * Every node of a cluster gets a share of the machine's worker threads (server.*_workers), since
  * they all run on the same cores. The result cache is off (`query.cache_max_bytes` 0), so that a
  * timed query is the engine's work alone (clearing it is an audited action: in a cluster, a write).
- * Ratios against the single node are what to quote.
+ * Ratios against the single node are what to quote. `--node-options` is every node process's
+ * NODE_OPTIONS (V8 flags to compare, the same for every setup).
  */
 import { performance } from 'perf_hooks';
 import { request, TestServer } from '../../test/helpers/server';
@@ -41,6 +42,8 @@ export interface ClusterBenchOptions {
   concurrency: number;
   /** cluster.partitions of the clusters (16, the default). */
   partitions: number;
+  /** NODE_OPTIONS of every node process of every setup, or null for none. */
+  nodeOptions: string | null;
 }
 
 interface Setup {
@@ -99,10 +102,11 @@ function bodies(events: number, startMs: number, seed = 11): Buffer[] {
   return out;
 }
 
-async function startNodes(setup: Setup): Promise<TestServer[]> {
+async function startNodes(setup: Setup, nodeOptions: string | null): Promise<TestServer[]> {
+  const env = nodeOptions === null ? undefined : { NODE_OPTIONS: nodeOptions };
   // Compaction runs often, so the segments settle soon after ingest (waitSettled); no result cache.
   const compaction = { 'storage.compaction_interval': '2s', 'query.cache_max_bytes': 0 };
-  if (setup.nodes === 1) return [await TestServer.start({ set: compaction })];
+  if (setup.nodes === 1) return [await TestServer.start({ set: compaction, env })];
   const share = (count: number): number => Math.max(1, Math.round(count / setup.nodes));
   // The default heartbeat and failure timeout: heartbeats cost what they cost a real cluster.
   const set = {
@@ -113,7 +117,7 @@ async function startNodes(setup: Setup): Promise<TestServer[]> {
     'server.query_workers': share(2),
     'server.codec_workers': 1,
   };
-  return startBenchCluster(setup.nodes, set);
+  return startBenchCluster(setup.nodes, set, undefined, env);
 }
 
 /** Posts every body, `concurrency` at a time, each to the next node in turn; a 503 is retried after a pause. Returns the seconds taken and the retries. */
@@ -214,7 +218,7 @@ interface BenchData {
 
 async function ingestInto(setup: Setup, data: BenchData, options: ClusterBenchOptions, running: TestServer[][]): Promise<Ingested> {
   console.log(`${setup.name}: starting ${setup.nodes} node(s)`);
-  const servers = await startNodes(setup);
+  const servers = await startNodes(setup, options.nodeOptions);
   running.push(servers);
   const cold = data.warmup.length === 0 ? null : await ingestSettled(servers, data.warmup, options.concurrency);
   const measured = await ingestSettled(servers, data.measured, options.concurrency);

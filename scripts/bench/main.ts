@@ -29,6 +29,7 @@ async function main(): Promise<void> {
       fsync: { type: 'boolean' },
       runs: { type: 'string' },
       'warm-runs': { type: 'string' },
+      'node-options': { type: 'string' },
       'ingest-rate': { type: 'string' },
       baseline: { type: 'string' },
       inputs: { type: 'string' },
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
         nodes: Number(values.nodes ?? 3),
         concurrency: Number(values.concurrency ?? 4),
         partitions: Number(values.partitions ?? 16),
+        nodeOptions: values['node-options'] ?? null,
       });
       return;
     case 'grpc-calls':
