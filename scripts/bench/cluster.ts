@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options FLAGS]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS]`
  *
  * The same generated events (default 1,000,000 over the last six hours) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
@@ -15,7 +15,7 @@
  * Every node of a cluster gets a share of the machine's worker threads (server.*_workers), since
  * they all run on the same cores. The result cache is off (`query.cache_max_bytes` 0), so that a
  * timed query is the engine's work alone (clearing it is an audited action: in a cluster, a write).
- * Ratios against the single node are what to quote. `--node-options` is every node process's
+ * Ratios against the single node are what to quote. `--node-options=FLAGS` (with `=`: the flags start with dashes) is every node process's
  * NODE_OPTIONS (V8 flags to compare, the same for every setup).
  */
 import { performance } from 'perf_hooks';
