@@ -20,16 +20,46 @@ function findRepoRoot(start: string): string {
   return dir;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed out for servers to bind later, taken below the kernel's ephemeral range: a port from
+ * that range can be taken by any outgoing connection (a node dialling a peer) between the probe and
+ * the bind, and the kernel may hand the same one to two probes in a row. Counting up from a random
+ * start never gives one port twice in this process.
+ */
+const HANDED_OUT_PORTS = { low: 10_000, high: ephemeralRangeStart() - 1 };
+let nextPort = HANDED_OUT_PORTS.low + Math.floor(Math.random() * (HANDED_OUT_PORTS.high - HANDED_OUT_PORTS.low));
+
+function ephemeralRangeStart(): number {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 12_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function takeNextPort(): number {
+  const port = nextPort;
+  nextPort = nextPort >= HANDED_OUT_PORTS.high ? HANDED_OUT_PORTS.low : nextPort + 1;
+  return port;
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address() as net.AddressInfo;
-      server.close(() => resolve(address.port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A loopback port no one listens on, never handed out before by this process. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 1000; tries++) {
+    const port = takeNextPort();
+    if (await canBind(port)) return port;
+  }
+  throw new Error(`no free port in ${HANDED_OUT_PORTS.low}-${HANDED_OUT_PORTS.high}`);
 }
 
 /** Folders made by tempDir, removed when this process exits (TRAWL_KEEP_TEST_DIRS=1 keeps them to look at). */
