@@ -9,7 +9,7 @@ import net from 'net';
 import path from 'path';
 import { workerShare } from '../../scripts/cluster/dev-cluster';
 import { waitUntil } from '../helpers/api';
-import { freePort, REPO_ROOT, request, tempDir } from '../helpers/server';
+import { freePortRun, REPO_ROOT, request, tempDir } from '../helpers/server';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'dev-cluster');
 
@@ -28,18 +28,6 @@ function runScript(args: string[]): Run {
   return { child, output: () => output, exited };
 }
 
-/** A base port with the 2N ports from it free now. */
-async function freeRun(count: number): Promise<number> {
-  for (;;) {
-    const base = await freePort();
-    if (base + 2 * count > 65535) continue;
-    const probes = await Promise.all(Array.from({ length: 2 * count }, (_, i) => canListen(base + i)));
-    if (probes.every(Boolean)) return base;
-  }
-}
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
@@ -47,6 +35,9 @@ function canListen(port: number): Promise<boolean> {
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 
 describe('scripts/dev-cluster', function () {
   this.timeout(60_000);
@@ -60,7 +51,7 @@ describe('scripts/dev-cluster', function () {
   });
 
   it('a node that cannot start stops the cluster: its own message, then exit 1', async () => {
-    const base = await freeRun(2);
+    const base = await freePortRun(2 * 2);
     // node1's HTTP port is taken.
     const blocker = net.createServer().listen(base, '127.0.0.1');
     try {
@@ -74,7 +65,7 @@ describe('scripts/dev-cluster', function () {
   });
 
   it('starts N nodes, prints their addresses, and one Ctrl-C stops them all (exit 0)', async function () {
-    const base = await freeRun(3);
+    const base = await freePortRun(2 * 3);
     const dataDir = tempDir('trawl-dev-cluster-');
     const run = runScript(['3', '--base-port', String(base), '--data-dir', dataDir]);
     try {
@@ -112,7 +103,7 @@ describe('scripts/dev-cluster', function () {
   });
 
   it('a node killed once all are up leaves the others running; `restart node2` starts it again on its data', async function () {
-    const base = await freeRun(2);
+    const base = await freePortRun(2 * 2);
     const run = runScript(['2', '--base-port', String(base), '--data-dir', tempDir('trawl-dev-cluster-')]);
     const node1 = `http://127.0.0.1:${base}`;
     const node2 = `http://127.0.0.1:${base + 2}`;

@@ -55,11 +55,19 @@ function canBind(port: number): Promise<boolean> {
 
 /** A loopback port no one listens on, never handed out before by this process. */
 export async function freePort(): Promise<number> {
+  return freePortRun(1);
+}
+
+/** The first of `count` consecutive loopback ports no one listens on, none handed out before by this process. */
+export async function freePortRun(count: number): Promise<number> {
   for (let tries = 0; tries < 1000; tries++) {
-    const port = takeNextPort();
-    if (await canBind(port)) return port;
+    if (nextPort + count - 1 > HANDED_OUT_PORTS.high) nextPort = HANDED_OUT_PORTS.low;
+    const first = nextPort;
+    const run = Array.from({ length: count }, () => takeNextPort());
+    const free = await Promise.all(run.map(canBind));
+    if (free.every(Boolean)) return first;
   }
-  throw new Error(`no free port in ${HANDED_OUT_PORTS.low}-${HANDED_OUT_PORTS.high}`);
+  throw new Error(`no ${count} free consecutive ports in ${HANDED_OUT_PORTS.low}-${HANDED_OUT_PORTS.high}`);
 }
 
 /** Folders made by tempDir, removed when this process exits (TRAWL_KEEP_TEST_DIRS=1 keeps them to look at). */
