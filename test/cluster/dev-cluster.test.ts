@@ -38,7 +38,6 @@ function canListen(port: number): Promise<boolean> {
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-
 describe('scripts/dev-cluster', function () {
   this.timeout(60_000);
 
