@@ -137,7 +137,7 @@ describe('aggregates: percentiles (DDSketch)', () => {
           assert.deepEqual(back.toJSON(), state.toJSON());
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 60 },
     );
   });
 
