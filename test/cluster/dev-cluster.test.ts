@@ -9,7 +9,7 @@ import net from 'net';
 import path from 'path';
 import { workerShare } from '../../scripts/cluster/dev-cluster';
 import { waitUntil } from '../helpers/api';
-import { freePortRun, REPO_ROOT, request, tempDir } from '../helpers/server';
+import { canBind, freePortRun, REPO_ROOT, request, tempDir } from '../helpers/server';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'dev-cluster');
 
@@ -26,14 +26,6 @@ function runScript(args: string[]): Run {
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, output: () => output, exited };
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -95,7 +87,7 @@ describe('scripts/dev-cluster', function () {
       }
       run.child.kill('SIGINT');
       assert.equal(await run.exited, 0, run.output());
-      for (const node of nodes) assert.ok(await canListen(Number(node.http.split(':')[1])), `${node.id} stopped listening`);
+      for (const node of nodes) assert.ok(await canBind(Number(node.http.split(':')[1])), `${node.id} stopped listening`);
     } finally {
       run.child.kill('SIGKILL');
     }
@@ -116,7 +108,7 @@ describe('scripts/dev-cluster', function () {
         10_000,
         `node2 killed:\n${run.output()}`,
       );
-      assert.ok(await canListen(base + 2), 'node2 stopped listening');
+      assert.ok(await canBind(base + 2), 'node2 stopped listening');
       await waitUntil(
         async () => (await request(`${node1}/health`)).body?.data?.down_nodes?.includes('node2') === true,
         10_000,

@@ -44,7 +44,8 @@ function takeNextPort(): number {
   return port;
 }
 
-function canBind(port: number): Promise<boolean> {
+/** Whether a server could bind the loopback port now (nothing listens on it). */
+export function canBind(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
