@@ -29,10 +29,10 @@ const INV_2_32 = 1 / 4294967296;
  */
 export const DEFAULT_BLOOM_BITS_PER_TOKEN = 8;
 /**
- * A block of at most FRAME_ROWS rows has no frame filters behind its own: a needle its filter lets
- * through by mistake decodes the whole block. Such blocks get 12 bits a token (k = 8, ~0.3% false
- * positives). They are the small segments a cluster node keeps, one per partition of a bucket, so
- * a rare term is checked against many of them.
+ * A block too small to be framed (framed-block.ts frameSizes) has no frame filters behind its
+ * own: a needle its filter lets through by mistake decodes the whole block. Such blocks get 12
+ * bits a token (k = 8, ~0.3% false positives). They are a flush's small segments and a cluster
+ * node's quietest partitions, so a rare term is checked against many of them.
  */
 export const UNFRAMED_BLOOM_BITS_PER_TOKEN = 12;
 /** Upper bound of one filter (8 MiB); more tokens than ~8.4M at 8 bits each just raise the FPR. */

@@ -22,6 +22,34 @@ import { ByteReader, ByteWriter } from './bytes';
  */
 export const FRAME_ROWS = 4096;
 
+/**
+ * Rows of a block's newest frame. Frames double from the newest end up to FRAME_ROWS (256, 512,
+ * 1,024, 2,048, then 4,096s), because the commonest query reads the newest rows: a `head` over
+ * the newest blocks of many segments (a cluster node's partitions of one bucket) inflates about as
+ * many lines as it keeps, not a whole frame of each, while most of a block still compresses in
+ * whole frames.
+ */
+export const NEWEST_FRAME_ROWS = 256;
+
+/**
+ * The frames of a block of `rows` rows, oldest first, or null when the block is stored whole (at
+ * most two newest frames' worth of rows). An oldest remainder shorter than a newest frame joins
+ * the frame after it.
+ */
+export function frameSizes(rows: number): number[] | null {
+  if (rows <= 2 * NEWEST_FRAME_ROWS) return null;
+  const newestFirst: number[] = [];
+  let left = rows;
+  for (let size = NEWEST_FRAME_ROWS; left > 0; size = Math.min(2 * size, FRAME_ROWS)) {
+    const take = Math.min(size, left);
+    newestFirst.push(take);
+    left -= take;
+  }
+  const oldest = newestFirst.length - 1;
+  if (newestFirst[oldest] < NEWEST_FRAME_ROWS) newestFirst[oldest - 1] += newestFirst.pop()!;
+  return newestFirst.reverse();
+}
+
 export interface Frame {
   rows: number;
   /** A whole stored block (any encoding but Framed). */

@@ -15,7 +15,7 @@ import { ColumnEncoding } from './block-envelope';
 import type { ColumnBlockSummary, StringSink } from './column-encode';
 import { encodeColumnBlock } from './column-encode';
 import { ColumnStatsBuilder } from './column-stats-builder';
-import { FRAME_ROWS, sealFramed, type Frame } from './framed-block';
+import { frameSizes, sealFramed, type Frame } from './framed-block';
 import type { ColumnStats } from './header';
 import { encodeRawRefsBlock, type RawRefEncoder } from './raw-refs';
 
@@ -91,7 +91,8 @@ export function encodeRawColumn(
   let frameRefTokenHint = 0;
   for (let b = 0, start = 0; b < blockSizes.length; start += blockSizes[b], b++) {
     const end = start + blockSizes[b];
-    if (end - start <= FRAME_ROWS) {
+    const sizes = frameSizes(end - start);
+    if (sizes === null) {
       tokens = refTokens = blockTokens?.[b] ?? new TokenHashSet();
       blockData.push(encodeRows(start, end));
       frameTokens.push(null);
@@ -101,8 +102,8 @@ export function encodeRawColumn(
     const frames: Frame[] = [];
     const sets: TokenHashSet[] = [];
     const refSets: TokenHashSet[] = [];
-    for (let from = start; from < end; from += FRAME_ROWS) {
-      const to = Math.min(end, from + FRAME_ROWS);
+    for (let f = 0, from = start; f < sizes.length; from += sizes[f], f++) {
+      const to = from + sizes[f];
       tokens = new TokenHashSet(frameTokenHint);
       refTokens = refs === null ? tokens : new TokenHashSet(frameRefTokenHint);
       frames.push({ rows: to - from, data: encodeRows(from, to) });
@@ -114,7 +115,7 @@ export function encodeRawColumn(
       }
       const block = blockTokens?.[b];
       if (block === undefined) continue;
-      if (from === start) block.reserve(tokens.size * Math.ceil((end - start) / FRAME_ROWS));
+      if (from === start) block.reserve(tokens.size * sizes.length);
       block.addAll(tokens);
       if (refs !== null) block.addAll(refTokens);
     }

@@ -5,8 +5,8 @@
  *
  * Columns: `_time`, `_raw`, then the fields by name. A field absent from a block still gets a
  * (tiny) all-null block there, so `blockData[b].length === stats.columns.length`. A block's `_raw`
- * of more than FRAME_ROWS rows is framed (framed-block.ts), with a small bloom filter per frame
- * of its `_raw` tokens, so a search decompresses only the frames that may hold its terms.
+ * is framed (framed-block.ts frameSizes: all but the smallest blocks), with a small bloom filter
+ * per frame of its `_raw` tokens, so a search decompresses only the frames that may hold its terms.
  *
  * Bloom tokens: the tokens of `_raw` and of every string field value (tokenizer.ts). A
  * `search field=value` prunes by the tokens of its value, which every string equal to it (case
@@ -27,7 +27,7 @@ import {
   TokenHashSet,
   buildBloom,
 } from './bloom';
-import { FRAME_ROWS } from './framed-block';
+import { frameSizes } from './framed-block';
 import { ColumnEncoding } from './block-envelope';
 import { encodeColumnBlock, encodeTimeBlock, stringsWentToSink } from './column-encode';
 import { ColumnStatsBuilder } from './column-stats-builder';
@@ -166,9 +166,11 @@ export function withFrameFilters(
     if (sets === null) return bits;
     const frames = sets.map((frameSet) => buildBloom(frameSet, FRAME_BLOOM_BITS_PER_TOKEN));
     const refFrames = raw.frameRefTokens[b]?.map((refSet) => buildBloom(refSet, REFS_BLOOM_BITS_PER_TOKEN)) ?? null;
-    const rows = blocks[b].rows;
+    const rows = frameSizes(blocks[b].rows);
+    if (rows === null || rows.length !== frames.length)
+      throw new Error(`segment encoder: block ${b} has ${frames.length} frame token sets for its ${blocks[b].rows} rows`);
     blocks[b].frames = frames.map((frame, f) => ({
-      rows: Math.min(FRAME_ROWS, rows - f * FRAME_ROWS),
+      rows: rows[f],
       bloom: frame.meta,
       ...(refFrames === null ? {} : { refs: refFrames[f].meta }),
     }));

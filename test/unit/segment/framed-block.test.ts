@@ -15,13 +15,15 @@ import {
   decodeColumnBlockRows,
   readBlockHeader,
 } from '../../../storage/segment/column-codec';
-import { FRAME_ROWS, openFramed } from '../../../storage/segment/framed-block';
+import { FRAME_ROWS, frameSizes, NEWEST_FRAME_ROWS, openFramed } from '../../../storage/segment/framed-block';
 import { LiteralByteSearch } from '../../../storage/segment/literal-search';
 import { rowSetFromEvents } from '../../../storage/segment/row-set';
 import { encodeSegment } from '../../../storage/segment/segment-encoder';
 
-const ROWS = FRAME_ROWS * 3 + 100;
-const NEEDLE_ROW = FRAME_ROWS * 2 + 7;
+/** Frames of 4,096, 4,096, 2,048, 1,024, 512 and 256 rows (frameSizes), the needle in the second. */
+const FRAMES = [FRAME_ROWS, FRAME_ROWS, 2048, 1024, 512, 256];
+const ROWS = FRAMES.reduce((sum, rows) => sum + rows, 0);
+const NEEDLE_ROW = FRAME_ROWS + 7;
 
 function events(): LogEvent[] {
   return Array.from({ length: ROWS }, (_, i) => ({
@@ -38,17 +40,56 @@ function rawStrings(values: readonly (string | null)[]): string[] {
   return values.map((value) => value ?? '<null>');
 }
 
+describe('frame sizes', () => {
+  it('doubles from the newest end up to FRAME_ROWS, oldest first', () => {
+    assert.equal(NEWEST_FRAME_ROWS, 256);
+    assert.deepEqual(frameSizes(12032), [4096, 4096, 2048, 1024, 512, 256]);
+    assert.deepEqual(frameSizes(16384), [256, 4096, 4096, 4096, 2048, 1024, 512, 256]);
+    assert.deepEqual(frameSizes(1000), [744, 256]);
+    assert.deepEqual(frameSizes(513), [257, 256]);
+  });
+
+  it('joins an oldest remainder shorter than a newest frame to the frame after it', () => {
+    assert.deepEqual(frameSizes(256 + 512 + 1024 + 100), [1124, 512, 256]);
+    assert.deepEqual(frameSizes(7940), [4100, 2048, 1024, 512, 256]);
+  });
+
+  it('keeps a block of at most two newest frames whole', () => {
+    assert.equal(frameSizes(1), null);
+    assert.equal(frameSizes(512), null);
+  });
+
+  it('adds up to the block for every size', () => {
+    for (let rows = 513; rows < 40_000; rows += 97) {
+      const sizes = frameSizes(rows)!;
+      assert.equal(
+        sizes.reduce((sum, size) => sum + size, 0),
+        rows,
+      );
+      assert.ok(
+        sizes.every((size) => size >= NEWEST_FRAME_ROWS && size < FRAME_ROWS + NEWEST_FRAME_ROWS),
+        `${rows}: ${sizes.join(',')}`,
+      );
+      assert.equal(sizes[sizes.length - 1], NEWEST_FRAME_ROWS);
+    }
+  });
+});
+
 describe('framed _raw blocks', () => {
   const segment = encodeSegment(rowSetFromEvents(events()), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
   const raw = segment.blockData[0][1];
   const meta = segment.stats.blocks[0];
 
-  it('frames a row block of more than FRAME_ROWS rows and reads it back whole', () => {
+  it('frames a row block and reads it back whole', () => {
     assert.equal(readBlockHeader(raw).encoding, ColumnEncoding.Framed);
     const { frames } = openFramed(raw);
     assert.deepEqual(
       frames.map((frame) => frame.rows),
-      [FRAME_ROWS, FRAME_ROWS, FRAME_ROWS, 100],
+      FRAMES,
+    );
+    assert.deepEqual(
+      meta.frames?.map((frame) => frame.rows),
+      FRAMES,
     );
     const column = decodeColumnBlock(raw);
     assert.equal(column.kind, 'string');
@@ -58,14 +99,20 @@ describe('framed _raw blocks', () => {
     );
   });
 
-  it('keeps a block of at most FRAME_ROWS rows whole (and version 1 segments read as before)', () => {
-    const small = encodeSegment(rowSetFromEvents(events().slice(0, FRAME_ROWS)), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
+  it('keeps a block of at most two newest frames whole (and version 1 segments read as before)', () => {
+    const small = encodeSegment(rowSetFromEvents(events().slice(0, 2 * NEWEST_FRAME_ROWS)), {
+      compressionLevel: 3,
+      blockRows: FRAME_ROWS * 4,
+    });
     assert.equal(readBlockHeader(small.blockData[0][1]).encoding, ColumnEncoding.String);
     assert.equal(small.stats.blocks[0].frames, undefined);
   });
 
   it('gives a block without frame filters a denser filter, so absent tokens rarely pass it', () => {
-    const small = encodeSegment(rowSetFromEvents(events().slice(0, FRAME_ROWS)), { compressionLevel: 3, blockRows: FRAME_ROWS * 4 });
+    const small = encodeSegment(rowSetFromEvents(events().slice(0, 2 * NEWEST_FRAME_ROWS)), {
+      compressionLevel: 3,
+      blockRows: FRAME_ROWS * 4,
+    });
     const smallMeta = small.stats.blocks[0].bloom;
     assert.equal(smallMeta.hashes, bloomHashCount(UNFRAMED_BLOOM_BITS_PER_TOKEN));
     assert.ok(smallMeta.bits >= smallMeta.tokens * UNFRAMED_BLOOM_BITS_PER_TOKEN, `${smallMeta.bits} bits for ${smallMeta.tokens} tokens`);
@@ -78,31 +125,35 @@ describe('framed _raw blocks', () => {
   });
 
   it('gives each frame a filter of its _raw tokens, stored after the block filter', () => {
-    assert.equal(meta.frames?.length, 4);
+    assert.equal(meta.frames?.length, FRAMES.length);
     const bloom = segment.blooms[0];
     assert.equal(bloom.length, (meta.bloom.bits + (meta.frames ?? []).reduce((sum, frame) => sum + frame.bloom.bits, 0)) / 8);
     assert.equal(bloomMayContainAll(bloom, meta.bloom, ['zq7needlexv']), true);
     // A frame holding the tokens is always kept; the sparse frame filters may keep others too.
-    assert.ok(framesMayContainAll(bloom, meta, ['zq7needlexv', 'trace']).includes(2));
+    assert.ok(framesMayContainAll(bloom, meta, ['zq7needlexv', 'trace']).includes(1));
     assert.ok(framesMayContainAll(bloom, meta, ['straße']).includes(0));
-    assert.deepEqual(framesMayContainAll(bloom, meta, ['api']), [0, 1, 2, 3]);
+    assert.deepEqual(framesMayContainAll(bloom, meta, ['api']), [0, 1, 2, 3, 4, 5]);
     const keptForAbsent = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => framesMayContainAll(bloom, meta, [`absent${i}`]).length);
-    assert.ok(keptForAbsent.reduce((sum, kept) => sum + kept, 0) < 16, 'absent tokens keep few frames');
+    assert.ok(keptForAbsent.reduce((sum, kept) => sum + kept, 0) < 24, 'absent tokens keep few frames');
   });
 
   it('a search decodes only the listed frames and finds its rows there', () => {
     const search = LiteralByteSearch.of('zq7needlexv')!;
-    const inFrame = decodeColumnBlockMatching(raw, [search], [2]);
+    const inFrame = decodeColumnBlockMatching(raw, [search], [1]);
     assert.deepEqual(inFrame.rows === null ? null : [...inFrame.rows], [NEEDLE_ROW]);
     assert.equal(valueAt(inFrame.column, NEEDLE_ROW), events()[NEEDLE_ROW].raw);
-    assert.deepEqual([...(decodeColumnBlockMatching(raw, [search], [0, 1]).rows ?? [])], []);
-    // All frames: the plain ones are searched; the last, short one is a dictionary, whose rows all stay candidates.
+    assert.deepEqual([...(decodeColumnBlockMatching(raw, [search], [0, 2]).rows ?? [])], []);
+    // All frames: the plain ones are searched; a short one the encoder made a dictionary keeps all its rows candidates.
+    const { frames } = openFramed(raw);
+    const plain = frames.map((frame) => readBlockHeader(frame.data).encoding === ColumnEncoding.String);
+    assert.equal(plain[1], true, 'the needle frame is plain text');
+    const dictionaryRows = FRAMES.reduce((sum, rows, f) => sum + (plain[f] ? 0 : rows), 0);
     const everywhere = [...(decodeColumnBlockMatching(raw, [search], null).rows ?? [])];
     assert.deepEqual(
-      everywhere.filter((row) => row < FRAME_ROWS * 3),
+      everywhere.filter((row) => row < FRAME_ROWS * 2),
       [NEEDLE_ROW],
     );
-    assert.equal(everywhere.length, 1 + 100);
+    assert.equal(everywhere.length, 1 + dictionaryRows);
     // Without a byte condition (no ASCII in the literal), every row of the listed frames is a candidate.
     const all = decodeColumnBlockMatching(raw, [], [0]);
     assert.equal(all.rows?.length, FRAME_ROWS);

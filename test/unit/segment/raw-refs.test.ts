@@ -26,7 +26,8 @@ function roundTrip(lines: string[], fields: Map<string, (FieldValue | null)[]>):
   });
 }
 
-const ROWS = FRAME_ROWS * 2 + 300;
+/** Frames of 4,096, 2,048, 1,024, 512 and 256 rows (framed-block.ts frameSizes), the needle in the second. */
+const ROWS = FRAME_ROWS + 2048 + 1024 + 512 + 256;
 const NEEDLE_ROW = FRAME_ROWS + 17;
 
 /** Access lines that repeat their fields, one of them with a needle that no field holds. */
@@ -211,7 +212,7 @@ describe('_raw with field references', () => {
     // The block filter holds every token of the lines; a token of a value is found in some frame.
     assert.equal(bloomMayContainAll(bloom, meta.bloom, ['zq7needlexv', 'orders', 'u2916']), true);
     // A word is in every frame's skeletons (paths are not referenced: they hold words).
-    assert.deepEqual(framesToRead(bloom, meta, ['orders']), { frames: [0, 1, 2], ownTokens: [0, 0, 0] });
+    assert.deepEqual(framesToRead(bloom, meta, ['orders']), { frames: [0, 1, 2, 3, 4], ownTokens: [0, 0, 0, 0, 0] });
     const needle = framesToRead(bloom, meta, ['zq7needlexv', 'trace']);
     const at = needle.frames.indexOf(1);
     assert.ok(at !== -1, 'the needle frame is read');
@@ -233,9 +234,9 @@ describe('_raw with field references', () => {
     assert.deepEqual([...found.rows], [NEEDLE_ROW]);
     assert.equal(valueAt(found.column, NEEDLE_ROW), events[NEEDLE_ROW].raw);
     // Without a skeleton token, every row of the listed frames is a candidate, filled in.
-    const all = decodeRawRefsMatching(raw, ROWS, [0, 2], null, fieldSource(block));
-    assert.equal(all.rows.length, FRAME_ROWS + 300);
-    for (const row of [0, FRAME_ROWS - 1, 2 * FRAME_ROWS, ROWS - 1]) {
+    const all = decodeRawRefsMatching(raw, ROWS, [0, 4], null, fieldSource(block));
+    assert.equal(all.rows.length, FRAME_ROWS + 256);
+    for (const row of [0, FRAME_ROWS - 1, ROWS - 256, ROWS - 1]) {
       assert.equal(valueAt(all.column, row), events[row].raw);
     }
     // A token that may be in the frame's values: rows whose skeleton or values hold it.

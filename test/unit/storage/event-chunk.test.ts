@@ -188,7 +188,8 @@ describe('event chunks', () => {
     // Distinct lines past the dictionary threshold take the byte path: a plain block.
     const lines = Array.from({ length: 2000 }, (_, i) => ({ time: i, raw: `line ${i} x=${i * 7}`, index: 'main', fields: {} }));
     const [chunk] = chunkEvents(lines, ONE_PARTITION);
-    const segment = encodeSegment(rowSetOfPieces([{ chunk, start: 0, end: 2000 }]), { compressionLevel: 1, blockRows: 1000 });
+    // Blocks of 500 rows: too short to be framed (framed-block.ts frameSizes), so each is one stored block.
+    const segment = encodeSegment(rowSetOfPieces([{ chunk, start: 0, end: 2000 }]), { compressionLevel: 1, blockRows: 500 });
     assert.equal(readBlockHeader(segment.blockData[0][1]).encoding, ColumnEncoding.String);
     assert.deepEqual(
       decodedRows(segment).map((row) => (row[1] as unknown[])[1]),
@@ -206,7 +207,7 @@ describe('event chunks', () => {
     const [repeatedChunk] = chunkEvents(repeated, ONE_PARTITION);
     const dictSegment = encodeSegment(rowSetOfPieces([{ chunk: repeatedChunk, start: 0, end: 2000 }]), {
       compressionLevel: 1,
-      blockRows: 1000,
+      blockRows: 500,
     });
     assert.equal(readBlockHeader(dictSegment.blockData[0][1]).encoding, ColumnEncoding.Dict);
     assert.deepEqual(
