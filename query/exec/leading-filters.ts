@@ -36,5 +36,7 @@ export function leadingFiltersOf(plan: QueryPlan): { count: number; filters: Lea
   const first = plan.shardOps[0];
   const comparison = lead > 0 && first.kind === 'filter' ? first.predicate.numberComparison : undefined;
   const packed = comparison !== undefined && !readAfterFirst(plan, comparison.field) ? comparison : null;
-  return { count: lead, filters: { present: lead > 0, fields, packed, rawLiterals: plan.scan.rawLiterals } };
+  // A newest-N boundary behind nothing but filters decodes the rest of a row only once it may enter.
+  const newest = (plan.boundary.kind === 'head' || plan.boundary.kind === 'events') && lead === plan.shardOps.length;
+  return { count: lead, filters: { lateColumns: lead > 0 || newest, fields, packed, rawLiterals: plan.scan.rawLiterals } };
 }

@@ -4,6 +4,8 @@ import type { TimedRow } from './rows';
 export class NewestRows {
   rows: TimedRow[] = [];
   private floor = -Infinity;
+  /** Rows were pushed since the floor was last set. */
+  private stale = false;
 
   constructor(readonly capacity: number) {}
 
@@ -11,9 +13,11 @@ export class NewestRows {
     return this.rows.length >= this.capacity;
   }
 
-  /** Time a row must exceed to enter once full. */
+  /** Time a row must exceed to enter once full (the rows pushed since the last compaction count). */
   get minTime(): number {
-    return this.full ? this.floor : -Infinity;
+    if (!this.full) return -Infinity;
+    if (this.stale) this.compact();
+    return this.floor;
   }
 
   accepts(time: number): boolean {
@@ -23,10 +27,12 @@ export class NewestRows {
   push(row: TimedRow): void {
     if (this.capacity === 0) return;
     this.rows.push(row);
+    this.stale = true;
     if (this.rows.length >= this.capacity * 2) this.compact();
   }
 
   compact(): void {
+    this.stale = false;
     if (this.capacity === 0) {
       this.rows = [];
       return;

@@ -54,7 +54,7 @@ class LocalHandle implements SessionHandle {
   }
 
   async blocks(inputs: BlockInput[]): Promise<UnitAck> {
-    for (const input of inputs) this.session.processBlock(input);
+    this.session.processBlocks(inputs);
     return this.session.ack();
   }
 

@@ -22,6 +22,18 @@ import type { TimedRow } from './rows';
 import type { PartialStats } from './stats';
 import { SelectionScratch } from './vectors';
 
+/**
+ * A block's rows that passed every filter and may enter a newest-N boundary, their late columns
+ * not decoded yet (processBlocks).
+ */
+interface DeferredRows {
+  batch: ColumnBatch;
+  sel: Uint32Array;
+  n: number;
+  times: Float64Array;
+  decodeLate: LateDecoder;
+}
+
 /** Counters of one shard operator, when profiling. */
 export interface OpStats {
   rowsIn: number;
@@ -93,6 +105,57 @@ export class ShardSession implements LateRows {
     this.reader.readBlock(input);
   }
 
+  /** Rows of the message in hand waiting for their late columns; null outside processBlocks. */
+  private deferred: DeferredRows[] | null = null;
+
+  /**
+   * The segment blocks of one message. With a newest-N boundary the blocks' late columns are
+   * decoded once the newest N of all of them are known: the newest blocks of several segments
+   * (a cluster node's partitions of one bucket) overlap in time, and each alone would decode its
+   * own newest N, inflating a `_raw` frame of every block for rows the next block outdates.
+   */
+  processBlocks(inputs: readonly BlockInput[]): void {
+    if (inputs.length < 2 || !this.narrowsToNewest()) {
+      for (const input of inputs) this.processBlock(input);
+      return;
+    }
+    this.deferred = [];
+    try {
+      for (const input of inputs) this.processBlock(input);
+      this.decodeDeferred(this.deferred);
+    } finally {
+      this.deferred = null;
+    }
+  }
+
+  /** True when every operator is a leading filter and the boundary keeps the newest N rows. */
+  private narrowsToNewest(): boolean {
+    return this.sink.newest !== null && this.leadingFilters === this.plan.shardOps.length;
+  }
+
+  /** Decodes and collects the deferred rows that are among the newest N of them all (ties kept). */
+  private decodeDeferred(pending: readonly DeferredRows[]): void {
+    const capacity = this.sink.newest?.capacity ?? 0;
+    const total = pending.reduce((sum, entry) => sum + entry.n, 0);
+    let threshold = -Infinity;
+    if (total > capacity) {
+      const all = new Float64Array(total);
+      let at = 0;
+      for (const { sel, n, times } of pending) for (let i = 0; i < n; i++) all[at++] = times[sel[i]];
+      all.sort();
+      threshold = all[total - capacity];
+    }
+    for (const entry of pending) {
+      const { batch, sel, times } = entry;
+      let kept = 0;
+      for (let i = 0; i < entry.n; i++) if (times[sel[i]] >= threshold) sel[kept++] = sel[i];
+      this.matched += entry.n - kept;
+      if (kept === 0) continue;
+      for (const [name, column] of entry.decodeLate(sel, kept)) batch.columns.set(name, column);
+      this.collect(batch, sel, kept, batch.columns.get(TIME_COLUMN));
+    }
+  }
+
   /** A buffered chunk, decoded late as processBlock does. */
   processChunk(chunk: EventChunk, scan: ChunkScan): void {
     this.reader.readChunk(chunk, scan);
@@ -128,6 +191,10 @@ export class ShardSession implements LateRows {
     const entering = this.narrowToNewest(sel, n, times);
     this.matched += n - entering;
     if (entering === 0) return;
+    if (this.deferred !== null && times !== undefined && times.kind === 'time') {
+      this.deferred.push({ batch, sel: sel.slice(0, entering), n: entering, times: times.values, decodeLate });
+      return;
+    }
     for (const [name, column] of decodeLate(sel, entering)) batch.columns.set(name, column);
     this.collect(batch, sel, this.runOps(batch, sel, entering, lead, this.plan.shardOps.length), times);
   }

@@ -53,10 +53,8 @@ if (parentPort !== null) {
       switch (request.type) {
         case 'blocks': {
           for (const block of request.blocks) fillHeld(heldBlocks, block);
-          for (const block of request.blocks) {
-            session.processBlock(block);
-            keepReceived(heldBlocks, block);
-          }
+          session.processBlocks(request.blocks);
+          for (const block of request.blocks) keepReceived(heldBlocks, block);
           reply({ type: 'ack', session: request.session, seq: request.seq, ack: session.ack(), cache: cache() });
           return;
         }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- query [--events N] [--runs N] [--ingest-rate N] [--baseline DIST]`
  *
- * Loads N generated events (default 10,000,000) into a real server, then times five queries
+ * Loads N generated events (default 10,000,000) into a real server, then times six queries
  * (median of `runs`), and in the same run: DuckDB (`@duckdb/node-api`, installed into
  * `.bench/duckdb`, outside the project's lockfile) over the same events in a native table, and
  * ripgrep counting the rare needle in the raw NDJSON. Finally it measures the p99 latency of a
@@ -64,6 +64,11 @@ export const QUERIES: BenchQuery[] = [
     name: 'where level = "error" | head 100',
     native: 'from main | where level = "error" | head 100',
     sql: "SELECT * FROM logs WHERE level = 'error' ORDER BY time DESC LIMIT 100",
+  },
+  {
+    name: 'head 100 (the newest events)',
+    native: 'from main | head 100',
+    sql: 'SELECT * FROM logs ORDER BY time DESC LIMIT 100',
   },
 ];
 

@@ -145,8 +145,8 @@ export class BlockReader {
    * filters). `packed` is the field the packed filter reads from the stored bytes instead.
    */
   private earlyColumns(names: readonly string[], packed: string | null): Set<string> {
-    const { present, fields } = this.filters;
-    return new Set(names.filter((name) => !present || (fields.has(name) && name !== packed) || name === TIME_COLUMN));
+    const { lateColumns, fields } = this.filters;
+    return new Set(names.filter((name) => !lateColumns || (fields.has(name) && name !== packed) || name === TIME_COLUMN));
   }
 
   /** Where the packed filter's field is among the block's stored columns, when it is packed integers there; else -1. */

@@ -16,8 +16,12 @@ export interface PackedComparison {
 
 /** What a reader needs to know of the filters that run first on every batch. */
 export interface LeadingFilters {
-  /** Whether there are any: without them every column is decoded at once. */
-  present: boolean;
+  /**
+   * Whether the columns the filters do not read wait until rows pass them: with filters, or when
+   * only the newest rows are kept (a head without filters decodes `_time` first). Otherwise
+   * every column is decoded at once.
+   */
+  lateColumns: boolean;
   /** The fields they read (decoded before the filters run). */
   fields: ReadonlySet<string>;
   /**

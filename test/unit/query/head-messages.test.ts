@@ -7,6 +7,7 @@
  */
 import { strict as assert } from 'assert';
 import { QueryWorkerPool, type SessionHandle } from '../../../query/exec/session-pool';
+import { ShardSession } from '../../../query/exec/shard-session';
 import type { QueryPlan } from '../../../query/plan/plan';
 import type { SessionSpec } from '../../../query/exec/worker-protocol';
 import type { StorageEngine } from '../../../storage/engine';
@@ -98,6 +99,40 @@ describe('the messages of a head', function () {
     const { times, messages } = await head(10);
     assert.deepEqual(times, newest(10));
     assert.deepEqual(messages, [PARTITIONS]);
+  });
+
+  it('decodes the late columns of only the newest N rows of the whole message', async () => {
+    // An in-process session (no workers), whose late decoding is counted where the block reader hands it over.
+    const local = new CountingPool(0);
+    const takeLate = ShardSession.prototype.takeLate;
+    let decoded = 0;
+    ShardSession.prototype.takeLate = function (batch, candidates, prefilter, decodeLate) {
+      return takeLate.call(this, batch, candidates, prefilter, (sel, n) => {
+        decoded += n;
+        return decodeLate(sel, n);
+      });
+    };
+    try {
+      const data = await answerOf(engine, local, 'from main | head 10', RANGE, { limit: 10_000, offset: 0 });
+      const events = data.type === 'events' ? data.events : [];
+      assert.deepEqual(
+        events.map((event) => Date.parse(event._time as string) * 1000),
+        newest(10),
+      );
+      assert.deepEqual(
+        events.map((event) => event._raw),
+        newer
+          .slice(-10)
+          .map((event) => event.raw)
+          .reverse(),
+      );
+      assert.deepEqual(local.messages, [PARTITIONS]);
+      // Each block alone would decode its own newest rows: 10, then those newer than the floor so far.
+      assert.equal(decoded, 10);
+    } finally {
+      ShardSession.prototype.takeLate = takeLate;
+      await local.close();
+    }
   });
 
   it('reads the older hour only once the newer cannot fill the head, in a message of its own', async () => {
