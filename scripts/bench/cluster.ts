@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned]`
  *
  * The same generated events (default 1,000,000 over the last six hours) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
@@ -16,7 +16,9 @@
  * they all run on the same cores. The result cache is off (`query.cache_max_bytes` 0), so that a
  * timed query is the engine's work alone (clearing it is an audited action: in a cluster, a write).
  * Ratios against the single node are what to quote. `--node-options=FLAGS` (with `=`: the flags start with dashes) is every node process's
- * NODE_OPTIONS (V8 flags to compare, the same for every setup).
+ * NODE_OPTIONS (V8 flags to compare, the same for every setup). `--one-partitioned` adds a cluster
+ * of one node with the clusters' partitions: what storing a bucket as partitions costs, apart
+ * from what asking other nodes costs.
  */
 import { performance } from 'perf_hooks';
 import { request, TestServer } from '../../test/helpers/server';
@@ -44,6 +46,8 @@ export interface ClusterBenchOptions {
   partitions: number;
   /** NODE_OPTIONS of every node process of every setup, or null for none. */
   nodeOptions: string | null;
+  /** Adds a one-node cluster with `partitions` partitions beside the single node. */
+  onePartitioned: boolean;
 }
 
 interface Setup {
@@ -106,7 +110,8 @@ async function startNodes(setup: Setup, nodeOptions: string | null): Promise<Tes
   const env = nodeOptions === null ? undefined : { NODE_OPTIONS: nodeOptions };
   // Compaction runs often, so the segments settle soon after ingest (waitSettled); no result cache.
   const compaction = { 'storage.compaction_interval': '2s', 'query.cache_max_bytes': 0 };
-  if (setup.nodes === 1) return [await TestServer.start({ set: compaction, env })];
+  // A node alone (partitions 1); a one-node cluster keeps the clusters' partitions.
+  if (setup.nodes === 1 && setup.partitions === 1) return [await TestServer.start({ set: compaction, env })];
   const share = (count: number): number => Math.max(1, Math.round(count / setup.nodes));
   // The default heartbeat and failure timeout: heartbeats cost what they cost a real cluster.
   const set = {
@@ -327,6 +332,9 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   const range = { from: new Date(startMs - 3600_000).toISOString(), to: new Date(Date.now() + 3 * 3600_000).toISOString() };
   const setups: Setup[] = [
     { name: 'single node', nodes: 1, replication: 1, partitions: 1 },
+    ...(options.onePartitioned
+      ? [{ name: `1 node, ${options.partitions} partitions`, nodes: 1, replication: 1, partitions: options.partitions }]
+      : []),
     { name: `${options.nodes} nodes, replication 1`, nodes: options.nodes, replication: 1, partitions: options.partitions },
     { name: `${options.nodes} nodes, replication 2`, nodes: options.nodes, replication: 2, partitions: options.partitions },
   ];

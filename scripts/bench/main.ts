@@ -37,6 +37,7 @@ async function main(): Promise<void> {
       nodes: { type: 'string' },
       spans: { type: 'string' },
       'no-tail': { type: 'boolean' },
+      'one-partitioned': { type: 'boolean' },
       seconds: { type: 'string' },
     },
   });
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
         concurrency: Number(values.concurrency ?? 4),
         partitions: Number(values.partitions ?? 16),
         nodeOptions: values['node-options'] ?? null,
+        onePartitioned: values['one-partitioned'] ?? false,
       });
       return;
     case 'grpc-calls':
