@@ -28,6 +28,8 @@ export interface EncodedRawColumn {
   stats: ColumnStats;
   /** UTF-8 bytes of the lines. */
   rawBytes: number;
+  /** Per row block: each frame's rows, oldest first, or null when the block is not framed. */
+  frameRows: (number[] | null)[];
   /** Per row block: each frame's tokens (with references, its skeletons'), or null when the block is not framed. */
   frameTokens: (TokenHashSet[] | null)[];
   /** Per row block: each frame's referenced-value tokens, or null (not framed, or no references). */
@@ -84,6 +86,7 @@ export function encodeRawColumn(
   };
 
   const blockData: Buffer[] = [];
+  const frameRows: (number[] | null)[] = [];
   const frameTokens: (TokenHashSet[] | null)[] = [];
   const frameRefTokens: (TokenHashSet[] | null)[] = [];
   // Frames of a segment hold about as many tokens each: a set is sized for its predecessor's count.
@@ -92,6 +95,7 @@ export function encodeRawColumn(
   for (let b = 0, start = 0; b < blockSizes.length; start += blockSizes[b], b++) {
     const end = start + blockSizes[b];
     const sizes = frameSizes(end - start);
+    frameRows.push(sizes);
     if (sizes === null) {
       tokens = refTokens = blockTokens?.[b] ?? new TokenHashSet();
       blockData.push(encodeRows(start, end));
@@ -127,7 +131,7 @@ export function encodeRawColumn(
   }
   const column = stats.finish();
   if (refs !== null) column.refs = [...refs.names];
-  return { blockData, stats: column, rawBytes, frameTokens, frameRefTokens };
+  return { blockData, stats: column, rawBytes, frameRows, frameTokens, frameRefTokens };
 }
 
 /** What the header records of lines [start, end) stored as skeletons: the lines' own counts, range and size. */

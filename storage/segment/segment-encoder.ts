@@ -27,7 +27,6 @@ import {
   TokenHashSet,
   buildBloom,
 } from './bloom';
-import { frameSizes } from './framed-block';
 import { ColumnEncoding } from './block-envelope';
 import { encodeColumnBlock, encodeTimeBlock, stringsWentToSink } from './column-encode';
 import { ColumnStatsBuilder } from './column-stats-builder';
@@ -159,16 +158,15 @@ export function encodeSegment(rows: RowSet, opts: EncodeSegmentOptions): Encoded
 export function withFrameFilters(
   blocks: BlockMeta[],
   blockBits: readonly Buffer[],
-  raw: Pick<EncodedRawColumn, 'frameTokens' | 'frameRefTokens'>,
+  raw: Pick<EncodedRawColumn, 'frameRows' | 'frameTokens' | 'frameRefTokens'>,
 ): Buffer[] {
   return blockBits.map((bits, b) => {
     const sets = raw.frameTokens[b];
     if (sets === null) return bits;
     const frames = sets.map((frameSet) => buildBloom(frameSet, FRAME_BLOOM_BITS_PER_TOKEN));
     const refFrames = raw.frameRefTokens[b]?.map((refSet) => buildBloom(refSet, REFS_BLOOM_BITS_PER_TOKEN)) ?? null;
-    const rows = frameSizes(blocks[b].rows);
-    if (rows === null || rows.length !== frames.length)
-      throw new Error(`segment encoder: block ${b} has ${frames.length} frame token sets for its ${blocks[b].rows} rows`);
+    // A block with frame token sets was framed: encodeRawColumn records its frames' rows beside them.
+    const rows = raw.frameRows[b]!;
     blocks[b].frames = frames.map((frame, f) => ({
       rows: rows[f],
       bloom: frame.meta,
