@@ -15,6 +15,7 @@ import { ShardMerge } from '../query/exec/shard-results';
 import type { QueryPlan } from '../query/plan/plan';
 import type { QueryProgress } from '../query/exec/progress';
 import { describeMissing, type MissingDetail } from './missing-ranges';
+import { gatherNewest } from './newest-share';
 import { scatterGather, type ClusterView, type ScatterObserver } from './scatter-gather';
 import { ProgressSum } from './shard-progress';
 
@@ -77,7 +78,7 @@ export async function runDistributed(
   const observer = distribution.observer;
   // Each node's result merges as it comes, while the others still scan.
   const merge = new ShardMerge(plan, page);
-  const gathered = await scatterGather(view, spec, keys, signal, onRows, {
+  const gatherObserver: ScatterObserver = {
     result: (_attempt, result) => merge.add(result),
     progress: (attempt, counters) => sum.set(attempt, counters),
     ended: (attempt, node, ms, outcome) => {
@@ -86,7 +87,12 @@ export async function runDistributed(
       observer.ended?.(attempt, node, ms, outcome);
     },
     retried: (node, fragments) => observer.retried?.(node, fragments),
-  });
+  };
+  const boundary = plan.boundary;
+  const gathered =
+    boundary.kind === 'head' && onRows === null
+      ? await gatherNewest(view, spec, keys, boundary.count, signal, gatherObserver)
+      : await scatterGather(view, spec, keys, signal, onRows, gatherObserver);
   observer.missing?.(gathered.missing);
   job.progress.phase = 'merging';
   sum.finish(gathered.results);

@@ -7,24 +7,16 @@ import { scanShards, type ScanSource } from '../query/exec/execute';
 import type { HeadFloor } from '../query/exec/head-floor';
 import { MemoryBudget, type MemoryPool } from '../query/exec/limits';
 import { QueryProgress } from '../query/exec/progress';
-import type { SessionSpec } from '../query/exec/worker-protocol';
 import type { TimedRow } from '../query/exec/rows';
 import type { QueryWorkerPool } from '../query/exec/session-pool';
 import { combineShardResults } from '../query/exec/shard-results';
 import type { ShardResult } from '../query/exec/shard-session';
-import type { QueryPlan } from '../query/plan/plan';
-import { parseQuery, planQuery } from '../query/stages';
+import { planFragment } from '../query/stages/fragment-plan';
 import type { ShardCall, ShardFragment, ShardTarget } from './scatter-gather';
 import { reportProgress } from './shard-progress';
 
 /** The plan every node makes of a fragment's query (the planner is deterministic). */
-export function planOf(spec: SessionSpec): QueryPlan {
-  return planQuery(parseQuery(spec.text, spec.variables), {
-    fromMicros: spec.fromMicros,
-    toMicros: spec.toMicros,
-    nowMicros: spec.nowMicros,
-  });
-}
+export const planOf = planFragment;
 
 export interface LocalShardOptions {
   /** The per-query memory limit (`query.max_query_memory`) and the pool it draws from. */

@@ -68,8 +68,21 @@ export interface ClusterView {
   target(node: string): ShardTarget;
 }
 
+/** One node's result and the keys it answered for. */
+export interface Answer {
+  node: string;
+  keys: string[];
+  /** The fragment attempt that answered (ScatterObserver's numbering). */
+  attempt: number;
+  result: ShardResult;
+}
+
 export interface Gathered {
   results: ShardResult[];
+  /** The same results, each with its node and keys. */
+  answers: Answer[];
+  /** Fragments run, retries included (the observer's attempts are numbered from `firstAttempt` on). */
+  attempts: number;
   /** How many keys no owner could answer for. */
   missing: number;
   /** Those keys. */
@@ -107,6 +120,17 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
  */
 export const MAX_WAITING_ROWS = 50_000;
 
+export interface ScatterOptions {
+  maxWaitingRows?: number;
+  /**
+   * The `head` floor the nodes share, from where it starts (a new one from -Infinity when absent);
+   * null: each node keeps its own, as a fragment with a newest share must (newest-share.ts).
+   */
+  floor?: HeadFloor | null;
+  /** The number of the first fragment attempt, for an observer that hears several gathers. */
+  firstAttempt?: number;
+}
+
 export async function scatterGather(
   view: ClusterView,
   spec: SessionSpec,
@@ -114,9 +138,10 @@ export async function scatterGather(
   signal: AbortSignal,
   onRows: ((rows: TimedRow[]) => Promise<void>) | null,
   observer: ScatterObserver = {},
-  maxWaitingRows = MAX_WAITING_ROWS,
+  options: ScatterOptions = {},
 ): Promise<Gathered> {
-  const results: ShardResult[] = [];
+  const maxWaitingRows = options.maxWaitingRows ?? MAX_WAITING_ROWS;
+  const answers: Answer[] = [];
   const failed = new Set<string>();
   const usable = (node: string, key: string): boolean => !failed.has(node) && view.usable(node, key);
   const missingKeys: string[] = [];
@@ -131,9 +156,10 @@ export async function scatterGather(
   };
 
   // One floor for the whole query: a node that fills a head lets the others stop.
-  const headFloor = new HeadFloor();
-  let attempts = 0;
-  const runNode = async (node: string, nodeKeys: string[], floor: HeadFloor, busyTries = 0): Promise<void> => {
+  const headFloor = options.floor === undefined ? new HeadFloor() : (options.floor ?? undefined);
+  const firstAttempt = options.firstAttempt ?? 0;
+  let attempts = firstAttempt;
+  const runNode = async (node: string, nodeKeys: string[], floor: HeadFloor | undefined, busyTries = 0): Promise<void> => {
     const attempt = attempts++;
     const started = performance.now();
     const ended = (outcome: FragmentOutcome): void => observer.ended?.(attempt, node, performance.now() - started, outcome);
@@ -173,11 +199,12 @@ export async function scatterGather(
       if (again.byNode.size > 0) observer.retried?.(node, again.byNode.size);
       // The failed node's rises may have come from rows no result will hold: its keys are read
       // again with a floor of their own, so the rows they hold at its floor are found again.
-      await Promise.all([...again.byNode].map(([next, list]) => runNode(next, list, new HeadFloor())));
+      const retryFloor = (): HeadFloor | undefined => (headFloor === undefined ? undefined : new HeadFloor(options.floor?.current));
+      await Promise.all([...again.byNode].map(([next, list]) => runNode(next, list, retryFloor())));
       return;
     }
     // Outside the retry: a result that cannot be merged fails the query, it is not the node's failure.
-    results.push(result);
+    answers.push({ node, keys: nodeKeys, attempt, result });
     observer.result?.(attempt, result);
     ended('ok');
     if (merge !== null) emit(merge.close(source));
@@ -187,7 +214,13 @@ export async function scatterGather(
    * A busy node's keys (it ran nothing of them): to another usable owner at once the first time,
    * after a wait from then on; a key with no other usable owner waits for the same node.
    */
-  const runBusy = async (node: string, nodeKeys: string[], floor: HeadFloor, tries: number, error: ShardBusyError): Promise<void> => {
+  const runBusy = async (
+    node: string,
+    nodeKeys: string[],
+    floor: HeadFloor | undefined,
+    tries: number,
+    error: ShardBusyError,
+  ): Promise<void> => {
     if (tries >= BUSY_WAITS_MS.length) throw error;
     const elsewhere = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
     // A key only the busy node can answer waits for it, and so does a second refusal in a row.
@@ -213,5 +246,11 @@ export async function scatterGather(
     throw error;
   }
   await writes;
-  return { results, missing: missingKeys.length, missingKeys };
+  return {
+    results: answers.map((answer) => answer.result),
+    answers,
+    attempts: attempts - firstAttempt,
+    missing: missingKeys.length,
+    missingKeys,
+  };
 }

@@ -9,7 +9,7 @@ export interface ProtocolVersion {
   minor: number;
 }
 
-export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 7 });
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 8 });
 
 /** The minor of major 1 from which a node reads `RingEpoch.layout`; an older node would place a laid-out epoch on the ring. */
 export const LAYOUT_MINOR = 4;

@@ -31,6 +31,7 @@ export function fragmentToWire(
     keys: fragment.keys,
     fragment_id: run.fragmentId,
     head_floor: run.headFloor === -Infinity ? null : { time: run.headFloor },
+    newest_share: spec.newestShare ?? 0,
   };
 }
 
@@ -74,6 +75,8 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
     throw new Error(`the fragment names ${request.keys.length} keys, more than ${MAX_FRAGMENT_KEYS}`);
   for (const key of request.keys) checkKey(key);
   if (request.fragment_id.length > 128) throw new Error('fragment_id is longer than 128 characters');
+  if (!Number.isSafeInteger(request.newest_share) || request.newest_share < 0)
+    throw new Error(`newest_share is not a whole number of rows: ${request.newest_share}`);
   return {
     spec: {
       text: request.text,
@@ -86,6 +89,7 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
       profile: request.profile,
       trace: request.trace,
       stream: request.stream,
+      ...(request.newest_share === 0 ? {} : { newestShare: request.newest_share }),
     },
     keys: request.keys,
     fragmentId: request.fragment_id,

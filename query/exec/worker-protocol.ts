@@ -32,6 +32,11 @@ export interface SessionSpec extends QueryInput {
   profile: boolean;
   trace: boolean;
   stream: boolean;
+  /**
+   * A `head N` fragment's share (fragment-plan.ts): the node returns its newest `newestShare` rows
+   * instead of N, and the coordinator asks again where the share may have cut the answer short.
+   */
+  newestShare?: number;
 }
 
 /** Every request also carries `release` (held-blocks.ts): the worker may drop blocks evicted in responses up to it. */

@@ -9,15 +9,10 @@ import { payloadCacheCounters, setPayloadCacheBytes, type PayloadCacheCounters }
 import { fillHeld, HeldBlocks, keepReceived } from '../exec/held-blocks';
 import { ShardSession } from '../exec/shard-session';
 import type { QueryWorkerData, SessionSpec, WorkerRequest, WorkerResponse } from '../exec/worker-protocol';
-import { parseQuery, planQuery } from '../stages';
+import { planFragment } from '../stages/fragment-plan';
 
 export function openSession(spec: SessionSpec): ShardSession {
-  const plan = planQuery(parseQuery(spec.text, spec.variables), {
-    fromMicros: spec.fromMicros,
-    toMicros: spec.toMicros,
-    nowMicros: spec.nowMicros,
-  });
-  return new ShardSession(plan, spec);
+  return new ShardSession(planFragment(spec), spec);
 }
 
 if (parentPort !== null) {

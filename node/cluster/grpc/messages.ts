@@ -212,6 +212,7 @@ export interface ShardQueryRequest {
   keys: string[];
   fragment_id: string;
   head_floor: HeadFloor | null;
+  newest_share: number;
 }
 
 export interface HeadFloor {

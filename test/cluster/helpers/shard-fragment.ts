@@ -24,6 +24,7 @@ export function shardFragment(
     keys: [],
     fragment_id: '',
     head_floor: null,
+    newest_share: 0,
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * What a coordinator and a shard exchange: export rows (exact numbers, NaN, the infinities and -0
- * included), query fragments, and the node a job id names.
+ * included), query fragments (a head's newest share among them), and the node a job id names.
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
@@ -42,8 +42,14 @@ describe('shard query wire', () => {
         profile: fc.boolean(),
         trace: fc.boolean(),
         stream: fc.boolean(),
+        newestShare: fc.option(fc.integer({ min: 1, max: 2 ** 32 - 1 }), { nil: undefined }),
       })
-      .map(({ range: [fromMicros, toMicros], ...rest }) => ({ ...rest, fromMicros, toMicros }));
+      .map(({ range: [fromMicros, toMicros], newestShare, ...rest }) => ({
+        ...rest,
+        fromMicros,
+        toMicros,
+        ...(newestShare === undefined ? {} : { newestShare }),
+      }));
     // Keys as keyString writes them: the callee refuses any other shape.
     const key = fc
       .tuple(fc.constantFrom('main', 'web-logs', 'a.b'), fc.integer({ min: -1e12, max: 1e15 }), fc.nat({ max: 4095 }))
@@ -82,6 +88,8 @@ describe('shard query wire', () => {
     for (const variables of ['[]', '3', 'null', '{']) assert.throws(() => fragmentFromWire({ ...wire, variables_json: variables }));
     assert.throws(() => fragmentFromWire({ ...wire, text: '' }), /empty/);
     assert.throws(() => fragmentFromWire({ ...wire, limit: 0.5 }), /limit/);
+    for (const share of [-1, 2.5, Number.NaN]) assert.throws(() => fragmentFromWire({ ...wire, newest_share: share }), /newest_share/);
+    assert.equal(fragmentFromWire({ ...wire, newest_share: 0 }).spec.newestShare, undefined, 'a share of 0 is none');
   });
 
   it('a job id names the node that made it, whatever its id', () => {

@@ -283,7 +283,7 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
         },
       };
       const streamed: TimedRow[] = [];
-      const done = scatterGather(view, spec, manyKeys, new AbortController().signal, async (rows) => void streamed.push(...rows), {}, 100);
+      const done = scatterGather(view, spec, manyKeys, new AbortController().signal, async (rows) => void streamed.push(...rows), {}, { maxWaitingRows: 100 });
       // Without the hold, a and b hand everything over at once and never both wait.
       await waitUntil(() => blocked === 2, 10_000, 'a and b to wait for c');
       assert.equal(streamed.length, 0, 'nothing can go out before c bounds its rows');

@@ -1,0 +1,209 @@
+/**
+ * A `head N` over several nodes asks each for its newest share first, and asks the whole head
+ * again only of a node whose share may have cut the answer short. Two real engines, one of them
+ * served over gRPC so the share crosses the wire; the answers come from the test's own events.
+ */
+import { strict as assert } from 'assert';
+import client from 'prom-client';
+import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
+import { cutShort, gatherNewest, newestShare, nthNewestTime } from '../../../coordinator/newest-share';
+import { QuerySlots } from '../../../coordinator/query-slots';
+import type { Answer, ClusterView, ShardFragment, ShardTarget } from '../../../coordinator/scatter-gather';
+import { PeerClients } from '../../../node/cluster/grpc/peers';
+import { GrpcServer } from '../../../node/cluster/grpc/server';
+import { RemoteShardTarget } from '../../../node/cluster/remote-shard-target';
+import { ShardQueryMetrics } from '../../../node/cluster/shard-query-metrics';
+import { addShardQueryService } from '../../../node/cluster/shard-query-service';
+import { localScanSource } from '../../../node/core/local-scan-source';
+import { finishResult } from '../../../query/exec/result';
+import type { ShardResult } from '../../../query/exec/shard-session';
+import { QueryWorkerPool } from '../../../query/exec/session-pool';
+import { mergeShardResults } from '../../../query/exec/shard-results';
+import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
+import { chunkEvents } from '../../../storage/buffer/event-chunk';
+import type { LogEvent } from '../../../storage/core/event';
+import { keyString } from '../../../storage/core/partition';
+import type { StorageEngine } from '../../../storage/engine';
+import { openTestEngine } from '../../helpers/engine';
+import { sessionSpec } from '../../helpers/query-run';
+
+const HOUR = 3_600_000_000;
+const BASE = Date.UTC(2026, 0, 5) * 1000;
+const PLACEMENT = { bucketSpanMicros: HOUR, partitions: 8 };
+const COUNT = 40;
+const RANGE = { fromMicros: 0, toMicros: BASE + 24 * HOUR, nowMicros: BASE + 24 * HOUR };
+
+/** 4,000 events, one a second from BASE, over 16 hosts: a little over an hour. */
+const EVENTS: LogEvent[] = Array.from({ length: 4000 }, (_, i) => ({
+  time: BASE + i * 1_000_000,
+  raw: `line ${i}`,
+  index: 'main',
+  fields: { host: `h${i % 16}`, source: 'gen', n: i },
+}));
+const chunks = chunkEvents(EVENTS, PLACEMENT);
+const keys = [...new Set(chunks.map((chunk) => keyString(chunk.key)))];
+
+/** The newest `count` n values of the events that pass `keep`, from the test's own data. */
+function newestNs(keep: (n: number) => boolean, count: number): number[] {
+  return EVENTS.map((event) => event.fields.n as number)
+    .filter(keep)
+    .sort((a, b) => b - a)
+    .slice(0, count);
+}
+
+const answer = (time: number[]): Answer => ({
+  node: 'a',
+  keys: [],
+  attempt: 0,
+  result: { newest: time.map((t) => ({ time: t, row: {} })) } as unknown as ShardResult,
+});
+
+describe('a head over several nodes asks each for its newest share', function () {
+  this.timeout(60_000);
+  let pool: QueryWorkerPool;
+  const engines = new Map<string, StorageEngine>();
+  const servers: GrpcServer[] = [];
+  const peers = new PeerClients(100);
+
+  /** Keys of an even partition on node a, odd on b: both hold some of every minute. */
+  const spread = (key: string): string => (Number(key.split('|')[2]) % 2 === 0 ? 'a' : 'b');
+
+  before(async () => {
+    pool = new QueryWorkerPool(2);
+    for (const node of ['a', 'b']) {
+      const engine = await openTestEngine({ placement: PLACEMENT });
+      const record = encodeChunkRecord(
+        chunks.filter((chunk) => spread(keyString(chunk.key)) === node),
+        PLACEMENT,
+      );
+      await engine.appendRecord(decodeChunkRecord(record).chunks, record);
+      await engine.flush();
+      engines.set(node, engine);
+    }
+    assert.ok(keys.some((key) => spread(key) === 'a') && keys.some((key) => spread(key) === 'b'), 'both nodes hold keys');
+  });
+
+  after(async () => {
+    for (const server of servers) await server.close(100);
+    await pool.close();
+    for (const engine of engines.values()) await engine.close().catch(() => undefined);
+  });
+
+  const local = (node: string): ShardTarget =>
+    new LocalShardTarget(node, localScanSource(engines.get(node)!), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+
+  /** Node `node` served over gRPC from this process. */
+  async function remote(node: string): Promise<ShardTarget> {
+    const server = new GrpcServer();
+    addShardQueryService(
+      server,
+      {
+        engine: engines.get(node)!,
+        source: localScanSource(engines.get(node)!),
+        workers: pool,
+        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null },
+        slots: new QuerySlots(() => 10),
+        maxQueryRuntimeMs: () => 30_000,
+        metrics: new ShardQueryMetrics(new client.Registry()),
+      },
+      (error) => assert.fail(error),
+    );
+    const port = await server.listen('127.0.0.1:0');
+    servers.push(server);
+    return new RemoteShardTarget(node, `127.0.0.1:${port}`, peers, Date.now() + 30_000, 5_000);
+  }
+
+  /** Runs `text` over both nodes with `ownerOf` placing the keys; the answer's n values and each fragment asked. */
+  async function headOver(
+    text: string,
+    ownerOf: (key: string) => string,
+    targets: Record<string, ShardTarget>,
+  ): Promise<{ ns: unknown[]; asked: { node: string; share: number | undefined; rows: number }[] }> {
+    const spec = sessionSpec(text, RANGE);
+    const plan = planOf(spec);
+    assert.equal(plan.boundary.kind, 'head');
+    const asked: { node: string; share: number | undefined; rows: number }[] = [];
+    const view: ClusterView = {
+      owners: (key) => [ownerOf(key)],
+      usable: () => true,
+      target: (node) => ({
+        node,
+        run: async (fragment: ShardFragment, call) => {
+          const result = await targets[node]!.run(fragment, call);
+          asked.push({ node, share: fragment.spec.newestShare, rows: result.newest?.length ?? 0 });
+          return result;
+        },
+      }),
+    };
+    const count = plan.boundary.kind === 'head' ? plan.boundary.count : 0;
+    const { results, missing } = await gatherNewest(view, spec, keys, count, new AbortController().signal, {});
+    assert.equal(missing, 0);
+    const data = finishResult(plan, mergeShardResults(results, plan, spec), spec);
+    assert.equal(data.type, 'events');
+    return { ns: data.type === 'events' ? data.events.map((event) => event.n) : [], asked };
+  }
+
+  it('sizes a share a little above the even one, and none where that is not below N', () => {
+    assert.equal(newestShare(100, 3), 47);
+    assert.equal(newestShare(1000, 3), 372);
+    assert.equal(newestShare(100, 1), null);
+    assert.equal(newestShare(5, 3), null);
+    assert.equal(newestShare(10, 2), null);
+  });
+
+  it('asks again exactly where a share may lack rows newer than the N-th newest', () => {
+    // Two shares of 3: the N-th (4th) newest of all is 7, from the second answer.
+    const first = answer([10, 9, 8]);
+    const second = answer([7, 6, 5]);
+    assert.equal(nthNewestTime([first, second], 4), 7);
+    assert.equal(cutShort(first, 3, 7), true, 'a full share whose oldest is newer than the floor');
+    assert.equal(cutShort(second, 3, 7), false, 'its oldest row is at the floor: nothing newer is left out');
+    assert.equal(cutShort(answer([10, 9]), 3, 7), false, 'fewer rows than the share: the node has no more');
+    assert.equal(nthNewestTime([answer([3]), answer([2])], 4), -Infinity, 'fewer rows than N: no floor');
+  });
+
+  it('rows spread over both nodes: one round of shares, the answer of one engine holding every event', async () => {
+    const text = `from main | where n % 3 = 0 | head ${COUNT}`;
+    const share = newestShare(COUNT, 2)!;
+    const { ns, asked } = await headOver(text, spread, { a: local('a'), b: await remote('b') });
+    assert.deepEqual(
+      ns,
+      newestNs((n) => n % 3 === 0, COUNT),
+    );
+    assert.deepEqual(asked.map((each) => each.share).sort(), [share, share], 'each node was asked once, for its share');
+    for (const each of asked) assert.ok(each.rows <= share, `node ${each.node} sent ${each.rows} rows, at most its share ${share}`);
+  });
+
+  it('one node holds every newest row: its share falls short, and it alone is asked the whole head', async () => {
+    // The newest bucket (the last 400 events) on one node, the hour before it on the other.
+    const newestBucket = Math.max(...keys.map((key) => Number(key.split('|')[1])));
+    const owner = (key: string): string => (Number(key.split('|')[1]) === newestBucket ? 'fresh' : 'old');
+    const freshEngine = await openTestEngine({ placement: PLACEMENT });
+    const oldEngine = await openTestEngine({ placement: PLACEMENT });
+    for (const [engine, node] of [
+      [freshEngine, 'fresh'],
+      [oldEngine, 'old'],
+    ] as const) {
+      const record = encodeChunkRecord(
+        chunks.filter((chunk) => owner(keyString(chunk.key)) === node),
+        PLACEMENT,
+      );
+      await engine.appendRecord(decodeChunkRecord(record).chunks, record);
+      await engine.flush();
+      engines.set(node, engine);
+    }
+    const text = `from main | head ${COUNT}`;
+    const share = newestShare(COUNT, 2)!;
+    const { ns, asked } = await headOver(text, owner, { fresh: await remote('fresh'), old: local('old') });
+    assert.deepEqual(
+      ns,
+      newestNs(() => true, COUNT),
+    );
+    assert.deepEqual(
+      asked.map((each) => `${each.node}:${each.share ?? 'all'}`).sort(),
+      [`fresh:${share}`, 'fresh:all', `old:${share}`],
+      'the fresh node was asked its share, then the whole head; the old node its share only',
+    );
+    assert.equal(asked.find((each) => each.node === 'fresh' && each.share !== undefined)!.rows, share, 'the remote node kept to its share');
+  });
+});
