@@ -153,11 +153,15 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     };
     const onRows = fragment.spec.stream ? sendRows : null;
     const spec = fragment;
-    // A head's floor: raised by the caller (RaiseFloor), and this node's own rises go to the caller.
+    // A head's floor: raised by the caller (RaiseFloor), and this node's own rises go to the
+    // caller. A caller that named no run shares no floor (a newest share, or a caller before 1.2).
     const { entry, release } = floors.open(fragment.fragmentId, fragment.headFloor);
-    const stopFloor = entry.onOwnRaise((time) => {
-      if (!signal.aborted) void send({ head_floor: { time } });
-    });
+    const stopFloor =
+      fragment.fragmentId === ''
+        ? (): void => undefined
+        : entry.onOwnRaise((time) => {
+            if (!signal.aborted) void send({ head_floor: { time } });
+          });
     const stopAll = (): void => {
       stopFloor();
       release();
