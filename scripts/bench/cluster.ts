@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned] [--baseline DIST]`
  *
  * The same generated events (default 1,000,000 over the last six hours) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
@@ -18,8 +18,11 @@
  * Ratios against the single node are what to quote. `--node-options=FLAGS` (with `=`: the flags start with dashes) is every node process's
  * NODE_OPTIONS (V8 flags to compare, the same for every setup). `--one-partitioned` adds a cluster
  * of one node with the clusters' partitions: what storing a bucket as partitions costs, apart
- * from what asking other nodes costs.
+ * from what asking other nodes costs. `--baseline DIST` (another build's `dist` folder) adds a
+ * cluster at replication 1 of that build, asked in turn with the others: two builds' ratios
+ * against the same single node, through the same slow and fast spells of the machine.
  */
+import path from 'path';
 import { performance } from 'perf_hooks';
 import { request, TestServer } from '../../test/helpers/server';
 import { startBenchCluster } from './bench-cluster';
@@ -48,6 +51,8 @@ export interface ClusterBenchOptions {
   nodeOptions: string | null;
   /** Adds a one-node cluster with `partitions` partitions beside the single node. */
   onePartitioned: boolean;
+  /** Another build's `dist`: adds its cluster at replication 1 (null: none). */
+  baseline: string | null;
 }
 
 interface Setup {
@@ -55,6 +60,8 @@ interface Setup {
   nodes: number;
   replication: number;
   partitions: number;
+  /** Another build's `dist/node/cli.js` the nodes run (absent: this build). */
+  cli?: string;
 }
 
 interface Outcome {
@@ -122,7 +129,7 @@ async function startNodes(setup: Setup, nodeOptions: string | null): Promise<Tes
     'server.query_workers': share(2),
     'server.codec_workers': 1,
   };
-  return startBenchCluster(setup.nodes, set, undefined, env);
+  return startBenchCluster(setup.nodes, set, setup.cli, env);
 }
 
 /** Posts every body, `concurrency` at a time, each to the next node in turn; a 503 is retried after a pause. Returns the seconds taken and the retries. */
@@ -336,6 +343,17 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
       ? [{ name: `1 node, ${options.partitions} partitions`, nodes: 1, replication: 1, partitions: options.partitions }]
       : []),
     { name: `${options.nodes} nodes, replication 1`, nodes: options.nodes, replication: 1, partitions: options.partitions },
+    ...(options.baseline === null
+      ? []
+      : [
+          {
+            name: `${options.nodes} nodes, replication 1, baseline`,
+            nodes: options.nodes,
+            replication: 1,
+            partitions: options.partitions,
+            cli: path.resolve(options.baseline, 'node', 'cli.js'),
+          },
+        ]),
     { name: `${options.nodes} nodes, replication 2`, nodes: options.nodes, replication: 2, partitions: options.partitions },
   ];
   const started: TestServer[][] = [];

@@ -102,6 +102,7 @@ async function main(): Promise<void> {
         partitions: Number(values.partitions ?? 16),
         nodeOptions: values['node-options'] ?? null,
         onePartitioned: values['one-partitioned'] ?? false,
+        baseline: values.baseline ?? null,
       });
       return;
     case 'grpc-calls':
