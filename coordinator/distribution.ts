@@ -95,7 +95,8 @@ export async function runDistributed(
       : await scatterGather(view, spec, keys, signal, onRows, gatherObserver);
   observer.missing?.(gathered.missing);
   job.progress.phase = 'merging';
-  sum.finish(gathered.results);
+  const results = gathered.answers.map((answer) => answer.result);
+  sum.finish(results);
   const output = merge.output();
   return {
     data: finishResult(plan, output, page),
@@ -105,6 +106,6 @@ export async function runDistributed(
       gathered.missing === 0
         ? null
         : describeMissing(gathered.missingKeys, (key) => view.owners(key), bucketSpanMicros, spec.fromMicros, spec.toMicros),
-    memoryBytes: gathered.results.reduce((total, result) => total + result.memoryBytes, 0),
+    memoryBytes: results.reduce((total, result) => total + result.memoryBytes, 0),
   };
 }

@@ -73,16 +73,14 @@ export async function gatherNewest(
     else kept.push(answer);
   }
   for (const answer of kept) result?.(answer.attempt, answer.result);
-  if (again.length === 0) return { ...first, answers: kept, results: kept.map((answer) => answer.result) };
+  if (again.length === 0) return { ...first, answers: kept };
 
   const second = await scatterGather(view, spec, again, signal, null, observer, {
     floor: new HeadFloor(floor),
     firstAttempt: first.attempts,
   });
-  const answers = [...kept, ...second.answers];
   return {
-    results: answers.map((answer) => answer.result),
-    answers,
+    answers: [...kept, ...second.answers],
     attempts: first.attempts + second.attempts,
     missing: first.missing + second.missing,
     missingKeys: [...first.missingKeys, ...second.missingKeys],

@@ -78,8 +78,7 @@ export interface Answer {
 }
 
 export interface Gathered {
-  results: ShardResult[];
-  /** The same results, each with its node and keys. */
+  /** Each node's result, with the node and keys it answered for. */
   answers: Answer[];
   /** Fragments run, retries included (the observer's attempts are numbered from `firstAttempt` on). */
   attempts: number;
@@ -157,6 +156,7 @@ export async function scatterGather(
 
   // One floor for the whole query: a node that fills a head lets the others stop.
   const headFloor = options.floor === undefined ? new HeadFloor() : (options.floor ?? undefined);
+  const initialFloor = headFloor?.current ?? -Infinity;
   const firstAttempt = options.firstAttempt ?? 0;
   let attempts = firstAttempt;
   const runNode = async (node: string, nodeKeys: string[], floor: HeadFloor | undefined, busyTries = 0): Promise<void> => {
@@ -199,7 +199,7 @@ export async function scatterGather(
       if (again.byNode.size > 0) observer.retried?.(node, again.byNode.size);
       // The failed node's rises may have come from rows no result will hold: its keys are read
       // again with a floor of their own, so the rows they hold at its floor are found again.
-      const retryFloor = (): HeadFloor | undefined => (headFloor === undefined ? undefined : new HeadFloor(options.floor?.current));
+      const retryFloor = (): HeadFloor | undefined => (headFloor === undefined ? undefined : new HeadFloor(initialFloor));
       await Promise.all([...again.byNode].map(([next, list]) => runNode(next, list, retryFloor())));
       return;
     }
@@ -247,7 +247,6 @@ export async function scatterGather(
   }
   await writes;
   return {
-    results: answers.map((answer) => answer.result),
     answers,
     attempts: attempts - firstAttempt,
     missing: missingKeys.length,

@@ -142,10 +142,18 @@ describe('a head over several nodes stops early across them', function () {
         run: (fragment, call: ShardCall) => targets[node]!.run(fragment, { ...call, onProgress: (counters) => read.set(node, counters) }),
       }),
     };
-    const { results, missing } = await scatterGather(view, SPEC, keys, new AbortController().signal, null);
+    const { answers, missing } = await scatterGather(view, SPEC, keys, new AbortController().signal, null);
     assert.equal(missing, 0);
     const plan = planOf(SPEC);
-    const data = finishResult(plan, mergeShardResults(results, plan, SPEC), SPEC);
+    const data = finishResult(
+      plan,
+      mergeShardResults(
+        answers.map((answer) => answer.result),
+        plan,
+        SPEC,
+      ),
+      SPEC,
+    );
     assert.equal(data.type, 'events');
     return { ns: data.type === 'events' ? data.events.map((event) => event.n) : [], read };
   }

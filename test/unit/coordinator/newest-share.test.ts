@@ -136,9 +136,17 @@ describe('a head over several nodes asks each for its newest share', function ()
       }),
     };
     const count = plan.boundary.kind === 'head' ? plan.boundary.count : 0;
-    const { results, missing } = await gatherNewest(view, spec, keys, count, new AbortController().signal, {});
+    const { answers, missing } = await gatherNewest(view, spec, keys, count, new AbortController().signal, {});
     assert.equal(missing, 0);
-    const data = finishResult(plan, mergeShardResults(results, plan, spec), spec);
+    const data = finishResult(
+      plan,
+      mergeShardResults(
+        answers.map((answer) => answer.result),
+        plan,
+        spec,
+      ),
+      spec,
+    );
     assert.equal(data.type, 'events');
     return { ns: data.type === 'events' ? data.events.map((event) => event.n) : [], asked };
   }

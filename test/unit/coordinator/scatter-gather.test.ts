@@ -113,8 +113,19 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
 
   async function gathered(view: ClusterView, text: string) {
     const spec = SPEC(text);
-    const { results, missing } = await scatterGather(view, spec, keys, new AbortController().signal, null);
-    return { data: finishResult(planOf(spec), mergeShardResults(results, planOf(spec), spec), spec), missing };
+    const { answers, missing } = await scatterGather(view, spec, keys, new AbortController().signal, null);
+    return {
+      data: finishResult(
+        planOf(spec),
+        mergeShardResults(
+          answers.map((answer) => answer.result),
+          planOf(spec),
+          spec,
+        ),
+        spec,
+      ),
+      missing,
+    };
   }
 
   it('asks each key of one owner: the same answers as one node with every event', async () => {
@@ -283,7 +294,15 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
         },
       };
       const streamed: TimedRow[] = [];
-      const done = scatterGather(view, spec, manyKeys, new AbortController().signal, async (rows) => void streamed.push(...rows), {}, { maxWaitingRows: 100 });
+      const done = scatterGather(
+        view,
+        spec,
+        manyKeys,
+        new AbortController().signal,
+        async (rows) => void streamed.push(...rows),
+        {},
+        { maxWaitingRows: 100 },
+      );
       // Without the hold, a and b hand everything over at once and never both wait.
       await waitUntil(() => blocked === 2, 10_000, 'a and b to wait for c');
       assert.equal(streamed.length, 0, 'nothing can go out before c bounds its rows');
