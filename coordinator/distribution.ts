@@ -87,6 +87,7 @@ export async function runDistributed(
       observer.ended?.(attempt, node, ms, outcome);
     },
     retried: (node, fragments) => observer.retried?.(node, fragments),
+    sharesShort: (fragments) => observer.sharesShort?.(fragments),
   };
   const boundary = plan.boundary;
   const gathered =

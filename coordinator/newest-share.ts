@@ -1,16 +1,16 @@
 /**
  * A `head N` over several nodes. Placement spreads a bucket's events over the nodes by a hash of
- * host and source, so of the N newest rows each of n nodes holds about N/n. Asking every node
- * for N rows decodes and sends n·N rows for an answer of N; the first round instead asks each for
- * its newest share, a little above N/n, with no floor shared between them (a node that filled
- * its share has not filled the head).
+ * host and source, so of the N newest rows each of n nodes holds about N/n, more where the
+ * bucket's busier partitions fell on it (one of three nodes held 48% of the bench data's newest
+ * hour). Asking every node for N rows decodes and sends n·N rows for an answer of N; the first
+ * round instead asks each for its newest share, a little above N/n, with no floor shared between
+ * them (a node that filled its share has not filled the head).
  *
  * Let T be the N-th newest time of every row the first round returned. A node that sent fewer
  * rows than its share sent all it has; one whose oldest row sent is at or below T holds nothing
  * newer than T that it did not send. The merge then holds every row newer than T and at least N
  * at or above it: exact, up to which rows tied at T fill the last places, as on one node. Any
- * other node may hold rows between T and its oldest: its keys are asked again for the whole N,
- * with T as their floor, and that answer replaces its first one.
+ * other node may hold rows between T and its oldest row sent (gatherNewest asks it for them).
  */
 import { HeadFloor } from '../query/exec/head-floor';
 import type { SessionSpec } from '../query/exec/worker-protocol';
@@ -45,7 +45,26 @@ export function cutShort(answer: Answer, share: number, floor: number): boolean 
   return oldest > floor;
 }
 
-/** scatterGather for a `head count` that is not an export: newest shares first, then the whole head where a share fell short. */
+/** The time of an answer's oldest row (Infinity when it has none). */
+function oldestTime(answer: Answer): number {
+  let oldest = Infinity;
+  for (const row of answer.result.newest ?? []) if (row.time < oldest) oldest = row.time;
+  return oldest;
+}
+
+/** The answer with only its rows that pass `keep`. */
+function withRows(answer: Answer, keep: (time: number) => boolean): Answer {
+  const newest = answer.result.newest?.filter((row) => keep(row.time)) ?? null;
+  return { ...answer, result: { ...answer.result, newest } };
+}
+
+/**
+ * scatterGather for a `head count` that is not an export: newest shares first. An answer whose
+ * share fell short keeps its rows newer than its oldest row's time; its keys are asked again for
+ * the newest rows from the floor up to that time, ties at it included, as many as the head still
+ * lacks above it, and they take the place of the rows it sent at that time. So the second round
+ * reads the few blocks between the two times only.
+ */
 export async function gatherNewest(
   view: ClusterView,
   spec: SessionSpec,
@@ -62,27 +81,47 @@ export async function gatherNewest(
   const share = newestShare(count, nodes);
   if (share === null) return scatterGather(view, spec, keys, signal, null, observer);
 
-  // The first round's results merge only once they are known to be whole.
+  // The first round's results merge only once they are known to be whole, or trimmed.
   const { result, ...rest } = observer;
-  const first = await scatterGather(view, { ...spec, newestShare: share }, keys, signal, null, rest, { floor: null });
+  const attempts = { next: 0 };
+  const first = await scatterGather(view, { ...spec, newestShare: share }, keys, signal, null, rest, { floor: null, attempts });
   const floor = nthNewestTime(first.answers, count);
-  const kept: Answer[] = [];
-  const again: string[] = [];
-  for (const answer of first.answers) {
-    if (cutShort(answer, share, floor)) again.push(...answer.keys);
-    else kept.push(answer);
-  }
-  for (const answer of kept) result?.(answer.attempt, answer.result);
-  if (again.length === 0) return { ...first, answers: kept };
+  const answers: Answer[] = [];
+  const short: Answer[] = [];
+  for (const answer of first.answers) (cutShort(answer, share, floor) ? short : answers).push(answer);
+  for (const answer of answers) result?.(answer.attempt, answer.result);
+  if (short.length === 0) return { ...first, answers };
+  observer.sharesShort?.(short.length);
 
-  const second = await scatterGather(view, spec, again, signal, null, observer, {
-    floor: new HeadFloor(floor),
-    firstAttempt: first.attempts,
-  });
+  const seconds = await Promise.all(
+    short.map(async (answer) => {
+      const oldest = oldestTime(answer);
+      const trimmed = withRows(answer, (time) => time > oldest);
+      result?.(trimmed.attempt, trimmed.result);
+      // Every row newer than `oldest` that came is newer than all the window holds: the window
+      // adds at most the rows the head still lacks above them (at least one, since the N-th
+      // newest time is below `oldest`). Times are whole microseconds: the range ends just after it.
+      const newer = first.answers.reduce((sum, each) => sum + (each.result.newest ?? []).filter((row) => row.time > oldest).length, 0);
+      const window = {
+        ...spec,
+        toMicros: Math.min(spec.toMicros, Math.floor(oldest) + 1),
+        newestShare: count - newer,
+      };
+      const upTo: ScatterObserver = {
+        ...rest,
+        result: (attempt, each) => result?.(attempt, withRows({ ...answer, result: each }, (time) => time <= oldest).result),
+      };
+      const second = await scatterGather(view, window, answer.keys, signal, null, upTo, { floor: new HeadFloor(floor), attempts });
+      return { trimmed, second, oldest };
+    }),
+  );
+  for (const { trimmed, second, oldest } of seconds) {
+    answers.push(trimmed, ...second.answers.map((each) => withRows(each, (time) => time <= oldest)));
+  }
   return {
-    answers: [...kept, ...second.answers],
-    attempts: first.attempts + second.attempts,
-    missing: first.missing + second.missing,
-    missingKeys: [...first.missingKeys, ...second.missingKeys],
+    answers,
+    attempts: attempts.next,
+    missing: first.missing + seconds.reduce((sum, each) => sum + each.second.missing, 0),
+    missingKeys: [...first.missingKeys, ...seconds.flatMap((each) => each.second.missingKeys)],
   };
 }

@@ -57,6 +57,8 @@ export interface ScatterObserver {
   ended?(attempt: number, node: string, ms: number, outcome: FragmentOutcome): void;
   /** A failed node's keys were asked again: `fragments` new fragments. */
   retried?(node: string, fragments: number): void;
+  /** A head asked the whole head again of `fragments` answers whose newest share fell short (newest-share.ts). */
+  sharesShort?(fragments: number): void;
 }
 
 /** What the coordinator knows of the cluster for one query. */
@@ -80,7 +82,7 @@ export interface Answer {
 export interface Gathered {
   /** Each node's result, with the node and keys it answered for. */
   answers: Answer[];
-  /** Fragments run, retries included (the observer's attempts are numbered from `firstAttempt` on). */
+  /** Fragments run, retries included. */
   attempts: number;
   /** How many keys no owner could answer for. */
   missing: number;
@@ -126,8 +128,8 @@ export interface ScatterOptions {
    * null: each node keeps its own, as a fragment with a newest share must (newest-share.ts).
    */
   floor?: HeadFloor | null;
-  /** The number of the first fragment attempt, for an observer that hears several gathers. */
-  firstAttempt?: number;
+  /** Numbers the fragment attempts: one counter for gathers that report to one observer (from 0 when absent). */
+  attempts?: { next: number };
 }
 
 export async function scatterGather(
@@ -157,10 +159,11 @@ export async function scatterGather(
   // One floor for the whole query: a node that fills a head lets the others stop.
   const headFloor = options.floor === undefined ? new HeadFloor() : (options.floor ?? undefined);
   const initialFloor = headFloor?.current ?? -Infinity;
-  const firstAttempt = options.firstAttempt ?? 0;
-  let attempts = firstAttempt;
+  const counter = options.attempts ?? { next: 0 };
+  let attempts = 0;
   const runNode = async (node: string, nodeKeys: string[], floor: HeadFloor | undefined, busyTries = 0): Promise<void> => {
-    const attempt = attempts++;
+    const attempt = counter.next++;
+    attempts++;
     const started = performance.now();
     const ended = (outcome: FragmentOutcome): void => observer.ended?.(attempt, node, performance.now() - started, outcome);
     const source = merge?.open() ?? -1;
@@ -248,7 +251,7 @@ export async function scatterGather(
   await writes;
   return {
     answers,
-    attempts: attempts - firstAttempt,
+    attempts,
     missing: missingKeys.length,
     missingKeys,
   };

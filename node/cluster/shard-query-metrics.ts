@@ -10,6 +10,7 @@ import type { FragmentOutcome } from '../../coordinator/scatter-gather';
 export class ShardQueryMetrics implements DistributionObserver {
   private readonly latency: client.Histogram<'outcome'>;
   private readonly retriedFragments: client.Counter;
+  private readonly shortShares: client.Counter;
   private readonly missingKeys: client.Counter;
   private readonly partialQueries: client.Counter;
   private readonly running: client.Gauge;
@@ -27,6 +28,11 @@ export class ShardQueryMetrics implements DistributionObserver {
     this.retriedFragments = new client.Counter({
       name: 'trawl_shard_fragments_retried_total',
       help: 'Fragments asked of other owners because the node first asked failed in the middle of a query',
+      registers,
+    });
+    this.shortShares = new client.Counter({
+      name: 'trawl_query_head_shares_short_total',
+      help: 'Fragments of a head over several nodes asked again for the whole head: their newest share may have left out rows the answer needs',
       registers,
     });
     this.missingKeys = new client.Counter({
@@ -58,6 +64,10 @@ export class ShardQueryMetrics implements DistributionObserver {
 
   retried(_node: string, fragments: number): void {
     this.retriedFragments.inc(fragments);
+  }
+
+  sharesShort(fragments: number): void {
+    this.shortShares.inc(fragments);
   }
 
   missing(count: number): void {

@@ -51,6 +51,34 @@ function newestNs(keep: (n: number) => boolean, count: number): number[] {
     .slice(0, count);
 }
 
+interface Asked {
+  node: string;
+  share: number | undefined;
+  toMicros: number;
+  rows: number;
+  oldest: number;
+}
+
+/** Engines holding `chunks` split by `ownerOf`, one per owner. */
+async function enginesFor(
+  chunkList: ReturnType<typeof chunkEvents>,
+  ownerOf: (key: string) => string,
+  owners: readonly string[],
+): Promise<Map<string, StorageEngine>> {
+  const out = new Map<string, StorageEngine>();
+  for (const node of owners) {
+    const engine = await openTestEngine({ placement: PLACEMENT });
+    const record = encodeChunkRecord(
+      chunkList.filter((chunk) => ownerOf(keyString(chunk.key)) === node),
+      PLACEMENT,
+    );
+    await engine.appendRecord(decodeChunkRecord(record).chunks, record);
+    await engine.flush();
+    out.set(node, engine);
+  }
+  return out;
+}
+
 const answer = (time: number[]): Answer => ({
   node: 'a',
   keys: [],
@@ -70,16 +98,7 @@ describe('a head over several nodes asks each for its newest share', function ()
 
   before(async () => {
     pool = new QueryWorkerPool(2);
-    for (const node of ['a', 'b']) {
-      const engine = await openTestEngine({ placement: PLACEMENT });
-      const record = encodeChunkRecord(
-        chunks.filter((chunk) => spread(keyString(chunk.key)) === node),
-        PLACEMENT,
-      );
-      await engine.appendRecord(decodeChunkRecord(record).chunks, record);
-      await engine.flush();
-      engines.set(node, engine);
-    }
+    for (const [node, engine] of await enginesFor(chunks, spread, ['a', 'b'])) engines.set(node, engine);
     assert.ok(keys.some((key) => spread(key) === 'a') && keys.some((key) => spread(key) === 'b'), 'both nodes hold keys');
   });
 
@@ -118,11 +137,12 @@ describe('a head over several nodes asks each for its newest share', function ()
     text: string,
     ownerOf: (key: string) => string,
     targets: Record<string, ShardTarget>,
-  ): Promise<{ ns: unknown[]; asked: { node: string; share: number | undefined; rows: number }[] }> {
+    keyList: readonly string[] = keys,
+  ): Promise<{ ns: unknown[]; asked: Asked[] }> {
     const spec = sessionSpec(text, RANGE);
     const plan = planOf(spec);
     assert.equal(plan.boundary.kind, 'head');
-    const asked: { node: string; share: number | undefined; rows: number }[] = [];
+    const asked: Asked[] = [];
     const view: ClusterView = {
       owners: (key) => [ownerOf(key)],
       usable: () => true,
@@ -130,13 +150,20 @@ describe('a head over several nodes asks each for its newest share', function ()
         node,
         run: async (fragment: ShardFragment, call) => {
           const result = await targets[node]!.run(fragment, call);
-          asked.push({ node, share: fragment.spec.newestShare, rows: result.newest?.length ?? 0 });
+          const times = (result.newest ?? []).map((row) => row.time);
+          asked.push({
+            node,
+            share: fragment.spec.newestShare,
+            toMicros: fragment.spec.toMicros,
+            rows: times.length,
+            oldest: Math.min(...times),
+          });
           return result;
         },
       }),
     };
     const count = plan.boundary.kind === 'head' ? plan.boundary.count : 0;
-    const { answers, missing } = await gatherNewest(view, spec, keys, count, new AbortController().signal, {});
+    const { answers, missing } = await gatherNewest(view, spec, keyList, count, new AbortController().signal, {});
     assert.equal(missing, 0);
     const data = finishResult(
       plan,
@@ -182,24 +209,11 @@ describe('a head over several nodes asks each for its newest share', function ()
     for (const each of asked) assert.ok(each.rows <= share, `node ${each.node} sent ${each.rows} rows, at most its share ${share}`);
   });
 
-  it('one node holds every newest row: its share falls short, and it alone is asked the whole head', async () => {
+  it('one node holds every newest row: its share falls short, and it alone is asked for the rows the head lacks', async () => {
     // The newest bucket (the last 400 events) on one node, the hour before it on the other.
     const newestBucket = Math.max(...keys.map((key) => Number(key.split('|')[1])));
     const owner = (key: string): string => (Number(key.split('|')[1]) === newestBucket ? 'fresh' : 'old');
-    const freshEngine = await openTestEngine({ placement: PLACEMENT });
-    const oldEngine = await openTestEngine({ placement: PLACEMENT });
-    for (const [engine, node] of [
-      [freshEngine, 'fresh'],
-      [oldEngine, 'old'],
-    ] as const) {
-      const record = encodeChunkRecord(
-        chunks.filter((chunk) => owner(keyString(chunk.key)) === node),
-        PLACEMENT,
-      );
-      await engine.appendRecord(decodeChunkRecord(record).chunks, record);
-      await engine.flush();
-      engines.set(node, engine);
-    }
+    for (const [node, engine] of await enginesFor(chunks, owner, ['fresh', 'old'])) engines.set(node, engine);
     const text = `from main | head ${COUNT}`;
     const share = newestShare(COUNT, 2)!;
     const { ns, asked } = await headOver(text, owner, { fresh: await remote('fresh'), old: local('old') });
@@ -209,9 +223,41 @@ describe('a head over several nodes asks each for its newest share', function ()
     );
     assert.deepEqual(
       asked.map((each) => `${each.node}:${each.share ?? 'all'}`).sort(),
-      [`fresh:${share}`, 'fresh:all', `old:${share}`],
-      'the fresh node was asked its share, then the whole head; the old node its share only',
+      [`fresh:${COUNT - (share - 1)}`, `fresh:${share}`, `old:${share}`],
+      'the fresh node was asked its share, then what the head lacks; the old node its share only',
     );
-    assert.equal(asked.find((each) => each.node === 'fresh' && each.share !== undefined)!.rows, share, 'the remote node kept to its share');
+    const first = asked.find((each) => each.node === 'fresh' && each.share !== undefined)!;
+    assert.equal(first.rows, share, 'the remote node kept to its share');
+    const again = asked.find((each) => each.node === 'fresh' && each.share !== share)!;
+    assert.equal(again.toMicros, first.oldest + 1, 'asked again only up to its oldest row sent');
+    assert.equal(again.share, COUNT - (share - 1), 'asked for the rows the head lacks: all but the 30 newer than its oldest');
+    assert.equal(again.rows, COUNT - (share - 1));
+  });
+
+  it('rows tied at the oldest time of a share: the answer holds every one of them, none twice', async () => {
+    // Four events a second: the share of 31 ends inside a second whose rows it did not all send.
+    const tied: LogEvent[] = Array.from({ length: 400 }, (_, i) => ({
+      time: BASE + 5 * HOUR + Math.floor(i / 4) * 1_000_000,
+      raw: `tied ${i}`,
+      index: 'main',
+      fields: { host: `h${i % 16}`, source: 'gen', n: 10_000 + i },
+    }));
+    const tiedChunks = chunkEvents(tied, PLACEMENT);
+    const tiedKeys = [...new Set(tiedChunks.map((chunk) => keyString(chunk.key)))];
+    for (const [node, engine] of await enginesFor(tiedChunks, () => 'tied', ['tied'])) engines.set(node, engine);
+    for (const [node, engine] of await enginesFor(chunks, () => 'older', ['older'])) engines.set(node, engine);
+    const owner = (key: string): string => (tiedKeys.includes(key) ? 'tied' : 'older');
+    const share = newestShare(COUNT, 2)!;
+    const { ns, asked } = await headOver(`from main | head ${COUNT}`, owner, { tied: await remote('tied'), older: local('older') }, [
+      ...keys,
+      ...tiedKeys,
+    ]);
+    // The newest ten seconds are 40 rows: the answer as a set, since rows tied in time come in any order.
+    assert.deepEqual(
+      [...(ns as number[])].sort((a, b) => a - b),
+      tied.slice(-COUNT).map((event) => event.fields.n),
+    );
+    assert.ok(share % 4 !== 0, 'the share ends inside a second');
+    assert.ok(asked.filter((each) => each.node === 'tied').length === 2, 'the node holding the newest rows was asked again');
   });
 });
