@@ -15,7 +15,7 @@ import { ShardMerge } from '../query/exec/shard-results';
 import type { QueryPlan } from '../query/plan/plan';
 import type { QueryProgress } from '../query/exec/progress';
 import { describeMissing, type MissingDetail } from './missing-ranges';
-import { gatherNewest } from './newest-share';
+import { gatherNewest, type NewestShares } from './newest-share';
 import { scatterGather, type ClusterView, type ScatterObserver } from './scatter-gather';
 import { ProgressSum } from './shard-progress';
 
@@ -65,6 +65,8 @@ export async function runDistributed(
   page: ResultPage,
   job: { progress: QueryProgress; signal: AbortSignal; deadlineMs: number },
   onRows: ((rows: TimedRow[]) => Promise<void>) | null,
+  /** What this coordinator learnt of each node's part of the newest rows (newest-share.ts). */
+  shares: NewestShares,
 ): Promise<DistributedAnswer> {
   const { signal } = job;
   const sum = new ProgressSum(job.progress, spec.trace);
@@ -92,7 +94,10 @@ export async function runDistributed(
   const boundary = plan.boundary;
   const gathered =
     boundary.kind === 'head' && onRows === null
-      ? await gatherNewest(view, spec, keys, boundary.count, signal, gatherObserver)
+      ? await gatherNewest(view, spec, keys, boundary.count, signal, gatherObserver, {
+          shares,
+          scope: [...plan.indexPatterns].sort().join(','),
+        })
       : await scatterGather(view, spec, keys, signal, onRows, gatherObserver);
   observer.missing?.(gathered.missing);
   job.progress.phase = 'merging';

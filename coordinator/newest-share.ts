@@ -18,14 +18,54 @@ import { assignKeys } from './key-assignment';
 import { scatterGather, type Answer, type ClusterView, type Gathered, type ScatterObserver } from './scatter-gather';
 
 /**
- * The rows each of `nodes` nodes is asked for first: the even share and two of its standard
- * deviations as if each row fell on a node at random, plus two; null when that is not below N.
+ * The rows a node expected to hold `fraction` of the newest is asked for first: that many and two
+ * of its standard deviations as if each row fell on it at random, plus two; null when that is not
+ * below N (the node is asked for the whole head).
  */
-export function newestShare(count: number, nodes: number): number | null {
-  if (nodes < 2) return null;
-  const even = count / nodes;
-  const share = Math.ceil(even + 2 * Math.sqrt(even)) + 2;
+export function newestShare(count: number, fraction: number): number | null {
+  const expected = count * fraction;
+  const share = Math.ceil(expected + 2 * Math.sqrt(expected)) + 2;
   return share < count ? share : null;
+}
+
+/** Index scopes whose nodes' parts are remembered; the oldest scope is forgotten past it. */
+const MAX_SCOPES = 256;
+
+/**
+ * Each node's part of the newest rows, learnt from the heads a coordinator answered, by the
+ * indexes they read: a bucket's busier partitions fall on some node, so its part stays above the
+ * even one until the next bucket deals them again. Each answer moves a node's part halfway to what
+ * it held of that answer, so a new bucket's parts are learnt within a few heads. A node nothing
+ * was learnt of is expected to hold an even part.
+ */
+export class NewestShares {
+  private readonly scopes = new Map<string, Map<string, number>>();
+
+  /** The part of the newest rows of `scope` that `node` is expected to hold, of `nodes` nodes asked. */
+  fraction(scope: string, node: string, nodes: number): number {
+    return this.scopes.get(scope)?.get(node) ?? 1 / nodes;
+  }
+
+  /** A head over `scope` was answered from `answers`: each node's part of its rows at or above its N-th newest time. */
+  learn(scope: string, answers: readonly Answer[], count: number, nodes: readonly string[]): void {
+    const floor = nthNewestTime(answers, count);
+    const held = new Map<string, number>(nodes.map((node) => [node, 0]));
+    let total = 0;
+    for (const answer of answers) {
+      let rows = 0;
+      for (const row of answer.result.newest ?? []) if (row.time >= floor) rows++;
+      held.set(answer.node, (held.get(answer.node) ?? 0) + rows);
+      total += rows;
+    }
+    if (total === 0) return;
+    let parts = this.scopes.get(scope);
+    if (parts === undefined) {
+      if (this.scopes.size >= MAX_SCOPES) this.scopes.delete(this.scopes.keys().next().value!);
+      parts = new Map();
+      this.scopes.set(scope, parts);
+    }
+    for (const [node, rows] of held) parts.set(node, (this.fraction(scope, node, held.size) + rows / total) / 2);
+  }
 }
 
 /** The time of the `count`-th newest row over the answers; -Infinity when they hold fewer rows. */
@@ -36,10 +76,11 @@ export function nthNewestTime(answers: readonly Answer[], count: number): number
   return times[count - 1]!;
 }
 
-/** Whether an answer to a newest share may lack rows newer than `floor`. */
-export function cutShort(answer: Answer, share: number, floor: number): boolean {
+/** Whether an answer may lack rows newer than `floor`: it filled the newest share it was asked for. */
+export function cutShort(answer: Answer, floor: number): boolean {
+  const share = answer.spec.newestShare;
   const rows = answer.result.newest ?? [];
-  if (rows.length < share) return false;
+  if (share === undefined || rows.length < share) return false;
   let oldest = Infinity;
   for (const row of rows) if (row.time < oldest) oldest = row.time;
   return oldest > floor;
@@ -72,23 +113,44 @@ export async function gatherNewest(
   count: number,
   signal: AbortSignal,
   observer: ScatterObserver,
+  learnt: { shares: NewestShares; scope: string },
 ): Promise<Gathered> {
-  const nodes = assignKeys(
-    keys,
-    (key) => view.owners(key),
-    (node, key) => view.usable(node, key),
-  ).byNode.size;
-  const share = newestShare(count, nodes);
-  if (share === null) return scatterGather(view, spec, keys, signal, null, observer);
+  const nodes = [
+    ...assignKeys(
+      keys,
+      (key) => view.owners(key),
+      (node, key) => view.usable(node, key),
+    ).byNode.keys(),
+  ];
+  const { shares, scope } = learnt;
+  const shareOf = (node: string): number | null =>
+    nodes.length < 2 ? null : newestShare(count, shares.fraction(scope, node, nodes.length));
+  if (nodes.every((node) => shareOf(node) === null)) return scatterGather(view, spec, keys, signal, null, observer);
+  const gathered = await gatherShares(view, spec, keys, count, signal, observer, (node) => {
+    const share = shareOf(node);
+    return share === null ? spec : { ...spec, newestShare: share };
+  });
+  shares.learn(scope, gathered.answers, count, nodes);
+  return gathered;
+}
 
+async function gatherShares(
+  view: ClusterView,
+  spec: SessionSpec,
+  keys: readonly string[],
+  count: number,
+  signal: AbortSignal,
+  observer: ScatterObserver,
+  specOf: (node: string) => SessionSpec,
+): Promise<Gathered> {
   // The first round's results merge only once they are known to be whole, or trimmed.
   const { result, ...rest } = observer;
   const attempts = { next: 0 };
-  const first = await scatterGather(view, { ...spec, newestShare: share }, keys, signal, null, rest, { floor: null, attempts });
+  const first = await scatterGather(view, spec, keys, signal, null, rest, { floor: null, attempts, specOf });
   const floor = nthNewestTime(first.answers, count);
   const answers: Answer[] = [];
   const short: Answer[] = [];
-  for (const answer of first.answers) (cutShort(answer, share, floor) ? short : answers).push(answer);
+  for (const answer of first.answers) (cutShort(answer, floor) ? short : answers).push(answer);
   for (const answer of answers) result?.(answer.attempt, answer.result);
   if (short.length === 0) return { ...first, answers };
   observer.sharesShort?.(short.length);

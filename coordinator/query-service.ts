@@ -18,6 +18,7 @@ import { refuseInternalIndexes } from '../query/stages/internal-indexes';
 import { indexMatcher } from '../storage/scan';
 import { bareWordsOf, bareWordWarning, type QueryWarning } from './bare-words';
 import { runDistributed, type Distribution } from './distribution';
+import { NewestShares } from './newest-share';
 import type { Job, JobAnswer, JobManager } from './jobs';
 import type { MissingDetail } from './missing-ranges';
 import { QuerySlots } from './query-slots';
@@ -57,6 +58,8 @@ export class QueryService {
   distribution: Distribution | null = null;
   /** Answers `meta.warnings` about bare words read as fields; null: no warnings. */
   fieldPresence: FieldPresence | null = null;
+  /** Each node's part of the newest rows, learnt from the heads this node coordinated. */
+  private readonly newestShares = new NewestShares();
 
   constructor(
     private readonly source: ScanSource,
@@ -188,7 +191,15 @@ export class QueryService {
             answered = { data, opStats, missing: 0, missingDetail: null, memoryBytes: budget.bytes };
           } else {
             const job = { progress: self.progress, signal: self.controller.signal, deadlineMs };
-            answered = await runDistributed(distribution, plan, spec, { limit, offset: request.offset }, job, options.onRows ?? null);
+            answered = await runDistributed(
+              distribution,
+              plan,
+              spec,
+              { limit, offset: request.offset },
+              job,
+              options.onRows ?? null,
+              this.newestShares,
+            );
           }
           const { data, opStats } = answered;
           const scanned = self.progress.scanStats?.rowsRead ?? 0;

@@ -70,10 +70,11 @@ export interface ClusterView {
   target(node: string): ShardTarget;
 }
 
-/** One node's result and the keys it answered for. */
+/** One node's result, and the keys and query it answered for. */
 export interface Answer {
   node: string;
   keys: string[];
+  spec: SessionSpec;
   /** The fragment attempt that answered (ScatterObserver's numbering). */
   attempt: number;
   result: ShardResult;
@@ -130,6 +131,8 @@ export interface ScatterOptions {
   floor?: HeadFloor | null;
   /** Numbers the fragment attempts: one counter for gathers that report to one observer (from 0 when absent). */
   attempts?: { next: number };
+  /** The query each node is asked (a head's newest share is the node's own); `spec` when absent. */
+  specOf?: (node: string) => SessionSpec;
 }
 
 export async function scatterGather(
@@ -182,10 +185,11 @@ export async function scatterGather(
           };
     const onProgress = (counters: ShardCounters): void => observer.progress?.(attempt, counters);
     let result: ShardResult;
+    const nodeSpec = options.specOf?.(node) ?? spec;
     try {
       result = await view
         .target(node)
-        .run({ spec, keys: nodeKeys }, { signal: fragmentSignal, onRows: rowsOf, onProgress, headFloor: floor });
+        .run({ spec: nodeSpec, keys: nodeKeys }, { signal: fragmentSignal, onRows: rowsOf, onProgress, headFloor: floor });
     } catch (error) {
       over = true;
       ended(fragmentSignal.aborted ? 'canceled' : 'error');
@@ -207,7 +211,7 @@ export async function scatterGather(
       return;
     }
     // Outside the retry: a result that cannot be merged fails the query, it is not the node's failure.
-    answers.push({ node, keys: nodeKeys, attempt, result });
+    answers.push({ node, keys: nodeKeys, spec: nodeSpec, attempt, result });
     observer.result?.(attempt, result);
     ended('ok');
     if (merge !== null) emit(merge.close(source));

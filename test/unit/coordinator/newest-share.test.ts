@@ -6,7 +6,7 @@
 import { strict as assert } from 'assert';
 import client from 'prom-client';
 import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
-import { cutShort, gatherNewest, newestShare, nthNewestTime } from '../../../coordinator/newest-share';
+import { cutShort, gatherNewest, newestShare, NewestShares, nthNewestTime } from '../../../coordinator/newest-share';
 import { QuerySlots } from '../../../coordinator/query-slots';
 import type { Answer, ClusterView, ShardFragment, ShardTarget } from '../../../coordinator/scatter-gather';
 import { PeerClients } from '../../../node/cluster/grpc/peers';
@@ -79,9 +79,11 @@ async function enginesFor(
   return out;
 }
 
-const answer = (time: number[]): Answer => ({
-  node: 'a',
+/** An answer of `node` asked for `share` rows, holding rows at `time`. */
+const answer = (time: number[], share = 3, node = 'a'): Answer => ({
+  node,
   keys: [],
+  spec: { ...sessionSpec('from main | head 4', RANGE), newestShare: share },
   attempt: 0,
   result: { newest: time.map((t) => ({ time: t, row: {} })) } as unknown as ShardResult,
 });
@@ -138,6 +140,7 @@ describe('a head over several nodes asks each for its newest share', function ()
     ownerOf: (key: string) => string,
     targets: Record<string, ShardTarget>,
     keyList: readonly string[] = keys,
+    shares = new NewestShares(),
   ): Promise<{ ns: unknown[]; asked: Asked[] }> {
     const spec = sessionSpec(text, RANGE);
     const plan = planOf(spec);
@@ -163,7 +166,15 @@ describe('a head over several nodes asks each for its newest share', function ()
       }),
     };
     const count = plan.boundary.kind === 'head' ? plan.boundary.count : 0;
-    const { answers, missing } = await gatherNewest(view, spec, keyList, count, new AbortController().signal, {});
+    const { answers, missing } = await gatherNewest(
+      view,
+      spec,
+      keyList,
+      count,
+      new AbortController().signal,
+      {},
+      { shares, scope: 'main' },
+    );
     assert.equal(missing, 0);
     const data = finishResult(
       plan,
@@ -179,11 +190,12 @@ describe('a head over several nodes asks each for its newest share', function ()
   }
 
   it('sizes a share a little above the even one, and none where that is not below N', () => {
-    assert.equal(newestShare(100, 3), 47);
-    assert.equal(newestShare(1000, 3), 372);
+    assert.equal(newestShare(100, 1 / 3), 47);
+    assert.equal(newestShare(1000, 1 / 3), 372);
+    assert.equal(newestShare(100, 0.48), 64, 'a node that held 48% of the newest rows');
     assert.equal(newestShare(100, 1), null);
-    assert.equal(newestShare(5, 3), null);
-    assert.equal(newestShare(10, 2), null);
+    assert.equal(newestShare(5, 1 / 3), null);
+    assert.equal(newestShare(10, 1 / 2), null);
   });
 
   it('asks again exactly where a share may lack rows newer than the N-th newest', () => {
@@ -191,15 +203,28 @@ describe('a head over several nodes asks each for its newest share', function ()
     const first = answer([10, 9, 8]);
     const second = answer([7, 6, 5]);
     assert.equal(nthNewestTime([first, second], 4), 7);
-    assert.equal(cutShort(first, 3, 7), true, 'a full share whose oldest is newer than the floor');
-    assert.equal(cutShort(second, 3, 7), false, 'its oldest row is at the floor: nothing newer is left out');
-    assert.equal(cutShort(answer([10, 9]), 3, 7), false, 'fewer rows than the share: the node has no more');
+    assert.equal(cutShort(first, 7), true, 'a full share whose oldest is newer than the floor');
+    assert.equal(cutShort(second, 7), false, 'its oldest row is at the floor: nothing newer is left out');
+    assert.equal(cutShort(answer([10, 9]), 7), false, 'fewer rows than the share: the node has no more');
+    const whole = { ...first, spec: sessionSpec('from main | head 4', RANGE) };
+    assert.equal(cutShort(whole, 7), false, 'a node asked for the whole head');
     assert.equal(nthNewestTime([answer([3]), answer([2])], 4), -Infinity, 'fewer rows than N: no floor');
+  });
+
+  it("learns each node's part of the newest rows, halfway at each answer", () => {
+    const shares = new NewestShares();
+    assert.equal(shares.fraction('main', 'a', 4), 1 / 4, 'an even part until a head was answered');
+    // Of the 4 newest (10, 9, 8, 7), a held 3 and b 1; c, asked too, held none.
+    shares.learn('main', [answer([10, 9, 8], 3, 'a'), answer([7, 6], 3, 'b')], 4, ['a', 'b', 'c']);
+    assert.equal(shares.fraction('main', 'a', 3), (1 / 3 + 3 / 4) / 2);
+    assert.equal(shares.fraction('main', 'b', 3), (1 / 3 + 1 / 4) / 2);
+    assert.equal(shares.fraction('main', 'c', 3), 1 / 3 / 2);
+    assert.equal(shares.fraction('web', 'a', 3), 1 / 3, 'another scope learnt nothing');
   });
 
   it('rows spread over both nodes: one round of shares, the answer of one engine holding every event', async () => {
     const text = `from main | where n % 3 = 0 | head ${COUNT}`;
-    const share = newestShare(COUNT, 2)!;
+    const share = newestShare(COUNT, 1 / 2)!;
     const { ns, asked } = await headOver(text, spread, { a: local('a'), b: await remote('b') });
     assert.deepEqual(
       ns,
@@ -215,8 +240,10 @@ describe('a head over several nodes asks each for its newest share', function ()
     const owner = (key: string): string => (Number(key.split('|')[1]) === newestBucket ? 'fresh' : 'old');
     for (const [node, engine] of await enginesFor(chunks, owner, ['fresh', 'old'])) engines.set(node, engine);
     const text = `from main | head ${COUNT}`;
-    const share = newestShare(COUNT, 2)!;
-    const { ns, asked } = await headOver(text, owner, { fresh: await remote('fresh'), old: local('old') });
+    const share = newestShare(COUNT, 1 / 2)!;
+    const shares = new NewestShares();
+    const targets = { fresh: await remote('fresh'), old: local('old') };
+    const { ns, asked } = await headOver(text, owner, targets, keys, shares);
     assert.deepEqual(
       ns,
       newestNs(() => true, COUNT),
@@ -232,6 +259,15 @@ describe('a head over several nodes asks each for its newest share', function ()
     assert.equal(again.toMicros, first.oldest + 1, 'asked again only up to its oldest row sent');
     assert.equal(again.share, COUNT - (share - 1), 'asked for the rows the head lacks: all but the 30 newer than its oldest');
     assert.equal(again.rows, COUNT - (share - 1));
+
+    // The fresh node held the whole answer: the next head asks it for more than half at once.
+    const next = await headOver(text, owner, targets, keys, shares);
+    assert.deepEqual(next.ns, ns);
+    assert.deepEqual(
+      next.asked.map((each) => `${each.node}:${each.share ?? 'all'}`).sort(),
+      ['fresh:all', `old:${newestShare(COUNT, 1 / 4)}`],
+      'one round: the whole head of the fresh node (3/4 of 40 and its margin is not below 40), a quarter share of the old one',
+    );
   });
 
   it('rows tied at the oldest time of a share: the answer holds every one of them, none twice', async () => {
@@ -247,7 +283,7 @@ describe('a head over several nodes asks each for its newest share', function ()
     for (const [node, engine] of await enginesFor(tiedChunks, () => 'tied', ['tied'])) engines.set(node, engine);
     for (const [node, engine] of await enginesFor(chunks, () => 'older', ['older'])) engines.set(node, engine);
     const owner = (key: string): string => (tiedKeys.includes(key) ? 'tied' : 'older');
-    const share = newestShare(COUNT, 2)!;
+    const share = newestShare(COUNT, 1 / 2)!;
     const { ns, asked } = await headOver(`from main | head ${COUNT}`, owner, { tied: await remote('tied'), older: local('older') }, [
       ...keys,
       ...tiedKeys,
