@@ -94,10 +94,10 @@ export async function runDistributed(
   const boundary = plan.boundary;
   const gathered =
     boundary.kind === 'head' && onRows === null
-      ? await gatherNewest(view, spec, keys, boundary.count, signal, gatherObserver, {
-          shares,
-          scope: [...plan.indexPatterns].sort().join(','),
-        })
+      ? await gatherNewest(
+          { view, spec, keys, count: boundary.count, signal, observer: gatherObserver },
+          { shares, scope: [...plan.indexPatterns].sort().join(',') },
+        )
       : await scatterGather(view, spec, keys, signal, onRows, gatherObserver);
   observer.missing?.(gathered.missing);
   job.progress.phase = 'merging';

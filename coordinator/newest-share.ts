@@ -106,15 +106,18 @@ function withRows(answer: Answer, keep: (time: number) => boolean): Answer {
  * lacks above it, and they take the place of the rows it sent at that time. So the second round
  * reads the few blocks between the two times only.
  */
-export async function gatherNewest(
-  view: ClusterView,
-  spec: SessionSpec,
-  keys: readonly string[],
-  count: number,
-  signal: AbortSignal,
-  observer: ScatterObserver,
-  learnt: { shares: NewestShares; scope: string },
-): Promise<Gathered> {
+/** A head to gather: the query, its keys and N, and who hears how its fragments go. */
+export interface NewestQuery {
+  view: ClusterView;
+  spec: SessionSpec;
+  keys: readonly string[];
+  count: number;
+  signal: AbortSignal;
+  observer: ScatterObserver;
+}
+
+export async function gatherNewest(query: NewestQuery, learnt: { shares: NewestShares; scope: string }): Promise<Gathered> {
+  const { view, spec, keys, count, signal, observer } = query;
   const nodes = [
     ...assignKeys(
       keys,
@@ -126,7 +129,7 @@ export async function gatherNewest(
   const shareOf = (node: string): number | null =>
     nodes.length < 2 ? null : newestShare(count, shares.fraction(scope, node, nodes.length));
   if (nodes.every((node) => shareOf(node) === null)) return scatterGather(view, spec, keys, signal, null, observer);
-  const gathered = await gatherShares(view, spec, keys, count, signal, observer, (node) => {
+  const gathered = await gatherShares(query, (node) => {
     const share = shareOf(node);
     return share === null ? spec : { ...spec, newestShare: share };
   });
@@ -134,15 +137,8 @@ export async function gatherNewest(
   return gathered;
 }
 
-async function gatherShares(
-  view: ClusterView,
-  spec: SessionSpec,
-  keys: readonly string[],
-  count: number,
-  signal: AbortSignal,
-  observer: ScatterObserver,
-  specOf: (node: string) => SessionSpec,
-): Promise<Gathered> {
+async function gatherShares(query: NewestQuery, specOf: (node: string) => SessionSpec): Promise<Gathered> {
+  const { view, spec, keys, count, signal, observer } = query;
   // The first round's results merge only once they are known to be whole, or trimmed.
   const { result, ...rest } = observer;
   const attempts = { next: 0 };

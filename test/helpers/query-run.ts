@@ -1,11 +1,14 @@
 /**
  * A query as the engine's tests run it in this process: its session spec over a fixed range, and
  * the options to execute or scan it with (no limits worth hitting, a fresh progress), or the
- * answer of a storage engine of this process.
+ * answer of a storage engine of this process, or of shards' results merged as a coordinator merges them.
  */
 import { localScanSource } from '../../node/core/local-scan-source';
 import { executePlan, type ExecuteOptions } from '../../query/exec/execute';
-import type { QueryResultData } from '../../query/exec/result';
+import { finishResult, type QueryResultData } from '../../query/exec/result';
+import { mergeShardResults } from '../../query/exec/shard-results';
+import type { ShardResult } from '../../query/exec/shard-session';
+import { planFragment } from '../../query/stages/fragment-plan';
 import { parseQuery, planQuery } from '../../query/stages';
 import type { StorageEngine } from '../../storage/engine';
 import { MemoryBudget } from '../../query/exec/limits';
@@ -52,4 +55,18 @@ export async function answerOf(
 ): Promise<QueryResultData> {
   const plan = planQuery(parseQuery(text, {}), range);
   return (await executePlan(localScanSource(engine), plan, executeOptions(pool, sessionSpec(text, range, page)))).data;
+}
+
+/** The answer a coordinator gives to `spec` from the shards' `results`. */
+export function mergedAnswer(results: readonly { result: ShardResult }[], spec: SessionSpec): QueryResultData {
+  const plan = planFragment(spec);
+  return finishResult(
+    plan,
+    mergeShardResults(
+      results.map((each) => each.result),
+      plan,
+      spec,
+    ),
+    spec,
+  );
 }

@@ -8,7 +8,7 @@
  */
 import { strict as assert } from 'assert';
 import client from 'prom-client';
-import { LocalShardTarget, planOf } from '../../../coordinator/local-target';
+import { LocalShardTarget } from '../../../coordinator/local-target';
 import { QuerySlots } from '../../../coordinator/query-slots';
 import { scatterGather, type ClusterView, type ShardCall, type ShardTarget } from '../../../coordinator/scatter-gather';
 import type { ShardCounters } from '../../../coordinator/shard-progress';
@@ -20,16 +20,14 @@ import { ShardQueryMetrics } from '../../../node/cluster/shard-query-metrics';
 import { addShardQueryService } from '../../../node/cluster/shard-query-service';
 import { localScanSource } from '../../../node/core/local-scan-source';
 import type { ScanSource } from '../../../query/exec/execute';
-import { finishResult } from '../../../query/exec/result';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { mergeShardResults } from '../../../query/exec/shard-results';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
 import { keyString } from '../../../storage/core/partition';
 import { openTestEngine } from '../../helpers/engine';
-import { sessionSpec } from '../../helpers/query-run';
+import { mergedAnswer, sessionSpec } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
@@ -144,16 +142,7 @@ describe('a head over several nodes stops early across them', function () {
     };
     const { answers, missing } = await scatterGather(view, SPEC, keys, new AbortController().signal, null);
     assert.equal(missing, 0);
-    const plan = planOf(SPEC);
-    const data = finishResult(
-      plan,
-      mergeShardResults(
-        answers.map((answer) => answer.result),
-        plan,
-        SPEC,
-      ),
-      SPEC,
-    );
+    const data = mergedAnswer(answers, SPEC);
     assert.equal(data.type, 'events');
     return { ns: data.type === 'events' ? data.events.map((event) => event.n) : [], read };
   }

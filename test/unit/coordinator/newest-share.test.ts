@@ -15,17 +15,15 @@ import { RemoteShardTarget } from '../../../node/cluster/remote-shard-target';
 import { ShardQueryMetrics } from '../../../node/cluster/shard-query-metrics';
 import { addShardQueryService } from '../../../node/cluster/shard-query-service';
 import { localScanSource } from '../../../node/core/local-scan-source';
-import { finishResult } from '../../../query/exec/result';
 import type { ShardResult } from '../../../query/exec/shard-session';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { mergeShardResults } from '../../../query/exec/shard-results';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { LogEvent } from '../../../storage/core/event';
 import { keyString } from '../../../storage/core/partition';
 import type { StorageEngine } from '../../../storage/engine';
 import { openTestEngine } from '../../helpers/engine';
-import { sessionSpec } from '../../helpers/query-run';
+import { mergedAnswer, sessionSpec } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
 const BASE = Date.UTC(2026, 0, 5) * 1000;
@@ -166,25 +164,10 @@ describe('a head over several nodes asks each for its newest share', function ()
       }),
     };
     const count = plan.boundary.kind === 'head' ? plan.boundary.count : 0;
-    const { answers, missing } = await gatherNewest(
-      view,
-      spec,
-      keyList,
-      count,
-      new AbortController().signal,
-      {},
-      { shares, scope: 'main' },
-    );
+    const query = { view, spec, keys: keyList, count, signal: new AbortController().signal, observer: {} };
+    const { answers, missing } = await gatherNewest(query, { shares, scope: 'main' });
     assert.equal(missing, 0);
-    const data = finishResult(
-      plan,
-      mergeShardResults(
-        answers.map((answer) => answer.result),
-        plan,
-        spec,
-      ),
-      spec,
-    );
+    const data = mergedAnswer(answers, spec);
     assert.equal(data.type, 'events');
     return { ns: data.type === 'events' ? data.events.map((event) => event.n) : [], asked };
   }

@@ -16,10 +16,8 @@ import {
 } from '../../../coordinator/scatter-gather';
 import { localScanSource } from '../../../node/core/local-scan-source';
 import { executePlan } from '../../../query/exec/execute';
-import { finishResult } from '../../../query/exec/result';
 import type { TimedRow } from '../../../query/exec/rows';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { mergeShardResults } from '../../../query/exec/shard-results';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
 import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
@@ -27,7 +25,7 @@ import { chunkEvents, type EventChunk } from '../../../storage/buffer/event-chun
 import { fnv1a32, keyString } from '../../../storage/core/partition';
 import { prng } from '../../../scripts/bench/generate';
 import { openTestEngine } from '../../helpers/engine';
-import { executeOptions, sessionSpec } from '../../helpers/query-run';
+import { executeOptions, mergedAnswer, sessionSpec } from '../../helpers/query-run';
 import { waitUntil } from '../../helpers/api';
 
 const HOUR = 3_600_000_000;
@@ -114,18 +112,7 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
   async function gathered(view: ClusterView, text: string) {
     const spec = SPEC(text);
     const { answers, missing } = await scatterGather(view, spec, keys, new AbortController().signal, null);
-    return {
-      data: finishResult(
-        planOf(spec),
-        mergeShardResults(
-          answers.map((answer) => answer.result),
-          planOf(spec),
-          spec,
-        ),
-        spec,
-      ),
-      missing,
-    };
+    return { data: mergedAnswer(answers, spec), missing };
   }
 
   it('asks each key of one owner: the same answers as one node with every event', async () => {
