@@ -23,14 +23,13 @@ import type { ScanSource } from '../../../query/exec/execute';
 import { QueryLimitError } from '../../../query/exec/limits';
 import type { TimedRow } from '../../../query/exec/rows';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
 import { fnv1a32, keyString } from '../../../storage/core/partition';
 import { waitUntil } from '../../helpers/api';
 import { fuzzRuns } from '../../helpers/fuzz';
-import { openTestEngine } from '../../helpers/engine';
+import { engineHolding } from '../../helpers/engine';
 import { sessionSpec } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
@@ -96,14 +95,8 @@ describe('an export over several nodes ends whole or with one error, whatever fa
     pool = new QueryWorkerPool(2);
     for (const node of NODES) {
       // Small segments: many reads, so a fault after a few of them falls in the middle of the stream.
-      const engine = await openTestEngine({ placement: PLACEMENT, segmentMaxEvents: 50 });
-      const record = encodeChunkRecord(
-        chunks.filter((chunk) => ownersOf(keyString(chunk.key)).includes(node)),
-        PLACEMENT,
-      );
-      await engine.appendRecord(decodeChunkRecord(record).chunks, record);
-      await engine.flush();
-      engines.set(node, engine);
+      const held = chunks.filter((chunk) => ownersOf(keyString(chunk.key)).includes(node));
+      engines.set(node, await engineHolding(held, { placement: PLACEMENT, segmentMaxEvents: 50 }));
     }
   });
 

@@ -21,12 +21,11 @@ import { addShardQueryService } from '../../../node/cluster/shard-query-service'
 import { localScanSource } from '../../../node/core/local-scan-source';
 import type { ScanSource } from '../../../query/exec/execute';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
 import { keyString } from '../../../storage/core/partition';
-import { openTestEngine } from '../../helpers/engine';
+import { engineHolding } from '../../helpers/engine';
 import { mergedAnswer, sessionSpec } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
@@ -55,15 +54,11 @@ const keys = [...new Set(chunks.map((chunk) => keyString(chunk.key)))];
 /** The newest hour's keys belong to `fresh`, every older one to `old`. */
 const ownerOf = (key: string): string => (Number(key.split('|')[1]) >= NEWEST_BUCKET ? 'fresh' : 'old');
 
-async function engineWith(owner: string): Promise<StorageEngine> {
-  const engine = await openTestEngine({ placement: PLACEMENT });
-  const record = encodeChunkRecord(
+function engineWith(owner: string): Promise<StorageEngine> {
+  return engineHolding(
     chunks.filter((chunk) => ownerOf(keyString(chunk.key)) === owner),
-    PLACEMENT,
+    { placement: PLACEMENT },
   );
-  await engine.appendRecord(decodeChunkRecord(record).chunks, record);
-  await engine.flush();
-  return engine;
 }
 
 /** A scan source whose scans wait for `gate` before they plan. */

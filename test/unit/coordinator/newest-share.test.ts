@@ -17,12 +17,11 @@ import { addShardQueryService } from '../../../node/cluster/shard-query-service'
 import { localScanSource } from '../../../node/core/local-scan-source';
 import type { ShardResult } from '../../../query/exec/shard-session';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
-import { decodeChunkRecord, encodeChunkRecord } from '../../../storage/buffer/chunk-record';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { LogEvent } from '../../../storage/core/event';
 import { keyString } from '../../../storage/core/partition';
 import type { StorageEngine } from '../../../storage/engine';
-import { openTestEngine } from '../../helpers/engine';
+import { engineHolding } from '../../helpers/engine';
 import { mergedAnswer, sessionSpec } from '../../helpers/query-run';
 
 const HOUR = 3_600_000_000;
@@ -65,14 +64,13 @@ async function enginesFor(
 ): Promise<Map<string, StorageEngine>> {
   const out = new Map<string, StorageEngine>();
   for (const node of owners) {
-    const engine = await openTestEngine({ placement: PLACEMENT });
-    const record = encodeChunkRecord(
-      chunkList.filter((chunk) => ownerOf(keyString(chunk.key)) === node),
-      PLACEMENT,
+    out.set(
+      node,
+      await engineHolding(
+        chunkList.filter((chunk) => ownerOf(keyString(chunk.key)) === node),
+        { placement: PLACEMENT },
+      ),
     );
-    await engine.appendRecord(decodeChunkRecord(record).chunks, record);
-    await engine.flush();
-    out.set(node, engine);
   }
   return out;
 }
