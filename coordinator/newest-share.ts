@@ -79,11 +79,8 @@ export function nthNewestTime(answers: readonly Answer[], count: number): number
 /** Whether an answer may lack rows newer than `floor`: it filled the newest share it was asked for. */
 export function cutShort(answer: Answer, floor: number): boolean {
   const share = answer.spec.newestShare;
-  const rows = answer.result.newest ?? [];
-  if (share === undefined || rows.length < share) return false;
-  let oldest = Infinity;
-  for (const row of rows) if (row.time < oldest) oldest = row.time;
-  return oldest > floor;
+  if (share === undefined || (answer.result.newest ?? []).length < share) return false;
+  return oldestTime(answer) > floor;
 }
 
 /** The time of an answer's oldest row (Infinity when it has none). */
@@ -99,13 +96,6 @@ function withRows(answer: Answer, keep: (time: number) => boolean): Answer {
   return { ...answer, result: { ...answer.result, newest } };
 }
 
-/**
- * scatterGather for a `head count` that is not an export: newest shares first. An answer whose
- * share fell short keeps its rows newer than its oldest row's time; its keys are asked again for
- * the newest rows from the floor up to that time, ties at it included, as many as the head still
- * lacks above it, and they take the place of the rows it sent at that time. So the second round
- * reads the few blocks between the two times only.
- */
 /** A head to gather: the query, its keys and N, and who hears how its fragments go. */
 export interface NewestQuery {
   view: ClusterView;
@@ -116,6 +106,13 @@ export interface NewestQuery {
   observer: ScatterObserver;
 }
 
+/**
+ * scatterGather for a `head count` that is not an export: newest shares first. An answer whose
+ * share fell short keeps its rows newer than its oldest row's time; its keys are asked again for
+ * the newest rows from the floor up to that time, ties at it included, as many as the head still
+ * lacks above it, and they take the place of the rows it sent at that time. So the second round
+ * reads the few blocks between the two times only.
+ */
 export async function gatherNewest(query: NewestQuery, learnt: { shares: NewestShares; scope: string }): Promise<Gathered> {
   const { view, spec, keys, count, signal, observer } = query;
   const nodes = [
