@@ -98,7 +98,8 @@ export async function runDistributed(
           { view, spec, keys, count: boundary.count, signal, observer: gatherObserver },
           { shares, scope: [...plan.indexPatterns].sort().join(',') },
         )
-      : await scatterGather(view, spec, keys, signal, onRows, gatherObserver);
+      : // Only a head's nodes raise a floor: another query's calls carry none (no run id for RaiseFloor).
+        await scatterGather(view, spec, keys, signal, onRows, gatherObserver, boundary.kind === 'head' ? {} : { floor: null });
   observer.missing?.(gathered.missing);
   job.progress.phase = 'merging';
   const results = gathered.answers.map((answer) => answer.result);
