@@ -175,7 +175,6 @@ async function gatherShares(query: NewestQuery, specOf: (node: string) => Sessio
   }
   return {
     answers,
-    attempts: attempts.next,
     missing: first.missing + seconds.reduce((sum, each) => sum + each.second.missing, 0),
     missingKeys: [...first.missingKeys, ...seconds.flatMap((each) => each.second.missingKeys)],
   };

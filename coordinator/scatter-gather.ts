@@ -57,7 +57,7 @@ export interface ScatterObserver {
   ended?(attempt: number, node: string, ms: number, outcome: FragmentOutcome): void;
   /** A failed node's keys were asked again: `fragments` new fragments. */
   retried?(node: string, fragments: number): void;
-  /** A head asked the whole head again of `fragments` answers whose newest share fell short (newest-share.ts). */
+  /** A head asked the keys of `fragments` answers again, for rows their newest share may have left out (newest-share.ts). */
   sharesShort?(fragments: number): void;
 }
 
@@ -83,8 +83,6 @@ export interface Answer {
 export interface Gathered {
   /** Each node's result, with the node and keys it answered for. */
   answers: Answer[];
-  /** Fragments run, retries included. */
-  attempts: number;
   /** How many keys no owner could answer for. */
   missing: number;
   /** Those keys. */
@@ -163,10 +161,8 @@ export async function scatterGather(
   const headFloor = options.floor === undefined ? new HeadFloor() : (options.floor ?? undefined);
   const initialFloor = headFloor?.current ?? -Infinity;
   const counter = options.attempts ?? { next: 0 };
-  let attempts = 0;
   const runNode = async (node: string, nodeKeys: string[], floor: HeadFloor | undefined, busyTries = 0): Promise<void> => {
     const attempt = counter.next++;
-    attempts++;
     const started = performance.now();
     const ended = (outcome: FragmentOutcome): void => observer.ended?.(attempt, node, performance.now() - started, outcome);
     const source = merge?.open() ?? -1;
@@ -253,10 +249,5 @@ export async function scatterGather(
     throw error;
   }
   await writes;
-  return {
-    answers,
-    attempts,
-    missing: missingKeys.length,
-    missingKeys,
-  };
+  return { answers, missing: missingKeys.length, missingKeys };
 }

@@ -32,7 +32,7 @@ export class ShardQueryMetrics implements DistributionObserver {
     });
     this.shortShares = new client.Counter({
       name: 'trawl_query_head_shares_short_total',
-      help: 'Fragments of a head over several nodes asked again for the whole head: their newest share may have left out rows the answer needs',
+      help: 'Fragments of a head over several nodes asked again for the rows their newest share may have left out',
       registers,
     });
     this.missingKeys = new client.Counter({
