@@ -13,6 +13,7 @@ import { CatchUp } from './catch-up';
 import { memberById, type ClusterState, type Member, type StoredAlone } from './cluster-state';
 import { setApartStoredAlone } from './stored-alone';
 import { PeerClients } from './grpc/peers';
+import { FragmentStreams } from './fragment-streams';
 import { GrpcServer } from './grpc/server';
 import { proofSender } from './grpc/proof-sender';
 import { SecretGuard } from './grpc/secret-guard';
@@ -97,6 +98,8 @@ export class ClusterNode {
     readonly self: Member,
     readonly server: GrpcServer,
     readonly peers: PeerClients,
+    /** The long-lived ShardQuery.Fragments calls to the peers, over `peers`' channels. */
+    readonly fragments: FragmentStreams,
     readonly membership: Membership,
     readonly hints: HintStore,
     readonly appliedHints: AppliedHints,
@@ -180,6 +183,7 @@ export class ClusterNode {
       self,
       server,
       peers,
+      new FragmentStreams(peers),
       membership,
       hints,
       await AppliedHints.open(engine.records('applied-hints')),
@@ -214,6 +218,7 @@ export class ClusterNode {
     this.catchUp.close();
     await this.membership.close();
     await this.server.close(graceMs);
+    this.fragments.close();
     this.peers.close();
     this.http.close();
   }

@@ -67,6 +67,7 @@ export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void
         self: node.self.id,
         membership: node.membership,
         peers: node.peers,
+        fragments: node.fragments,
         mayAsk: (id) => node.catchUp.mayAsk(id),
         reportsHeard: (signal) => node.catchUp.reportsHeard(app.settings.cluster.heartbeatIntervalMs, signal),
         localKeys: (range) =>

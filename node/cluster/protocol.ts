@@ -9,7 +9,7 @@ export interface ProtocolVersion {
   minor: number;
 }
 
-export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 8 });
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 9 });
 
 /** The minor of major 1 from which a node reads `RingEpoch.layout`; an older node would place a laid-out epoch on the ring. */
 export const LAYOUT_MINOR = 4;
@@ -22,6 +22,9 @@ export const CATALOG_MINOR = 6;
  * (`ShardQueryMessage.final_progress`); an older caller gets them in a `progress` message first.
  */
 export const FINAL_PROGRESS_MINOR = 7;
+
+/** The minor of major 1 from which a node runs fragments on one long-lived call (ShardQuery.Fragments). */
+export const FRAGMENT_STREAM_MINOR = 9;
 
 /** The majors this release speaks. A release that starts a new major keeps the previous one here for rolling upgrades. */
 export const KNOWN_MAJORS: ReadonlySet<number> = new Set([1]);

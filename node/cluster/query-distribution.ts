@@ -24,11 +24,12 @@ import { indexMatcher } from '../../storage/scan';
 import { isForgottenIn, isStoredAloneForgotten, type ClusterState, type Member } from './cluster-state';
 import { epochAt } from './epochs';
 import type { PeerClients } from './grpc/peers';
+import type { FragmentStreams } from './fragment-streams';
 import { bucketCover, bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
 import { PlacementMemo, placedRangeKey } from './placement-memo';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
-import { CATALOG_MINOR } from './protocol';
+import { CATALOG_MINOR, FRAGMENT_STREAM_MINOR } from './protocol';
 import { ownersOf } from './ring';
 import { ownersOfKey, storedAloneKeys } from './stored-alone';
 
@@ -74,6 +75,8 @@ export interface QueryDistributionOptions {
   self: string;
   membership: Membership;
   peers: PeerClients;
+  /** The long-lived fragment calls to the peers (a peer of 1.9 or later is asked on them). */
+  fragments: FragmentStreams;
   /** Whether a node may be asked for its keys, as far as hints go (CatchUp.mayAsk). */
   mayAsk: (node: string) => boolean;
   /** Resolves once this node heard every member's hint report since it started, or gave up waiting (CatchUp.reportsHeard). */
@@ -217,7 +220,15 @@ export class QueryDistribution implements Distribution {
         if (node === self) return this.options.local;
         const member = members.get(node);
         if (member === undefined) throw new Error(`node ${node} is not a member of the cluster`);
-        const target = new RemoteShardTarget(node, member.grpc, this.options.peers, range.deadlineMs, this.options.failureTimeoutMs());
+        const streams = membership.speaksMinor(node, FRAGMENT_STREAM_MINOR) ? this.options.fragments : null;
+        const target = new RemoteShardTarget(
+          node,
+          member.grpc,
+          this.options.peers,
+          range.deadlineMs,
+          this.options.failureTimeoutMs(),
+          streams,
+        );
         // A node of a release without ShardQuery.Catalog is not asked for it: its keys go to their other owners.
         return membership.speaksMinor(node, CATALOG_MINOR) ? target : { node, run: (fragment, call) => target.run(fragment, call) };
       },

@@ -15,7 +15,8 @@ import type * as wire from './grpc/messages';
 import { PeerCallError, type PeerClients } from './grpc/peers';
 import { SHARD_QUERY } from './grpc/proto';
 import { protocolVersion } from './grpc/wire';
-import { QUERY_LIMIT_REFUSAL, QUERY_SLOTS_REFUSAL } from './shard-query-service';
+import { QUERY_LIMIT_REFUSAL, QUERY_SLOTS_REFUSAL } from './fragment-serving';
+import type { FragmentListener, FragmentStreams } from './fragment-streams';
 import { countersFromWire, fragmentToWire } from './shard-query-wire';
 
 /** The longest a Keys call may take (within the query's own deadline). */
@@ -32,8 +33,8 @@ const LIMIT_CODES: ReadonlySet<string> = new Set<QueryLimitCode>([
  * A failed call as what the coordinator acts on: a query limit ends the query, a node without a
  * free query slot is busy (its keys wait or go elsewhere), anything else retries the keys elsewhere.
  */
-function callError(address: string, error: grpc.ServiceError): Error {
-  const failure = PeerCallError.from(address, error);
+function callError(failure: PeerCallError): Error {
+  const address = failure.address;
   const code = failure.facts.code;
   if (failure.reason === QUERY_SLOTS_REFUSAL) return new ShardBusyError(`node at ${address} is busy: ${failure.details}`);
   if (failure.reason === QUERY_LIMIT_REFUSAL && code !== undefined && LIMIT_CODES.has(code)) {
@@ -122,6 +123,13 @@ class FloorRaiser {
 /** The longest a Catalog call may take (within the request's own deadline): it reads headers only. */
 export const CATALOG_TIMEOUT_MS = 10_000;
 
+/** A started fragment as run() drives it; only a Query call's stream pauses (an export's). */
+interface FragmentCall {
+  cancel(): void;
+  pause(): void;
+  resume(): void;
+}
+
 export class RemoteShardTarget implements ShardTarget {
   constructor(
     readonly node: string,
@@ -137,6 +145,8 @@ export class RemoteShardTarget implements ShardTarget {
      * back (an export's slow client), the callee cannot send, so the watch waits too.
      */
     private readonly silenceMs: number,
+    /** The calls to the peers that carry many fragments each; null: a Query call per fragment (a peer before 1.9). */
+    private readonly streams: FragmentStreams | null = null,
   ) {}
 
   /** The node's catalog part of `keys` (ShardQuery.Catalog). */
@@ -155,16 +165,31 @@ export class RemoteShardTarget implements ShardTarget {
     return JSON.parse(reply.part.toString('utf8')) as CatalogPart;
   }
 
+  /**
+   * Starts the fragment: on the peer's Fragments call when this node has one (a peer of 1.9 or
+   * later), an export always on a Query call of its own, whose stream this node can pause.
+   */
+  private open(request: wire.ShardQueryRequest, listener: FragmentListener): FragmentCall {
+    if (this.streams !== null && !request.stream) {
+      const running = this.streams.start(this.address, request, this.deadlineMs - Date.now(), listener);
+      return { cancel: () => running.cancel(), pause: () => undefined, resume: () => undefined };
+    }
+    const method = SHARD_QUERY.Query;
+    const call = this.peers
+      .client(this.address)
+      .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, { deadline: this.deadlineMs });
+    call.on('data', (message: wire.ShardQueryMessage) => listener.message(message));
+    call.on('error', (error: grpc.ServiceError) => listener.error(PeerCallError.from(this.address, error)));
+    call.on('end', () => listener.end());
+    return call;
+  }
+
   run(fragment: ShardFragment, shardCall: ShardCall): Promise<ShardResult> {
     const { signal, onRows, onProgress, headFloor } = shardCall;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason as Error);
-      const method = SHARD_QUERY.Query;
       const fragmentId = headFloor === undefined ? '' : randomUUID();
       const request = fragmentToWire(fragment, { fragmentId, headFloor: headFloor?.current ?? -Infinity });
-      const call = this.peers
-        .client(this.address)
-        .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, { deadline: this.deadlineMs });
       // The other shards' rises go to the callee; the callee's own come back as head_floor messages.
       const raiser = headFloor === undefined ? null : new FloorRaiser(this.peers, this.address, fragmentId, this.deadlineMs);
       const stopFloor = headFloor?.onRaise((time) => raiser?.raise(time)) ?? ((): void => undefined);
@@ -207,9 +232,7 @@ export class RemoteShardTarget implements ShardTarget {
         call.cancel();
         settle(signal.reason as Error);
       };
-      signal.addEventListener('abort', cancel, { once: true });
-      watch();
-      call.on('data', (message: wire.ShardQueryMessage) => {
+      const message = (message: wire.ShardQueryMessage): void => {
         watch();
         try {
           if (message.body === 'progress' && message.progress) onProgress?.(countersFromWire(message.progress));
@@ -242,11 +265,14 @@ export class RemoteShardTarget implements ShardTarget {
           call.cancel();
           settle(error as Error);
         }
+      };
+      const call = this.open(request, {
+        message,
+        error: (error) => settle(callError(error)),
+        end: () => void handing.then(() => settle(null)),
       });
-      call.on('error', (error: grpc.ServiceError) => settle(callError(this.address, error)));
-      call.on('end', () => {
-        void handing.then(() => settle(null));
-      });
+      signal.addEventListener('abort', cancel, { once: true });
+      watch();
     });
   }
 }

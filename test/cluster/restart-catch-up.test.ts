@@ -13,7 +13,7 @@ import { postJson, request } from '../helpers/server';
 import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
 import { TEST_REPLAY_RATE_VARIABLE } from '../../node/cluster/hint-replay';
 import { RemoteShardTarget } from '../../node/cluster/remote-shard-target';
-import { CATCHING_UP_REFUSAL } from '../../node/cluster/shard-query-service';
+import { CATCHING_UP_REFUSAL } from '../../node/cluster/fragment-serving';
 import { startClusteredServers, stopClusteredServers, storedEvents, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
 import { metricValue } from './helpers/metrics';
 import { placeRequest, type RingLayout } from './helpers/placement';

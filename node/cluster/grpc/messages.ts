@@ -264,6 +264,33 @@ export interface ShardQueryMessage {
   final_progress?: ShardQueryProgress | null;
 }
 
+/** (1.9) A frame of the Fragments call from the caller: `body` names the member that is set. */
+export interface FragmentFrame {
+  protocol_version: ProtocolVersion | null;
+  id: number;
+  body?: 'start' | 'cancel';
+  start?: ShardQueryRequest | null;
+  cancel?: boolean;
+  timeout_ms: number;
+}
+
+/** (1.9) A fragment that ended without a result. */
+export interface FragmentFailure {
+  code: number;
+  details: string;
+  reason: string;
+  facts: Record<string, string>;
+}
+
+/** (1.9) A reply on the Fragments call: `body` names the member that is set. */
+export interface FragmentReply {
+  protocol_version: ProtocolVersion | null;
+  id: number;
+  body?: 'message' | 'failure';
+  message?: ShardQueryMessage | null;
+  failure?: FragmentFailure | null;
+}
+
 export interface TailSubscribeRequest {
   protocol_version: ProtocolVersion | null;
   text: string;

@@ -80,6 +80,7 @@ export const SHARD_QUERY = {
   Query: method<wire.ShardQueryRequest, wire.ShardQueryMessage>(SHARD_QUERY_SERVICE, 'Query'),
   RaiseFloor: method<wire.RaiseFloorRequest, wire.RaiseFloorReply>(SHARD_QUERY_SERVICE, 'RaiseFloor'),
   Catalog: method<wire.ShardCatalogRequest, wire.ShardCatalogReply>(SHARD_QUERY_SERVICE, 'Catalog'),
+  Fragments: method<wire.FragmentFrame, wire.FragmentReply>(SHARD_QUERY_SERVICE, 'Fragments'),
 };
 
 export const TAIL_SERVICE = service('Tail');

@@ -50,7 +50,7 @@ export function refusalTrailers(refusal: RpcRefusal): grpc.Metadata {
 }
 
 /** Ends a server stream with a status, the refusal's reason and facts in the trailers (as unary() does). */
-export function endWith(call: grpc.ServerWritableStream<unknown, unknown>, refusal: RpcRefusal): void {
+export function endWith(call: Pick<grpc.ServerWritableStream<unknown, unknown>, 'emit'>, refusal: RpcRefusal): void {
   call.emit('error', { code: refusal.code, details: refusal.message, metadata: refusalTrailers(refusal) });
 }
 
@@ -130,6 +130,8 @@ export class GrpcServer {
   /** Connections that have not sent the whole preface yet. */
   private readonly awaitingPreface = new Set<net.Socket>();
   private listening = false;
+  /** Run as close() begins (onClose). */
+  private readonly closing: (() => void)[] = [];
   private readonly prefaceTimeoutMs: number;
   private readonly tls: TlsMaterial | null;
   private readonly onTlsRefused: (peer: string, reason: string) => void;
@@ -259,8 +261,17 @@ export class GrpcServer {
     return listener;
   }
 
+  /**
+   * Runs `hook` as close() begins: a service whose calls stay open (ShardQuery.Fragments) ends them
+   * once their work is answered, instead of holding the shutdown to its grace.
+   */
+  onClose(hook: () => void): void {
+    this.closing.push(hook);
+  }
+
   /** Lets calls in flight finish for up to `graceMs`, then cuts the rest. */
   close(graceMs: number): Promise<void> {
+    for (const hook of this.closing.splice(0)) hook();
     this.listener?.close();
     for (const socket of this.awaitingPreface) socket.destroy();
     this.awaitingPreface.clear();
