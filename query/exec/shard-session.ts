@@ -16,6 +16,7 @@ import { scanRequestOf } from './scan-request';
 import type { QueryPlan } from '../plan/plan';
 import { applyBatchOp } from './batch-ops';
 import { leadingFiltersOf } from './leading-filters';
+import { nthNewestSelected } from './nth-newest';
 import { resultSinkFor, type ResultSink } from './result-sinks';
 import type { KeyedRow } from './sorted-rows';
 import type { TimedRow } from './rows';
@@ -213,11 +214,8 @@ export class ShardSession implements LateRows {
     let kept = 0;
     for (let i = 0; i < n; i++) if (values[sel[i]] > floor) sel[kept++] = sel[i];
     if (kept <= newest.capacity) return kept;
-    const sorted = new Float64Array(kept);
-    for (let i = 0; i < kept; i++) sorted[i] = values[sel[i]];
-    sorted.sort();
     // The N-th newest time; rows tied with it all stay (NewestRows keeps N of them).
-    const threshold = sorted[kept - newest.capacity];
+    const threshold = nthNewestSelected(values, sel, kept, newest.capacity);
     let narrowed = 0;
     for (let i = 0; i < kept; i++) if (values[sel[i]] >= threshold) sel[narrowed++] = sel[i];
     return narrowed;
