@@ -79,7 +79,7 @@ class ServedCall {
     }
     const gone = new AbortController();
     this.running.set(frame.id, gone);
-    const transport = this.transport(frame.id, gone.signal);
+    const transport = this.transport(frame.id, gone);
     if (this.stopping()) {
       return transport.refuse(
         new RpcRefusal(grpc.status.UNAVAILABLE, STOPPING_REFUSAL, "this node is stopping; ask the keys' other owners"),
@@ -97,7 +97,8 @@ class ServedCall {
     serveFragment(this.serving, frame.start!, frame.timeout_ms === 0 ? Infinity : frame.timeout_ms, transport);
   }
 
-  private transport(id: number, gone: AbortSignal): FragmentTransport {
+  private transport(id: number, controller: AbortController): FragmentTransport {
+    const gone = controller.signal;
     const reply = (body: Pick<wire.FragmentReply, 'message' | 'failure'>): Promise<void> =>
       new Promise((resolve) => {
         if (gone.aborted || this.ended || this.call.write({ protocol_version: protocolVersion(), id, ...body })) return resolve();
@@ -110,7 +111,8 @@ class ServedCall {
         gone.addEventListener('abort', drained, { once: true });
       });
     const finished = (): void => {
-      this.running.delete(id);
+      // A caller may start the id again once it canceled this run: that run is not ended here.
+      if (this.running.get(id) === controller) this.running.delete(id);
       this.endIfIdle();
     };
     const failure = (code: grpc.status, details: string, reason = '', facts: Readonly<Record<string, string>> = {}): void => {

@@ -30,6 +30,12 @@ export interface RunningFragment {
 
 type FragmentsCall = grpc.ClientDuplexStream<wire.FragmentFrame, wire.FragmentReply>;
 
+/**
+ * How long a call with no fragment running stays open: a peer forgotten, or a channel replaced by
+ * a certificate reload, is not asked again, and its call would hold the peer's server.
+ */
+export const IDLE_CALL_MS = 60_000;
+
 /** One open Fragments call and the fragments running on it, by their ids. */
 class FragmentCall {
   private nextId = 1;
@@ -38,10 +44,12 @@ class FragmentCall {
   private closed = false;
   /** Takes no new fragments; ends once the running ones are answered. */
   private retired = false;
+  private idle: NodeJS.Timeout | null = null;
 
   constructor(
     readonly client: grpc.Client,
     private readonly address: string,
+    private readonly idleMs: number,
     private readonly onClosed: (call: FragmentCall) => void,
   ) {
     const method = SHARD_QUERY.Fragments;
@@ -59,6 +67,8 @@ class FragmentCall {
 
   start(request: wire.ShardQueryRequest, timeoutMs: number, listener: FragmentListener): RunningFragment {
     const id = this.nextId++;
+    if (this.idle !== null) clearTimeout(this.idle);
+    this.idle = null;
     this.running.set(id, listener);
     this.call.write({ protocol_version: protocolVersion(), id, start: request, timeout_ms: Math.max(1, Math.ceil(timeoutMs)) });
     return {
@@ -107,16 +117,21 @@ class FragmentCall {
   }
 
   private endIfIdle(): void {
-    if (this.retired && !this.closed && this.running.size === 0) {
+    if (this.closed || this.running.size > 0) return;
+    if (this.retired) {
       this.closed = true;
       this.call.end();
       this.onClosed(this);
+    } else if (this.idle === null) {
+      this.idle = setTimeout(() => this.retire(), this.idleMs);
+      this.idle.unref();
     }
   }
 
   private fail(error: PeerCallError): void {
     const wasClosed = this.closed;
     this.closed = true;
+    if (this.idle !== null) clearTimeout(this.idle);
     const running = [...this.running.values()];
     this.running.clear();
     for (const listener of running) listener.error(error);
@@ -127,7 +142,10 @@ class FragmentCall {
 export class FragmentStreams {
   private readonly calls = new Map<string, FragmentCall>();
 
-  constructor(private readonly peers: PeerClients) {}
+  constructor(
+    private readonly peers: PeerClients,
+    private readonly idleMs = IDLE_CALL_MS,
+  ) {}
 
   /**
    * Starts a fragment on the call to `address`, opening one if none is open. It may run for
@@ -138,7 +156,7 @@ export class FragmentStreams {
     let call = this.calls.get(address);
     if (call !== undefined && call.client !== client) call.retire();
     if (call === undefined || !call.open) {
-      call = new FragmentCall(client, address, (closed) => {
+      call = new FragmentCall(client, address, this.idleMs, (closed) => {
         if (this.calls.get(address) === closed) this.calls.delete(address);
       });
       this.calls.set(address, call);

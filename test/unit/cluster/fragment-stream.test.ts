@@ -24,6 +24,7 @@ import { addShardQueryService } from '../../../node/cluster/shard-query-service'
 import { fragmentToWire } from '../../../node/cluster/shard-query-wire';
 import { localScanSource } from '../../../node/core/local-scan-source';
 import { QueryLimitError } from '../../../query/exec/limits';
+import { decodeShardResult } from '../../../query/exec/shard-results';
 import { QueryWorkerPool } from '../../../query/exec/session-pool';
 import { chunkEvents } from '../../../storage/buffer/event-chunk';
 import type { LogEvent } from '../../../storage/core/event';
@@ -107,6 +108,8 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
   const calls: string[] = [];
   /** Frames the server read on Fragments calls. */
   let framesRead = 0;
+  /** Fragments calls whose caller said it sends no more. */
+  let callsEnded = 0;
   const peers = new PeerClients(100);
   const streams = new FragmentStreams(peers);
 
@@ -116,6 +119,10 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
       .withOnReceiveMessage((message, next) => {
         if (descriptor.path === SHARD_QUERY.Fragments.path) framesRead++;
         next(message);
+      })
+      .withOnReceiveHalfClose((next) => {
+        if (descriptor.path === SHARD_QUERY.Fragments.path) callsEnded++;
+        next();
       })
       .build();
     return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());
@@ -218,6 +225,30 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
     assert.equal(await served('canceled'), canceledBefore + 1);
   });
 
+  it('answers a fragment started again under the id of one it canceled', async () => {
+    const call = peers
+      .client(address())
+      .makeBidiStreamRequest(
+        SHARD_QUERY.Fragments.path,
+        SHARD_QUERY.Fragments.requestSerialize,
+        SHARD_QUERY.Fragments.responseDeserialize,
+      ) as grpc.ClientDuplexStream<wire.FragmentFrame, wire.FragmentReply>;
+    const ended = drained(call);
+    const request = fragmentToWire(fragment(keys));
+    call.write(start(1, request));
+    call.write({ protocol_version: protocolVersion(), id: 1, cancel: true, timeout_ms: 0 });
+    call.write(start(1, request));
+    call.end();
+    const { replies, status } = await ended;
+    assert.equal(status.code, grpc.status.OK);
+    const results = replies.filter((reply) => reply.id === 1 && reply.message?.body === 'result');
+    assert.equal(results.length, 1, 'the second run answered, the first not');
+    assert.deepEqual(
+      hostCounts(mergedAnswer([{ result: decodeShardResult(results[0]!.message!.result!) }], fragment(keys).spec)),
+      countsByHost(keys),
+    );
+  });
+
   it('passes a refusal on as the Query call would: a callee without a free slot is busy', async () => {
     const taken: (() => void)[] = [];
     for (let release = slots.tryTake(); release !== null; release = slots.tryTake()) taken.push(release);
@@ -314,6 +345,21 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('ends a call no fragment used for a while; the next fragment opens another', async () => {
+    const quick = new FragmentStreams(peers, 50);
+    try {
+      const on = new RemoteShardTarget('a', address(), peers, Date.now() + 30_000, 5_000, quick);
+      calls.length = 0;
+      const ended = callsEnded;
+      assert.deepEqual(hostCounts(mergedAnswer([{ result: await run(keys, on) }], fragment(keys).spec)), countsByHost(keys));
+      while (callsEnded === ended) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(hostCounts(mergedAnswer([{ result: await run(keys, on) }], fragment(keys).spec)), countsByHost(keys));
+      assert.deepEqual(calls, [SHARD_QUERY.Fragments.path, SHARD_QUERY.Fragments.path]);
+    } finally {
+      quick.close();
+    }
   });
 
   it('a callee that stops answers the fragments it runs, then ends the call; the next fragment opens a new call', async () => {
