@@ -351,7 +351,7 @@ export class ClusterMetrics {
     });
     this.grpcCallDuration = new client.Histogram({
       name: 'trawl_grpc_client_call_duration_seconds',
-      help: 'Duration of calls this node made to peers, by service and method',
+      help: 'Duration of calls this node made to peers, by service and method (a ShardQuery Fragments call stays open while it carries fragments, and ends after a minute without one)',
       labelNames: ['service', 'method'],
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
