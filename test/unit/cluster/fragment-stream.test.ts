@@ -96,6 +96,8 @@ const start = (id: number, request: wire.ShardQueryRequest, timeoutMs = 30_000):
   timeout_ms: timeoutMs,
 });
 
+const cancel = (id: number): wire.FragmentFrame => ({ protocol_version: protocolVersion(), id, cancel: true, timeout_ms: 0 });
+
 describe('ShardQuery.Fragments: many fragments on one call', function () {
   this.timeout(60_000);
   let pool: QueryWorkerPool;
@@ -163,6 +165,20 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
   });
 
   const address = (): string => `127.0.0.1:${port}`;
+  /** `frames` on a raw Fragments call, as a peer of any kind could send them, then its end: the replies and the status. */
+  const exchange = (frames: readonly wire.FragmentFrame[]): ReturnType<typeof drained> => {
+    const call = peers
+      .client(address())
+      .makeBidiStreamRequest(
+        SHARD_QUERY.Fragments.path,
+        SHARD_QUERY.Fragments.requestSerialize,
+        SHARD_QUERY.Fragments.responseDeserialize,
+      ) as grpc.ClientDuplexStream<wire.FragmentFrame, wire.FragmentReply>;
+    const ended = drained(call);
+    for (const frame of frames) call.write(frame);
+    call.end();
+    return ended;
+  };
   const target = (deadlineMs = Date.now() + 30_000, onStream = true): RemoteShardTarget =>
     new RemoteShardTarget('a', address(), peers, deadlineMs, 5_000, onStream ? streams : null);
   const fragment = (keyList: readonly string[], text = COUNT_BY_HOST): ShardFragment => ({
@@ -198,20 +214,8 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
 
   it('a canceled fragment stops on the callee and sends nothing more; the next on the call is answered', async () => {
     const canceledBefore = await served('canceled');
-    const call = peers
-      .client(address())
-      .makeBidiStreamRequest(
-        SHARD_QUERY.Fragments.path,
-        SHARD_QUERY.Fragments.requestSerialize,
-        SHARD_QUERY.Fragments.responseDeserialize,
-      ) as grpc.ClientDuplexStream<wire.FragmentFrame, wire.FragmentReply>;
-    const ended = drained(call);
     const request = fragmentToWire(fragment(keys));
-    call.write(start(1, request));
-    call.write({ protocol_version: protocolVersion(), id: 1, cancel: true, timeout_ms: 0 });
-    call.write(start(2, request));
-    call.end();
-    const { replies, status } = await ended;
+    const { replies, status } = await exchange([start(1, request), cancel(1), start(2, request)]);
     assert.equal(status.code, grpc.status.OK);
     assert.deepEqual(
       replies.filter((reply) => reply.id === 1),
@@ -226,20 +230,8 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
   });
 
   it('answers a fragment started again under the id of one it canceled', async () => {
-    const call = peers
-      .client(address())
-      .makeBidiStreamRequest(
-        SHARD_QUERY.Fragments.path,
-        SHARD_QUERY.Fragments.requestSerialize,
-        SHARD_QUERY.Fragments.responseDeserialize,
-      ) as grpc.ClientDuplexStream<wire.FragmentFrame, wire.FragmentReply>;
-    const ended = drained(call);
     const request = fragmentToWire(fragment(keys));
-    call.write(start(1, request));
-    call.write({ protocol_version: protocolVersion(), id: 1, cancel: true, timeout_ms: 0 });
-    call.write(start(1, request));
-    call.end();
-    const { replies, status } = await ended;
+    const { replies, status } = await exchange([start(1, request), cancel(1), start(1, request)]);
     assert.equal(status.code, grpc.status.OK);
     const results = replies.filter((reply) => reply.id === 1 && reply.message?.body === 'result');
     assert.equal(results.length, 1, 'the second run answered, the first not');
@@ -265,14 +257,6 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
   });
 
   it('ends the call INVALID_ARGUMENT for a frame that breaks its rules, and refuses an export on it', async () => {
-    const open = (): grpc.ClientDuplexStream<wire.FragmentFrame, wire.FragmentReply> =>
-      peers
-        .client(address())
-        .makeBidiStreamRequest(
-          SHARD_QUERY.Fragments.path,
-          SHARD_QUERY.Fragments.requestSerialize,
-          SHARD_QUERY.Fragments.responseDeserialize,
-        ) as grpc.ClientDuplexStream<wire.FragmentFrame, wire.FragmentReply>;
     const request = fragmentToWire(fragment(keys));
     const broken: { name: string; frames: wire.FragmentFrame[] }[] = [
       { name: 'id 0', frames: [start(0, request)] },
@@ -281,19 +265,11 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
       { name: 'no protocol version', frames: [{ ...start(1, request), protocol_version: null }] },
     ];
     for (const { name, frames } of broken) {
-      const call = open();
-      const ended = drained(call);
-      for (const frame of frames) call.write(frame);
-      const { status } = await ended;
+      const { status } = await exchange(frames);
       assert.equal(status.code, grpc.status.INVALID_ARGUMENT, name);
       assert.equal(status.metadata.get(REFUSAL_KEY)[0], INVALID_FRAME_REFUSAL, name);
     }
-    const call = open();
-    const ended = drained(call);
-    call.write(start(1, { ...request, stream: true }));
-    call.write(start(2, request));
-    call.end();
-    const { replies, status } = await ended;
+    const { replies, status } = await exchange([start(1, { ...request, stream: true }), start(2, request)]);
     assert.equal(status.code, grpc.status.OK);
     const exportReply = replies.find((reply) => reply.id === 1);
     assert.equal(exportReply?.failure?.code, grpc.status.INVALID_ARGUMENT);
@@ -312,21 +288,13 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
     });
     await fc.assert(
       fc.asyncProperty(fc.array(frame, { minLength: 1, maxLength: 4 }), async (frames) => {
-        const call = peers
-          .client(address())
-          .makeBidiStreamRequest(
-            SHARD_QUERY.Fragments.path,
-            SHARD_QUERY.Fragments.requestSerialize,
-            SHARD_QUERY.Fragments.responseDeserialize,
-          ) as grpc.ClientDuplexStream<wire.FragmentFrame, wire.FragmentReply>;
-        const ended = drained(call);
-        for (const each of frames) {
-          const request = { ...fragmentToWire(fragment([])), text: each.text, keys: each.keys, limit: each.limit };
-          const body = each.body === 'start' ? { start: request } : each.body === 'cancel' ? { cancel: true } : {};
-          call.write({ protocol_version: protocolVersion(), id: each.id, timeout_ms: each.timeoutMs, ...body });
-        }
-        call.end();
-        const { replies, status } = await ended;
+        const { replies, status } = await exchange(
+          frames.map((each) => {
+            const request = { ...fragmentToWire(fragment([])), text: each.text, keys: each.keys, limit: each.limit };
+            const body = each.body === 'start' ? { start: request } : each.body === 'cancel' ? { cancel: true } : {};
+            return { protocol_version: protocolVersion(), id: each.id, timeout_ms: each.timeoutMs, ...body };
+          }),
+        );
         assert.ok(status.code === grpc.status.OK || status.code === grpc.status.INVALID_ARGUMENT, `${status.code}: ${status.details}`);
         for (const reply of replies) {
           assert.ok(reply.body === 'message' || reply.body === 'failure');
