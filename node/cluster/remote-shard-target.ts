@@ -1,8 +1,10 @@
 /**
- * Another node as a shard target: its ShardQuery.Keys and ShardQuery.Query calls. The Query call
- * has the query's deadline; the query's abort cancels it (the callee stops its work at once).
- * Export rows are handed on one batch at a time: the stream is paused while a batch is written,
- * so a slow client holds the remote scan back instead of filling this node's memory.
+ * Another node as a shard target: its ShardQuery.Keys call, and a fragment run as a frame of the
+ * node's long-lived Fragments call (fragment-streams.ts) or, for an export or a peer before 1.9,
+ * as a Query call of its own. Either has the query's deadline; the query's abort cancels it (the
+ * callee stops its work at once). Export rows are handed on one batch at a time: the Query stream
+ * is paused while a batch is written, so a slow client holds the remote scan back instead of
+ * filling this node's memory.
  */
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'crypto';
