@@ -214,6 +214,8 @@ export class ShardSession implements LateRows {
     let kept = 0;
     for (let i = 0; i < n; i++) if (values[sel[i]] > floor) sel[kept++] = sel[i];
     if (kept <= newest.capacity) return kept;
+    // A page of no rows (`limit 0`): each row only counts as matched.
+    if (newest.capacity === 0) return 0;
     // The N-th newest time; rows tied with it all stay (NewestRows keeps N of them).
     const threshold = nthNewestSelected(values, sel, kept, newest.capacity);
     let narrowed = 0;
