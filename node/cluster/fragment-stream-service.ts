@@ -10,7 +10,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type * as wire from './grpc/messages';
-import { endWith, RpcRefusal, type GrpcServer } from './grpc/server';
+import { endWith, RpcRefusal, writeWhenReady, type GrpcServer } from './grpc/server';
 import { protocolVersion } from './grpc/wire';
 import { protocolProblem } from './protocol';
 import { serveFragment, type FragmentServing, type FragmentTransport } from './fragment-serving';
@@ -100,16 +100,7 @@ class ServedCall {
   private transport(id: number, controller: AbortController): FragmentTransport {
     const gone = controller.signal;
     const reply = (body: Pick<wire.FragmentReply, 'message' | 'failure'>): Promise<void> =>
-      new Promise((resolve) => {
-        if (gone.aborted || this.ended || this.call.write({ protocol_version: protocolVersion(), id, ...body })) return resolve();
-        const drained = (): void => {
-          this.call.off('drain', drained);
-          gone.removeEventListener('abort', drained);
-          resolve();
-        };
-        this.call.once('drain', drained);
-        gone.addEventListener('abort', drained, { once: true });
-      });
+      this.ended ? Promise.resolve() : writeWhenReady(this.call, { protocol_version: protocolVersion(), id, ...body }, gone);
     const finished = (): void => {
       // A caller may start the id again once it canceled this run: that run is not ended here.
       if (this.running.get(id) === controller) this.running.delete(id);

@@ -11,7 +11,7 @@ import { localCatalogPart } from '../../coordinator/local-catalog';
 import { indexMatcher } from '../../storage/scan';
 import type * as wire from './grpc/messages';
 import { SHARD_QUERY_SERVICE } from './grpc/proto';
-import { endWith, RpcRefusal, unary, type GrpcServer } from './grpc/server';
+import { endWith, RpcRefusal, unary, writeWhenReady, type GrpcServer } from './grpc/server';
 import { protocolVersion } from './grpc/wire';
 import { FragmentFloors } from './fragment-floors';
 import {
@@ -47,17 +47,7 @@ function queryCallTransport(call: QueryCall): FragmentTransport {
   };
   return {
     gone: gone.signal,
-    write: (message) =>
-      new Promise((resolve) => {
-        if (gone.signal.aborted || call.write(message)) return resolve();
-        const drained = (): void => {
-          call.off('drain', drained);
-          gone.signal.removeEventListener('abort', drained);
-          resolve();
-        };
-        call.once('drain', drained);
-        gone.signal.addEventListener('abort', drained, { once: true });
-      }),
+    write: (message) => writeWhenReady(call, message, gone.signal),
     end: () => {
       done();
       call.end();

@@ -49,6 +49,31 @@ export function refusalTrailers(refusal: RpcRefusal): grpc.Metadata {
   return metadata;
 }
 
+/**
+ * Writes `message` on a server stream; resolves once the stream takes more (at once unless its
+ * buffer is full), or when `gone` aborts. Nothing is written once `gone` has aborted.
+ */
+export function writeWhenReady<Message>(
+  stream: {
+    write(message: Message): boolean;
+    once(event: 'drain', listener: () => void): unknown;
+    off(event: 'drain', listener: () => void): unknown;
+  },
+  message: Message,
+  gone: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve) => {
+    if (gone.aborted || stream.write(message)) return resolve();
+    const drained = (): void => {
+      stream.off('drain', drained);
+      gone.removeEventListener('abort', drained);
+      resolve();
+    };
+    stream.once('drain', drained);
+    gone.addEventListener('abort', drained, { once: true });
+  });
+}
+
 /** Ends a server stream with a status, the refusal's reason and facts in the trailers (as unary() does). */
 export function endWith(call: Pick<grpc.ServerWritableStream<unknown, unknown>, 'emit'>, refusal: RpcRefusal): void {
   call.emit('error', { code: refusal.code, details: refusal.message, metadata: refusalTrailers(refusal) });
