@@ -15,8 +15,12 @@ export interface KeyAssignment {
 
 /**
  * `owners(key)`: the key's owner node ids, in ring order. `usable(node, key)`: whether the node can
- * answer for the key now. Keys are taken in sorted order and each goes to its usable owner with the
- * fewest keys so far (ties by ring order), so the result depends only on the inputs.
+ * answer for the key now. The keys of one piece with the same owners go to one owner together:
+ * each owner stores them in one segment (storage/segment/segment-keys.ts) and can read them all
+ * or none. Such groups are taken in the order of their first key (keys sorted), and each goes to
+ * the owner that can answer for all of its keys with the fewest keys so far (ties by ring order),
+ * so the result depends only on the inputs. A group no single owner can answer for whole is
+ * assigned key by key the same way; a key with no usable owner is missing.
  */
 export function assignKeys(
   keys: Iterable<string>,
@@ -25,25 +29,61 @@ export function assignKeys(
 ): KeyAssignment {
   const byNode = new Map<string, string[]>();
   const missing: string[] = [];
-  for (const key of [...new Set(keys)].sort()) {
+  const give = (node: string, given: readonly string[]): void => {
+    let list = byNode.get(node);
+    if (list === undefined) byNode.set(node, (list = []));
+    list.push(...given);
+  };
+  const leastLoaded = (candidates: readonly string[], canAnswer: (node: string) => boolean): string | null => {
     let chosen: string | null = null;
     let load = Infinity;
-    for (const node of owners(key)) {
-      if (!usable(node, key)) continue;
+    for (const node of candidates) {
+      if (!canAnswer(node)) continue;
       const assigned = byNode.get(node)?.length ?? 0;
       if (assigned < load) {
         chosen = node;
         load = assigned;
       }
     }
-    if (chosen === null) missing.push(key);
-    else {
-      let list = byNode.get(chosen);
-      if (list === undefined) byNode.set(chosen, (list = []));
-      list.push(key);
+    return chosen;
+  };
+  for (const group of storageGroups([...new Set(keys)].sort(), owners)) {
+    const whole = leastLoaded(owners(group[0]!), (node) => group.every((key) => usable(node, key)));
+    if (whole !== null) {
+      give(whole, group);
+      continue;
+    }
+    for (const key of group) {
+      const chosen = leastLoaded(owners(key), (node) => usable(node, key));
+      if (chosen === null) missing.push(key);
+      else give(chosen, [key]);
     }
   }
   return { byNode, missing };
+}
+
+/** An owner list's members, sorted: kept per list, as a coordinator's lists are kept between queries (placement-memo.ts). */
+const ownerSets = new WeakMap<readonly string[], string>();
+
+function ownerSetOf(owners: readonly string[]): string {
+  let set = ownerSets.get(owners);
+  if (set === undefined) ownerSets.set(owners, (set = [...owners].sort().join(',')));
+  return set;
+}
+
+/**
+ * Sorted keys grouped by piece (`index|bucket`, keyString less the partition) and owner set, in
+ * the order of each group's first key.
+ */
+function storageGroups(sorted: readonly string[], owners: (key: string) => readonly string[]): string[][] {
+  const groups = new Map<string, string[]>();
+  for (const key of sorted) {
+    const name = `${key.slice(0, key.lastIndexOf('|'))}|${ownerSetOf(owners(key))}`;
+    const group = groups.get(name);
+    if (group === undefined) groups.set(name, [key]);
+    else group.push(key);
+  }
+  return [...groups.values()];
 }
 
 /**

@@ -8,6 +8,7 @@ import { RAW_COLUMN, TIME_COLUMN } from './core/event';
 import { fieldRow, fieldValues, unpackStrings, type EventChunk, type PackedStrings } from './buffer/event-chunk';
 import type { MemTable } from './buffer/memtable';
 import { keyString } from './core/partition';
+import { keyCoverage, keyStringsOf, PartialSegmentError } from './segment/segment-keys';
 import type { ColumnStats, SegmentHeader } from './segment/header';
 import { SourceNumbering } from './segment/source-stats';
 import { chunkColumnStats } from './chunk-column-stats';
@@ -70,6 +71,14 @@ export function looksLikeTimestamp(text: string): boolean {
 
 function keyAllowed(key: { index: string; bucket: number; partition: number }, filter: CatalogFilter): boolean {
   return filter.keys === undefined || filter.keys === null || filter.keys.has(keyString(key));
+}
+
+/** Whether the filter takes a segment: every key of it, or none (a filter naming some of them is refused). */
+function segmentAllowed(header: SegmentHeader, filter: CatalogFilter): boolean {
+  if (header.partitions === undefined || filter.keys === undefined || filter.keys === null) return keyAllowed(header, filter);
+  const coverage = keyCoverage(keyStringsOf(header), filter.keys);
+  if (coverage === 'some') throw new PartialSegmentError(header);
+  return coverage === 'all';
 }
 
 function overlaps(minTime: number, maxTime: number, filter: CatalogFilter): boolean {
@@ -156,7 +165,7 @@ export class Catalog {
     };
     for (const header of segments) {
       if (filter.index !== null && !filter.index(header.index)) continue;
-      if (!overlaps(header.minTime, header.maxTime, filter) || !keyAllowed(header, filter)) continue;
+      if (!overlaps(header.minTime, header.maxTime, filter) || !segmentAllowed(header, filter)) continue;
       const sourceFields = filter.source === null ? null : new Set(header.sources.find((s) => s.name === filter.source)?.fields ?? []);
       if (sourceFields !== null && sourceFields.size === 0) continue;
       for (const column of header.columns) {
@@ -251,7 +260,7 @@ export class Catalog {
     };
     for (const header of segments) {
       if (filter.index !== null && !filter.index(header.index)) continue;
-      if (!overlaps(header.minTime, header.maxTime, filter) || !keyAllowed(header, filter)) continue;
+      if (!overlaps(header.minTime, header.maxTime, filter) || !segmentAllowed(header, filter)) continue;
       for (const source of header.sources) {
         const summary = get(source.name);
         summary.eventCount += source.rows;

@@ -11,7 +11,7 @@ import { CodecPool } from './threads/codec-pool';
 import { compactGroup, pickCompactions, readManifests, type CompactionManifest, type CompactionOptions } from './lifecycle/compactor';
 import { isUserIndexName, type LogEvent } from './core/event';
 import type { EventChunk } from './buffer/event-chunk';
-import { flushGeneration, type FlushResult } from './lifecycle/flusher';
+import { flushGeneration, type FlushResult, type GroupOf } from './lifecycle/flusher';
 import type { Placement } from './core/partition';
 import { applyRetention, type RetentionResult } from './lifecycle/retention';
 import { WAL_PREFIX } from './core/keys';
@@ -147,6 +147,18 @@ export class StorageEngine extends EventEmitter {
 
   private splits: readonly number[] = [];
 
+  /** The storage groups keys are flushed in (lifecycle/flusher.ts GroupOf); null: each key alone. */
+  private groupOf: GroupOf | null = null;
+
+  /**
+   * Stores the partitions of a piece that `groupOf` puts in one group together from the next
+   * flush on (segment/segment-keys.ts): a cluster node groups them by their owners. A group must
+   * never change for a key once its events are stored, or a read could name part of a segment.
+   */
+  setGrouping(groupOf: GroupOf | null): void {
+    this.groupOf = groupOf;
+  }
+
   /**
    * The instants new events' keys split buckets at (core/partition.ts pieceOf): a cluster's ring
    * epochs that start inside a bucket. Keys already buffered keep their pieces.
@@ -198,6 +210,7 @@ export class StorageEngine extends EventEmitter {
             compressionLevel: this.options.compressionLevel,
             segmentMaxEvents: this.options.segmentMaxEvents,
             sync: this.options.fsync,
+            groupOf: this.groupOf,
           });
           results.push(result);
           this.emit('flush', result);

@@ -8,6 +8,7 @@ import { chunkBatch, rowsInRange } from './buffer/chunk-read';
 import type { Column, ColumnBatch } from './core/column';
 import type { EventChunk } from './buffer/event-chunk';
 import { keyString } from './core/partition';
+import { keyCoverage, keyStringsOf, PartialSegmentError } from './segment/segment-keys';
 import type { FieldValue } from './core/event';
 import { INDEX_COLUMN, isUserIndexName, TIME_COLUMN } from './core/event';
 import type { MemTable } from './buffer/memtable';
@@ -156,7 +157,8 @@ function statsAllow(column: ColumnStats | undefined, predicate: ColumnPredicate,
 /** Decides which segments and buffered rows a scan reads. Reads only bloom filters from disk. */
 /** What planning looks up in a header on every query, made once per header (a header never changes). */
 interface PlanningView {
-  key: string;
+  /** The segment's partition keys (one, or a storage group's: segment/segment-keys.ts). */
+  keys: string[];
   columns: Map<string, ColumnStats>;
 }
 const planningViews = new WeakMap<SegmentHeader, PlanningView>();
@@ -164,10 +166,18 @@ const planningViews = new WeakMap<SegmentHeader, PlanningView>();
 function planningViewOf(header: SegmentHeader): PlanningView {
   let view = planningViews.get(header);
   if (view === undefined) {
-    view = { key: keyString(header), columns: new Map(header.columns.map((column) => [column.name, column])) };
+    view = { keys: keyStringsOf(header), columns: new Map(header.columns.map((column) => [column.name, column])) };
     planningViews.set(header, view);
   }
   return view;
+}
+
+/** Whether a read names every key of a segment (false: none); a read naming some of them is refused. */
+function askedWhole(header: SegmentHeader, view: PlanningView, keys: ReadonlySet<string>): boolean {
+  if (view.keys.length === 1) return keys.has(view.keys[0]!);
+  const coverage = keyCoverage(view.keys, keys);
+  if (coverage === 'some') throw new PartialSegmentError(header);
+  return coverage === 'all';
 }
 
 export async function planScan(store: SegmentStore, buffer: WriteBuffer, request: ScanRequest, trace = false): Promise<ScanPlan> {
@@ -180,7 +190,7 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
   for (const header of store.all()) {
     stats.segmentsTotal++;
     const view = planningViewOf(header);
-    if (!request.index(header.index) || (keys !== undefined && !keys.has(view.key))) {
+    if (!request.index(header.index) || (keys !== undefined && !askedWhole(header, view, keys))) {
       stats.segmentsSkippedIndex++;
       decide(header, 'skipped: index');
       continue;
@@ -268,7 +278,7 @@ export function localKeys(
   const keys = new Set<string>();
   for (const header of store.all()) {
     if (!request.index(header.index) || header.maxTime < request.fromMicros || header.minTime >= request.toMicros) continue;
-    keys.add(keyString(header));
+    for (const key of planningViewOf(header).keys) keys.add(key);
   }
   for (const generation of buffer.generations()) {
     for (const table of generation.tables.values()) {

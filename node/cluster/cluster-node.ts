@@ -12,6 +12,7 @@ import type { MetadataStore } from '../metadata/store';
 import { CatchUp } from './catch-up';
 import { memberById, type ClusterState, type Member, type StoredAlone } from './cluster-state';
 import { setApartStoredAlone } from './stored-alone';
+import { storageGroupOf } from './storage-groups';
 import { PeerClients } from './grpc/peers';
 import { FragmentStreams } from './fragment-streams';
 import { GrpcServer } from './grpc/server';
@@ -177,6 +178,7 @@ export class ClusterNode {
         ),
       );
     membership.on('state', applySplits);
+    engine.setGrouping(storageGroupOf(() => membership.state(), cluster.replicationFactor));
     const payload = new MetadataPayload(metadata);
     membership.carryPayload(payload);
     const node = new ClusterNode(

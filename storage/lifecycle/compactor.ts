@@ -1,5 +1,6 @@
 /**
- * Compaction: merges small segments of the same partition key into bigger ones (up to
+ * Compaction: merges small segments of the same partition key (or storage group of a piece:
+ * segment/segment-keys.ts) into bigger ones (up to
  * `segment_max_events` rows) and records a manifest per merge. Retention lives in retention.ts.
  *
  * Policy (tiered, to bound write amplification): in a bucket still receiving data, merge once at
@@ -16,6 +17,7 @@ import { BLOCK_ROWS, withIdentity } from './segment-builder';
 import type { SegmentStore } from './segment-store';
 import type { SegmentHeader } from '../segment/header';
 import { bucketEndOf } from '../core/partition';
+import { unionOfPartitions } from '../segment/segment-keys';
 
 export const MIN_OPEN_BUCKET_INPUTS = 4;
 
@@ -52,7 +54,10 @@ export interface CompactionManifest {
   duration_ms: number;
   index: string;
   bucket: string;
+  /** The output's partition; of a storage group's segment, the first of `partitions`. */
   partition: number;
+  /** A storage group's segment (segment/segment-keys.ts): every partition it holds. */
+  partitions?: number[];
   level: number;
   inputs: { id: string; rows: number; bytes: number; level: number }[];
   output: { id: string; rows: number; bytes: number };
@@ -159,12 +164,19 @@ export async function compactGroup(
       rawRefs: true,
     });
     const level = 1 + Math.max(...inputs.map((input) => input.level));
-    const segment = withIdentity(encoded, inputs[0], {
-      compressionLevel: options.compressionLevel,
-      segmentMaxEvents: Infinity,
-      level,
-      nextId: () => store.nextId(),
-    });
+    const group = inputs[0].group;
+    const grouping = group === undefined ? undefined : { group, partitions: unionOfPartitions(inputs) };
+    const segment = withIdentity(
+      encoded,
+      inputs[0],
+      {
+        compressionLevel: options.compressionLevel,
+        segmentMaxEvents: Infinity,
+        level,
+        nextId: () => store.nextId(),
+      },
+      grouping,
+    );
     const finished = Date.now();
     const bytesBefore = inputs.reduce((sum, input) => sum + input.bytes, 0);
     const manifest: CompactionManifest = {
@@ -175,6 +187,7 @@ export async function compactGroup(
       index: segment.header.index,
       bucket: new Date(segment.header.bucket / 1000).toISOString(),
       partition: segment.header.partition,
+      ...(segment.header.partitions === undefined ? {} : { partitions: segment.header.partitions }),
       level,
       inputs: inputs.map((input) => ({ id: input.id, rows: input.rowCount, bytes: input.bytes, level: input.level })),
       output: { id: segment.header.id, rows: segment.header.rowCount, bytes: segment.header.bytes },

@@ -1,6 +1,7 @@
 /**
- * Turns buffered chunks of one partition key into stored-segment data: cuts them at `segment_max_events`,
- * encodes each part and fills in the header's identity and source summary.
+ * Turns buffered chunks of one partition key, or of one storage group of a piece
+ * (segment/segment-keys.ts), into stored-segment data: cuts them at `segment_max_events`, encodes
+ * each part and fills in the header's identity and source summary.
  */
 import type { CodecPool } from '../threads/codec-pool';
 import type { PartitionKey } from '../core/partition';
@@ -18,8 +19,14 @@ export interface BuildOptions {
   nextId: () => string;
 }
 
-/** Gives an encoded segment its identity. */
-export function withIdentity(encoded: CodecResult, key: PartitionKey, options: BuildOptions): EncodedSegmentData {
+/** A segment of several partitions of one piece: its storage group and partitions (ascending). */
+export interface Grouping {
+  group: string;
+  partitions: number[];
+}
+
+/** Gives an encoded segment its identity: one key, or with `grouping` the partitions of one group (`key` the first). */
+export function withIdentity(encoded: CodecResult, key: PartitionKey, options: BuildOptions, grouping?: Grouping): EncodedSegmentData {
   return {
     header: {
       ...encoded.stats,
@@ -27,7 +34,8 @@ export function withIdentity(encoded: CodecResult, key: PartitionKey, options: B
       id: options.nextId(),
       index: key.index,
       bucket: key.bucket,
-      partition: key.partition,
+      partition: grouping === undefined ? key.partition : grouping.partitions[0],
+      ...(grouping === undefined ? {} : { partitions: grouping.partitions, group: grouping.group }),
       level: options.level,
       createdAt: Date.now(),
       sources: encoded.sources,
@@ -37,17 +45,24 @@ export function withIdentity(encoded: CodecResult, key: PartitionKey, options: B
   };
 }
 
-/** Encodes buffered chunks (in the codec pool) as one or more segments of at most `segmentMaxEvents` rows. */
+/**
+ * Encodes buffered chunks (in the codec pool) as one or more segments of at most `segmentMaxEvents`
+ * rows: of `key` alone, or with `group` of the partitions of one storage group (each segment
+ * lists the partitions its rows came from).
+ */
 export async function buildSegments(
   pool: CodecPool,
   chunks: readonly EventChunk[],
   key: PartitionKey,
   options: BuildOptions,
+  group?: string,
 ): Promise<EncodedSegmentData[]> {
   return Promise.all(
     groupChunkRows(chunks, options.segmentMaxEvents).map(async (pieces) => {
       const encoded = await pool.encode(pieces, { compressionLevel: options.compressionLevel, blockRows: BLOCK_ROWS });
-      return withIdentity(encoded, key, options);
+      if (group === undefined) return withIdentity(encoded, key, options);
+      const partitions = [...new Set(pieces.map((piece) => piece.chunk.key.partition))].sort((a, b) => a - b);
+      return withIdentity(encoded, { ...key, partition: partitions[0]! }, options, { group, partitions });
     }),
   );
 }

@@ -16,10 +16,11 @@ import {
   segmentCounterOf,
   segmentIdFor,
 } from '../core/keys';
-import { keyString, type PartitionKey } from '../core/partition';
+import type { PartitionKey } from '../core/partition';
 import type { Rocks, WriteOp } from '../core/rocks';
 import { withRawRefs, type SegmentHeader } from '../segment/header';
 import { decodeColumns } from '../segment/row-block';
+import { compactionKeyOf } from '../segment/segment-keys';
 
 /** The named columns of one row block of a segment, to read. */
 export interface BlockRead {
@@ -90,11 +91,11 @@ export class SegmentStore {
     return this.headers.size;
   }
 
-  /** Headers grouped by partition key. */
+  /** Headers grouped by what compaction merges: a partition key, or a storage group of a piece. */
   byKey(): Map<string, SegmentHeader[]> {
     const groups = new Map<string, SegmentHeader[]>();
     for (const header of this.headers.values()) {
-      const key = keyString(header);
+      const key = compactionKeyOf(header);
       const group = groups.get(key);
       if (group === undefined) groups.set(key, [header]);
       else group.push(header);
@@ -134,8 +135,10 @@ export class SegmentStore {
     const headers: SegmentHeader[] = [];
     const ops: WriteOp[] = [];
     for (const header of this.headers.values()) {
-      if (header.partition === partition) continue;
-      const moved = { ...header, partition };
+      if (header.partition === partition && header.partitions === undefined) continue;
+      // A segment of a storage group becomes one of the single key too.
+      const { partitions: _partitions, group: _group, ...rest } = header;
+      const moved: SegmentHeader = { ...rest, partition };
       headers.push(moved);
       ops.push({ type: 'put', key: headerKey(header.id), value: Buffer.from(JSON.stringify(moved)) });
     }

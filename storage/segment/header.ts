@@ -103,7 +103,16 @@ export interface SegmentHeader extends SegmentStats {
   index: string;
   /** Bucket start, microseconds since the epoch. */
   bucket: number;
+  /** The segment's partition; with `partitions`, the first of them. */
   partition: number;
+  /**
+   * Present when the segment holds several partitions of one piece (a cluster node stores the
+   * partitions of a piece that have the same owners together: segment-keys.ts): all of them,
+   * ascending. A row does not record its partition, so a read takes all of them or none.
+   */
+  partitions?: number[];
+  /** The storage group of those partitions (their owners, as the node named them when it flushed). */
+  group?: string;
   /** 0 for a segment written by the flusher; compaction output is 1 + the highest input level. */
   level: number;
   /** Milliseconds since the epoch. */

@@ -67,4 +67,43 @@ describe('assigning partition keys to the nodes that answer for them', () => {
     assert.deepEqual(missing, ['only-a']);
     assert.equal(byNode.has('a'), false);
   });
+
+  it('gives the keys of one piece with the same owners to one owner, which stores them in one segment', () => {
+    // Replication 2 over 3 nodes, dealt: partition p to node p mod 3 and the next one.
+    const nodes = ['n1', 'n2', 'n3'];
+    const owners = (key: string): string[] => {
+      const partition = Number(key.split('|')[2]);
+      return [nodes[partition % 3], nodes[(partition + 1) % 3]];
+    };
+    const keys = [0, 1, 2, 3].flatMap((bucket) => Array.from({ length: 16 }, (_, p) => `main|${bucket}|${p}`));
+    const { byNode, missing } = assignKeys(keys, owners, () => true);
+    assert.deepEqual(missing, []);
+    const answerer = new Map<string, string>();
+    for (const [node, list] of byNode) {
+      for (const key of list) {
+        const [index, bucket] = key.split('|');
+        const group = `${index}|${bucket}|${[...owners(key)].sort().join()}`;
+        assert.equal(answerer.get(group) ?? node, node, `${group} is split between ${answerer.get(group)} and ${node}`);
+        answerer.set(group, node);
+      }
+    }
+    assert.equal(answerer.size, 4 * 3, 'three owner sets a bucket');
+    const loads = [...byNode.values()].map((list) => list.length);
+    assert.equal(loads.length, 3);
+    assert.ok(Math.max(...loads) - Math.min(...loads) <= 6, `loads ${loads}`);
+
+    // n1 is down: each of its groups goes whole to its other owner.
+    const without = assignKeys(keys, owners, (node) => node !== 'n1');
+    assert.equal(without.byNode.has('n1'), false);
+    assert.equal([...without.byNode.values()].flat().length, keys.length);
+  });
+
+  it('assigns a group key by key when no owner can answer for all of it', () => {
+    const owners = (): string[] => ['a', 'b'];
+    const usable = (node: string, key: string): boolean => (key === 'main|0|1' ? node === 'b' : node === 'a');
+    const { byNode, missing } = assignKeys(['main|0|0', 'main|0|1', 'main|0|2'], owners, usable);
+    assert.deepEqual(missing, []);
+    assert.deepEqual(byNode.get('a'), ['main|0|0', 'main|0|2']);
+    assert.deepEqual(byNode.get('b'), ['main|0|1']);
+  });
 });

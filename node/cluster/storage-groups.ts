@@ -1,0 +1,21 @@
+/**
+ * How a cluster node stores its partitions (storage/segment/segment-keys.ts): the partitions of
+ * one piece with the same owners go in one segment, so that a node reads a piece as one segment
+ * where it would read a dozen, and a `head` decodes one newest block. The coordinator asks one
+ * owner for all of such a group's keys (coordinator/key-assignment.ts), and a stored key never
+ * changes owners (a new ring epoch starts ahead of every stored event), so a read names all of a
+ * segment's keys or none. A stored-alone key (negative partition) stays alone.
+ */
+import type { PartitionKey } from '../../storage/core/partition';
+import type { GroupOf } from '../../storage/lifecycle/flusher';
+import type { ClusterState } from './cluster-state';
+import { ownersOf } from './ring';
+
+/** A key's storage group: its owners' ids, sorted; null for a key placed by no epoch yet or stored alone. */
+export function storageGroupOf(state: () => Pick<ClusterState, 'epochs'>, replicationFactor: number): GroupOf {
+  return (key: PartitionKey) => {
+    const { epochs } = state();
+    if (key.partition < 0 || epochs.every((epoch) => epoch.fromMicros > key.bucket)) return null;
+    return [...ownersOf(key, epochs, replicationFactor)].sort().join(',');
+  };
+}
