@@ -13,6 +13,7 @@ import { CatchUp } from './catch-up';
 import { memberById, type ClusterState, type Member, type StoredAlone } from './cluster-state';
 import { setApartStoredAlone } from './stored-alone';
 import { storageGroupOf } from './storage-groups';
+import { STORAGE_GROUP_MINOR } from './protocol';
 import { PeerClients } from './grpc/peers';
 import { FragmentStreams } from './fragment-streams';
 import { GrpcServer } from './grpc/server';
@@ -178,7 +179,13 @@ export class ClusterNode {
         ),
       );
     membership.on('state', applySplits);
-    engine.setGrouping(storageGroupOf(() => membership.state(), cluster.replicationFactor));
+    engine.setGrouping(
+      storageGroupOf(
+        () => membership.state(),
+        cluster.replicationFactor,
+        () => membership.everyMemberSpeaks(STORAGE_GROUP_MINOR),
+      ),
+    );
     const payload = new MetadataPayload(metadata);
     membership.carryPayload(payload);
     const node = new ClusterNode(

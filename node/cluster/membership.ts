@@ -104,6 +104,20 @@ export class Membership extends EventEmitter<MembershipEvents> {
     return this.core.current;
   }
 
+  /**
+   * Whether every other member was heard speaking protocol 1.`minor` or later, leaving out a
+   * removed node not heard since this node started (taken out for good, it would hold this back
+   * for ever), as the layout of a new epoch does (formation.ts layoutNow).
+   */
+  everyMemberSpeaks(minor: number): boolean {
+    const core = this.core;
+    const state = core.current;
+    const others = state.members
+      .map((member) => member.id)
+      .filter((id) => id !== core.options.self.id && !(state.removed.includes(id) && !core.peerMinors.has(id)));
+    return core.peerMinors.allAtLeast(others, minor);
+  }
+
   /** Every member with its liveness, in the state's order. */
   members(): MemberView[] {
     const core = this.core;

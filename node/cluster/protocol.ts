@@ -9,7 +9,7 @@ export interface ProtocolVersion {
   minor: number;
 }
 
-export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 9 });
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 10 });
 
 /** The minor of major 1 from which a node reads `RingEpoch.layout`; an older node would place a laid-out epoch on the ring. */
 export const LAYOUT_MINOR = 4;
@@ -25,6 +25,14 @@ export const FINAL_PROGRESS_MINOR = 7;
 
 /** The minor of major 1 from which a node runs fragments on one long-lived call (ShardQuery.Fragments). */
 export const FRAGMENT_STREAM_MINOR = 9;
+
+/**
+ * The minor of major 1 from which a coordinator asks one owner for all the keys of a piece with
+ * the same owners (coordinator/key-assignment.ts). A node stores such keys in one segment only
+ * while every member speaks it (storage-groups.ts): an older coordinator may ask two owners for
+ * parts of one group, which a node storing it together cannot answer.
+ */
+export const STORAGE_GROUP_MINOR = 10;
 
 /** The majors this release speaks. A release that starts a new major keeps the previous one here for rolling upgrades. */
 export const KNOWN_MAJORS: ReadonlySet<number> = new Set([1]);

@@ -11,11 +11,20 @@ import type { GroupOf } from '../../storage/lifecycle/flusher';
 import type { ClusterState } from './cluster-state';
 import { ownersOf } from './ring';
 
-/** A key's storage group: its owners' ids, sorted; null for a key placed by no epoch yet or stored alone. */
-export function storageGroupOf(state: () => Pick<ClusterState, 'epochs'>, replicationFactor: number): GroupOf {
+/**
+ * A key's storage group: its owners' ids, sorted. null (the key is stored alone) for a stored-alone
+ * key, a key no epoch places yet, and while `everyMemberGroups()` is false: some member may
+ * coordinate as a release before 1.10 (protocol.ts STORAGE_GROUP_MINOR) did, asking two owners
+ * for parts of one group.
+ */
+export function storageGroupOf(
+  state: () => Pick<ClusterState, 'epochs'>,
+  replicationFactor: number,
+  everyMemberGroups: () => boolean,
+): GroupOf {
   return (key: PartitionKey) => {
     const { epochs } = state();
-    if (key.partition < 0 || epochs.every((epoch) => epoch.fromMicros > key.bucket)) return null;
+    if (key.partition < 0 || epochs.every((epoch) => epoch.fromMicros > key.bucket) || !everyMemberGroups()) return null;
     return [...ownersOf(key, epochs, replicationFactor)].sort().join(',');
   };
 }
