@@ -15,9 +15,9 @@ export interface KeyAssignment {
 
 /**
  * `owners(key)`: the key's owner node ids, in ring order. `usable(node, key)`: whether the node can
- * answer for the key now. The keys of one piece with the same owners go to one owner together:
- * each owner stores them in one segment (storage/segment/segment-keys.ts) and can read them all
- * or none. Such groups are taken in the order of their first key (keys sorted), and each goes to
+ * answer for the key now. The keys of one storage group of a piece (storageGroupName: the same
+ * owners) go to one owner together: each owner stores them in one segment
+ * (storage/segment/segment-keys.ts) and can read them all or none. Such groups are taken in the order of their first key (keys sorted), and each goes to
  * the owner that can answer for all of its keys with the fewest keys so far (ties by ring order),
  * so the result depends only on the inputs. A group no single owner can answer for whole is
  * assigned key by key the same way; a key with no usable owner is missing.
@@ -72,13 +72,25 @@ function ownerSetOf(owners: readonly string[]): string {
 }
 
 /**
- * Sorted keys grouped by piece (`index|bucket`, keyString less the partition) and owner set, in
- * the order of each group's first key.
+ * The storage group of a partition of a piece with these owners (node/cluster/storage-groups.ts
+ * stores by it): the owner set, and the partition modulo the number of owners. The second part
+ * gives each owner of a set a share of a piece to answer for: at replication n over n nodes every
+ * node owns every partition, and one group a piece would leave all but one node idle on a query
+ * over one bucket.
+ */
+export function storageGroupName(partition: number, owners: readonly string[]): string {
+  return `${ownerSetOf(owners)}/${owners.length === 0 ? 0 : Math.abs(partition % owners.length)}`;
+}
+
+/**
+ * Sorted keys grouped by piece (`index|bucket`, keyString less the partition) and storage group,
+ * in the order of each group's first key.
  */
 function storageGroups(sorted: readonly string[], owners: (key: string) => readonly string[]): string[][] {
   const groups = new Map<string, string[]>();
   for (const key of sorted) {
-    const name = `${key.slice(0, key.lastIndexOf('|'))}|${ownerSetOf(owners(key))}`;
+    const cut = key.lastIndexOf('|');
+    const name = `${key.slice(0, cut)}|${storageGroupName(Number(key.slice(cut + 1)), owners(key))}`;
     const group = groups.get(name);
     if (group === undefined) groups.set(name, [key]);
     else group.push(key);

@@ -81,13 +81,13 @@ describe('assigning partition keys to the nodes that answer for them', () => {
     const answerer = new Map<string, string>();
     for (const [node, list] of byNode) {
       for (const key of list) {
-        const [index, bucket] = key.split('|');
-        const group = `${index}|${bucket}|${[...owners(key)].sort().join()}`;
+        const [index, bucket, partition] = key.split('|');
+        const group = `${index}|${bucket}|${[...owners(key)].sort().join()}|${Number(partition) % 2}`;
         assert.equal(answerer.get(group) ?? node, node, `${group} is split between ${answerer.get(group)} and ${node}`);
         answerer.set(group, node);
       }
     }
-    assert.equal(answerer.size, 4 * 3, 'three owner sets a bucket');
+    assert.equal(answerer.size, 4 * 3 * 2, 'three owner sets a bucket, each in two shares');
     const loads = [...byNode.values()].map((list) => list.length);
     assert.equal(loads.length, 3);
     assert.ok(Math.max(...loads) - Math.min(...loads) <= 6, `loads ${loads}`);
@@ -98,12 +98,27 @@ describe('assigning partition keys to the nodes that answer for them', () => {
     assert.equal([...without.byNode.values()].flat().length, keys.length);
   });
 
+  it('spreads one bucket over every node when every node owns every partition (replication 2 over 2 nodes)', () => {
+    const keys = Array.from({ length: 16 }, (_, p) => `main|0|${p}`);
+    const { byNode } = assignKeys(
+      keys,
+      (key) => (Number(key.split('|')[2]) % 2 === 0 ? ['a', 'b'] : ['b', 'a']),
+      () => true,
+    );
+    assert.deepEqual(
+      [...byNode.values()].map((list) => list.length),
+      [8, 8],
+    );
+    for (const list of byNode.values())
+      assert.equal(new Set(list.map((key) => Number(key.split('|')[2]) % 2)).size, 1, `one share: ${list}`);
+  });
+
   it('assigns a group key by key when no owner can answer for all of it', () => {
     const owners = (): string[] => ['a', 'b'];
-    const usable = (node: string, key: string): boolean => (key === 'main|0|1' ? node === 'b' : node === 'a');
-    const { byNode, missing } = assignKeys(['main|0|0', 'main|0|1', 'main|0|2'], owners, usable);
+    const usable = (node: string, key: string): boolean => (key === 'main|0|2' ? node === 'b' : node === 'a');
+    const { byNode, missing } = assignKeys(['main|0|0', 'main|0|2', 'main|0|4'], owners, usable);
     assert.deepEqual(missing, []);
-    assert.deepEqual(byNode.get('a'), ['main|0|0', 'main|0|2']);
-    assert.deepEqual(byNode.get('b'), ['main|0|1']);
+    assert.deepEqual(byNode.get('a'), ['main|0|0', 'main|0|4']);
+    assert.deepEqual(byNode.get('b'), ['main|0|2']);
   });
 });
