@@ -1,32 +1,16 @@
 import { strict as assert } from 'assert';
-import fs from 'fs';
-import os from 'os';
-import path from 'path';
-import { StorageEngine, type EngineOptions } from '../../../storage/engine';
+import type { StorageEngine } from '../../../storage/engine';
 import type { LogEvent } from '../../../storage/core/event';
 import { keyOf, keyString, type PartitionKey } from '../../../storage/core/partition';
 import { indexMatcher, type ScanRequest } from '../../../storage/scan';
 import { valueAt } from '../../../storage/core/column';
 import { PartialSegmentError } from '../../../storage/segment/segment-keys';
+import { openTestEngine } from '../../helpers/engine';
 
 const HOUR = 3600_000_000;
 const PLACEMENT = { bucketSpanMicros: HOUR, partitions: 4 };
 /** Two owner sets: the even partitions' and the odd ones'. */
 const groupOf = (key: PartitionKey): string | null => (key.partition < 0 ? null : key.partition % 2 === 0 ? 'a,b' : 'b,c');
-
-function options(dataDir: string): EngineOptions {
-  return {
-    dataDir,
-    placement: PLACEMENT,
-    flushIntervalMs: 60_000,
-    segmentMaxEvents: 1000,
-    compressionLevel: 3,
-    fsync: false,
-    compactionIntervalMs: 60_000,
-    retentionMs: 7 * 24 * 3600_000,
-    codecWorkers: 0,
-  };
-}
 
 function event(i: number, time: number): LogEvent {
   return {
@@ -52,20 +36,15 @@ async function raws(engine: StorageEngine, request: ScanRequest): Promise<string
 }
 
 describe("storage groups: a piece's partitions with the same owners in one segment", () => {
-  let dir: string;
   let engine: StorageEngine;
   const base = Date.UTC(2026, 0, 1) * 1000;
   const keyOfEvent = (e: LogEvent): string => keyString(keyOf(e, PLACEMENT));
 
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trawl-groups-'));
-    engine = await StorageEngine.open(options(dir));
+    engine = await openTestEngine({ placement: PLACEMENT });
     engine.setGrouping(groupOf);
   });
-  afterEach(async () => {
-    await engine.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => engine.close());
 
   it('flushes one segment per group of a piece, listing its partitions, and reads a group whole', async () => {
     const events = Array.from({ length: 200 }, (_, i) => event(i, base + i * 1000));
