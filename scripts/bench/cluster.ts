@@ -17,8 +17,9 @@
  * timed query is the engine's work alone (clearing it is an audited action: in a cluster, a write).
  * Ratios against the single node are what to quote. `--node-options=FLAGS` (with `=`: the flags start with dashes) is every node process's
  * NODE_OPTIONS (V8 flags to compare, the same for every setup). `--one-partitioned` adds a cluster
- * of one node with the clusters' partitions: what storing a bucket as partitions costs, apart
- * from what asking other nodes costs. `--baseline DIST` (another build's `dist` folder) adds a
+ * of one node with the clusters' partitions: what the cluster's placement and query path cost on
+ * one node (its partitions share one owner, so it stores a bucket in one segment, as a node
+ * alone does), apart from what asking other nodes costs. `--baseline DIST` (another build's `dist` folder) adds a
  * cluster at replication 1 of that build, asked in turn with the others: two builds' ratios
  * against the same single node, through the same slow and fast spells of the machine.
  */
