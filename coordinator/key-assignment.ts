@@ -17,10 +17,11 @@ export interface KeyAssignment {
  * `owners(key)`: the key's owner node ids, in ring order. `usable(node, key)`: whether the node can
  * answer for the key now. The keys of one storage group of a piece (storageGroupName: the same
  * owners) go to one owner together: each owner stores them in one segment
- * (storage/segment/segment-keys.ts) and can read them all or none. Such groups are taken in the order of their first key (keys sorted), and each goes to
- * the owner that can answer for all of its keys with the fewest keys so far (ties by ring order),
- * so the result depends only on the inputs. A group no single owner can answer for whole is
- * assigned key by key the same way; a key with no usable owner is missing.
+ * (storage/segment/segment-keys.ts) and can read them all or none. Such groups are taken in the
+ * order of their first key (keys sorted), and each goes to the owner that can answer for all of
+ * its keys with the fewest keys so far (ties by ring order), so the result depends only on the
+ * inputs. A group no single owner can answer for whole is assigned key by key the same way; a
+ * key with no usable owner is missing.
  */
 export function assignKeys(
   keys: Iterable<string>,
