@@ -16,12 +16,15 @@ export interface KeyAssignment {
 /**
  * `owners(key)`: the key's owner node ids, in ring order. `usable(node, key)`: whether the node can
  * answer for the key now. The keys of one storage group of a piece (storageGroupName: the same
- * owners) go to one owner together: each owner stores them in one segment
- * (storage/segment/segment-keys.ts) and can read them all or none. Such groups are taken in the
- * order of their first key (keys sorted), and each goes to the owner that can answer for all of
- * its keys with the fewest keys so far (ties by ring order), so the result depends only on the
- * inputs. A group no single owner can answer for whole is assigned key by key the same way; a
- * key with no usable owner is missing.
+ * owners and share) go to one owner together: each owner stores them in one segment
+ * (storage/segment/segment-keys.ts) and can read them all or none. Where a piece has keys of
+ * several owner sets, every share of one owner set goes to one owner too, so that a node reads
+ * one segment of the piece rather than two; where all its keys have the same owners (replication
+ * n over n nodes), its shares go to different owners, so that one bucket still spreads. Such units
+ * are taken in the order of their first key (keys sorted), and each goes to the owner that can
+ * answer for all of its keys with the fewest keys so far (ties by ring order), so the result
+ * depends only on the inputs. A unit no single owner can answer for whole is assigned by storage
+ * group, and a group so by key, the same way; a key with no usable owner is missing.
  */
 export function assignKeys(
   keys: Iterable<string>,
@@ -30,34 +33,29 @@ export function assignKeys(
 ): KeyAssignment {
   const byNode = new Map<string, string[]>();
   const missing: string[] = [];
-  const give = (node: string, given: readonly string[]): void => {
-    let list = byNode.get(node);
-    if (list === undefined) byNode.set(node, (list = []));
-    list.push(...given);
-  };
-  const leastLoaded = (candidates: readonly string[], canAnswer: (node: string) => boolean): string | null => {
+  /** Gives `given` to the usable owner of all of them with the fewest keys; false when there is none. */
+  const assignWhole = (given: readonly string[]): boolean => {
     let chosen: string | null = null;
     let load = Infinity;
-    for (const node of candidates) {
-      if (!canAnswer(node)) continue;
+    for (const node of owners(given[0]!)) {
+      if (!given.every((key) => usable(node, key))) continue;
       const assigned = byNode.get(node)?.length ?? 0;
       if (assigned < load) {
         chosen = node;
         load = assigned;
       }
     }
-    return chosen;
+    if (chosen === null) return false;
+    let list = byNode.get(chosen);
+    if (list === undefined) byNode.set(chosen, (list = []));
+    list.push(...given);
+    return true;
   };
-  for (const group of storageGroups([...new Set(keys)].sort(), owners)) {
-    const whole = leastLoaded(owners(group[0]!), (node) => group.every((key) => usable(node, key)));
-    if (whole !== null) {
-      give(whole, group);
-      continue;
-    }
-    for (const key of group) {
-      const chosen = leastLoaded(owners(key), (node) => usable(node, key));
-      if (chosen === null) missing.push(key);
-      else give(chosen, [key]);
+  for (const unit of assignmentUnits([...new Set(keys)].sort(), owners)) {
+    if (assignWhole(unit.keys)) continue;
+    for (const group of unit.groups) {
+      if (assignWhole(group)) continue;
+      for (const key of group) if (!assignWhole([key])) missing.push(key);
     }
   }
   return { byNode, missing };
@@ -83,20 +81,43 @@ export function storageGroupName(partition: number, owners: readonly string[]): 
   return `${ownerSetOf(owners)}/${owners.length === 0 ? 0 : Math.abs(partition % owners.length)}`;
 }
 
+/** Keys asked of one owner together: one or more storage groups of a piece. */
+interface AssignmentUnit {
+  keys: string[];
+  groups: string[][];
+}
+
 /**
- * Sorted keys grouped by piece (`index|bucket`, keyString less the partition) and storage group,
- * in the order of each group's first key.
+ * Sorted keys as assignment units (see assignKeys), in the order of each unit's first key: per
+ * piece (`index|bucket`, keyString less the partition), its owner sets, each with its storage
+ * groups; or, where a piece has one owner set, its storage groups alone.
  */
-function storageGroups(sorted: readonly string[], owners: (key: string) => readonly string[]): string[][] {
-  const groups = new Map<string, string[]>();
+function assignmentUnits(sorted: readonly string[], owners: (key: string) => readonly string[]): AssignmentUnit[] {
+  /** Piece -> owner set -> storage group -> keys, each in the order of its first key. */
+  const pieces = new Map<string, Map<string, Map<string, string[]>>>();
   for (const key of sorted) {
     const cut = key.lastIndexOf('|');
-    const name = `${key.slice(0, cut)}|${storageGroupName(Number(key.slice(cut + 1)), owners(key))}`;
-    const group = groups.get(name);
-    if (group === undefined) groups.set(name, [key]);
-    else group.push(key);
+    const piece = key.slice(0, cut);
+    const ownerList = owners(key);
+    let sets = pieces.get(piece);
+    if (sets === undefined) pieces.set(piece, (sets = new Map()));
+    const set = ownerSetOf(ownerList);
+    let groups = sets.get(set);
+    if (groups === undefined) sets.set(set, (groups = new Map()));
+    const group = storageGroupName(Number(key.slice(cut + 1)), ownerList);
+    const keysOfGroup = groups.get(group);
+    if (keysOfGroup === undefined) groups.set(group, [key]);
+    else keysOfGroup.push(key);
   }
-  return [...groups.values()];
+  const units: AssignmentUnit[] = [];
+  for (const sets of pieces.values()) {
+    for (const groups of sets.values()) {
+      const lists = [...groups.values()];
+      if (sets.size === 1) units.push(...lists.map((keys) => ({ keys, groups: [keys] })));
+      else units.push({ keys: lists.flat(), groups: lists });
+    }
+  }
+  return units.sort((a, b) => (a.keys[0]! < b.keys[0]! ? -1 : 1));
 }
 
 /**

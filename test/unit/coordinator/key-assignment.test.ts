@@ -91,6 +91,17 @@ describe('assigning partition keys to the nodes that answer for them', () => {
     const loads = [...byNode.values()].map((list) => list.length);
     assert.equal(loads.length, 3);
     assert.ok(Math.max(...loads) - Math.min(...loads) <= 6, `loads ${loads}`);
+    // Both shares of an owner set in a bucket go to one node: it reads one segment of the bucket, not two.
+    const setAnswerers = new Map<string, Set<string>>();
+    for (const [node, list] of byNode) {
+      for (const key of list) {
+        const [index, bucket] = key.split('|');
+        const set = `${index}|${bucket}|${[...owners(key)].sort().join()}`;
+        setAnswerers.set(set, new Set([...(setAnswerers.get(set) ?? []), node]));
+      }
+    }
+    assert.equal(setAnswerers.size, 4 * 3);
+    for (const [set, nodesOfSet] of setAnswerers) assert.equal(nodesOfSet.size, 1, `${set} is read by ${[...nodesOfSet]}`);
 
     // n1 is down: each of its groups goes whole to its other owner.
     const without = assignKeys(keys, owners, (node) => node !== 'n1');
