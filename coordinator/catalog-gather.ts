@@ -40,12 +40,12 @@ export async function gatherCatalog(
     } catch (error) {
       if (signal.aborted) throw error;
       failed.add(node);
-      const again = reassignKeys(node, nodeKeys, owners, usable);
+      const again = reassignKeys(node, nodeKeys, owners, usable, view.group);
       for (const key of again.missing) missingKeys.push(key);
       await Promise.all([...again.byNode].map(([next, list]) => run(next, list)));
     }
   };
-  const first = assignKeys(keys, owners, usable);
+  const first = assignKeys(keys, owners, usable, view.group);
   // One by one: a long range may miss more keys than a call can spread.
   for (const key of first.missing) missingKeys.push(key);
   await Promise.all([...first.byNode].map(([node, list]) => run(node, list)));

@@ -14,22 +14,26 @@ export interface KeyAssignment {
 }
 
 /**
+ * A key's storage group (node/cluster/storage-groups.ts names it): the keys of one piece in one
+ * group are stored in one segment on each of their owners.
+ */
+export type GroupOfKey = (key: string) => string;
+
+/**
  * `owners(key)`: the key's owner node ids, in ring order. `usable(node, key)`: whether the node can
- * answer for the key now. The keys of one storage group of a piece (storageGroupName: the same
- * owners and share) go to one owner together: each owner stores them in one segment
- * (storage/segment/segment-keys.ts) and can read them all or none. Where a piece has keys of
- * several owner sets, every share of one owner set goes to one owner too, so that a node reads
- * one segment of the piece rather than two; where all its keys have the same owners (replication
- * n over n nodes), its shares go to different owners, so that one bucket still spreads. Such units
- * are taken in the order of their first key (keys sorted), and each goes to the owner that can
- * answer for all of its keys with the fewest keys so far (ties by ring order), so the result
- * depends only on the inputs. A unit no single owner can answer for whole is assigned by storage
- * group, and a group so by key, the same way; a key with no usable owner is missing.
+ * answer for the key now. `group(key)`: its storage group (by default its owner set). The keys of
+ * one storage group of a piece go to one owner together: each owner stores them in one segment
+ * (storage/segment/segment-keys.ts) and can read them all or none. Groups are taken in the order
+ * of their first key (keys sorted), and each goes to the owner that can answer for all of its keys
+ * with the fewest keys so far (ties by ring order), so the result depends only on the inputs. A
+ * group no single owner can answer for whole is assigned key by key the same way; a key with no
+ * usable owner is missing.
  */
 export function assignKeys(
   keys: Iterable<string>,
   owners: (key: string) => readonly string[],
   usable: (node: string, key: string) => boolean,
+  group: GroupOfKey = (key) => ownerSetOf(owners(key)),
 ): KeyAssignment {
   const byNode = new Map<string, string[]>();
   const missing: string[] = [];
@@ -51,12 +55,9 @@ export function assignKeys(
     list.push(...given);
     return true;
   };
-  for (const unit of assignmentUnits([...new Set(keys)].sort(), owners)) {
-    if (assignWhole(unit.keys)) continue;
-    for (const group of unit.groups) {
-      if (assignWhole(group)) continue;
-      for (const key of group) if (!assignWhole([key])) missing.push(key);
-    }
+  for (const keysOfGroup of storageGroups([...new Set(keys)].sort(), group)) {
+    if (assignWhole(keysOfGroup)) continue;
+    for (const key of keysOfGroup) if (!assignWhole([key])) missing.push(key);
   }
   return { byNode, missing };
 }
@@ -71,53 +72,23 @@ function ownerSetOf(owners: readonly string[]): string {
 }
 
 /**
- * The storage group of a partition of a piece with these owners (node/cluster/storage-groups.ts
- * stores by it): the owner set, and the partition modulo the number of owners. The second part
- * gives each owner of a set a share of a piece to answer for: at replication n over n nodes every
- * node owns every partition, and one group a piece would leave all but one node idle on a query
- * over one bucket.
+ * The storage group of a partition with these owners: the owner set, and with `shares` above 1
+ * the partition modulo `shares` (node/cluster/storage-groups.ts says when a set is split).
  */
-export function storageGroupName(partition: number, owners: readonly string[]): string {
-  return `${ownerSetOf(owners)}/${owners.length === 0 ? 0 : Math.abs(partition % owners.length)}`;
+export function storageGroupName(partition: number, owners: readonly string[], shares: number): string {
+  return `${ownerSetOf(owners)}/${shares <= 1 ? 0 : Math.abs(partition % shares)}`;
 }
 
-/** Keys asked of one owner together: one or more storage groups of a piece. */
-interface AssignmentUnit {
-  keys: string[];
-  groups: string[][];
-}
-
-/**
- * Sorted keys as assignment units (see assignKeys), in the order of each unit's first key: per
- * piece (`index|bucket`, keyString less the partition), its owner sets, each with its storage
- * groups; or, where a piece has one owner set, its storage groups alone.
- */
-function assignmentUnits(sorted: readonly string[], owners: (key: string) => readonly string[]): AssignmentUnit[] {
-  /** Piece -> owner set -> storage group -> keys, each in the order of its first key. */
-  const pieces = new Map<string, Map<string, Map<string, string[]>>>();
+/** Sorted keys grouped by piece (`index|bucket`, keyString less the partition) and storage group, in the order of each group's first key. */
+function storageGroups(sorted: readonly string[], group: GroupOfKey): string[][] {
+  const groups = new Map<string, string[]>();
   for (const key of sorted) {
-    const cut = key.lastIndexOf('|');
-    const piece = key.slice(0, cut);
-    const ownerList = owners(key);
-    let sets = pieces.get(piece);
-    if (sets === undefined) pieces.set(piece, (sets = new Map()));
-    const set = ownerSetOf(ownerList);
-    let groups = sets.get(set);
-    if (groups === undefined) sets.set(set, (groups = new Map()));
-    const group = storageGroupName(Number(key.slice(cut + 1)), ownerList);
-    const keysOfGroup = groups.get(group);
-    if (keysOfGroup === undefined) groups.set(group, [key]);
+    const name = `${key.slice(0, key.lastIndexOf('|'))}|${group(key)}`;
+    const keysOfGroup = groups.get(name);
+    if (keysOfGroup === undefined) groups.set(name, [key]);
     else keysOfGroup.push(key);
   }
-  const units: AssignmentUnit[] = [];
-  for (const sets of pieces.values()) {
-    for (const groups of sets.values()) {
-      const lists = [...groups.values()];
-      if (sets.size === 1) units.push(...lists.map((keys) => ({ keys, groups: [keys] })));
-      else units.push({ keys: lists.flat(), groups: lists });
-    }
-  }
-  return units.sort((a, b) => (a.keys[0]! < b.keys[0]! ? -1 : 1));
+  return [...groups.values()];
 }
 
 /**
@@ -129,6 +100,7 @@ export function reassignKeys(
   keys: readonly string[],
   owners: (key: string) => readonly string[],
   usable: (node: string, key: string) => boolean,
+  group?: GroupOfKey,
 ): KeyAssignment {
-  return assignKeys(keys, owners, (node, key) => node !== failed && usable(node, key));
+  return assignKeys(keys, owners, (node, key) => node !== failed && usable(node, key), group);
 }

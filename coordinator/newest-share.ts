@@ -120,6 +120,7 @@ export async function gatherNewest(query: NewestQuery, learnt: { shares: NewestS
       keys,
       (key) => view.owners(key),
       (node, key) => view.usable(node, key),
+      view.group,
     ).byNode.keys(),
   ];
   const { shares, scope } = learnt;

@@ -17,7 +17,7 @@ import type { SessionSpec } from '../query/exec/worker-protocol';
 import type { TimedRow } from '../query/exec/rows';
 import type { ShardResult } from '../query/exec/shard-session';
 import type { CatalogTarget } from './catalog-parts';
-import { assignKeys, reassignKeys } from './key-assignment';
+import { assignKeys, reassignKeys, type GroupOfKey } from './key-assignment';
 import type { ShardCounters } from './shard-progress';
 import { StreamMerge } from './stream-merge';
 
@@ -67,6 +67,8 @@ export interface ClusterView {
   owners(key: string): readonly string[];
   /** Whether the node can answer for the key now (up, with no hints pending for it). */
   usable(node: string, key: string): boolean;
+  /** The key's storage group (key-assignment.ts GroupOfKey); absent: its owner set. */
+  group?: GroupOfKey;
   target(node: string): ShardTarget;
 }
 
@@ -197,7 +199,7 @@ export async function scatterGather(
       }
       if (error instanceof ShardBusyError) return runBusy(node, nodeKeys, floor, busyTries, error);
       failed.add(node);
-      const again = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
+      const again = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable, view.group);
       for (const key of again.missing) missingKeys.push(key);
       if (again.byNode.size > 0) observer.retried?.(node, again.byNode.size);
       // The failed node's rises may have come from rows no result will hold: its keys are read
@@ -225,7 +227,7 @@ export async function scatterGather(
     error: ShardBusyError,
   ): Promise<void> => {
     if (tries >= BUSY_WAITS_MS.length) throw error;
-    const elsewhere = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable);
+    const elsewhere = reassignKeys(node, nodeKeys, (key) => view.owners(key), usable, view.group);
     // A key only the busy node can answer waits for it, and so does a second refusal in a row.
     const byNode = new Map(elsewhere.byNode);
     if (elsewhere.missing.length > 0) byNode.set(node, elsewhere.missing);
@@ -235,7 +237,7 @@ export async function scatterGather(
     await Promise.all([...byNode].map(([next, list]) => runNode(next, list, floor, tries + 1)));
   };
 
-  const first = assignKeys(keys, (key) => view.owners(key), usable);
+  const first = assignKeys(keys, (key) => view.owners(key), usable, view.group);
   // One by one: a long range may miss more keys than a call can spread.
   for (const key of first.missing) missingKeys.push(key);
   const runs = [...first.byNode].map(([node, list]) => runNode(node, list, headFloor));

@@ -23,6 +23,7 @@ export class PlacementMemo {
   private ownersState: ClusterState | null = null;
   private ownersFactor = 0;
   private readonly ownerLists = new Map<string, readonly string[]>();
+  private readonly groupNames = new Map<string, string>();
 
   /**
    * The keys `place` gives a range, computed once per `rangeKey` (which must name everything the
@@ -38,17 +39,39 @@ export class PlacementMemo {
 
   /** `key`'s owners under `state` at `replicationFactor`, computed by `place` the first time. */
   ownersOf(key: string, state: ClusterState, replicationFactor: number, place: (key: string) => readonly string[]): readonly string[] {
-    if (state !== this.ownersState || replicationFactor !== this.ownersFactor || this.ownerLists.size >= MAX_MEMO_OWNERS) {
-      this.ownerLists.clear();
-      this.ownersState = state;
-      this.ownersFactor = replicationFactor;
-    }
+    this.keepFor(state, replicationFactor);
     let owners = this.ownerLists.get(key);
     if (owners === undefined) {
       owners = Object.freeze([...place(key)]);
       this.ownerLists.set(key, owners);
     }
     return owners;
+  }
+
+  /** `key`'s storage group under `state` at `replicationFactor` (storage-groups.ts), computed by `name` the first time. */
+  groupOf(key: string, state: ClusterState, replicationFactor: number, name: (key: string) => string): string {
+    this.keepFor(state, replicationFactor);
+    let group = this.groupNames.get(key);
+    if (group === undefined) {
+      group = name(key);
+      this.groupNames.set(key, group);
+    }
+    return group;
+  }
+
+  /** Forgets what another state or factor placed, or everything past MAX_MEMO_OWNERS keys. */
+  private keepFor(state: ClusterState, replicationFactor: number): void {
+    if (
+      state === this.ownersState &&
+      replicationFactor === this.ownersFactor &&
+      this.ownerLists.size < MAX_MEMO_OWNERS &&
+      this.groupNames.size < MAX_MEMO_OWNERS
+    )
+      return;
+    this.ownerLists.clear();
+    this.groupNames.clear();
+    this.ownersState = state;
+    this.ownersFactor = replicationFactor;
   }
 }
 

@@ -32,6 +32,7 @@ import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
 import { CATALOG_MINOR, FRAGMENT_STREAM_MINOR } from './protocol';
 import { ownersOf } from './ring';
 import { ownersOfKey, storedAloneKeys } from './stored-alone';
+import { storageGroupNameOf } from './storage-groups';
 
 /**
  * The most keys a query enumerates from placement instead of asking the nodes: 16 partitions of
@@ -213,9 +214,15 @@ export class QueryDistribution implements Distribution {
     const to = Math.min(range.toMicros, (now + placement.maxFutureMs) * 1000);
     for (const key of keysWithoutOwners(this.indexNames(range, views, state), from, to, state, placement, answering)) keys.add(key);
 
+    // The storage group a key's owners keep it in (storage-groups.ts): a stored-alone key alone.
+    const nameGroup = (key: string): string => {
+      const parsed = parseKeyString(key);
+      return parsed.partition < 0 ? `alone:${key}` : storageGroupNameOf(parsed, owners(key), state.epochs);
+    };
     const view: ClusterView = {
       owners,
       usable: (node, key) => reads(node, key),
+      group: (key) => this.memo.groupOf(key, state, replicationFactor, nameGroup),
       target: (node) => {
         if (node === self) return this.options.local;
         const member = members.get(node);

@@ -78,7 +78,7 @@ describe('cluster storage groups: a piece read as a few segments, not one per pa
       const { counts, meta } = await ask(node);
       assert.deepEqual(counts, expected, `through ${node.id}`);
       assert.equal(meta.partial ?? false, false);
-      // Six storage groups a piece (three owner sets, each in two shares), a flush each, against one segment a partition.
+      // Three storage groups a piece (its owner sets), a flush or two each, against one segment a partition.
       assert.ok(
         meta.profile.segments_scanned > 0 && meta.profile.segments_scanned < PARTITIONS,
         `through ${node.id}: ${meta.profile.segments_scanned} segments read`,

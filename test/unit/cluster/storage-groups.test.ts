@@ -17,7 +17,7 @@ const EPOCHS: RingEpoch[] = [
 ];
 
 describe('storage groups of a cluster node', () => {
-  it("names a key's group by its owners, sorted, and its share of them, so that the keys of a group have both alike", () => {
+  it("names a key's group by its owners, sorted, so that the keys of a piece with the same owners share it", () => {
     const groupOf = storageGroupOf(
       () => ({ epochs: EPOCHS }),
       2,
@@ -28,13 +28,29 @@ describe('storage groups of a cluster node', () => {
       for (let partition = 0; partition < 16; partition++) {
         const key = { index: 'main', bucket, partition };
         const group = groupOf(key);
-        assert.equal(group, `${[...ownersOf(key, EPOCHS, 2)].sort().join(',')}/${partition % 2}`);
+        assert.equal(group, `${[...ownersOf(key, EPOCHS, 2)].sort().join(',')}/0`);
         groups.set(group!, [...(groups.get(group!) ?? []), partition]);
       }
-      // Replication 2 over 3 or 4 members: a few owner sets, each in one or two shares holding several partitions.
-      assert.ok(groups.size >= 3 && groups.size <= 12, `${groups.size} groups`);
-      assert.ok([...groups.values()].some((partitions) => partitions.length > 1));
+      // Replication 2 over 3 or 4 members: as many owner sets, each holding several partitions.
+      assert.equal(groups.size, EPOCHS.filter((epoch) => epoch.fromMicros <= bucket).at(-1)!.members.length);
+      assert.ok([...groups.values()].every((partitions) => partitions.length > 1));
     }
+  });
+
+  it('splits an owner set in shares by partition where every member owns every partition, so that a bucket spreads', () => {
+    const epochs: RingEpoch[] = [{ epoch: 0, fromMicros: START, members: ['a', 'b'], layout: 'dealt' }];
+    const groupOf = storageGroupOf(
+      () => ({ epochs }),
+      2,
+      () => true,
+    );
+    const groups = new Map<string, number[]>();
+    for (let partition = 0; partition < 16; partition++) {
+      const group = groupOf({ index: 'main', bucket: START, partition })!;
+      assert.equal(group, `a,b/${partition % 2}`);
+      groups.set(group, [...(groups.get(group) ?? []), partition]);
+    }
+    assert.deepEqual([...groups.values()].map((partitions) => partitions.length).sort(), [8, 8]);
   });
 
   it('leaves alone a stored-alone key, a key no epoch places, and every key while a member may coordinate per key', () => {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { assignKeys, reassignKeys } from '../../../coordinator/key-assignment';
+import { assignKeys, reassignKeys, storageGroupName } from '../../../coordinator/key-assignment';
 
 const NODES = ['n1', 'n2', 'n3', 'n4', 'n5'];
 
@@ -109,12 +109,14 @@ describe('assigning partition keys to the nodes that answer for them', () => {
     assert.equal([...without.byNode.values()].flat().length, keys.length);
   });
 
-  it('spreads one bucket over every node when every node owns every partition (replication 2 over 2 nodes)', () => {
+  it('spreads one bucket over the shares of one owner set (replication 2 over 2 nodes)', () => {
     const keys = Array.from({ length: 16 }, (_, p) => `main|0|${p}`);
+    const owners = (key: string): string[] => (Number(key.split('|')[2]) % 2 === 0 ? ['a', 'b'] : ['b', 'a']);
     const { byNode } = assignKeys(
       keys,
-      (key) => (Number(key.split('|')[2]) % 2 === 0 ? ['a', 'b'] : ['b', 'a']),
+      owners,
       () => true,
+      (key) => storageGroupName(Number(key.split('|')[2]), owners(key), 2),
     );
     assert.deepEqual(
       [...byNode.values()].map((list) => list.length),
