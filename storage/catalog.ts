@@ -8,7 +8,7 @@ import { RAW_COLUMN, TIME_COLUMN } from './core/event';
 import { fieldRow, fieldValues, unpackStrings, type EventChunk, type PackedStrings } from './buffer/event-chunk';
 import type { MemTable } from './buffer/memtable';
 import { keyString } from './core/partition';
-import { keyCoverage, keyStringsOf, PartialSegmentError } from './segment/segment-keys';
+import { askedWhole, keyStringsOf } from './segment/segment-keys';
 import type { ColumnStats, SegmentHeader } from './segment/header';
 import { SourceNumbering } from './segment/source-stats';
 import { chunkColumnStats } from './chunk-column-stats';
@@ -76,9 +76,7 @@ function keyAllowed(key: { index: string; bucket: number; partition: number }, f
 /** Whether the filter takes a segment: every key of it, or none (a filter naming some of them is refused). */
 function segmentAllowed(header: SegmentHeader, filter: CatalogFilter): boolean {
   if (header.partitions === undefined || filter.keys === undefined || filter.keys === null) return keyAllowed(header, filter);
-  const coverage = keyCoverage(keyStringsOf(header), filter.keys);
-  if (coverage === 'some') throw new PartialSegmentError(header);
-  return coverage === 'all';
+  return askedWhole(header, keyStringsOf(header), filter.keys);
 }
 
 function overlaps(minTime: number, maxTime: number, filter: CatalogFilter): boolean {

@@ -8,7 +8,7 @@ import { chunkBatch, rowsInRange } from './buffer/chunk-read';
 import type { Column, ColumnBatch } from './core/column';
 import type { EventChunk } from './buffer/event-chunk';
 import { keyString } from './core/partition';
-import { keyCoverage, keyStringsOf, PartialSegmentError } from './segment/segment-keys';
+import { askedWhole, keyStringsOf } from './segment/segment-keys';
 import type { FieldValue } from './core/event';
 import { INDEX_COLUMN, isUserIndexName, TIME_COLUMN } from './core/event';
 import type { MemTable } from './buffer/memtable';
@@ -172,14 +172,6 @@ function planningViewOf(header: SegmentHeader): PlanningView {
   return view;
 }
 
-/** Whether a read names every key of a segment (false: none); a read naming some of them is refused. */
-function askedWhole(header: SegmentHeader, view: PlanningView, keys: ReadonlySet<string>): boolean {
-  if (view.keys.length === 1) return keys.has(view.keys[0]!);
-  const coverage = keyCoverage(view.keys, keys);
-  if (coverage === 'some') throw new PartialSegmentError(header);
-  return coverage === 'all';
-}
-
 export async function planScan(store: SegmentStore, buffer: WriteBuffer, request: ScanRequest, trace = false): Promise<ScanPlan> {
   const stats = emptyScanStats(trace);
   const decide = (header: SegmentHeader, decision: string): void => {
@@ -190,7 +182,7 @@ export async function planScan(store: SegmentStore, buffer: WriteBuffer, request
   for (const header of store.all()) {
     stats.segmentsTotal++;
     const view = planningViewOf(header);
-    if (!request.index(header.index) || (keys !== undefined && !askedWhole(header, view, keys))) {
+    if (!request.index(header.index) || (keys !== undefined && !askedWhole(header, view.keys, keys))) {
       stats.segmentsSkippedIndex++;
       decide(header, 'skipped: index');
       continue;

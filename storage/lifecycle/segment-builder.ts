@@ -62,7 +62,7 @@ export async function buildSegments(
       const encoded = await pool.encode(pieces, { compressionLevel: options.compressionLevel, blockRows: BLOCK_ROWS });
       if (group === undefined) return withIdentity(encoded, key, options);
       const partitions = [...new Set(pieces.map((piece) => piece.chunk.key.partition))].sort((a, b) => a - b);
-      return withIdentity(encoded, { ...key, partition: partitions[0]! }, options, { group, partitions });
+      return withIdentity(encoded, key, options, { group, partitions });
     }),
   );
 }

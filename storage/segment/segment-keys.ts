@@ -33,6 +33,17 @@ export function keyCoverage(keys: readonly string[], asked: ReadonlySet<string>)
   return found === 0 ? 'none' : found === keys.length ? 'all' : 'some';
 }
 
+/**
+ * Whether a read that names `asked` takes a segment whose keys are `segmentKeys` (keyStringsOf):
+ * true for all of them, false for none; naming only some of them is refused (PartialSegmentError).
+ */
+export function askedWhole(header: SegmentHeader, segmentKeys: readonly string[], asked: ReadonlySet<string>): boolean {
+  if (segmentKeys.length === 1) return asked.has(segmentKeys[0]!);
+  const coverage = keyCoverage(segmentKeys, asked);
+  if (coverage === 'some') throw new PartialSegmentError(header);
+  return coverage === 'all';
+}
+
 /** A read named some of a segment's keys but not all: its rows cannot be told apart by partition. */
 export class PartialSegmentError extends Error {
   constructor(header: Pick<SegmentHeader, 'id' | 'index' | 'bucket' | 'partitions' | 'partition'>) {
