@@ -47,6 +47,32 @@ describe('ui: token prompt and missing endpoints', function () {
     assert.equal(await dialog.count(), 0, 'no prompt while the tab keeps the token');
   });
 
+  it('a 401 that comes back after the token was given tries that token instead of asking again', async () => {
+    // The search's first answer (a 401: it went out without a token) is held until the person has
+    // answered the prompt another call opened, as when the histogram's 401 comes back first.
+    let release!: () => void;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    await ui.page.route('**/api/v1/query', async (route) => {
+      const response = await route.fetch();
+      if (held++ === 0) {
+        assert.equal(response.status(), 401);
+        await answered;
+      }
+      await route.fulfill({ response });
+    });
+    await ui.page.goto(`${server!.url}/#/search?q=from%20main&from=-1h`);
+    const dialog = ui.page.getByRole('dialog', { name: 'This server needs an API token' });
+    await dialog.getByLabel('API token').fill(root);
+    await dialog.getByRole('button', { name: 'Use token' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    release();
+    await ui.page.getByTestId('result-count').filter({ hasText: '12 events' }).waitFor();
+    assert.equal(held, 2, 'the held call was tried again, with the token');
+    assert.equal(await dialog.count(), 0, 'no second prompt');
+    assert.equal(await ui.page.evaluate("sessionStorage.getItem('trawl.token')"), root);
+  });
+
   it('says which feature the server lacks instead of failing', async () => {
     await ui.page.goto(`${proxy!.url}#/search?q=from%20main&from=-1h`);
     await ui.page.getByRole('textbox', { name: 'API token' }).fill(root);

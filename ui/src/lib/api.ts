@@ -38,8 +38,7 @@ export function setTokenAsker(asker: TokenAsker): void {
   askForToken = asker;
 }
 
-export function authHeaders(): Record<string, string> {
-  const token = readToken();
+function bearerOf(token: string | null): Record<string, string> {
   return token === null ? {} : { authorization: `Bearer ${token}` };
 }
 
@@ -65,13 +64,17 @@ async function errorOf(response: Response): Promise<Error> {
 
 /**
  * fetch with the token, asking for one on 401 (once per call); any other answer that is not 2xx
- * throws ApiError or MissingEndpoint.
+ * throws ApiError or MissingEndpoint. A 401 to a call sent before the person gave a token (several
+ * calls are out when the page opens) tries that token instead of forgetting it and asking again.
  */
 export async function call(path: string, init: RequestInit = {}): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
-    const response = await fetch(`${API}${path}`, { ...init, headers: { ...authHeaders(), ...(init.headers ?? {}) } });
+    const sent = readToken();
+    const response = await fetch(`${API}${path}`, { ...init, headers: { ...bearerOf(sent), ...(init.headers ?? {}) } });
     if (response.ok) return response;
     if (response.status === 401 && attempt === 0) {
+      const now = readToken();
+      if (now !== null && now !== sent) continue;
       forgetToken();
       if ((await askForToken()) !== null) continue;
     }
