@@ -8,7 +8,7 @@
  * - ingest events/s, the requests spread over every node as a load balancer would, and the CPU
  *   per event summed over every node's process;
  * - the query bench's queries through the first node (median of `runs`, after `warm-runs`
- *   unmeasured runs of each), the CPU every node spent on them (per query, from /proc: in all, and
+ *   unmeasured rounds of all six, before any is timed), the CPU every node spent on them (per query, from /proc: in all, and
  *   the coordinator's with each other node's, and of that each node's main thread), and whether each answer equals the single node's. Every setup stays up until all have ingested, and each run asks
  *   every setup in turn, so that the machine's slow and fast spells fall on all of them alike;
  * - each node's events and storage bytes, against an even share.
@@ -255,8 +255,8 @@ interface QueryTimes {
 }
 
 /**
- * Times every query on every setup: `warmRuns` unmeasured runs each first (the JIT, the block
- * caches), then `runs` rounds, each asking every setup once in turn. Medians, ms; and the CPU
+ * Times every query on every setup: `warmRuns` unmeasured rounds of every query first (the JIT,
+ * the block caches), then for each query `runs` rounds, each asking every setup once in turn. Medians, ms; and the CPU
  * every node of the setup spent during its timed runs, per query.
  */
 async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warmRuns: number): Promise<QueryTimes[]> {
@@ -270,10 +270,15 @@ async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warm
       sums.map((sum, n) => sum + spent[n]!),
     );
   };
-  for (const query of QUERIES) {
-    for (const each of ingested) {
-      for (let run = 0; run < warmRuns; run++) await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
+  // Every query warms before any is timed: code that every query runs (parsing, planning, a
+  // fragment's round trip) reaches V8's optimizing tier only after thousands of queries, so warming
+  // each query just before its own timed runs would time the first queries colder than the last.
+  for (let run = 0; run < warmRuns; run++) {
+    for (const query of QUERIES) {
+      for (const each of ingested) await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
     }
+  }
+  for (const query of QUERIES) {
     for (let run = 0; run < runs; run++) {
       for (const [i, each] of ingested.entries()) {
         const cpuBefore = each.servers.map((server) => processCpuSeconds(server.process.pid));
