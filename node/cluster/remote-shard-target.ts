@@ -132,6 +132,14 @@ interface FragmentCall {
   resume(): void;
 }
 
+/**
+ * How late a silence timer may fire before this process counts the wait as its own stall rather
+ * than the node's silence: half the timeout, and at least 250 ms (a busy event loop is that late).
+ */
+function lateTimerMs(silenceMs: number): number {
+  return Math.max(250, silenceMs / 2);
+}
+
 export class RemoteShardTarget implements ShardTarget {
   constructor(
     readonly node: string,
@@ -199,22 +207,36 @@ export class RemoteShardTarget implements ShardTarget {
       let settled = false;
       let handing: Promise<void> = Promise.resolve();
       let silence: NodeJS.Timeout | null = null;
+      /** Messages heard from the node: a silence decided after a poll of the sockets checks it. */
+      let heard = 0;
       const quiet = (): void => {
         if (silence !== null) clearTimeout(silence);
         silence = null;
       };
       const watch = (): void => {
         quiet();
+        const armedAt = performance.now();
         silence = setTimeout(() => {
-          call.cancel();
-          settle(
-            new PeerCallError(
-              this.address,
-              grpc.status.UNAVAILABLE,
-              null,
-              `the node sent nothing for ${this.silenceMs} ms in the middle of its fragment (cluster.failure_timeout)`,
-            ),
-          );
+          silence = null;
+          // This process may have stood still itself (SIGSTOP, swapping, a long pause): the
+          // node's messages may then wait unread in the socket, and the wait proves nothing of
+          // the node. The decision waits for one poll of the sockets (an immediate runs after
+          // it), where a message is heard; a timer that fired late starts a fresh wait.
+          const late = performance.now() - armedAt - this.silenceMs > lateTimerMs(this.silenceMs);
+          const heardBefore = heard;
+          setImmediate(() => {
+            if (settled || heard !== heardBefore) return;
+            if (late) return watch();
+            call.cancel();
+            settle(
+              new PeerCallError(
+                this.address,
+                grpc.status.UNAVAILABLE,
+                null,
+                `the node sent nothing for ${this.silenceMs} ms in the middle of its fragment (cluster.failure_timeout)`,
+              ),
+            );
+          });
         }, this.silenceMs);
         silence.unref();
       };
@@ -235,6 +257,7 @@ export class RemoteShardTarget implements ShardTarget {
         settle(signal.reason as Error);
       };
       const message = (message: wire.ShardQueryMessage): void => {
+        heard++;
         watch();
         try {
           if (message.body === 'progress' && message.progress) onProgress?.(countersFromWire(message.progress));

@@ -376,6 +376,50 @@ describe('cluster: distributed queries at replication factor 2', function () {
     await waitForUp(nodes, ['node1', 'node2', 'node3']);
   });
 
+  it('a coordinator that itself stands still (SIGSTOP) longer than cluster.failure_timeout counts no other node as failed when it wakes', async () => {
+    // The other nodes go on answering into its sockets while it stands still: their messages
+    // wait there, unread, and their silence is its own.
+    const coordinator = nodes[0]!;
+    const retriedBefore = await metricValue(coordinator, 'trawl_shard_fragments_retried_total');
+    const started = await query(coordinator.server, { q: `${HASHED} | stats count() as n`, wait: 0 });
+    assert.equal(started.status, 202);
+    const id: string = started.body.data.job_id;
+    for (const peer of nodes.slice(1)) {
+      await waitUntil(
+        async () => (await metricValue(peer, 'trawl_shard_fragments_running')) >= 1,
+        10_000,
+        `${peer.id} to run its fragment`,
+      );
+    }
+    coordinator.server.process.kill('SIGSTOP');
+    try {
+      // Stopped past the failure timeout: the other nodes see it down.
+      await waitForUp(nodes.slice(1), ['node2', 'node3']);
+    } finally {
+      coordinator.server.process.kill('SIGCONT');
+    }
+    let job: any;
+    await waitUntil(
+      async () => {
+        job = (await request(`${coordinator.server.api}/query/jobs/${id}`)).body;
+        return job.data.status !== 'running';
+      },
+      60_000,
+      `job ${id} to end`,
+    );
+    assert.equal(job.data.status, 'done', JSON.stringify(job));
+    const retried = (await metricValue(coordinator, 'trawl_shard_fragments_retried_total')) - retriedBefore;
+    assert.deepEqual(
+      job.data.results.rows,
+      [[heavy.length]],
+      `every event counted once (${retried} fragments asked again; ${JSON.stringify(job.meta)})`,
+    );
+    assert.equal(job.meta?.partial, undefined, JSON.stringify(job.meta));
+    assert.equal(retried, 0, 'no fragment asked again');
+    await waitForUp(nodes, ['node1', 'node2', 'node3']);
+    await waitForCaughtUp([coordinator]);
+  });
+
   it('stays exact when a node is killed (its keys are asked of the other owners)', async () => {
     const onKilled = (await query(nodes[2]!.server, { q: 'from main | stats count()' })).body.meta.query_id;
     await nodes[2]!.server.kill();
