@@ -380,17 +380,17 @@ describe('cluster: distributed queries at replication factor 2', function () {
     // The other nodes go on answering into its sockets while it stands still: their messages
     // wait there, unread, and their silence is its own.
     const coordinator = nodes[0]!;
+    // A node stopped by the test before catches up first, refusing fragments meanwhile.
+    await waitForCaughtUp(nodes);
     const retriedBefore = await metricValue(coordinator, 'trawl_shard_fragments_retried_total');
     const started = await query(coordinator.server, { q: `${HASHED} | stats count() as n`, wait: 0 });
     assert.equal(started.status, 202);
     const id: string = started.body.data.job_id;
-    for (const peer of nodes.slice(1)) {
-      await waitUntil(
-        async () => (await metricValue(peer, 'trawl_shard_fragments_running')) >= 1,
-        10_000,
-        `${peer.id} to run its fragment`,
-      );
-    }
+    const running = async (): Promise<number> => {
+      const counts = await Promise.all(nodes.slice(1).map((peer) => metricValue(peer, 'trawl_shard_fragments_running')));
+      return counts.reduce((sum, count) => sum + count, 0);
+    };
+    await waitUntil(async () => (await running()) >= 1, 10_000, 'the other nodes to run their fragments');
     coordinator.server.process.kill('SIGSTOP');
     try {
       // Stopped past the failure timeout: the other nodes see it down.
