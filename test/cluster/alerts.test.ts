@@ -48,7 +48,7 @@ describe('cluster: alerts', function () {
       // Each node names the checker from the members it sees up: a heartbeat late on a loaded
       // machine briefly changes one node's view, so the views are read until they agree.
       const viewsOf = () => Promise.all(nodes.map(async (node) => (await request(`${node.api}/alerts/${id}`)).body.data));
-      let views = await viewsOf();
+      let views: Awaited<ReturnType<typeof viewsOf>> = [];
       await waitUntil(
         async () => {
           views = await viewsOf();
