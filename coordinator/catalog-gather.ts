@@ -9,7 +9,7 @@
 import { checkAlive } from '../query/exec/limits';
 import { mergeCatalogParts, type CatalogPart, type CatalogRequest } from './catalog-parts';
 import type { Distribution } from './distribution';
-import { assignKeys, reassignKeys } from './key-assignment';
+import { assignView, reassignKeys } from './key-assignment';
 import { describeMissing, type MissingDetail } from './missing-ranges';
 
 export interface GatheredCatalog {
@@ -45,7 +45,7 @@ export async function gatherCatalog(
       await Promise.all([...again.byNode].map(([next, list]) => run(next, list)));
     }
   };
-  const first = assignKeys(keys, owners, usable, view.group);
+  const first = assignView(view, keys);
   // One by one: a long range may miss more keys than a call can spread.
   for (const key of first.missing) missingKeys.push(key);
   await Promise.all([...first.byNode].map(([node, list]) => run(node, list)));

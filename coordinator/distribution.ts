@@ -30,7 +30,8 @@ export interface QueryRange {
 
 export interface DistributedQuery {
   view: ClusterView;
-  keys: string[];
+  /** The same array as an earlier query's where the view keeps that query's assignment (ClusterView.keptAssignment). */
+  keys: readonly string[];
   /** cluster.bucket_span: how much time a key covers, to say which ranges a partial answer lacks. */
   bucketSpanMicros: number;
 }

@@ -91,6 +91,36 @@ function storageGroups(sorted: readonly string[], group: GroupOfKey): string[][]
   return [...groups.values()];
 }
 
+/** What assignKeys reads of a query's view of the cluster (scatter-gather.ts ClusterView). */
+export interface AssigningView {
+  owners(key: string): readonly string[];
+  usable(node: string, key: string): boolean;
+  group?: GroupOfKey;
+  /**
+   * The assignment of `keys` as assignKeys gives it with this view's owners, usable and group,
+   * where the view keeps it from an earlier query (null: compute it).
+   */
+  keptAssignment?(keys: Iterable<string>): KeyAssignment | null;
+}
+
+/**
+ * A query's first assignment of its keys (no node failed yet): the view's kept one, or assignKeys.
+ * A coordinator asks the same range of the same cluster query after query (a dashboard, a tail's
+ * refresh), and over a week of hour buckets the assignment of its thousands of keys costs more
+ * than the query a node answers from its blooms.
+ */
+export function assignView(view: AssigningView, keys: Iterable<string>): KeyAssignment {
+  return (
+    view.keptAssignment?.(keys) ??
+    assignKeys(
+      keys,
+      (key) => view.owners(key),
+      (node, key) => view.usable(node, key),
+      view.group,
+    )
+  );
+}
+
 /**
  * The keys of a failed node given again to their other usable owners (the failed node excluded):
  * what a coordinator does when a shard fails in the middle of a query.

@@ -14,7 +14,7 @@
  */
 import { HeadFloor } from '../query/exec/head-floor';
 import type { SessionSpec } from '../query/exec/worker-protocol';
-import { assignKeys } from './key-assignment';
+import { assignView } from './key-assignment';
 import { scatterGather, type Answer, type ClusterView, type Gathered, type ScatterObserver } from './scatter-gather';
 
 /**
@@ -115,14 +115,7 @@ export interface NewestQuery {
  */
 export async function gatherNewest(query: NewestQuery, learnt: { shares: NewestShares; scope: string }): Promise<Gathered> {
   const { view, spec, keys, count, signal, observer } = query;
-  const nodes = [
-    ...assignKeys(
-      keys,
-      (key) => view.owners(key),
-      (node, key) => view.usable(node, key),
-      view.group,
-    ).byNode.keys(),
-  ];
+  const nodes = [...assignView(view, keys).byNode.keys()];
   const { shares, scope } = learnt;
   const shareOf = (node: string): number | null =>
     nodes.length < 2 ? null : newestShare(count, shares.fraction(scope, node, nodes.length));

@@ -17,7 +17,7 @@ import type { SessionSpec } from '../query/exec/worker-protocol';
 import type { TimedRow } from '../query/exec/rows';
 import type { ShardResult } from '../query/exec/shard-session';
 import type { CatalogTarget } from './catalog-parts';
-import { assignKeys, reassignKeys, type GroupOfKey } from './key-assignment';
+import { assignView, reassignKeys, type AssigningView } from './key-assignment';
 import type { ShardCounters } from './shard-progress';
 import { StreamMerge } from './stream-merge';
 
@@ -61,14 +61,12 @@ export interface ScatterObserver {
   sharesShort?(fragments: number): void;
 }
 
-/** What the coordinator knows of the cluster for one query. */
-export interface ClusterView {
-  /** The key's owners, in ring order. */
-  owners(key: string): readonly string[];
-  /** Whether the node can answer for the key now (up, with no hints pending for it). */
-  usable(node: string, key: string): boolean;
-  /** The key's storage group (key-assignment.ts GroupOfKey); absent: its owner set. */
-  group?: GroupOfKey;
+/**
+ * What the coordinator knows of the cluster for one query: each key's owners (in ring order),
+ * whether a node can answer for a key now (up, with no hints pending for it), the key's storage
+ * group (absent: its owner set), and a kept first assignment where there is one (key-assignment.ts).
+ */
+export interface ClusterView extends AssigningView {
   target(node: string): ShardTarget;
 }
 
@@ -237,7 +235,8 @@ export async function scatterGather(
     await Promise.all([...byNode].map(([next, list]) => runNode(next, list, floor, tries + 1)));
   };
 
-  const first = assignKeys(keys, (key) => view.owners(key), usable, view.group);
+  // No node failed yet: the view's own usable holds, and with it a kept assignment.
+  const first = assignView(view, keys);
   // One by one: a long range may miss more keys than a call can spread.
   for (const key of first.missing) missingKeys.push(key);
   const runs = [...first.byNode].map(([node, list]) => runNode(node, list, headFloor));

@@ -7,8 +7,11 @@
  *   and ends, so `-1h` asked again a minute later finds the same keys;
  * - a key's owners depend on the cluster state and the replication factor. A state is never changed
  *   in place (a change makes a new one), so the owners are kept while the same state object and
- *   factor are in force, and forgotten when either changes.
+ *   factor are in force, and forgotten when either changes;
+ * - which of a range's keys a query asks, and which node answers for which, depend besides on the
+ *   nodes that can answer: kept by range and those nodes, for the same state and factor.
  */
+import type { KeyAssignment } from '../../coordinator/key-assignment';
 import type { ClusterState } from './cluster-state';
 import { bucketCover } from './key-range';
 
@@ -24,6 +27,7 @@ export class PlacementMemo {
   private ownersFactor = 0;
   private readonly ownerLists = new Map<string, readonly string[]>();
   private readonly groupNames = new Map<string, string>();
+  private readonly queries = new Map<string, KeptQuery>();
 
   /**
    * The keys `place` gives a range, computed once per `rangeKey` (which must name everything the
@@ -59,6 +63,22 @@ export class PlacementMemo {
     return group;
   }
 
+  /**
+   * The keys a query over `queryKey` (a placed range's key and the nodes that can answer) asks,
+   * computed by `keys` the first time, under `state` at `replicationFactor`; the oldest is
+   * forgotten past MAX_MEMO_RANGES.
+   */
+  queryOf(queryKey: string, state: ClusterState, replicationFactor: number, keys: () => readonly string[]): KeptQuery {
+    this.keepFor(state, replicationFactor);
+    let kept = this.queries.get(queryKey);
+    if (kept === undefined) {
+      if (this.queries.size >= MAX_MEMO_RANGES) this.queries.delete(this.queries.keys().next().value!);
+      kept = new KeptQuery(Object.freeze([...keys()]));
+      this.queries.set(queryKey, kept);
+    }
+    return kept;
+  }
+
   /** Forgets what another state or factor placed, or everything past MAX_MEMO_OWNERS keys. */
   private keepFor(state: ClusterState, replicationFactor: number): void {
     if (
@@ -70,6 +90,7 @@ export class PlacementMemo {
       return;
     this.ownerLists.clear();
     this.groupNames.clear();
+    this.queries.clear();
     this.ownersState = state;
     this.ownersFactor = replicationFactor;
   }
@@ -92,4 +113,21 @@ export function placedRangeKey(
   if (!(fromMicros < toMicros) || !(fromMicros >= 0) || !Number.isFinite(toMicros)) return null;
   const { first, count } = bucketCover(fromMicros, toMicros, placement.bucketSpanMicros);
   return JSON.stringify([indexPatterns, first, count, placement.bucketSpanMicros, placement.partitions, maxKeys, splits]);
+}
+
+/** A range's keys for a query, and their first assignment once a query made it. */
+export class KeptQuery {
+  private assignment: KeyAssignment | null = null;
+
+  constructor(readonly keys: readonly string[]) {}
+
+  /**
+   * The assignment of these keys: `assign`'s the first time, kept after. Each caller gets its own
+   * map, and the same key lists, which nothing changes: a list sent to a node is also the key of
+   * its wire form, made once (shard-query-wire.ts).
+   */
+  assigned(assign: () => KeyAssignment): KeyAssignment {
+    this.assignment ??= assign();
+    return { byNode: new Map(this.assignment.byNode), missing: [...this.assignment.missing] };
+  }
 }

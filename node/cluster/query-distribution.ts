@@ -16,6 +16,7 @@
  * node answers for none of the keys it stood for, even once its id joined again as a new node.
  */
 import type { DistributedQuery, Distribution, DistributionObserver, QueryRange } from '../../coordinator/distribution';
+import { assignKeys } from '../../coordinator/key-assignment';
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
 import { checkAlive } from '../../query/exec/limits';
 import { isGlob } from '../../storage/glob';
@@ -196,7 +197,13 @@ export class QueryDistribution implements Distribution {
       answering.has(owner) && (state.forgotten.length === 0 || readsForgotten(state, owner, parseKeyString(key)));
     // Placed keys no usable node owns are left to keysWithoutOwners below, which counts them
     // missing only where events can be, as it does for keys the nodes report.
-    const keys = new Set<string>((placed ?? []).filter((key) => owners(key).some((owner) => reads(owner, key))));
+    const askable = (): string[] => (placed ?? []).filter((key) => owners(key).some((owner) => reads(owner, key)));
+    // A placed range asked again with the same nodes answering asks the same keys, assigned alike.
+    const kept =
+      placed === null || rangeKey === null
+        ? null
+        : this.memo.queryOf(`${rangeKey}/${[...answering].sort().join(',')}`, state, replicationFactor, askable);
+    const keys = new Set<string>(kept === null ? askable() : []);
     await Promise.all(
       (placed === null ? usable : []).map(async (node) => {
         try {
@@ -212,7 +219,10 @@ export class QueryDistribution implements Distribution {
     const now = Date.now();
     const from = Math.max(range.fromMicros, (now - placement.retentionMs) * 1000);
     const to = Math.min(range.toMicros, (now + placement.maxFutureMs) * 1000);
-    for (const key of keysWithoutOwners(this.indexNames(range, views, state), from, to, state, placement, answering)) keys.add(key);
+    const unowned = keysWithoutOwners(this.indexNames(range, views, state), from, to, state, placement, answering);
+    for (const key of unowned) keys.add(key);
+    if (kept !== null && unowned.length > 0) for (const key of kept.keys) keys.add(key);
+    const asked = kept !== null && unowned.length === 0 ? kept.keys : [...keys];
 
     // The storage group a key's owners keep it in (storage-groups.ts): a stored-alone key alone.
     const nameGroup = (key: string): string => {
@@ -223,6 +233,17 @@ export class QueryDistribution implements Distribution {
       owners,
       usable: (node, key) => reads(node, key),
       group: (key) => this.memo.groupOf(key, state, replicationFactor, nameGroup),
+      keptAssignment: (given) =>
+        kept === null || given !== kept.keys
+          ? null
+          : kept.assigned(() =>
+              assignKeys(
+                kept.keys,
+                owners,
+                (node, key) => reads(node, key),
+                (key) => this.memo.groupOf(key, state, replicationFactor, nameGroup),
+              ),
+            ),
       target: (node) => {
         if (node === self) return this.options.local;
         const member = members.get(node);
@@ -240,7 +261,7 @@ export class QueryDistribution implements Distribution {
         return membership.speaksMinor(node, CATALOG_MINOR) ? target : { node, run: (fragment, call) => target.run(fragment, call) };
       },
     };
-    return { view, keys: [...keys], bucketSpanMicros: placement.bucketSpanMicros };
+    return { view, keys: asked, bucketSpanMicros: placement.bucketSpanMicros };
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
+import type { KeyAssignment } from '../../../coordinator/key-assignment';
 import type { ClusterState } from '../../../node/cluster/cluster-state';
 import { MAX_MEMO_RANGES, PlacementMemo, placedRangeKey } from '../../../node/cluster/placement-memo';
 import { MAX_PLACED_KEYS, placedKeys } from '../../../node/cluster/query-distribution';
@@ -96,5 +97,47 @@ describe('placement memo', () => {
     assert.deepEqual(ownersOf('main|0|1', v1, 2, ['a', 'b']), ['a', 'b']);
     assert.deepEqual(ownersOf('main|0|1', state(2), 2, ['c', 'b']), ['c', 'b']);
     assert.deepEqual(asked, ['main|0|1@1', 'main|0|1@2', 'main|0|1@2']);
+  });
+
+  it('keeps the keys of a query and their assignment while one state and factor hold, and makes them again when either changes', () => {
+    const memo = new PlacementMemo();
+    const keys = ['main|0|1', 'main|0|2', 'main|1|1'];
+    let listed = 0;
+    let assigned = 0;
+    const assignment = (): KeyAssignment => {
+      assigned++;
+      return {
+        byNode: new Map([
+          ['a', ['main|0|1', 'main|0|2']],
+          ['b', ['main|1|1']],
+        ]),
+        missing: ['main|2|0'],
+      };
+    };
+    const query = (at: ClusterState, factor: number, answering = 'a,b') =>
+      memo.queryOf(`range/${answering}`, at, factor, () => {
+        listed++;
+        return keys;
+      });
+    const v1 = state(1);
+    const first = query(v1, 1);
+    const one = first.assigned(assignment);
+    const again = query(v1, 1);
+    assert.equal(again, first, 'the same range, state and factor keep the query');
+    const two = again.assigned(assignment);
+    assert.deepEqual([listed, assigned], [1, 1]);
+    assert.deepEqual([...two.byNode], [...one.byNode]);
+    assert.notEqual(two.byNode, one.byNode, 'each caller gets its own map');
+    assert.notEqual(two.missing, one.missing);
+    assert.deepEqual(first.keys, keys);
+    assert.ok(Object.isFrozen(first.keys));
+
+    assert.notEqual(query(v1, 1, 'a'), first, 'other nodes answering: another query');
+    assert.notEqual(query(v1, 2), first, 'another replication factor forgets it');
+    const v2 = state(2);
+    const later = query(v2, 2);
+    assert.notEqual(later, first, 'another state forgets it');
+    later.assigned(assignment);
+    assert.deepEqual([listed, assigned], [4, 2]);
   });
 });
