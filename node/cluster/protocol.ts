@@ -9,7 +9,7 @@ export interface ProtocolVersion {
   minor: number;
 }
 
-export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 10 });
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 11 });
 
 /** The minor of major 1 from which a node reads `RingEpoch.layout`; an older node would place a laid-out epoch on the ring. */
 export const LAYOUT_MINOR = 4;
@@ -33,6 +33,9 @@ export const FRAGMENT_STREAM_MINOR = 9;
  * parts of one group, which a node storing it together cannot answer.
  */
 export const STORAGE_GROUP_MINOR = 10;
+
+/** The minor of major 1 from which a node reads a fragment's keys as runs (`ShardQueryRequest.key_runs`, key-runs.ts). */
+export const KEY_RUNS_MINOR = 11;
 
 /** The majors this release speaks. A release that starts a new major keeps the previous one here for rolling upgrades. */
 export const KNOWN_MAJORS: ReadonlySet<number> = new Set([1]);

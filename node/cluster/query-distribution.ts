@@ -30,7 +30,7 @@ import { bucketCover, bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
 import { PlacementMemo, placedRangeKey } from './placement-memo';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
-import { CATALOG_MINOR, FRAGMENT_STREAM_MINOR } from './protocol';
+import { CATALOG_MINOR, FRAGMENT_STREAM_MINOR, KEY_RUNS_MINOR } from './protocol';
 import { ownersOf } from './ring';
 import { ownersOfKey, storedAloneKeys } from './stored-alone';
 import { storageGroupNameOf } from './storage-groups';
@@ -256,6 +256,7 @@ export class QueryDistribution implements Distribution {
           range.deadlineMs,
           this.options.failureTimeoutMs(),
           streams,
+          membership.speaksMinor(node, KEY_RUNS_MINOR),
         );
         // A node of a release without ShardQuery.Catalog is not asked for it: its keys go to their other owners.
         return membership.speaksMinor(node, CATALOG_MINOR) ? target : { node, run: (fragment, call) => target.run(fragment, call) };

@@ -157,6 +157,8 @@ export class RemoteShardTarget implements ShardTarget {
     private readonly silenceMs: number,
     /** The calls to the peers that carry many fragments each; null: a Query call per fragment (a peer before 1.9). */
     private readonly streams: FragmentStreams | null = null,
+    /** The peer reads a fragment's keys as runs (protocol.ts KEY_RUNS_MINOR); false: as strings. */
+    private readonly keyRuns = false,
   ) {}
 
   /** The node's catalog part of `keys` (ShardQuery.Catalog). */
@@ -199,7 +201,7 @@ export class RemoteShardTarget implements ShardTarget {
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason as Error);
       const fragmentId = headFloor === undefined ? '' : randomUUID();
-      const request = fragmentToWire(fragment, { fragmentId, headFloor: headFloor?.current ?? -Infinity });
+      const request = fragmentToWire(fragment, { fragmentId, headFloor: headFloor?.current ?? -Infinity }, this.keyRuns);
       // The other shards' rises go to the callee; the callee's own come back as head_floor messages.
       const raiser = headFloor === undefined ? null : new FloorRaiser(this.peers, this.address, fragmentId, this.deadlineMs);
       const stopFloor = headFloor?.onRaise((time) => raiser?.raise(time)) ?? ((): void => undefined);

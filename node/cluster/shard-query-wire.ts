@@ -4,6 +4,7 @@ import type { ShardCounters } from '../../coordinator/shard-progress';
 import { isStoredIndexName } from '../../storage/core/event';
 import type * as wire from './grpc/messages';
 import { protocolVersion } from './grpc/wire';
+import { keysFromRuns, keysToRuns } from './key-runs';
 
 /** How the caller addresses one run of a fragment: the id RaiseFloor names, and the head floor it starts with. */
 export interface FragmentRun {
@@ -11,9 +12,23 @@ export interface FragmentRun {
   headFloor: number;
 }
 
+/**
+ * Each key list's runs, made once: a coordinator sends the same lists query after query while its
+ * assignment is kept (node/cluster/placement-memo.ts).
+ */
+const runsOfLists = new WeakMap<readonly string[], wire.KeyRun[]>();
+
+function runsOf(keys: readonly string[]): wire.KeyRun[] {
+  let runs = runsOfLists.get(keys);
+  if (runs === undefined) runsOfLists.set(keys, (runs = keysToRuns(keys)));
+  return runs;
+}
+
+/** `keyRuns`: the callee reads keys as runs (protocol.ts KEY_RUNS_MINOR), which is how they are then sent. */
 export function fragmentToWire(
   fragment: ShardFragment,
   run: FragmentRun = { fragmentId: '', headFloor: -Infinity },
+  keyRuns = false,
 ): wire.ShardQueryRequest {
   const { spec } = fragment;
   return {
@@ -28,7 +43,8 @@ export function fragmentToWire(
     profile: spec.profile,
     trace: spec.trace,
     stream: spec.stream,
-    keys: fragment.keys,
+    keys: keyRuns ? [] : fragment.keys,
+    ...(keyRuns ? { key_runs: runsOf(fragment.keys) } : {}),
     fragment_id: run.fragmentId,
     head_floor: run.headFloor === -Infinity ? null : { time: run.headFloor },
     newest_share: spec.newestShare ?? 0,
@@ -74,6 +90,10 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
   if (request.keys.length > MAX_FRAGMENT_KEYS)
     throw new Error(`the fragment names ${request.keys.length} keys, more than ${MAX_FRAGMENT_KEYS}`);
   for (const key of request.keys) checkKey(key);
+  const keys =
+    request.key_runs === undefined || request.key_runs.length === 0
+      ? request.keys
+      : [...request.keys, ...keysFromRuns(request.key_runs, MAX_FRAGMENT_KEYS - request.keys.length)];
   if (request.fragment_id.length > 128) throw new Error('fragment_id is longer than 128 characters');
   if (!Number.isSafeInteger(request.newest_share) || request.newest_share < 0)
     throw new Error(`newest_share is not a whole number of rows: ${request.newest_share}`);
@@ -91,7 +111,7 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
       stream: request.stream,
       ...(request.newest_share === 0 ? {} : { newestShare: request.newest_share }),
     },
-    keys: request.keys,
+    keys,
     fragmentId: request.fragment_id,
     headFloor: request.head_floor === null || Number.isNaN(request.head_floor.time) ? -Infinity : request.head_floor.time,
   };

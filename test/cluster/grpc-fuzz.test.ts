@@ -160,6 +160,15 @@ const BY_NAME: Record<string, fc.Arbitrary<unknown>> = {
     { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
   ),
   keys: fc.array(keyArb, { maxLength: 5 }),
+  // A KeyRun's: an index the node holds (or not a name), buckets near the marker events', partitions of the cluster's and beyond.
+  index: fc.constantFrom('main', MARKER_INDEX, '..', '', 'a|b'),
+  buckets: fc.array(
+    fc
+      .integer({ min: -2, max: 3 })
+      .map((bucket) => Math.floor((nowMicros() - DAY_MICROS) / BUCKET_SPAN_MICROS + bucket) * BUCKET_SPAN_MICROS),
+    { maxLength: 4 },
+  ),
+  partitions: fc.array(fc.integer({ min: -2, max: 20 }), { maxLength: 5 }),
   index_patterns: fc.array(fc.constantFrom('main', '*', MARKER_INDEX, '', '[', '**?'), { maxLength: 3 }),
   from_micros: fc.oneof(
     { weight: 3, arbitrary: fc.constant(null).map(() => nowMicros() - 2 * DAY_MICROS) },

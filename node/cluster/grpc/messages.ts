@@ -213,6 +213,15 @@ export interface ShardQueryRequest {
   fragment_id: string;
   head_floor: HeadFloor | null;
   newest_share: number;
+  /** (1.11) More keys, as runs (key-runs.ts); absent from an older sender. */
+  key_runs?: KeyRun[];
+}
+
+/** (1.11) Every key `index|bucket|partition` of one index with one of the buckets and one of the partitions. */
+export interface KeyRun {
+  index: string;
+  buckets: number[];
+  partitions: number[];
 }
 
 export interface HeadFloor {

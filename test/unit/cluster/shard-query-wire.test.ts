@@ -5,7 +5,9 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { jobNodeTag, nodeTagOfJob } from '../../../coordinator/jobs';
+import { SHARD_QUERY } from '../../../node/cluster/grpc/proto';
 import { fragmentFromWire, fragmentToWire } from '../../../node/cluster/shard-query-wire';
+import type { SessionSpec } from '../../../query/exec/worker-protocol';
 import { decodeRows, encodeRows } from '../../../query/exec/shard-results';
 
 const value = fc.oneof(fc.double(), fc.string(), fc.boolean(), fc.constant(null), fc.integer());
@@ -13,6 +15,19 @@ const timedRow = fc.record({
   time: fc.oneof(fc.integer({ min: 0, max: 2 ** 52 }), fc.constant(-Infinity)),
   row: fc.dictionary(fc.string({ minLength: 1 }), value),
 });
+
+const SPEC: SessionSpec = {
+  text: 'from main',
+  variables: {},
+  fromMicros: 0,
+  toMicros: 1,
+  nowMicros: 1,
+  limit: 1,
+  offset: 0,
+  profile: false,
+  trace: false,
+  stream: false,
+};
 
 describe('shard query wire', () => {
   it('export rows come back exactly as sent, in their order', () => {
@@ -30,7 +45,7 @@ describe('shard query wire', () => {
     );
   });
 
-  it('a fragment comes back as sent; variables that are not a JSON object are refused', () => {
+  it('a fragment comes back as sent', () => {
     const spec = fc
       .record({
         text: fc.string({ minLength: 1 }).filter((text) => text.trim() !== ''),
@@ -70,6 +85,41 @@ describe('shard query wire', () => {
         },
       ),
     );
+  });
+
+  it('keys sent as runs come back through protobuf as the same keys, with any sent as strings', () => {
+    const request = SHARD_QUERY.Query;
+    const key = fc
+      .tuple(fc.constantFrom('main', 'web-logs'), fc.integer({ min: -1e12, max: 9e15 }), fc.integer({ min: -2, max: 63 }))
+      .map(([index, bucket, partition]) => `${index}|${bucket}|${partition}`);
+    fc.assert(
+      fc.property(fc.uniqueArray(key, { maxLength: 200 }), fc.uniqueArray(key, { maxLength: 5 }), (keys, asStrings) => {
+        const sent = fragmentToWire({ spec: SPEC, keys }, undefined, true);
+        assert.deepEqual(sent.keys, [], 'a callee that reads runs gets no key twice');
+        const received = request.requestDeserialize(request.requestSerialize({ ...sent, keys: asStrings }));
+        const back = fragmentFromWire(received).keys;
+        assert.deepEqual([...back].sort(), [...new Set([...keys, ...asStrings])].sort());
+      }),
+    );
+    // An older callee (before 1.11) reads keys as strings only: it gets no runs.
+    const older = fragmentToWire({ spec: SPEC, keys: ['main|0|1'] });
+    assert.deepEqual([older.keys, older.key_runs], [['main|0|1'], undefined]);
+    const received = request.requestDeserialize(request.requestSerialize(older));
+    assert.deepEqual(fragmentFromWire(received).keys, ['main|0|1']);
+  });
+
+  it('key runs are checked like keys', () => {
+    const sent = fragmentToWire({ spec: SPEC, keys: ['main|0|1'] }, undefined, true);
+    assert.throws(() => fragmentFromWire({ ...sent, key_runs: [{ index: 'no|pe', buckets: [0], partitions: [1] }] }), /not an index name/);
+    assert.throws(() => fragmentFromWire({ ...sent, key_runs: [{ index: 'main', buckets: [0.5], partitions: [1] }] }), /bucket/);
+    const many = Array.from({ length: 1001 }, (_, i) => i);
+    assert.throws(
+      () => fragmentFromWire({ ...sent, key_runs: [{ index: 'main', buckets: many, partitions: many }] }),
+      /more than 1000000 keys/,
+    );
+  });
+
+  it('a fragment with variables that are not a JSON object, an empty text, or counts that are not whole is refused', () => {
     const wire = fragmentToWire({
       spec: {
         text: 'from main',
