@@ -1,9 +1,9 @@
 /**
- * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned] [--baseline DIST]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--hours N (6)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned] [--baseline DIST]`
  *
- * The same generated events (default 1,000,000 over the last six hours) on one node, then on
+ * The same generated events (default 1,000,000 over the last `--hours`, six) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
- * - a warm-up of `--warmup` older events first (six hours ending an hour before the measured ones),
+ * - a warm-up of `--warmup` older events first (as many hours, ending an hour before the measured ones),
  *   its CPU per event printed as the cold figure: every node process compiles its code once;
  * - ingest events/s, the requests spread over every node as a load balancer would, and the CPU
  *   per event summed over every node's process;
@@ -36,6 +36,11 @@ export interface ClusterBenchOptions {
   events: number;
   /** Older events ingested first, into new nodes: the cold figures. */
   warmup: number;
+  /**
+   * The hours the measured events span (and the warm-up's, before them): a query over more hour
+   * buckets names more partition keys, which the nodes of a cluster handle and the single node does not.
+   */
+  hours: number;
   runs: number;
   /**
    * Unmeasured runs of each query on each setup before the timed ones. A cluster's glue runs once
@@ -95,16 +100,14 @@ interface Outcome {
 
 const BATCH = 10_000;
 
-const SPAN_MS = 6 * 3600_000;
-
 /** Every query asks this range, fixed at the start: an answer timed minutes later covers the same events. */
 interface Range {
   from: string;
   to: string;
 }
 
-function bodies(events: number, startMs: number, seed = 11): Buffer[] {
-  const generator = new EventGenerator(seed, startMs, SPAN_MS / events);
+function bodies(events: number, startMs: number, spanMs: number, seed = 11): Buffer[] {
+  const generator = new EventGenerator(seed, startMs, spanMs / events);
   const out: Buffer[] = [];
   for (let produced = 0; produced < events; produced += BATCH) {
     const batch = [];
@@ -336,11 +339,12 @@ async function outcomeOf(each: Ingested, queryTimes: QueryTimes, range: Range, o
 }
 
 export async function runClusterBench(options: ClusterBenchOptions): Promise<void> {
-  const startMs = Date.now() - SPAN_MS;
-  // The warm-up's six hours end an hour before the measured ones: no bucket is shared, and the queries' range leaves them out.
+  const spanMs = options.hours * 3600_000;
+  const startMs = Date.now() - spanMs;
+  // The warm-up's hours end an hour before the measured ones: no bucket is shared, and the queries' range leaves them out.
   const data = {
-    warmup: options.warmup > 0 ? bodies(options.warmup, startMs - SPAN_MS - 3600_000, 7) : [],
-    measured: bodies(options.events, startMs),
+    warmup: options.warmup > 0 ? bodies(options.warmup, startMs - spanMs - 3600_000, spanMs, 7) : [],
+    measured: bodies(options.events, startMs, spanMs),
   };
   const range = { from: new Date(startMs - 3600_000).toISOString(), to: new Date(Date.now() + 3 * 3600_000).toISOString() };
   const setups: Setup[] = [
@@ -374,7 +378,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   }
   const single = outcomes[0]!;
   console.log(
-    `\ncluster benchmark: ${options.events} events after a warm-up of ${options.warmup}, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs after ${options.warmRuns} unmeasured (ms), ratios against the single node`,
+    `\ncluster benchmark: ${options.events} events over ${options.hours} hours after a warm-up of ${options.warmup}, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs after ${options.warmRuns} unmeasured (ms), ratios against the single node`,
   );
   console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);
   console.log(`|---|${outcomes.map(() => '---:').join('|')}|`);

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       'no-tail': { type: 'boolean' },
       'one-partitioned': { type: 'boolean' },
       seconds: { type: 'string' },
+      hours: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
       await runClusterBench({
         events: Number(values.events ?? 1_000_000),
         warmup: Number(values.warmup ?? values.events ?? 1_000_000),
+        hours: Number(values.hours ?? 6),
         runs: Number(values.runs ?? 21),
         warmRuns: Number(values['warm-runs'] ?? 1),
         nodes: Number(values.nodes ?? 3),
