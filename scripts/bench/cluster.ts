@@ -117,10 +117,16 @@ function bodies(events: number, startMs: number, spanMs: number, seed = 11): Buf
   return out;
 }
 
-async function startNodes(setup: Setup, nodeOptions: string | null): Promise<TestServer[]> {
+async function startNodes(setup: Setup, nodeOptions: string | null, hours: number): Promise<TestServer[]> {
   const env = nodeOptions === null ? undefined : { NODE_OPTIONS: nodeOptions };
   // Compaction runs often, so the segments settle soon after ingest (waitSettled); no result cache.
-  const compaction = { 'storage.compaction_interval': '2s', 'query.cache_max_bytes': 0 };
+  // Retention (7 days by default) keeps the warm-up and the measured hours with a day to spare: an
+  // event older than it is refused, and its segment dropped later, at different times on each setup.
+  const compaction = {
+    'storage.compaction_interval': '2s',
+    'query.cache_max_bytes': 0,
+    retention: `${Math.max(7, Math.ceil((2 * hours + 1) / 24) + 1)}d`,
+  };
   // A node alone (partitions 1); a one-node cluster keeps the clusters' partitions.
   if (setup.nodes === 1 && setup.partitions === 1) return [await TestServer.start({ set: compaction, env })];
   const share = (count: number): number => Math.max(1, Math.round(count / setup.nodes));
@@ -234,7 +240,7 @@ interface BenchData {
 
 async function ingestInto(setup: Setup, data: BenchData, options: ClusterBenchOptions, running: TestServer[][]): Promise<Ingested> {
   console.log(`${setup.name}: starting ${setup.nodes} node(s)`);
-  const servers = await startNodes(setup, options.nodeOptions);
+  const servers = await startNodes(setup, options.nodeOptions, options.hours);
   running.push(servers);
   const cold = data.warmup.length === 0 ? null : await ingestSettled(servers, data.warmup, options.concurrency);
   const measured = await ingestSettled(servers, data.measured, options.concurrency);
