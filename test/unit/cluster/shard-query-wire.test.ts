@@ -120,21 +120,7 @@ describe('shard query wire', () => {
   });
 
   it('a fragment with variables that are not a JSON object, an empty text, or counts that are not whole is refused', () => {
-    const wire = fragmentToWire({
-      spec: {
-        text: 'from main',
-        variables: {},
-        fromMicros: 0,
-        toMicros: 1,
-        nowMicros: 1,
-        limit: 1,
-        offset: 0,
-        profile: false,
-        trace: false,
-        stream: false,
-      },
-      keys: [],
-    });
+    const wire = fragmentToWire({ spec: SPEC, keys: [] });
     for (const variables of ['[]', '3', 'null', '{']) assert.throws(() => fragmentFromWire({ ...wire, variables_json: variables }));
     assert.throws(() => fragmentFromWire({ ...wire, text: '' }), /empty/);
     assert.throws(() => fragmentFromWire({ ...wire, limit: 0.5 }), /limit/);
