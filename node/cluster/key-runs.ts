@@ -6,18 +6,15 @@
  * and check one by one.
  */
 import { isStoredIndexName } from '../../storage/core/event';
+import { keyString, parseKeyString } from '../../storage/core/partition';
 import type { KeyRun } from './grpc/messages';
 
-/** The runs of `keys` (each `index|bucket|partition`, as storage/core/partition.ts keyString writes them): exactly those keys. */
+/** The runs of `keys` (as storage/core/partition.ts keyString writes them): exactly those keys. */
 export function keysToRuns(keys: Iterable<string>): KeyRun[] {
   // index -> bucket -> its partitions
   const byBucket = new Map<string, Map<number, number[]>>();
   for (const key of keys) {
-    const last = key.lastIndexOf('|');
-    const middle = key.lastIndexOf('|', last - 1);
-    const index = key.slice(0, middle);
-    const bucket = Number(key.slice(middle + 1, last));
-    const partition = Number(key.slice(last + 1));
+    const { index, bucket, partition } = parseKeyString(key);
     let buckets = byBucket.get(index);
     if (buckets === undefined) byBucket.set(index, (buckets = new Map()));
     const partitions = buckets.get(bucket);
@@ -51,8 +48,7 @@ const MAX_BUCKET = 1e16;
 export function keysFromRuns(runs: readonly KeyRun[], maxKeys: number): string[] {
   let count = 0;
   for (const run of runs) {
-    if (run.index.length > 128 || !isStoredIndexName(run.index))
-      throw new Error(`key run index ${JSON.stringify(run.index.slice(0, 200))} is not an index name`);
+    if (!isStoredIndexName(run.index)) throw new Error(`key run index ${JSON.stringify(run.index.slice(0, 200))} is not an index name`);
     for (const bucket of run.buckets) {
       if (!Number.isSafeInteger(bucket) || Math.abs(bucket) >= MAX_BUCKET) throw new Error(`key run bucket ${bucket} is not a bucket`);
     }
@@ -63,11 +59,8 @@ export function keysFromRuns(runs: readonly KeyRun[], maxKeys: number): string[]
     if (count > maxKeys) throw new Error(`the fragment's key runs name more than ${maxKeys} keys`);
   }
   const keys: string[] = [];
-  for (const run of runs) {
-    for (const bucket of run.buckets) {
-      const prefix = `${run.index}|${bucket}|`;
-      for (const partition of run.partitions) keys.push(prefix + partition);
-    }
+  for (const { index, buckets, partitions } of runs) {
+    for (const bucket of buckets) for (const partition of partitions) keys.push(keyString({ index, bucket, partition }));
   }
   return keys;
 }

@@ -221,29 +221,21 @@ export class QueryDistribution implements Distribution {
     const to = Math.min(range.toMicros, (now + placement.maxFutureMs) * 1000);
     const unowned = keysWithoutOwners(this.indexNames(range, views, state), from, to, state, placement, answering);
     for (const key of unowned) keys.add(key);
-    if (kept !== null && unowned.length > 0) for (const key of kept.keys) keys.add(key);
-    const asked = kept !== null && unowned.length === 0 ? kept.keys : [...keys];
+    // Unowned keys have no reading owner, so none of them is a kept key.
+    const asked = kept === null ? [...keys] : unowned.length === 0 ? kept.keys : [...kept.keys, ...keys];
 
     // The storage group a key's owners keep it in (storage-groups.ts): a stored-alone key alone.
     const nameGroup = (key: string): string => {
       const parsed = parseKeyString(key);
       return parsed.partition < 0 ? `alone:${key}` : storageGroupNameOf(parsed, owners(key), state.epochs);
     };
+    const group = (key: string): string => this.memo.groupOf(key, state, replicationFactor, nameGroup);
     const view: ClusterView = {
       owners,
-      usable: (node, key) => reads(node, key),
-      group: (key) => this.memo.groupOf(key, state, replicationFactor, nameGroup),
+      usable: reads,
+      group,
       keptAssignment: (given) =>
-        kept === null || given !== kept.keys
-          ? null
-          : kept.assigned(() =>
-              assignKeys(
-                kept.keys,
-                owners,
-                (node, key) => reads(node, key),
-                (key) => this.memo.groupOf(key, state, replicationFactor, nameGroup),
-              ),
-            ),
+        kept === null || given !== kept.keys ? null : kept.assigned(() => assignKeys(kept.keys, owners, reads, group)),
       target: (node) => {
         if (node === self) return this.options.local;
         const member = members.get(node);
