@@ -13,30 +13,37 @@
  */
 import type { KeyAssignment } from '../../coordinator/key-assignment';
 import type { ClusterState } from './cluster-state';
+import { KeptByAge } from './kept-by-age';
 import { bucketCover } from './key-range';
 
 /** Ranges whose keys are kept: a dashboard's panels ask a few ranges over and over. */
 export const MAX_MEMO_RANGES = 64;
 
+/**
+ * Keys kept over all ranges, and again over all queries' key lists: a range of a month of hour
+ * buckets holds thousands, so the memo is bounded by keys as well as by ranges (past either, the
+ * oldest range goes first).
+ */
+export const MAX_MEMO_KEYS = 262_144;
+
 /** Owner lists kept for one state: past this, the memo starts again (a long range's keys come and go). */
 export const MAX_MEMO_OWNERS = 200_000;
 
 export class PlacementMemo {
-  private readonly ranges = new Map<string, readonly string[] | null>();
+  private readonly ranges = new KeptByAge<readonly string[] | null>(MAX_MEMO_RANGES, MAX_MEMO_KEYS, (keys) => keys?.length ?? 0);
   private ownersState: ClusterState | null = null;
   private ownersFactor = 0;
   private readonly ownerLists = new Map<string, readonly string[]>();
   private readonly groupNames = new Map<string, string>();
-  private readonly queries = new Map<string, KeptQuery>();
+  private readonly queries = new KeptByAge<KeptQuery>(MAX_MEMO_RANGES, MAX_MEMO_KEYS, (kept) => kept.keys.length);
 
   /**
    * The keys `place` gives a range, computed once per `rangeKey` (which must name everything the
-   * keys depend on); the oldest range is forgotten past MAX_MEMO_RANGES.
+   * keys depend on); the oldest ranges are forgotten past MAX_MEMO_RANGES or MAX_MEMO_KEYS.
    */
   keysOf(rangeKey: string, place: () => readonly string[] | null): readonly string[] | null {
     if (this.ranges.has(rangeKey)) return this.ranges.get(rangeKey)!;
     const keys = place();
-    if (this.ranges.size >= MAX_MEMO_RANGES) this.ranges.delete(this.ranges.keys().next().value!);
     this.ranges.set(rangeKey, keys === null ? null : Object.freeze([...keys]));
     return keys;
   }
@@ -65,14 +72,13 @@ export class PlacementMemo {
 
   /**
    * The keys a query over `queryKey` (a placed range's key and the nodes that can answer) asks,
-   * computed by `keys` the first time, under `state` at `replicationFactor`; the oldest is
-   * forgotten past MAX_MEMO_RANGES.
+   * computed by `keys` the first time, under `state` at `replicationFactor`; the oldest are
+   * forgotten past MAX_MEMO_RANGES or MAX_MEMO_KEYS.
    */
   queryOf(queryKey: string, state: ClusterState, replicationFactor: number, keys: () => readonly string[]): KeptQuery {
     this.keepFor(state, replicationFactor);
     let kept = this.queries.get(queryKey);
     if (kept === undefined) {
-      if (this.queries.size >= MAX_MEMO_RANGES) this.queries.delete(this.queries.keys().next().value!);
       kept = new KeptQuery(Object.freeze([...keys()]));
       this.queries.set(queryKey, kept);
     }
@@ -123,11 +129,14 @@ export class KeptQuery {
 
   /**
    * The assignment of these keys: `assign`'s the first time, kept after. Each caller gets its own
-   * map, and the same key lists, which nothing changes: a list sent to a node is also the key of
-   * its wire form, made once (shard-query-wire.ts).
+   * map, and the same key lists, frozen: a list sent to a node is also the key of its wire form
+   * (shard-query-wire.ts) and of its set (coordinator/key-sets.ts), made once.
    */
   assigned(assign: () => KeyAssignment): KeyAssignment {
-    this.assignment ??= assign();
+    if (this.assignment === null) {
+      this.assignment = assign();
+      for (const list of this.assignment.byNode.values()) Object.freeze(list);
+    }
     return { byNode: new Map(this.assignment.byNode), missing: [...this.assignment.missing] };
   }
 }

@@ -37,10 +37,13 @@ import { storageGroupNameOf } from './storage-groups';
 
 /**
  * The most keys a query enumerates from placement instead of asking the nodes: 16 partitions of
- * one index over ten days of hour buckets. A longer range asks the nodes, whose Keys answer only
- * with the keys that hold data.
+ * one index over 85 days of hour buckets, or of four indexes over three weeks. A node skips a key
+ * it holds nothing of for the price of a set entry, and the keys go out as runs
+ * (key-runs.ts), so placing costs less than the Keys round trip it saves; the coordinator keeps
+ * a range's keys and their assignment (placement-memo.ts), so a dashboard's range is placed once.
+ * A longer range asks the nodes, whose Keys answer only with the keys that hold data.
  */
-export const MAX_PLACED_KEYS = 4096;
+export const MAX_PLACED_KEYS = 32_768;
 
 /**
  * Every key placement gives `[fromMicros, toMicros)` of the named indexes; null when the query

@@ -7,7 +7,7 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import type { KeyAssignment } from '../../../coordinator/key-assignment';
 import type { ClusterState } from '../../../node/cluster/cluster-state';
-import { MAX_MEMO_RANGES, PlacementMemo, placedRangeKey } from '../../../node/cluster/placement-memo';
+import { MAX_MEMO_KEYS, MAX_MEMO_RANGES, PlacementMemo, placedRangeKey } from '../../../node/cluster/placement-memo';
 import { MAX_PLACED_KEYS, placedKeys } from '../../../node/cluster/query-distribution';
 
 const HOUR = 3_600_000_000;
@@ -83,6 +83,30 @@ describe('placement memo', () => {
     assert.equal(placements, MAX_MEMO_RANGES + 2, 'the oldest range was forgotten');
   });
 
+  it('forgets the oldest ranges past its bound on keys, and never keeps a range above it', () => {
+    const memo = new PlacementMemo();
+    const placed: string[] = [];
+    const range = (name: string, keys: number): void => {
+      memo.keysOf(name, () => {
+        placed.push(name);
+        return Array.from({ length: keys }, (_, i) => `main|${i}|0`);
+      });
+    };
+    const quarter = MAX_MEMO_KEYS / 4;
+    for (const name of ['a', 'b', 'c', 'd']) range(name, quarter);
+    range('a', quarter);
+    assert.deepEqual(placed, ['a', 'b', 'c', 'd'], 'four quarters fit');
+    range('e', 1);
+    range('a', quarter);
+    range('c', quarter);
+    assert.deepEqual(placed, ['a', 'b', 'c', 'd', 'e', 'a'], 'one key more forgot the oldest range, and only it');
+    range('huge', MAX_MEMO_KEYS + 1);
+    range('huge', MAX_MEMO_KEYS + 1);
+    assert.deepEqual(placed.slice(-2), ['huge', 'huge'], 'a range above the bound is placed each time');
+    range('e', 1);
+    assert.equal(placed.at(-1), 'huge', 'and forgets nothing kept');
+  });
+
   it('keeps owners while one state and replication factor hold, and places again when either changes', () => {
     const memo = new PlacementMemo();
     const asked: string[] = [];
@@ -131,6 +155,10 @@ describe('placement memo', () => {
     assert.notEqual(two.missing, one.missing);
     assert.deepEqual(first.keys, keys);
     assert.ok(Object.isFrozen(first.keys));
+    assert.ok(
+      [...two.byNode.values()].every((list) => Object.isFrozen(list)),
+      'each node keeps its frozen list: its wire form and set are made once',
+    );
 
     assert.notEqual(query(v1, 1, 'a'), first, 'other nodes answering: another query');
     assert.notEqual(query(v1, 2), first, 'another replication factor forgets it');
