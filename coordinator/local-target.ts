@@ -13,6 +13,7 @@ import { combineShardResults } from '../query/exec/shard-results';
 import type { ShardResult } from '../query/exec/shard-session';
 import { planFragment } from '../query/stages/fragment-plan';
 import type { ShardCall, ShardFragment, ShardTarget } from './scatter-gather';
+import { keySetOf } from './key-sets';
 import { reportProgress } from './shard-progress';
 
 /** The plan every node makes of a fragment's query (the planner is deterministic). */
@@ -48,7 +49,7 @@ export async function runFragment(
       progress: options.progress ?? new QueryProgress(),
       pool: workers,
       spec: fragment.spec,
-      keys: new Set(fragment.keys),
+      keys: keySetOf(fragment.keys),
       ...(onRows === null ? {} : { onRows }),
       ...(options.headFloor === undefined ? {} : { headFloor: options.headFloor }),
     });

@@ -24,7 +24,8 @@ import { StreamMerge } from './stream-merge';
 /** What a node is asked: the query as every node plans it, and the keys it answers for. */
 export interface ShardFragment {
   spec: SessionSpec;
-  keys: string[];
+  /** Frozen when the caller keeps the list for later queries (coordinator/key-sets.ts). */
+  keys: readonly string[];
 }
 
 /** What one run of a fragment shares with the query that asked for it. */

@@ -4,6 +4,7 @@ import type { ShardCounters } from '../../coordinator/shard-progress';
 import { isStoredIndexName } from '../../storage/core/event';
 import type * as wire from './grpc/messages';
 import { protocolVersion } from './grpc/wire';
+import { KeptByAge } from './kept-by-age';
 import { keysFromRuns, keysToRuns } from './key-runs';
 
 /** How the caller addresses one run of a fragment: the id RaiseFloor names, and the head floor it starts with. */
@@ -66,6 +67,28 @@ function checkKey(key: string): void {
     throw new Error(`key ${JSON.stringify(key.slice(0, 200))} is not index|bucket|partition`);
 }
 
+/** Key run lists kept, and the keys they hold in all. */
+export const MAX_KEPT_RUN_LISTS = 64;
+export const MAX_KEPT_RUN_KEYS = 262_144;
+
+/**
+ * The keys of each run list, made and checked once: a coordinator sends a node the same runs
+ * query after query while it keeps its assignment, and the keys' set is made once per kept list
+ * (coordinator/key-sets.ts). Runs are kept by their exact content, so a list that differs in
+ * anything is checked anew.
+ */
+const keysOfRunLists = new KeptByAge<readonly string[]>(MAX_KEPT_RUN_LISTS, MAX_KEPT_RUN_KEYS, (keys) => keys.length);
+
+function keysOfRuns(runs: readonly wire.KeyRun[]): readonly string[] {
+  const content = JSON.stringify(runs.map((run) => [run.index, run.buckets, run.partitions]));
+  let keys = keysOfRunLists.get(content);
+  if (keys === undefined) {
+    keys = Object.freeze(keysFromRuns(runs, MAX_FRAGMENT_KEYS));
+    keysOfRunLists.set(content, keys);
+  }
+  return keys;
+}
+
 /** Throws naming what is wrong. */
 export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment & FragmentRun {
   if (request.text.trim() === '') throw new Error('the query text is empty');
@@ -93,7 +116,9 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
   const keys =
     request.key_runs === undefined || request.key_runs.length === 0
       ? request.keys
-      : [...request.keys, ...keysFromRuns(request.key_runs, MAX_FRAGMENT_KEYS - request.keys.length)];
+      : request.keys.length === 0
+        ? keysOfRuns(request.key_runs)
+        : [...request.keys, ...keysFromRuns(request.key_runs, MAX_FRAGMENT_KEYS - request.keys.length)];
   if (request.fragment_id.length > 128) throw new Error('fragment_id is longer than 128 characters');
   if (!Number.isSafeInteger(request.newest_share) || request.newest_share < 0)
     throw new Error(`newest_share is not a whole number of rows: ${request.newest_share}`);

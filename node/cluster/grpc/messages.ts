@@ -209,7 +209,7 @@ export interface ShardQueryRequest {
   profile: boolean;
   trace: boolean;
   stream: boolean;
-  keys: string[];
+  keys: readonly string[];
   fragment_id: string;
   head_floor: HeadFloor | null;
   newest_share: number;

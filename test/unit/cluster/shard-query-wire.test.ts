@@ -119,6 +119,26 @@ describe('shard query wire', () => {
     );
   });
 
+  it('the same key runs received again give the same frozen keys, and runs that differ in anything are read and checked anew', () => {
+    const request = SHARD_QUERY.Query;
+    const receive = (keys: string[]): readonly string[] =>
+      fragmentFromWire(request.requestDeserialize(request.requestSerialize(fragmentToWire({ spec: SPEC, keys }, undefined, true)))).keys;
+    const week = Array.from({ length: 168 }, (_, hour) => [1, 5, 9].map((partition) => `main|${hour * 3_600_000_000}|${partition}`)).flat();
+    const first = receive(week);
+    assert.ok(Object.isFrozen(first), 'a kept list is frozen: its set is made once (coordinator/key-sets.ts)');
+    assert.equal(receive([...week]), first, 'the same runs, sent again');
+    assert.deepEqual([...first].sort(), [...week].sort());
+    const other = receive(week.slice(1));
+    assert.notEqual(other, first);
+    assert.equal(other.length, week.length - 1);
+    const sent = fragmentToWire({ spec: SPEC, keys: week }, undefined, true);
+    const renamed = sent.key_runs!.map((run) => ({ ...run, index: 'no|pe' }));
+    assert.throws(() => fragmentFromWire({ ...sent, key_runs: renamed }), /not an index name/, 'nothing kept passes a run unchecked');
+    const withStrings = fragmentFromWire({ ...sent, keys: ['main|0|2'] }).keys;
+    assert.ok(!Object.isFrozen(withStrings), 'runs beside strings are a list of their own');
+    assert.equal(withStrings.length, week.length + 1);
+  });
+
   it('a fragment with variables that are not a JSON object, an empty text, or counts that are not whole is refused', () => {
     const wire = fragmentToWire({ spec: SPEC, keys: [] });
     for (const variables of ['[]', '3', 'null', '{']) assert.throws(() => fragmentFromWire({ ...wire, variables_json: variables }));
