@@ -2,6 +2,7 @@
 import { isUserIndexName } from '../storage/core/event';
 import type { StorageEngine } from '../storage/engine';
 import { catalogPartOf, type CatalogPart, type CatalogRequest } from './catalog-parts';
+import { keySetOf } from './key-sets';
 
 /** `keys`: only these partition keys (a cluster node's share), null for every key it holds. */
 export function localCatalogPart(
@@ -15,7 +16,7 @@ export function localCatalogPart(
     fromMicros: request.fromMicros,
     toMicros: request.toMicros,
     source: request.source,
-    keys: keys === null ? null : new Set(keys),
+    keys: keys === null ? null : keySetOf(keys),
   };
   const fields = [...engine.fields(filter).values()].filter((field) => field.name.startsWith(request.prefix) || field.name === '_time');
   const sources = engine.sources({ ...filter, source: null }).values();

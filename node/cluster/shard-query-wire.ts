@@ -68,8 +68,8 @@ function checkKey(key: string): void {
 }
 
 /** Key run lists kept, and the keys they hold in all. */
-export const MAX_KEPT_RUN_LISTS = 64;
-export const MAX_KEPT_RUN_KEYS = 262_144;
+const MAX_KEPT_RUN_LISTS = 64;
+const MAX_KEPT_RUN_KEYS = 262_144;
 
 /**
  * The keys of each run list, made and checked once: a coordinator sends a node the same runs

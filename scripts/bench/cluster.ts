@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--hours N (6)] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned] [--baseline DIST]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--hours N (6)] [--range-hours N] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned] [--baseline DIST]`
  *
  * The same generated events (default 1,000,000 over the last `--hours`, six) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
@@ -41,6 +41,12 @@ export interface ClusterBenchOptions {
    * buckets names more partition keys, which the nodes of a cluster handle and the single node does not.
    */
   hours: number;
+  /**
+   * How far back the queries' range starts, in hours before now (null: an hour before the
+   * measured events). A range of more than 32,768 partition keys (85 days at 16 partitions) asks
+   * every node for its keys first (node/cluster/query-distribution.ts MAX_PLACED_KEYS).
+   */
+  rangeHours: number | null;
   runs: number;
   /**
    * Unmeasured runs of each query on each setup before the timed ones. A cluster's glue runs once
@@ -352,7 +358,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
     warmup: options.warmup > 0 ? bodies(options.warmup, startMs - spanMs - 3600_000, spanMs, 7) : [],
     measured: bodies(options.events, startMs, spanMs),
   };
-  const range = { from: new Date(startMs - 3600_000).toISOString(), to: new Date(Date.now() + 3 * 3600_000).toISOString() };
+  const fromMs = options.rangeHours === null ? startMs - 3600_000 : Date.now() - options.rangeHours * 3600_000;
+  const range = { from: new Date(fromMs).toISOString(), to: new Date(Date.now() + 3 * 3600_000).toISOString() };
   const setups: Setup[] = [
     { name: 'single node', nodes: 1, replication: 1, partitions: 1 },
     ...(options.onePartitioned
@@ -384,7 +391,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   }
   const single = outcomes[0]!;
   console.log(
-    `\ncluster benchmark: ${options.events} events over ${options.hours} hours after a warm-up of ${options.warmup}, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs after ${options.warmRuns} unmeasured (ms), ratios against the single node`,
+    `\ncluster benchmark: ${options.events} events over ${options.hours} hours after a warm-up of ${options.warmup}, queried from ${range.from}, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs after ${options.warmRuns} unmeasured (ms), ratios against the single node`,
   );
   console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);
   console.log(`|---|${outcomes.map(() => '---:').join('|')}|`);

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
       'one-partitioned': { type: 'boolean' },
       seconds: { type: 'string' },
       hours: { type: 'string' },
+      'range-hours': { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
         events: Number(values.events ?? 1_000_000),
         warmup: Number(values.warmup ?? values.events ?? 1_000_000),
         hours: Number(values.hours ?? 6),
+        rangeHours: values['range-hours'] === undefined ? null : Number(values['range-hours']),
         runs: Number(values.runs ?? 21),
         warmRuns: Number(values['warm-runs'] ?? 1),
         nodes: Number(values.nodes ?? 3),
