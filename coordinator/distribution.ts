@@ -16,7 +16,7 @@ import type { QueryPlan } from '../query/plan/plan';
 import type { QueryProgress } from '../query/exec/progress';
 import { describeMissing, type MissingDetail } from './missing-ranges';
 import { gatherNewest, type NewestShares } from './newest-share';
-import { scatterGather, type ClusterView, type ScatterObserver } from './scatter-gather';
+import { IndexesUnlistedError, scatterGather, type ClusterView, type Gathered, type ScatterObserver } from './scatter-gather';
 import { ProgressSum } from './shard-progress';
 
 export interface QueryRange {
@@ -26,6 +26,12 @@ export interface QueryRange {
   toMicros: number;
   /** When the query's runtime limit ends it (ms since the epoch): the deadline of every call it makes. */
   deadlineMs: number;
+  /**
+   * Whether the coordinator may resolve the query's globs to the index names it knows of
+   * (ClusterView.listedIndexes): only for a query it can run again from the start when a node
+   * refuses the list (IndexesUnlistedError), so not an export. Absent: false.
+   */
+  listGlobs?: boolean;
 }
 
 export interface DistributedQuery {
@@ -40,6 +46,8 @@ export interface DistributedQuery {
 export interface DistributionObserver extends ScatterObserver {
   /** A query's answer lacked `count` keys (0 for a whole answer). */
   missing?(count: number): void;
+  /** A node held an index a query's globs match that the coordinator had not heard of: the query ran again asking the nodes' keys. */
+  unlisted?(): void;
 }
 
 export interface Distribution {
@@ -71,36 +79,50 @@ export async function runDistributed(
 ): Promise<DistributedAnswer> {
   const { signal } = job;
   const sum = new ProgressSum(job.progress, spec.trace);
-  job.progress.phase = 'planning';
-  const { view, keys, bucketSpanMicros } = await distribution.prepare(
-    { indexPatterns: plan.indexPatterns, fromMicros: spec.fromMicros, toMicros: spec.toMicros, deadlineMs: job.deadlineMs },
-    signal,
-  );
-  checkAlive(signal);
-  job.progress.phase = 'scanning';
   const observer = distribution.observer;
-  // Each node's result merges as it comes, while the others still scan.
-  const merge = new ShardMerge(plan, page);
-  const gatherObserver: ScatterObserver = {
-    result: (_attempt, result) => merge.add(result),
-    progress: (attempt, counters) => sum.set(attempt, counters),
-    ended: (attempt, node, ms, outcome) => {
-      // A failed shard's keys are read again by other owners: its counts would count them twice.
-      if (outcome === 'error') sum.drop(attempt);
-      observer.ended?.(attempt, node, ms, outcome);
-    },
-    retried: (node, fragments) => observer.retried?.(node, fragments),
-    sharesShort: (fragments) => observer.sharesShort?.(fragments),
-  };
   const boundary = plan.boundary;
-  const gathered =
-    boundary.kind === 'head' && onRows === null
-      ? await gatherNewest(
-          { view, spec, keys, count: boundary.count, signal, observer: gatherObserver },
-          { shares, scope: [...plan.indexPatterns].sort().join(',') },
-        )
-      : // Only a head's nodes raise a floor: another query's calls carry none (no run id for RaiseFloor).
-        await scatterGather(view, spec, keys, signal, onRows, gatherObserver, boundary.kind === 'head' ? {} : { floor: null });
+  const gather = async (
+    listGlobs: boolean,
+  ): Promise<{ gathered: Gathered; view: ClusterView; bucketSpanMicros: number; merge: ShardMerge }> => {
+    job.progress.phase = 'planning';
+    const range = { indexPatterns: plan.indexPatterns, fromMicros: spec.fromMicros, toMicros: spec.toMicros, deadlineMs: job.deadlineMs };
+    const { view, keys, bucketSpanMicros } = await distribution.prepare({ ...range, listGlobs }, signal);
+    checkAlive(signal);
+    job.progress.phase = 'scanning';
+    // Each node's result merges as it comes, while the others still scan.
+    const merge = new ShardMerge(plan, page);
+    const gatherObserver: ScatterObserver = {
+      result: (_attempt, result) => merge.add(result),
+      progress: (attempt, counters) => sum.set(attempt, counters),
+      ended: (attempt, node, ms, outcome) => {
+        // A failed shard's keys are read again by other owners: its counts would count them twice.
+        if (outcome === 'error') sum.drop(attempt);
+        observer.ended?.(attempt, node, ms, outcome);
+      },
+      retried: (node, fragments) => observer.retried?.(node, fragments),
+      sharesShort: (fragments) => observer.sharesShort?.(fragments),
+    };
+    const gathered =
+      boundary.kind === 'head' && onRows === null
+        ? await gatherNewest(
+            { view, spec, keys, count: boundary.count, signal, observer: gatherObserver },
+            { shares, scope: [...plan.indexPatterns].sort().join(',') },
+          )
+        : // Only a head's nodes raise a floor: another query's calls carry none (no run id for RaiseFloor).
+          await scatterGather(view, spec, keys, signal, onRows, gatherObserver, boundary.kind === 'head' ? {} : { floor: null });
+    return { gathered, view, bucketSpanMicros, merge };
+  };
+  // A query that is not an export may place its globs' keys from the index names the coordinator
+  // knows of; a node holding one it did not know yet refuses, and the query runs again asking the
+  // nodes for their keys, with nothing of the first run kept.
+  const listGlobs = onRows === null;
+  const { gathered, view, bucketSpanMicros, merge } = await gather(listGlobs).catch((error: unknown) => {
+    if (!listGlobs || !(error instanceof IndexesUnlistedError)) throw error;
+    checkAlive(signal);
+    sum.clear();
+    observer.unlisted?.();
+    return gather(false);
+  });
   observer.missing?.(gathered.missing);
   job.progress.phase = 'merging';
   const results = gathered.answers.map((answer) => answer.result);

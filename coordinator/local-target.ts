@@ -14,6 +14,7 @@ import type { ShardResult } from '../query/exec/shard-session';
 import { planFragment } from '../query/stages/fragment-plan';
 import type { ShardCall, ShardFragment, ShardTarget } from './scatter-gather';
 import { keySetOf } from './key-sets';
+import { checkListedIndexes } from './listed-indexes';
 import { reportProgress } from './shard-progress';
 
 /** The plan every node makes of a fragment's query (the planner is deterministic). */
@@ -27,6 +28,8 @@ export interface LocalShardOptions {
   progress?: QueryProgress;
   /** The query's `head` floor, shared with its other shards. */
   headFloor?: HeadFloor;
+  /** The names of the indexes this node holds (engine.heldIndexNames), checked against a fragment's listed ones. */
+  heldIndexes: () => Iterable<string>;
 }
 
 /** Runs a fragment over this node's storage: the node's ShardResult for the fragment's keys. */
@@ -39,6 +42,7 @@ export async function runFragment(
   options: LocalShardOptions,
 ): Promise<ShardResult> {
   const plan = planOf(fragment.spec);
+  if (fragment.indexes !== undefined) checkListedIndexes(plan.indexPatterns, fragment.indexes, options.heldIndexes());
   const budget = new MemoryBudget(options.maxQueryMemoryBytes(), options.pool);
   try {
     const page = { limit: fragment.spec.limit, offset: fragment.spec.offset };

@@ -26,6 +26,12 @@ export interface ShardFragment {
   spec: SessionSpec;
   /** Frozen when the caller keeps the list for later queries (coordinator/key-sets.ts). */
   keys: readonly string[];
+  /**
+   * The index names the coordinator resolved the query's globs to (ClusterView.listedIndexes): a
+   * node holding another index the query's `from` matches refuses the fragment
+   * (IndexesUnlistedError). Absent: nothing was resolved, and nothing is checked.
+   */
+  indexes?: readonly string[];
 }
 
 /** What one run of a fragment shares with the query that asked for it. */
@@ -69,6 +75,12 @@ export interface ScatterObserver {
  */
 export interface ClusterView extends AssigningView {
   target(node: string): ShardTarget;
+  /**
+   * The index names the query's globs stand for, as the coordinator knew them when it placed the
+   * keys (absent: its keys came from the nodes themselves): every fragment carries them, so a node
+   * holding an index the coordinator had not heard of yet refuses instead of answering short.
+   */
+  listedIndexes?: readonly string[];
 }
 
 /** One node's result, and the keys and query it answered for. */
@@ -98,6 +110,22 @@ export class ShardLostError extends Error {
 /** A node refused a fragment because every query slot of it was taken; as the query's failure, HTTP 429. */
 export class ShardBusyError extends Error {
   readonly code = 'TOO_MANY_REQUESTS';
+}
+
+/**
+ * A node holds an index the query's globs match that the fragment's listed names lack (a new index
+ * its heartbeats had not told the coordinator of): the gather stops, and the coordinator asks the
+ * nodes for their keys instead (distribution.ts).
+ */
+export class IndexesUnlistedError extends Error {
+  readonly code = 'INDEXES_UNLISTED';
+
+  constructor(
+    readonly indexes: readonly string[],
+    where = 'this node',
+  ) {
+    super(`${where} holds ${indexes.length === 1 ? 'index' : 'indexes'} ${indexes.join(', ')}, which the query's keys were not placed for`);
+  }
 }
 
 /** The waits before a busy node's keys are asked again (ms); past the last, the query fails. */
@@ -184,14 +212,17 @@ export async function scatterGather(
     let result: ShardResult;
     const nodeSpec = options.specOf?.(node) ?? spec;
     try {
-      result = await view
-        .target(node)
-        .run({ spec: nodeSpec, keys: nodeKeys }, { signal: fragmentSignal, onRows: rowsOf, onProgress, headFloor: floor });
+      const fragment: ShardFragment =
+        view.listedIndexes === undefined
+          ? { spec: nodeSpec, keys: nodeKeys }
+          : { spec: nodeSpec, keys: nodeKeys, indexes: view.listedIndexes };
+      result = await view.target(node).run(fragment, { signal: fragmentSignal, onRows: rowsOf, onProgress, headFloor: floor });
     } catch (error) {
       over = true;
       ended(fragmentSignal.aborted ? 'canceled' : 'error');
-      // A canceled query, or a limit the query hit (memory, runtime), would fail on any owner alike.
-      if (fragmentSignal.aborted || error instanceof QueryLimitError) throw error;
+      // A canceled query, or a limit the query hit (memory, runtime), would fail on any owner
+      // alike; an unlisted index asks for other keys, not other owners.
+      if (fragmentSignal.aborted || error instanceof QueryLimitError || error instanceof IndexesUnlistedError) throw error;
       if (merge !== null) {
         if (merge.sent(source)) throw new ShardLostError(`node ${node} failed in the middle of the export: ${(error as Error).message}`);
         emit(merge.withdraw(source));

@@ -68,6 +68,12 @@ export class ProgressSum {
     this.refresh();
   }
 
+  /** The query starts over: every attempt's counts leave the sum. */
+  clear(): void {
+    this.shards.clear();
+    this.refresh();
+  }
+
   /** The attempt failed: its counts leave the sum. */
   drop(attempt: number): void {
     this.shards.delete(attempt);

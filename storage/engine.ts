@@ -88,6 +88,8 @@ export class StorageEngine extends EventEmitter {
   /** A compaction pass is merging (compactionBacklog). */
   private compacting = false;
   private flushRequested = false;
+  /** The index names of the segments as of a segment store version (heldIndexNames). */
+  private segmentIndexNames: { version: number; names: ReadonlySet<string> } = { version: -1, names: new Set() };
 
   private constructor(
     readonly rocks: Rocks,
@@ -348,6 +350,21 @@ export class StorageEngine extends EventEmitter {
   /** The partition keys this node holds data of, in an index and time range (scan.ts localKeys). */
   localKeys(request: Pick<ScanRequest, 'index' | 'fromMicros' | 'toMicros'>): Set<string> {
     return localKeys(this.store, this.buffer, request);
+  }
+
+  /**
+   * The names of every index this node holds events of, in segments or the write buffer, internal
+   * ones included. The segments' names are gathered again only once the segment set changed.
+   */
+  heldIndexNames(): Set<string> {
+    if (this.segmentIndexNames.version !== this.store.version) {
+      const names = new Set<string>();
+      for (const header of this.store.all()) names.add(header.index);
+      this.segmentIndexNames = { version: this.store.version, names };
+    }
+    const held = new Set(this.segmentIndexNames.names);
+    for (const table of this.bufferedTables()) held.add(table.key.index);
+    return held;
   }
 
   planScan(request: ScanRequest, trace = false): Promise<ScanPlan> {

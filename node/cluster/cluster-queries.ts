@@ -39,7 +39,11 @@ export interface QueryHost {
 export function clusterQueries(app: QueryHost, onFailure: (error: Error) => void): ClusterQueries {
   const metrics = new ShardQueryMetrics(app.metrics.registry);
   const source = localScanSource(app.engine);
-  const fragment = { maxQueryMemoryBytes: () => app.settings.query.maxQueryMemoryBytes, pool: app.queries.pool };
+  const fragment = {
+    maxQueryMemoryBytes: () => app.settings.query.maxQueryMemoryBytes,
+    pool: app.queries.pool,
+    heldIndexes: () => app.engine.heldIndexNames(),
+  };
   const own = new LocalShardTarget(app.settings.cluster.nodeId, source, app.queryWorkers, fragment);
   const local: ShardTarget = {
     node: own.node,

@@ -56,3 +56,16 @@ export function epochAt(epochs: readonly RingEpoch[], bucketMicros: number): Rin
   if (found === undefined) throw new Error(`no ring epoch is in force at ${bucketMicros}`);
   return found;
 }
+
+/** The members of every epoch in force at some instant of `[fromMicros, toMicros)`: the nodes that may own a key there. */
+export function membersInForce(epochs: readonly RingEpoch[], fromMicros: number, toMicros: number): Set<string> {
+  const members = new Set<string>();
+  if (!(fromMicros < toMicros)) return members;
+  // Which epoch is in force changes only where one starts.
+  const instants = [fromMicros, ...epochs.map((epoch) => epoch.fromMicros).filter((start) => start > fromMicros && start < toMicros)];
+  for (const instant of instants) {
+    if (!epochs.some((epoch) => epoch.fromMicros <= instant)) continue;
+    for (const member of epochAt(epochs, instant).members) members.add(member);
+  }
+  return members;
+}

@@ -8,6 +8,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { runFragment, type LocalShardOptions } from '../../coordinator/local-target';
 import type { QuerySlots } from '../../coordinator/query-slots';
+import { IndexesUnlistedError } from '../../coordinator/scatter-gather';
 import { countersOf, reportProgress } from '../../coordinator/shard-progress';
 import type { ScanSource } from '../../query/exec/execute';
 import { QueryLimitError } from '../../query/exec/limits';
@@ -32,6 +33,13 @@ export const ROWS_MESSAGE_BYTES = 1 << 20;
 export const QUERY_LIMIT_REFUSAL = 'query-limit';
 /** The refusal of a fragment while this node catches up (catch-up.ts): the caller asks the keys' other owners. */
 export const CATCHING_UP_REFUSAL = 'catching-up';
+
+/**
+ * The refusal of a fragment whose listed index names lack one this node holds that the query's
+ * `from` matches (fact `indexes`: those names, comma-separated): the coordinator asks the nodes'
+ * keys instead.
+ */
+export const INDEXES_UNLISTED_REFUSAL = 'indexes-unlisted';
 
 /** The refusal of a fragment that found every query slot of this node taken (`query.max_concurrent`). */
 export const QUERY_SLOTS_REFUSAL = 'query-slots';
@@ -178,7 +186,10 @@ export function serveFragment(
       (error: unknown) => {
         stopAll();
         if (transport.gone.aborted) return;
-        if (error instanceof QueryLimitError) {
+        if (error instanceof IndexesUnlistedError) {
+          const facts = { indexes: error.indexes.join(',') };
+          transport.refuse(new RpcRefusal(grpc.status.FAILED_PRECONDITION, INDEXES_UNLISTED_REFUSAL, error.message, facts));
+        } else if (error instanceof QueryLimitError) {
           transport.refuse(new RpcRefusal(grpc.status.FAILED_PRECONDITION, QUERY_LIMIT_REFUSAL, error.message, { code: error.code }));
         } else if (error instanceof QueryError) {
           transport.refuse(new RpcRefusal(grpc.status.INVALID_ARGUMENT, 'invalid-fragment', error.message));

@@ -9,7 +9,7 @@ export interface ProtocolVersion {
   minor: number;
 }
 
-export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 11 });
+export const PROTOCOL_VERSION: Readonly<ProtocolVersion> = Object.freeze({ major: 1, minor: 12 });
 
 /** The minor of major 1 from which a node reads `RingEpoch.layout`; an older node would place a laid-out epoch on the ring. */
 export const LAYOUT_MINOR = 4;
@@ -36,6 +36,14 @@ export const STORAGE_GROUP_MINOR = 10;
 
 /** The minor of major 1 from which a node reads a fragment's keys as runs (`ShardQueryRequest.key_runs`, key-runs.ts). */
 export const KEY_RUNS_MINOR = 11;
+
+/**
+ * The minor of major 1 from which a node checks a fragment's listed index names
+ * (`ShardQueryRequest.listed_indexes`): a coordinator resolves a query's globs from heartbeats
+ * only while every node it asks speaks it, since an older one would not refuse a fragment whose
+ * list lacks an index it holds.
+ */
+export const LISTED_INDEXES_MINOR = 12;
 
 /** The majors this release speaks. A release that starts a new major keeps the previous one here for rolling upgrades. */
 export const KNOWN_MAJORS: ReadonlySet<number> = new Set([1]);

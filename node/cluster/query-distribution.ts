@@ -7,6 +7,12 @@
  * - a query that names its indexes (no glob) over a range of at most MAX_PLACED_KEYS keys asks
  *   every key placement gives that range (placedKeys): no round trip before the fragments go
  *   out, and a key nobody holds costs a node nothing;
+ * - a query with a glob that may run again (QueryRange.listGlobs) is placed the same way for the
+ *   index names the members reported (NodeStats.indexes), while every node it asks speaks 1.12:
+ *   each fragment lists those names, and a node holding another index the globs match refuses it
+ *   (listed-indexes.ts), so the query runs again as below. Every node that may own a key in range
+ *   must answer for some key, or nothing would check its indexes: where the assignment gives one
+ *   none, the query goes as below at once;
  * - any other query asks every usable node's Keys first (this node's own read locally) and takes
  *   their union; a node whose Keys call fails is unusable for that query.
  * Either way the keys in range whose owners are all unusable are added: no node can answer for
@@ -16,21 +22,22 @@
  * node answers for none of the keys it stood for, even once its id joined again as a new node.
  */
 import type { DistributedQuery, Distribution, DistributionObserver, QueryRange } from '../../coordinator/distribution';
-import { assignKeys } from '../../coordinator/key-assignment';
+import { assignKeys, assignView } from '../../coordinator/key-assignment';
+import { hasGlob, listIndexes } from '../../coordinator/listed-indexes';
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
 import { checkAlive } from '../../query/exec/limits';
 import { isGlob } from '../../storage/glob';
 import { keyString, parseKeyString, pieceEnd, piecesOfBucket, splitsOf } from '../../storage/core/partition';
 import { indexMatcher } from '../../storage/scan';
 import { isForgottenIn, isStoredAloneForgotten, type ClusterState, type Member } from './cluster-state';
-import { epochAt } from './epochs';
+import { epochAt, membersInForce } from './epochs';
 import type { PeerClients } from './grpc/peers';
 import type { FragmentStreams } from './fragment-streams';
 import { bucketCover, bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
 import { PlacementMemo, placedRangeKey } from './placement-memo';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
-import { CATALOG_MINOR, FRAGMENT_STREAM_MINOR, KEY_RUNS_MINOR } from './protocol';
+import { CATALOG_MINOR, FRAGMENT_STREAM_MINOR, KEY_RUNS_MINOR, LISTED_INDEXES_MINOR } from './protocol';
 import { ownersOf } from './ring';
 import { ownersOfKey, storedAloneKeys } from './stored-alone';
 import { storageGroupNameOf } from './storage-groups';
@@ -184,9 +191,16 @@ export class QueryDistribution implements Distribution {
       state.epochs.map((epoch) => epoch.fromMicros),
       placement.bucketSpanMicros,
     );
+    // A glob stands for the index names the members reported, where every node asked checks that list.
+    const listed =
+      range.listGlobs === true && !aloneInRange && hasGlob(range.indexPatterns) && usable.every((node) => this.checksLists(node))
+        ? listIndexes(range.indexPatterns, this.knownIndexNames(views, state))
+        : null;
+    if (listed !== null && listed.length === 0) return this.prepare({ ...range, listGlobs: false }, signal);
+    const patterns = listed ?? range.indexPatterns;
     const placeRange = (): readonly string[] | null =>
-      placedKeys(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
-    const rangeKey = placedRangeKey(range.indexPatterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
+      placedKeys(patterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
+    const rangeKey = placedRangeKey(patterns, range.fromMicros, range.toMicros, placement, MAX_PLACED_KEYS, splits);
     const placed = aloneInRange ? null : rangeKey === null ? placeRange() : this.memo.keysOf(rangeKey, placeRange);
     const answering = new Set<string>(placed === null ? [] : usable);
     // A key's owners are asked several times a query (which keys to ask, the assignment, a
@@ -257,7 +271,19 @@ export class QueryDistribution implements Distribution {
         return membership.speaksMinor(node, CATALOG_MINOR) ? target : { node, run: (fragment, call) => target.run(fragment, call) };
       },
     };
-    return { view, keys: asked, bucketSpanMicros: placement.bucketSpanMicros };
+    if (listed === null || placed === null) return { view, keys: asked, bucketSpanMicros: placement.bucketSpanMicros };
+    // Every node that may own a key in range vouches for the list by answering for some of its
+    // keys; one the assignment gives none (a range of few keys, many nodes) could not, so the
+    // query asks the nodes instead.
+    const byNode = assignView(view, asked).byNode;
+    const mayOwn = membersInForce(state.epochs, range.fromMicros, range.toMicros);
+    if (usable.some((node) => mayOwn.has(node) && !byNode.has(node))) return this.prepare({ ...range, listGlobs: false }, signal);
+    return { view: { ...view, listedIndexes: listed }, keys: asked, bucketSpanMicros: placement.bucketSpanMicros };
+  }
+
+  /** Whether `node` refuses a fragment whose listed index names lack one it holds (this node does). */
+  private checksLists(node: string): boolean {
+    return node === this.options.self || this.options.membership.speaksMinor(node, LISTED_INDEXES_MINOR);
   }
 
   /**
@@ -267,10 +293,15 @@ export class QueryDistribution implements Distribution {
    * whole, not partial, while a node is down.
    */
   private indexNames(range: QueryRange, views: ReturnType<Membership['members']>, state: ClusterState): string[] {
+    const matches = indexMatcher(range.indexPatterns);
+    return [...this.knownIndexNames(views, state)].filter(matches).sort();
+  }
+
+  /** Every index name some node reported in its last heartbeat (even one down now), or a stored-alone entry holds. */
+  private knownIndexNames(views: ReturnType<Membership['members']>, state: ClusterState): Set<string> {
     const names = new Set<string>();
     for (const view of views) for (const name of view.stats?.indexes ?? []) names.add(name);
     for (const alone of state.storedAlone) for (const name of alone.indexes) names.add(name);
-    const matches = indexMatcher(range.indexPatterns);
-    return [...names].filter(matches).sort();
+    return names;
   }
 }

@@ -9,7 +9,13 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'crypto';
 import type { CatalogPart, CatalogRequest } from '../../coordinator/catalog-parts';
-import { ShardBusyError, type ShardCall, type ShardFragment, type ShardTarget } from '../../coordinator/scatter-gather';
+import {
+  IndexesUnlistedError,
+  ShardBusyError,
+  type ShardCall,
+  type ShardFragment,
+  type ShardTarget,
+} from '../../coordinator/scatter-gather';
 import { QueryLimitError, type QueryLimitCode } from '../../query/exec/limits';
 import { decodeRows, decodeShardResult } from '../../query/exec/shard-results';
 import type { ShardResult } from '../../query/exec/shard-session';
@@ -17,7 +23,7 @@ import type * as wire from './grpc/messages';
 import { PeerCallError, type PeerClients } from './grpc/peers';
 import { SHARD_QUERY } from './grpc/proto';
 import { protocolVersion } from './grpc/wire';
-import { QUERY_LIMIT_REFUSAL, QUERY_SLOTS_REFUSAL } from './fragment-serving';
+import { INDEXES_UNLISTED_REFUSAL, QUERY_LIMIT_REFUSAL, QUERY_SLOTS_REFUSAL } from './fragment-serving';
 import type { FragmentListener, FragmentStreams } from './fragment-streams';
 import { countersFromWire, fragmentToWire } from './shard-query-wire';
 
@@ -33,12 +39,16 @@ const LIMIT_CODES: ReadonlySet<string> = new Set<QueryLimitCode>([
 
 /**
  * A failed call as what the coordinator acts on: a query limit ends the query, a node without a
- * free query slot is busy (its keys wait or go elsewhere), anything else retries the keys elsewhere.
+ * free query slot is busy (its keys wait or go elsewhere), a node holding an index the fragment
+ * did not list has the query ask the nodes' keys instead, anything else retries the keys elsewhere.
  */
 function callError(failure: PeerCallError): Error {
   const address = failure.address;
   const code = failure.facts.code;
   if (failure.reason === QUERY_SLOTS_REFUSAL) return new ShardBusyError(`node at ${address} is busy: ${failure.details}`);
+  if (failure.reason === INDEXES_UNLISTED_REFUSAL && failure.facts.indexes !== undefined) {
+    return new IndexesUnlistedError(failure.facts.indexes.split(','), `the node at ${address}`);
+  }
   if (failure.reason === QUERY_LIMIT_REFUSAL && code !== undefined && LIMIT_CODES.has(code)) {
     return new QueryLimitError(code as QueryLimitCode, `node at ${address}: ${failure.details}`);
   }

@@ -1,6 +1,7 @@
 /**
  * Prometheus metrics of distributed queries: on the coordinator, each fragment's latency by
- * outcome, the fragments asked again after a node failed, and the keys answers lacked; on every
+ * outcome, the fragments asked again after a node failed, the queries run again for an index they
+ * had not heard of, and the keys answers lacked; on every
  * node, the fragments it runs for coordinators (itself included) and how they ended.
  */
 import client from 'prom-client';
@@ -11,6 +12,7 @@ export class ShardQueryMetrics implements DistributionObserver {
   private readonly latency: client.Histogram<'outcome'>;
   private readonly retriedFragments: client.Counter;
   private readonly shortShares: client.Counter;
+  private readonly unlistedQueries: client.Counter;
   private readonly missingKeys: client.Counter;
   private readonly partialQueries: client.Counter;
   private readonly running: client.Gauge;
@@ -33,6 +35,11 @@ export class ShardQueryMetrics implements DistributionObserver {
     this.shortShares = new client.Counter({
       name: 'trawl_query_head_shares_short_total',
       help: 'Fragments of a head over several nodes asked again for the rows their newest share may have left out',
+      registers,
+    });
+    this.unlistedQueries = new client.Counter({
+      name: 'trawl_query_indexes_unlisted_total',
+      help: 'Queries run again asking the nodes for their keys, because a node held an index their globs match that this coordinator had not heard of',
       registers,
     });
     this.missingKeys = new client.Counter({
@@ -68,6 +75,10 @@ export class ShardQueryMetrics implements DistributionObserver {
 
   sharesShort(fragments: number): void {
     this.shortShares.inc(fragments);
+  }
+
+  unlisted(): void {
+    this.unlistedQueries.inc();
   }
 
   missing(count: number): void {

@@ -49,6 +49,7 @@ export function fragmentToWire(
     fragment_id: run.fragmentId,
     head_floor: run.headFloor === -Infinity ? null : { time: run.headFloor },
     newest_share: spec.newestShare ?? 0,
+    listed_indexes: fragment.indexes === undefined ? null : { names: [...fragment.indexes] },
   };
 }
 
@@ -57,6 +58,20 @@ export const MAX_FRAGMENT_TEXT = 256 * 1024;
 
 /** The most partition keys one fragment may name (a coordinator sends each node its share of a query's keys). */
 export const MAX_FRAGMENT_KEYS = 1_000_000;
+
+/** The most index names a fragment may list (`listed_indexes`). */
+export const MAX_LISTED_INDEXES = 65_536;
+
+/** A fragment's listed index names, checked like the names of its keys. */
+function listedFromWire(listed: wire.IndexNames | null | undefined): readonly string[] | undefined {
+  if (listed === null || listed === undefined) return undefined;
+  if (listed.names.length > MAX_LISTED_INDEXES)
+    throw new Error(`listed_indexes names ${listed.names.length} indexes, more than ${MAX_LISTED_INDEXES}`);
+  for (const name of listed.names) {
+    if (!isStoredIndexName(name)) throw new Error(`listed_indexes holds ${JSON.stringify(name.slice(0, 200))}, which is not an index name`);
+  }
+  return listed.names;
+}
 
 /** A key as storage/core/partition.ts keyString writes it: `index|bucket|partition`. */
 const KEY_PATTERN = /^([^|]{1,128})\|(-?\d{1,16})\|(-?\d{1,10})$/;
@@ -122,6 +137,7 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
   if (request.fragment_id.length > 128) throw new Error('fragment_id is longer than 128 characters');
   if (!Number.isSafeInteger(request.newest_share) || request.newest_share < 0)
     throw new Error(`newest_share is not a whole number of rows: ${request.newest_share}`);
+  const indexes = listedFromWire(request.listed_indexes);
   return {
     spec: {
       text: request.text,
@@ -137,6 +153,7 @@ export function fragmentFromWire(request: wire.ShardQueryRequest): ShardFragment
       ...(request.newest_share === 0 ? {} : { newestShare: request.newest_share }),
     },
     keys,
+    ...(indexes === undefined ? {} : { indexes }),
     fragmentId: request.fragment_id,
     headFloor: request.head_floor === null || Number.isNaN(request.head_floor.time) ? -Infinity : request.head_floor.time,
   };

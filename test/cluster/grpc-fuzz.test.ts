@@ -169,6 +169,8 @@ const BY_NAME: Record<string, fc.Arbitrary<unknown>> = {
     { maxLength: 4 },
   ),
   partitions: fc.array(fc.integer({ min: -2, max: 20 }), { maxLength: 5 }),
+  // A fragment's listed index names (IndexNames): the ones the node holds or not, and names no index may have.
+  names: fc.array(fc.constantFrom('main', MARKER_INDEX, 'app-x', '', 'Upper', 'a|b'), { maxLength: 4 }),
   index_patterns: fc.array(fc.constantFrom('main', '*', MARKER_INDEX, '', '[', '**?'), { maxLength: 3 }),
   from_micros: fc.oneof(
     { weight: 3, arbitrary: fc.constant(null).map(() => nowMicros() - 2 * DAY_MICROS) },

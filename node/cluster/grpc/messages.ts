@@ -215,6 +215,13 @@ export interface ShardQueryRequest {
   newest_share: number;
   /** (1.11) More keys, as runs (key-runs.ts); absent from an older sender. */
   key_runs?: KeyRun[];
+  /** (1.12) The index names the coordinator resolved the query's globs to; absent or null: none resolved. */
+  listed_indexes?: IndexNames | null;
+}
+
+/** (1.12) Index names, sorted. */
+export interface IndexNames {
+  names: string[];
 }
 
 /** (1.11) Every key `index|bucket|partition` of one index with one of the buckets and one of the partitions. */

@@ -1,6 +1,6 @@
 import { strict as assert } from 'assert';
 import fc from 'fast-check';
-import { epochAt, epochStartClearOf, nextEpochStart, type RingEpoch } from '../../../node/cluster/epochs';
+import { epochAt, epochStartClearOf, membersInForce, nextEpochStart, type RingEpoch } from '../../../node/cluster/epochs';
 
 const HOUR = 3_600_000_000;
 
@@ -43,5 +43,23 @@ describe('ring epochs', () => {
     assert.equal(epochAt(split, 10 * HOUR).epoch, 0);
     assert.equal(epochAt(split, 10 * HOUR + 1_000_000).epoch, 1);
     assert.throws(() => epochAt([{ epoch: 0, fromMicros: HOUR, members: ['a'] }], 0), /no ring epoch/);
+  });
+
+  it('the members that may own a key in a range are those of every epoch in force somewhere in it', () => {
+    const epochs: RingEpoch[] = [
+      { epoch: 0, fromMicros: 0, members: ['a'] },
+      { epoch: 1, fromMicros: 10 * HOUR, members: ['a', 'b'] },
+      { epoch: 2, fromMicros: 20 * HOUR + 5_000_000, members: ['a', 'b', 'c'] },
+    ];
+    const members = (from: number, to: number): string[] => [...membersInForce(epochs, from, to)].sort();
+    assert.deepEqual(members(0, 10 * HOUR), ['a'], 'the range ends where epoch 1 starts');
+    assert.deepEqual(members(HOUR, 10 * HOUR + 1), ['a', 'b']);
+    assert.deepEqual(members(12 * HOUR, 20 * HOUR + 5_000_000), ['a', 'b']);
+    assert.deepEqual(members(12 * HOUR, 30 * HOUR), ['a', 'b', 'c'], 'an epoch that starts in the middle of a bucket');
+    assert.deepEqual(members(25 * HOUR, 30 * HOUR), ['a', 'b', 'c']);
+    assert.deepEqual(members(5 * HOUR, 5 * HOUR), [], 'an empty range');
+    // A pending epoch decided after a later-starting one is in force from its own start on.
+    const pending: RingEpoch[] = [...epochs, { epoch: 3, fromMicros: 15 * HOUR, members: ['d'] }];
+    assert.deepEqual([...membersInForce(pending, 16 * HOUR, 17 * HOUR)], ['d']);
   });
 });

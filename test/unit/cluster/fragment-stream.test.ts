@@ -140,7 +140,7 @@ describe('ShardQuery.Fragments: many fragments on one call', function () {
         engine,
         source: localScanSource(engine),
         workers: pool,
-        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null },
+        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null, heldIndexes: () => engine.heldIndexNames() },
         slots,
         maxQueryRuntimeMs: () => 30_000,
         metrics: new ShardQueryMetrics(registry),

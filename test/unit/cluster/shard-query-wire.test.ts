@@ -6,7 +6,7 @@ import { strict as assert } from 'assert';
 import fc from 'fast-check';
 import { jobNodeTag, nodeTagOfJob } from '../../../coordinator/jobs';
 import { SHARD_QUERY } from '../../../node/cluster/grpc/proto';
-import { fragmentFromWire, fragmentToWire } from '../../../node/cluster/shard-query-wire';
+import { fragmentFromWire, fragmentToWire, MAX_LISTED_INDEXES } from '../../../node/cluster/shard-query-wire';
 import type { SessionSpec } from '../../../query/exec/worker-protocol';
 import { decodeRows, encodeRows } from '../../../query/exec/shard-results';
 
@@ -137,6 +137,31 @@ describe('shard query wire', () => {
     const withStrings = fragmentFromWire({ ...sent, keys: ['main|0|2'] }).keys;
     assert.ok(!Object.isFrozen(withStrings), 'runs beside strings are a list of their own');
     assert.equal(withStrings.length, week.length + 1);
+  });
+
+  it("a fragment's listed index names come back through protobuf as sent, and none listed stays none", () => {
+    const request = SHARD_QUERY.Query;
+    const through = (indexes: readonly string[] | undefined): readonly string[] | undefined => {
+      const fragment = indexes === undefined ? { spec: SPEC, keys: ['main|0|1'] } : { spec: SPEC, keys: ['main|0|1'], indexes };
+      return fragmentFromWire(request.requestDeserialize(request.requestSerialize(fragmentToWire(fragment)))).indexes;
+    };
+    const name = fc.stringMatching(/^[a-z0-9][a-z0-9_.-]{0,20}$/);
+    fc.assert(
+      fc.property(fc.uniqueArray(name, { maxLength: 30 }), (names) => {
+        assert.deepEqual(through(names), names);
+      }),
+    );
+    assert.deepEqual(through([]), [], 'an empty list is a list: the globs matched no index the coordinator knew');
+    assert.equal(through(undefined), undefined, 'no list: the callee checks nothing');
+  });
+
+  it('listed index names are checked like the names of keys, and counted before use', () => {
+    const sent = fragmentToWire({ spec: SPEC, keys: ['main|0|1'], indexes: ['main'] });
+    for (const bad of ['no|pe', '', 'Upper', '_audit-not']) {
+      assert.throws(() => fragmentFromWire({ ...sent, listed_indexes: { names: ['main', bad] } }), /not an index name/, bad);
+    }
+    const many = Array.from({ length: MAX_LISTED_INDEXES + 1 }, (_, i) => `i${i}`);
+    assert.throws(() => fragmentFromWire({ ...sent, listed_indexes: { names: many } }), /more than 65536/);
   });
 
   it('a fragment with variables that are not a JSON object, an empty text, or counts that are not whole is refused', () => {

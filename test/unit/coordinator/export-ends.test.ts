@@ -134,7 +134,7 @@ describe('an export over several nodes ends whole or with one error, whatever fa
         engine,
         source: faulty(localScanSource(engine), fault, () => void close(), stalled),
         workers: pool,
-        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null },
+        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null, heldIndexes: () => engine.heldIndexNames() },
         slots,
         maxQueryRuntimeMs: () => 60_000,
         metrics: new ShardQueryMetrics(new client.Registry()),

@@ -100,7 +100,11 @@ describe('a head over several nodes stops early across them', function () {
   });
 
   const localTarget = (node: string, source: ScanSource = localScanSource(engines.get(node)!)): ShardTarget =>
-    new LocalShardTarget(node, source, pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+    new LocalShardTarget(node, source, pool, {
+      maxQueryMemoryBytes: () => 1e9,
+      pool: null,
+      heldIndexes: () => engines.get(node)!.heldIndexNames(),
+    });
 
   /** `node` served over gRPC from this process; its scans wait for `gate`. */
   async function remoteTarget(node: string, gate: Promise<void>, floors: FragmentFloors): Promise<ShardTarget> {
@@ -111,7 +115,7 @@ describe('a head over several nodes stops early across them', function () {
         engine: engines.get(node)!,
         source: gated(localScanSource(engines.get(node)!), gate),
         workers: pool,
-        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null },
+        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null, heldIndexes: () => engines.get(node)!.heldIndexNames() },
         slots: new QuerySlots(() => 10),
         maxQueryRuntimeMs: () => 30_000,
         metrics: new ShardQueryMetrics(new client.Registry()),

@@ -107,7 +107,11 @@ describe('a head over several nodes asks each for its newest share', function ()
   });
 
   const local = (node: string): ShardTarget =>
-    new LocalShardTarget(node, localScanSource(engines.get(node)!), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+    new LocalShardTarget(node, localScanSource(engines.get(node)!), pool, {
+      maxQueryMemoryBytes: () => 1e9,
+      pool: null,
+      heldIndexes: () => engines.get(node)!.heldIndexNames(),
+    });
 
   /** Node `node` served over gRPC from this process. */
   async function remote(node: string): Promise<ShardTarget> {
@@ -118,7 +122,7 @@ describe('a head over several nodes asks each for its newest share', function ()
         engine: engines.get(node)!,
         source: localScanSource(engines.get(node)!),
         workers: pool,
-        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null },
+        fragment: { maxQueryMemoryBytes: () => 1e9, pool: null, heldIndexes: () => engines.get(node)!.heldIndexNames() },
         slots: new QuerySlots(() => 10),
         maxQueryRuntimeMs: () => 30_000,
         metrics: new ShardQueryMetrics(new client.Registry()),

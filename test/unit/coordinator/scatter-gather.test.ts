@@ -101,7 +101,11 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
   });
 
   function target(node: string): ShardTarget {
-    return new LocalShardTarget(node, localScanSource(engines.get(node)!), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+    return new LocalShardTarget(node, localScanSource(engines.get(node)!), pool, {
+      maxQueryMemoryBytes: () => 1e9,
+      pool: null,
+      heldIndexes: () => engines.get(node)!.heldIndexNames(),
+    });
   }
 
   async function expected(text: string) {
@@ -143,7 +147,11 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
     );
     await broken.flush();
     await broken.close();
-    const failing: ShardTarget = new LocalShardTarget('b', localScanSource(broken), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+    const failing: ShardTarget = new LocalShardTarget('b', localScanSource(broken), pool, {
+      maxQueryMemoryBytes: () => 1e9,
+      pool: null,
+      heldIndexes: () => broken.heldIndexNames(),
+    });
     const view = (rf: number): ClusterView => ({
       owners: (key) => ownersOf(key, rf),
       usable: () => true,
@@ -260,7 +268,11 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
         owners: (key) => ownersOf(key, 1),
         usable: () => true,
         target: (node) => {
-          const inner = new LocalShardTarget(node, localScanSource(own.get(node)!), pool, { maxQueryMemoryBytes: () => 1e9, pool: null });
+          const inner = new LocalShardTarget(node, localScanSource(own.get(node)!), pool, {
+            maxQueryMemoryBytes: () => 1e9,
+            pool: null,
+            heldIndexes: () => own.get(node)!.heldIndexNames(),
+          });
           // c starts late: until then every other node is ahead of it.
           if (node === 'c') return { node, run: async (fragment, call) => (await gate, inner.run(fragment, call)) };
           return {
