@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--hours N (6)] [--range-hours N] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned] [--baseline DIST]`
+ * `npm run bench -- cluster [--events N] [--warmup N (= events)] [--hours N (6)] [--range-hours N] [--from INDEXES] [--runs N (21)] [--warm-runs N (1)] [--nodes N] [--concurrency N] [--partitions N (16)] [--node-options=FLAGS] [--one-partitioned] [--baseline DIST]`
  *
  * The same generated events (default 1,000,000 over the last `--hours`, six) on one node, then on
  * `--nodes` nodes (default 3) of this machine at replication 1 and at replication 2, in one run:
@@ -12,6 +12,8 @@
  *   the coordinator's with each other node's, and of that each node's main thread), and whether each answer equals the single node's. Every setup stays up until all have ingested, and each run asks
  *   every setup in turn, so that the machine's slow and fast spells fall on all of them alike;
  * - each node's events and storage bytes, against an even share.
+ * `--from INDEXES` asks the six queries of other indexes than `main`, the one the events are in:
+ * `--from '*'` as the web UI's search page does, or a glob (`--from 'ma*'`).
  * Every node of a cluster gets a share of the machine's worker threads (server.*_workers), since
  * they all run on the same cores. The result cache is off (`query.cache_max_bytes` 0), so that a
  * timed query is the engine's work alone (clearing it is an audited action: in a cluster, a write).
@@ -30,7 +32,7 @@ import { startBenchCluster } from './bench-cluster';
 import { median } from './codec-builds';
 import { EventGenerator } from './generate';
 import { mainThreadCpuSeconds, processCpuSeconds } from './process-cpu';
-import { QUERIES, timeNativeOnce } from './query';
+import { QUERIES, timeNativeOnce, type BenchQuery } from './query';
 
 export interface ClusterBenchOptions {
   events: number;
@@ -47,6 +49,8 @@ export interface ClusterBenchOptions {
    * every node for its keys first (node/cluster/query-distribution.ts MAX_PLACED_KEYS).
    */
   rangeHours: number | null;
+  /** The queries' `from` in place of `main` (null: main). */
+  from: string | null;
   runs: number;
   /**
    * Unmeasured runs of each query on each setup before the timed ones. A cluster's glue runs once
@@ -105,6 +109,11 @@ interface Outcome {
 }
 
 const BATCH = 10_000;
+
+/** The query bench's queries, asked of `from` instead of `main` (null: as they are). */
+function queriesOf(from: string | null): BenchQuery[] {
+  return from === null ? QUERIES : QUERIES.map((query) => ({ ...query, native: query.native.replace(/^from main\b/, `from ${from}`) }));
+}
 
 /** Every query asks this range, fixed at the start: an answer timed minutes later covers the same events. */
 interface Range {
@@ -274,7 +283,13 @@ interface QueryTimes {
  * the block caches), then for each query `runs` rounds, each asking every setup once in turn. Medians, ms; and the CPU
  * every node of the setup spent during its timed runs, per query.
  */
-async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warmRuns: number): Promise<QueryTimes[]> {
+async function timeInTurn(
+  ingested: Ingested[],
+  queries: readonly BenchQuery[],
+  range: Range,
+  runs: number,
+  warmRuns: number,
+): Promise<QueryTimes[]> {
   const times = ingested.map(() => new Map<string, number[]>());
   const cpu = ingested.map(() => new Map<string, number[]>());
   const mainCpu = ingested.map(() => new Map<string, number[]>());
@@ -289,11 +304,11 @@ async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warm
   // fragment's round trip) reaches V8's optimizing tier only after thousands of queries, so warming
   // each query just before its own timed runs would time the first queries colder than the last.
   for (let run = 0; run < warmRuns; run++) {
-    for (const query of QUERIES) {
+    for (const query of queries) {
       for (const each of ingested) await timeNativeOnce(each.servers[0]!, query, { ...range }, { cached: false });
     }
   }
-  for (const query of QUERIES) {
+  for (const query of queries) {
     for (let run = 0; run < runs; run++) {
       for (const [i, each] of ingested.entries()) {
         const cpuBefore = each.servers.map((server) => processCpuSeconds(server.process.pid));
@@ -330,7 +345,7 @@ async function timeInTurn(ingested: Ingested[], range: Range, runs: number, warm
 
 async function outcomeOf(each: Ingested, queryTimes: QueryTimes, range: Range, options: ClusterBenchOptions): Promise<Outcome> {
   const answers = new Map<string, string>();
-  for (const query of QUERIES) answers.set(query.name, await answerOf(each.servers[0]!, query.native, range));
+  for (const query of queriesOf(options.from)) answers.set(query.name, await answerOf(each.servers[0]!, query.native, range));
   const stats = await Promise.all(each.servers.map(async (server) => (await request(`${server.api}/stats`)).body.data));
   return {
     setup: each.setup,
@@ -360,6 +375,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   };
   const fromMs = options.rangeHours === null ? startMs - 3600_000 : Date.now() - options.rangeHours * 3600_000;
   const range = { from: new Date(fromMs).toISOString(), to: new Date(Date.now() + 3 * 3600_000).toISOString() };
+  const queries = queriesOf(options.from);
   const setups: Setup[] = [
     { name: 'single node', nodes: 1, replication: 1, partitions: 1 },
     ...(options.onePartitioned
@@ -384,14 +400,14 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
   try {
     const ingested: Ingested[] = [];
     for (const setup of setups) ingested.push(await ingestInto(setup, data, options, started));
-    const queryMs = await timeInTurn(ingested, range, options.runs, options.warmRuns);
+    const queryMs = await timeInTurn(ingested, queries, range, options.runs, options.warmRuns);
     for (const [i, each] of ingested.entries()) outcomes.push(await outcomeOf(each, queryMs[i]!, range, options));
   } finally {
     await Promise.all(started.flat().map((server) => server.stop()));
   }
   const single = outcomes[0]!;
   console.log(
-    `\ncluster benchmark: ${options.events} events over ${options.hours} hours after a warm-up of ${options.warmup}, queried from ${range.from}, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs after ${options.warmRuns} unmeasured (ms), ratios against the single node`,
+    `\ncluster benchmark: ${options.events} events over ${options.hours} hours after a warm-up of ${options.warmup}, queried from ${range.from} as \`from ${options.from ?? 'main'}\`, cluster.partitions ${options.partitions}, queries median of ${options.runs} runs after ${options.warmRuns} unmeasured (ms), ratios against the single node`,
   );
   console.log(`| measure | ${outcomes.map((outcome) => outcome.setup.name).join(' | ')} |`);
   console.log(`|---|${outcomes.map(() => '---:').join('|')}|`);
@@ -414,7 +430,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
     );
   }
   console.log(`| ingest requests retried after 503 | ${outcomes.map((o) => String(o.retries)).join(' | ')} |`);
-  for (const query of QUERIES) {
+  for (const query of queries) {
     const base = single.queryMs.get(query.name)!;
     const cells = outcomes.map((o) => {
       const ms = o.queryMs.get(query.name)!;
@@ -423,7 +439,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
     });
     console.log(`| ${query.name} | ${cells.join(' | ')} |`);
   }
-  for (const query of QUERIES) {
+  for (const query of queries) {
     const base = single.queryCpuMs.get(query.name)!;
     const cells = outcomes.map(
       (o) => `${o.queryCpuMs.get(query.name)!.toFixed(1)} (${(o.queryCpuMs.get(query.name)! / base).toFixed(2)}x)`,
@@ -431,7 +447,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<voi
     console.log(`| CPU per query, all nodes (ms): ${query.name} | ${cells.join(' | ')} |`);
   }
   const perNodeRows = (label: string, pick: (o: Outcome) => Map<string, number[]>): void => {
-    for (const query of QUERIES) {
+    for (const query of queries) {
       const cells = outcomes.map((o) =>
         pick(o)
           .get(query.name)!

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
       seconds: { type: 'string' },
       hours: { type: 'string' },
       'range-hours': { type: 'string' },
+      from: { type: 'string' },
     },
   });
   const name = positionals[0] ?? 'ingest';
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
         warmup: Number(values.warmup ?? values.events ?? 1_000_000),
         hours: Number(values.hours ?? 6),
         rangeHours: values['range-hours'] === undefined ? null : Number(values['range-hours']),
+        from: values.from ?? null,
         runs: Number(values.runs ?? 21),
         warmRuns: Number(values['warm-runs'] ?? 1),
         nodes: Number(values.nodes ?? 3),
