@@ -226,17 +226,31 @@ describe('scatter-gather over nodes, each answering for the keys it was given', 
       want,
     );
 
+    // Node a fails once some of its rows went out: after every other node ended, which releases
+    // what a sent (on a loaded machine a could otherwise fail before the merge let any row out).
+    const others: Promise<unknown>[] = [];
     const dying: ShardTarget = {
       node: 'a',
       run: async (fragment, call) => {
         await target('a').run(fragment, call);
+        await Promise.allSettled(others);
+        // The merge closes an ended node's stream in the turn after its run resolves.
+        await new Promise((resolve) => setImmediate(resolve));
         throw new Error('connection reset');
       },
     };
+    const tracked = (node: string): ShardTarget => ({
+      node,
+      run: (fragment, call) => {
+        const run = target(node).run(fragment, call);
+        others.push(run);
+        return run;
+      },
+    });
     const losing: ClusterView = {
       owners: (key) => ownersOf(key, 2),
       usable: () => true,
-      target: (node) => (node === 'a' ? dying : target(node)),
+      target: (node) => (node === 'a' ? dying : tracked(node)),
     };
     await assert.rejects(
       scatterGather(losing, spec, keys, new AbortController().signal, async () => undefined),
