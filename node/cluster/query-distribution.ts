@@ -26,7 +26,6 @@ import { assignKeys, assignView } from '../../coordinator/key-assignment';
 import { hasGlob, listIndexes } from '../../coordinator/listed-indexes';
 import type { ClusterView, ShardTarget } from '../../coordinator/scatter-gather';
 import { checkAlive } from '../../query/exec/limits';
-import { isGlob } from '../../storage/glob';
 import { keyString, parseKeyString, pieceEnd, piecesOfBucket, splitsOf } from '../../storage/core/partition';
 import { indexMatcher } from '../../storage/scan';
 import { isForgottenIn, isStoredAloneForgotten, type ClusterState, type Member } from './cluster-state';
@@ -66,7 +65,7 @@ export function placedKeys(
   maxKeys = MAX_PLACED_KEYS,
   splits: readonly number[] = [],
 ): string[] | null {
-  if (indexPatterns.some((pattern) => pattern === '*' || isGlob(pattern))) return null;
+  if (hasGlob(indexPatterns)) return null;
   if (!(fromMicros < toMicros)) return [];
   // Epoch 0 places buckets from 1970 on; an unbounded range has too many keys anyway.
   if (!(fromMicros >= 0) || !Number.isFinite(toMicros)) return null;
