@@ -18,6 +18,7 @@ import type { QueryWorkerPool } from '../../query/exec/session-pool';
 import { encodeRows, encodeShardResult } from '../../query/exec/shard-results';
 import { QueryError } from '../../query/syntax';
 import type { StorageEngine } from '../../storage/engine';
+import { PartialSegmentError } from '../../storage/segment/segment-keys';
 import type * as wire from './grpc/messages';
 import { internalDetails, RpcRefusal } from './grpc/server';
 import { protocolVersion } from './grpc/wire';
@@ -40,6 +41,18 @@ export const CATCHING_UP_REFUSAL = 'catching-up';
  * keys instead.
  */
 export const INDEXES_UNLISTED_REFUSAL = 'indexes-unlisted';
+
+/**
+ * The refusal of a read (a fragment, a catalog) that named only some keys of a storage group this
+ * node stores in one segment: a coordinator asks one owner for all of a group's keys or none
+ * (storage-groups.ts), and the rows of a group's segment cannot be told apart by partition.
+ */
+export const GROUP_SPLIT_REFUSAL = 'group-split';
+
+/** The refusal of a read that named some keys of a storage group but not all (PartialSegmentError). */
+export function groupSplitRefusal(error: PartialSegmentError): RpcRefusal {
+  return new RpcRefusal(grpc.status.FAILED_PRECONDITION, GROUP_SPLIT_REFUSAL, error.message);
+}
 
 /** The refusal of a fragment that found every query slot of this node taken (`query.max_concurrent`). */
 export const QUERY_SLOTS_REFUSAL = 'query-slots';
@@ -193,6 +206,8 @@ export function serveFragment(
           transport.refuse(new RpcRefusal(grpc.status.FAILED_PRECONDITION, QUERY_LIMIT_REFUSAL, error.message, { code: error.code }));
         } else if (error instanceof QueryError) {
           transport.refuse(new RpcRefusal(grpc.status.INVALID_ARGUMENT, 'invalid-fragment', error.message));
+        } else if (error instanceof PartialSegmentError) {
+          transport.refuse(groupSplitRefusal(error));
         } else {
           const failure = error instanceof Error ? error : new Error(String(error));
           serving.onFailure(failure);

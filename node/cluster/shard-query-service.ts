@@ -9,6 +9,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { localCatalogPart } from '../../coordinator/local-catalog';
 import { indexMatcher } from '../../storage/scan';
+import { PartialSegmentError } from '../../storage/segment/segment-keys';
 import type * as wire from './grpc/messages';
 import { SHARD_QUERY_SERVICE } from './grpc/proto';
 import { endWith, RpcRefusal, unary, writeWhenReady, type GrpcServer } from './grpc/server';
@@ -17,6 +18,7 @@ import { FragmentFloors } from './fragment-floors';
 import {
   CATCHING_UP_REFUSAL,
   checkProtocol,
+  groupSplitRefusal,
   serveFragment,
   type FragmentTransport,
   type ShardQueryServiceOptions,
@@ -88,12 +90,17 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     const catchingUp = options.catchingUp?.() ?? null;
     if (catchingUp !== null)
       throw new RpcRefusal(grpc.status.UNAVAILABLE, CATCHING_UP_REFUSAL, `${catchingUp}; ask the keys' other owners`);
-    const part = localCatalogPart(options.engine, request.keys, {
-      fromMicros: request.from_micros,
-      toMicros: request.to_micros,
-      prefix: request.prefix,
-      source: request.source === '' ? null : request.source,
-    });
+    let part: ReturnType<typeof localCatalogPart>;
+    try {
+      part = localCatalogPart(options.engine, request.keys, {
+        fromMicros: request.from_micros,
+        toMicros: request.to_micros,
+        prefix: request.prefix,
+        source: request.source === '' ? null : request.source,
+      });
+    } catch (error) {
+      throw error instanceof PartialSegmentError ? groupSplitRefusal(error) : error;
+    }
     return { protocol_version: protocolVersion(), part: Buffer.from(JSON.stringify(part)) };
   };
 

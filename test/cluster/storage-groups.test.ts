@@ -4,12 +4,20 @@
  * such a group's keys. Three nodes at replication 2, then two, hold one hour of events from
  * hundreds of host/source pairs (every one of the 16 partitions): a query reads a few segments
  * where one per partition would be 16, answers exactly through every node, and still does once a
- * node is killed (each of its groups goes whole to the other owner).
+ * node is killed (each of its groups goes whole to the other owner). A peer call that names only
+ * some keys of a group is refused with a reason, never answered short or failed INTERNAL.
  */
 import { strict as assert } from 'assert';
+import * as grpc from '@grpc/grpc-js';
+import { GROUP_SPLIT_REFUSAL } from '../../node/cluster/fragment-serving';
+import type * as wire from '../../node/cluster/grpc/messages';
+import { PeerCallError, PeerClients } from '../../node/cluster/grpc/peers';
+import { SHARD_QUERY } from '../../node/cluster/grpc/proto';
+import { protocolVersion } from '../../node/cluster/grpc/wire';
 import { waitUntil } from '../helpers/api';
 import { postJson, request } from '../helpers/server';
 import { startClusteredServers, stopClusteredServers, storedEvents, waitForUp, type ClusteredServer } from './helpers/clustered-servers';
+import { shardFragment } from './helpers/shard-fragment';
 import type { TestEvent } from './helpers/test-events';
 
 const HOUR_MS = 3_600_000;
@@ -29,6 +37,32 @@ function countsByHost(events: readonly TestEvent[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const event of events) counts[event.host as string] = (counts[event.host as string] ?? 0) + 1;
   return counts;
+}
+
+/** How a call naming keys of a node ended: OK, or the refusal's status and reason. */
+async function outcomeOf(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return 'OK';
+  } catch (error) {
+    assert.ok(error instanceof PeerCallError, String(error));
+    return `${grpc.status[error.code]} ${error.reason ?? error.details}`;
+  }
+}
+
+/** One Query call as a coordinator makes it, to its end. */
+function queryCall(peers: PeerClients, address: string, request: wire.ShardQueryRequest): Promise<void> {
+  const method = SHARD_QUERY.Query;
+  return new Promise((resolve, reject) => {
+    const call = peers
+      .client(address)
+      .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, {
+        deadline: Date.now() + 30_000,
+      });
+    call.on('data', () => undefined);
+    call.on('error', (error: grpc.ServiceError) => reject(PeerCallError.from(address, error)));
+    call.on('end', () => resolve());
+  });
 }
 
 function describeGroups(count: number): void {
@@ -85,6 +119,44 @@ function describeGroups(count: number): void {
           meta.profile.segments_scanned > 0 && meta.profile.segments_scanned < PARTITIONS,
           `through ${node.id}: ${meta.profile.segments_scanned} segments read`,
         );
+      }
+
+      // Each key a node holds, named alone: a key of a group of two or more is refused, in Catalog
+      // and Query alike. A node holds its keys of the hour in at most two owner sets (RF2), so
+      // at least one of its groups has more than one of the 16 partitions.
+      const peers = new PeerClients();
+      try {
+        const address = nodes[0]!.grpc;
+        const window = { from_micros: startMs * 1000, to_micros: (startMs + HOUR_MS) * 1000 };
+        const catalogOf = (keys: string[]) =>
+          peers.call(address, SHARD_QUERY.Catalog, { protocol_version: protocolVersion(), keys, ...window, prefix: '', source: '' }, 5_000);
+        const { keys } = await peers.call(
+          address,
+          SHARD_QUERY.Keys,
+          { protocol_version: protocolVersion(), index_patterns: ['main'], ...window },
+          5_000,
+        );
+        assert.ok(keys.length > 2, `${nodes[0]!.id} holds keys of the hour: ${keys.join(' ')}`);
+        const outcomes = new Map<string, number>();
+        for (const key of keys) {
+          const catalog = await outcomeOf(catalogOf([key]));
+          const query = await outcomeOf(
+            queryCall(peers, address, shardFragment('from main | stats count()', startMs, startMs + HOUR_MS, { keys: [key] })),
+          );
+          assert.equal(query, catalog, `Query and Catalog naming ${key} alone`);
+          outcomes.set(catalog, (outcomes.get(catalog) ?? 0) + 1);
+        }
+        const split = `FAILED_PRECONDITION ${GROUP_SPLIT_REFUSAL}`;
+        assert.ok((outcomes.get(split) ?? 0) > 0, `some key named alone is refused: ${JSON.stringify([...outcomes])}`);
+        assert.deepEqual(
+          [...outcomes.keys()].filter((outcome) => outcome !== split && outcome !== 'OK'),
+          [],
+          'every call is answered or refused as a split group',
+        );
+        // All of a node's keys together name every group whole.
+        assert.equal(await outcomeOf(catalogOf(keys)), 'OK');
+      } finally {
+        peers.close();
       }
 
       const killed = nodes[count - 1]!;
