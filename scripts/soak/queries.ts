@@ -1,5 +1,7 @@
 /**
- * Query loops: `count()`, `count() by writer` and `head` through random nodes while the writers
+ * Query loops: `count()`, `count() by writer`, `head` and `count()` of an index glob (placed from
+ * the index names the nodes reported, refused and asked again when one holds a name not listed)
+ * through random nodes while the writers
  * write and the chaos loop kills. Each answer is kept with what the writers had acknowledged when
  * the query was sent; after the run, each is judged against the writers' record.
  */
@@ -8,12 +10,13 @@ import { call } from './http';
 import type { Ledger } from './ledger';
 import { SOAK_INDEX } from './writers';
 
-export type QueryKind = 'count' | 'count by writer' | 'head';
+export type QueryKind = 'count' | 'count by writer' | 'head' | 'count of a glob';
 
 const QUERIES: Record<QueryKind, string> = {
   count: `from ${SOAK_INDEX} | stats count()`,
   'count by writer': `from ${SOAK_INDEX} | stats count() by writer`,
   head: `from ${SOAK_INDEX} | head 5`,
+  'count of a glob': `from ${SOAK_INDEX}* | stats count()`,
 };
 
 /** Every query asks all time: the events lie hours ahead. */
@@ -33,7 +36,7 @@ export interface QueryRecord {
   partial: boolean;
   /** meta.missing_keys of a partial answer. */
   missingKeys: number;
-  /** count: the total; count by writer: the sum; head: the events returned. */
+  /** count (of the index or a glob): the total; count by writer: the sum; head: the events returned. */
   counted: number;
   countedByWriter: Map<string, number>;
 }
@@ -78,7 +81,7 @@ async function ask(kind: QueryKind, api: string, node: string, ledger: Ledger): 
   record.missingKeys = answer.body.meta?.missing_keys ?? 0;
   const data = answer.body.data;
   if (data.type === 'job') return { ...record, outcome: 'error', detail: '202 (still running after the sync window)' };
-  if (kind === 'count') record.counted = data.rows[0][0];
+  if (kind === 'count' || kind === 'count of a glob') record.counted = data.rows[0]?.[0] ?? 0;
   if (kind === 'count by writer') {
     for (const [writer, count] of data.rows as [string, number][]) record.countedByWriter.set(writer, count);
     record.counted = [...record.countedByWriter.values()].reduce((sum, count) => sum + count, 0);
