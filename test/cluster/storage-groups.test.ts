@@ -54,11 +54,9 @@ async function outcomeOf(call: Promise<unknown>): Promise<string> {
 function queryCall(peers: PeerClients, address: string, request: wire.ShardQueryRequest): Promise<void> {
   const method = SHARD_QUERY.Query;
   return new Promise((resolve, reject) => {
-    const call = peers
-      .client(address)
-      .makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, {
-        deadline: Date.now() + 30_000,
-      });
+    const call = peers.client(address).makeServerStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, request, {
+      deadline: Date.now() + 30_000,
+    });
     call.on('data', () => undefined);
     call.on('error', (error: grpc.ServiceError) => reject(PeerCallError.from(address, error)));
     call.on('end', () => resolve());
