@@ -53,6 +53,11 @@ export interface DistributionObserver extends ScatterObserver {
 export interface Distribution {
   /** The cluster as one query sees it now, and the keys it must answer for. */
   prepare(range: QueryRange, signal: AbortSignal): Promise<DistributedQuery>;
+  /**
+   * Index names a node refused a query's list for (IndexesUnlistedError): the queries after it
+   * list them too, rather than be refused again until the members' heartbeats carry them.
+   */
+  learnIndexes?(names: readonly string[]): void;
   readonly observer: DistributionObserver;
 }
 
@@ -118,6 +123,7 @@ export async function runDistributed(
   const listGlobs = onRows === null;
   const { gathered, view, bucketSpanMicros, merge } = await gather(listGlobs).catch((error: unknown) => {
     if (!listGlobs || !(error instanceof IndexesUnlistedError)) throw error;
+    distribution.learnIndexes?.(error.indexes);
     checkAlive(signal);
     sum.clear();
     observer.unlisted?.();

@@ -34,6 +34,7 @@ import type { PeerClients } from './grpc/peers';
 import type { FragmentStreams } from './fragment-streams';
 import { bucketCover, bucketsInRange, keysInRange } from './key-range';
 import type { Membership } from './membership';
+import { LearnedIndexNames } from './learned-indexes';
 import { PlacementMemo, placedRangeKey } from './placement-memo';
 import { remoteKeys, RemoteShardTarget } from './remote-shard-target';
 import { CATALOG_MINOR, FRAGMENT_STREAM_MINOR, KEY_RUNS_MINOR, LISTED_INDEXES_MINOR } from './protocol';
@@ -50,6 +51,14 @@ import { storageGroupNameOf } from './storage-groups';
  * A longer range asks the nodes, whose Keys answer only with the keys that hold data.
  */
 export const MAX_PLACED_KEYS = 32_768;
+
+/**
+ * How long an index name a refusal taught stays known without a heartbeat carrying it: many
+ * heartbeats (1 s apart by default), so a name is never dropped before the members report it.
+ */
+const LEARNT_INDEX_MS = 5 * 60_000;
+/** The most names kept from refusals: a member sends a refusal's names, not a client. */
+const MAX_LEARNT_INDEXES = 1_024;
 
 /**
  * Every key placement gives `[fromMicros, toMicros)` of the named indexes; null when the query
@@ -170,6 +179,7 @@ export function keysWithoutOwners(
 export class QueryDistribution implements Distribution {
   readonly observer: DistributionObserver;
   private readonly memo = new PlacementMemo();
+  private readonly learnt = new LearnedIndexNames(LEARNT_INDEX_MS, MAX_LEARNT_INDEXES);
 
   constructor(private readonly options: QueryDistributionOptions) {
     this.observer = options.observer;
@@ -280,6 +290,10 @@ export class QueryDistribution implements Distribution {
     return { view: { ...view, listedIndexes: listed }, keys: asked, bucketSpanMicros: placement.bucketSpanMicros };
   }
 
+  learnIndexes(names: readonly string[]): void {
+    this.learnt.learn(names, Date.now());
+  }
+
   /** Whether `node` refuses a fragment whose listed index names lack one it holds (this node does). */
   private checksLists(node: string): boolean {
     return node === this.options.self || this.options.membership.speaksMinor(node, LISTED_INDEXES_MINOR);
@@ -296,9 +310,12 @@ export class QueryDistribution implements Distribution {
     return [...this.knownIndexNames(views, state)].filter(matches).sort();
   }
 
-  /** Every index name some node reported in its last heartbeat (even one down now), or a stored-alone entry holds. */
+  /**
+   * Every index name some node reported in its last heartbeat (even one down now), or a
+   * stored-alone entry holds, or a node's refusal taught this coordinator lately.
+   */
   private knownIndexNames(views: ReturnType<Membership['members']>, state: ClusterState): Set<string> {
-    const names = new Set<string>();
+    const names = new Set<string>(this.learnt.current(Date.now()));
     for (const view of views) for (const name of view.stats?.indexes ?? []) names.add(name);
     for (const alone of state.storedAlone) for (const name of alone.indexes) names.add(name);
     return names;

@@ -3,7 +3,8 @@
  * processes (3 nodes at replication factor 1, heartbeats 2 s apart so a new index stays unheard of
  * for a while). The coordinator asks no node for its keys once the names are heard; a node holding
  * an index it had not heard of yet refuses the list, and the query runs again asking the nodes:
- * every answer stays exact. An export asks the nodes' keys from the start.
+ * every answer stays exact, and the next query lists the name the refusal taught. An export asks
+ * the nodes' keys from the start.
  */
 import { strict as assert } from 'assert';
 import { waitUntil } from '../helpers/api';
@@ -147,5 +148,10 @@ describe('cluster: glob queries placed from the index names the nodes reported',
       );
     }
     assert.ok((await unlisted()) > refusalsBefore, 'some round was refused and ran again');
+    // The refusal named the new index: the next glob query lists it at once, well before the
+    // holder's next heartbeat (2 s apart) would have told the coordinator.
+    const refusalsAfter = await unlisted();
+    assert.equal(await count('from app-* | stats count()'), total);
+    assert.equal(await unlisted(), refusalsAfter, 'the query after a refusal lists the name the refusal taught');
   });
 });
