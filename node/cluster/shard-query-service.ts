@@ -7,6 +7,7 @@
  * the keys it is given (GET /fields, /sources).
  */
 import * as grpc from '@grpc/grpc-js';
+import type { CatalogPart } from '../../coordinator/catalog-parts';
 import { localCatalogPart } from '../../coordinator/local-catalog';
 import { indexMatcher } from '../../storage/scan';
 import { PartialSegmentError } from '../../storage/segment/segment-keys';
@@ -90,7 +91,7 @@ export function addShardQueryService(server: GrpcServer, options: ShardQueryServ
     const catchingUp = options.catchingUp?.() ?? null;
     if (catchingUp !== null)
       throw new RpcRefusal(grpc.status.UNAVAILABLE, CATCHING_UP_REFUSAL, `${catchingUp}; ask the keys' other owners`);
-    let part: ReturnType<typeof localCatalogPart>;
+    let part: CatalogPart;
     try {
       part = localCatalogPart(options.engine, request.keys, {
         fromMicros: request.from_micros,

@@ -1,9 +1,9 @@
 /**
  * Query loops: `count()`, `count() by writer`, `head` and `count()` of an index glob (placed from
  * the index names the nodes reported, refused and asked again when one holds a name not listed)
- * through random nodes while the writers
- * write and the chaos loop kills. Each answer is kept with what the writers had acknowledged when
- * the query was sent; after the run, each is judged against the writers' record.
+ * through random nodes while the writers write and the chaos loop kills. Each answer is kept with
+ * what the writers had acknowledged when the query was sent; after the run, each is judged
+ * against the writers' record.
  */
 import { performance } from 'perf_hooks';
 import { call } from './http';
@@ -81,7 +81,7 @@ async function ask(kind: QueryKind, api: string, node: string, ledger: Ledger): 
   record.missingKeys = answer.body.meta?.missing_keys ?? 0;
   const data = answer.body.data;
   if (data.type === 'job') return { ...record, outcome: 'error', detail: '202 (still running after the sync window)' };
-  if (kind === 'count' || kind === 'count of a glob') record.counted = data.rows[0]?.[0] ?? 0;
+  if (kind === 'count' || kind === 'count of a glob') record.counted = data.rows[0][0];
   if (kind === 'count by writer') {
     for (const [writer, count] of data.rows as [string, number][]) record.countedByWriter.set(writer, count);
     record.counted = [...record.countedByWriter.values()].reduce((sum, count) => sum + count, 0);
