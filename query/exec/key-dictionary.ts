@@ -6,10 +6,14 @@
 import type { Column } from '../../storage/core/column';
 import type { Value } from '../value';
 import { valueAt } from './access';
+import { StringIds } from './string-ids';
 
 /** Maps the values of one key to dense ids. */
 export class KeyDictionary {
   readonly values: Value[] = [];
+  /** Ids of string keys; null once its probes ran long (see StringIds), when `ids` holds them too. */
+  private strings: StringIds | null;
+  /** Ids of the other keys (numbers, booleans), and of strings once `strings` is null. */
   private readonly ids = new Map<Value, number>();
   private readonly dictIds = new WeakMap<string[], Int32Array>();
   /** Key id of each interned dictionary entry (DictColumn.interned), for interner epoch `internEpoch`. */
@@ -17,14 +21,19 @@ export class KeyDictionary {
   private internEpoch = 0;
   /**
    * Whether every key so far came from entries of interner epoch `internEpoch`. Entries and
-   * strings then match one to one, so an entry not seen yet is a new key and needs no Map lookup;
-   * `ids` lags behind `values` until the first key of any other origin (see syncMap).
+   * strings then match one to one, so an entry not seen yet is a new key and needs no lookup;
+   * the maps (`strings`, `ids`) lag behind `values` until the first key of any other origin (see syncMap).
    */
   private onlyInterned = true;
-  /** Keys in `values[0, mapped)` are in `ids`. */
+  /** Keys in `values[0, mapped)` are in the maps. */
   private mapped = 0;
 
-  /** The key id of null (-1 until met), kept out of `ids`: null never comes from an interned entry. */
+  /** `strings`: an empty StringIds (tests pass one whose keys collide). */
+  constructor(strings: StringIds = new StringIds()) {
+    this.strings = strings;
+  }
+
+  /** The key id of null (-1 until met), kept out of the maps: null never comes from an interned entry. */
   private nullId = -1;
 
   /** Keys in `values[0, measured)` are counted in `measuredBytes`. */
@@ -54,14 +63,27 @@ export class KeyDictionary {
     }
     this.onlyInterned = false;
     if (this.mapped < this.values.length) this.syncMap();
-    let id = this.ids.get(value);
-    if (id === undefined) {
-      id = this.values.length;
+    const next = this.values.length;
+    const id = this.find(value, next);
+    if (id === next) {
       this.values.push(value);
-      this.ids.set(value, id);
       this.mapped = this.values.length;
     }
     return id;
+  }
+
+  /** The id `value` was given, or `next`, given to it now (the caller adds it to `values`). */
+  private find(value: Exclude<Value, null>, next: number): number {
+    if (typeof value === 'string' && this.strings !== null) {
+      const id = this.strings.idOf(value, next);
+      if (id !== null) return id;
+      for (const [text, entry] of this.strings.entries()) this.ids.set(text, entry);
+      this.strings = null;
+    }
+    const id = this.ids.get(value);
+    if (id !== undefined) return id;
+    this.ids.set(value, next);
+    return next;
   }
 
   /**
@@ -81,7 +103,7 @@ export class KeyDictionary {
   /**
    * The key id of a dictionary code, looked up once per dictionary (`table`: tableOf(dict)). An
    * interned entry (`interned`: internedOf(column)) is found by its entry id: a high-cardinality
-   * key repeats its entries in every block, and a Map lookup of a string costs far more.
+   * key repeats its entries in every block, and a lookup of a string by its characters costs far more.
    */
   idOfCode(dict: string[], table: Int32Array | null, code: number, interned: Int32Array | null): number {
     let id = table === null ? -1 : table[code];
@@ -110,7 +132,7 @@ export class KeyDictionary {
 
   /**
    * Adds a key known to be new (a key of the first partial merged into an empty dictionary),
-   * without a Map lookup: `ids` catches up at the next idOf (syncMap).
+   * without a lookup: the maps catch up at the next idOf (syncMap).
    */
   appendDistinct(value: Value): number {
     this.onlyInterned = false;
@@ -119,13 +141,12 @@ export class KeyDictionary {
     return this.values.length - 1;
   }
 
-  /** Puts the keys that idOfNewEntry and appendDistinct added into `ids`: another origin could repeat them. */
+  /** Puts the keys that idOfNewEntry and appendDistinct added into the maps: another origin could repeat them. */
   private syncMap(): void {
     for (let id = this.mapped; id < this.values.length; id++) {
-      if (id === this.nullId) continue;
       const value = this.values[id];
-      if (this.ids.has(value)) throw new Error('invalid stats partial: a key repeats within one partial');
-      this.ids.set(value, id);
+      if (id === this.nullId || value === null) continue;
+      if (this.find(value, id) !== id) throw new Error('invalid stats partial: a key repeats within one partial');
     }
     this.mapped = this.values.length;
   }
