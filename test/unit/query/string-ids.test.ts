@@ -89,6 +89,21 @@ describe('KeyDictionary keys', () => {
     });
   }
 
+  it('keeps every id when its string table gives up (keys colliding past the probe limit)', () => {
+    const dictionary = new KeyDictionary(new StringIds(0));
+    const keys = Array.from({ length: 120 }, (_, i) => `/api/v1/orders/${i}`);
+    assert.deepEqual(
+      keys.map((key) => dictionary.idOf(key)),
+      keys.map((_, i) => i),
+    );
+    // The same strings made anew, in another order, after the table moved its keys to a Map.
+    const again = [...keys].reverse().map((key) => key.split('/').join('/'));
+    assert.deepEqual(
+      again.map((key) => dictionary.idOf(key)),
+      keys.map((_, i) => 119 - i),
+    );
+  });
+
   it('refuses a partial whose keys repeat, once another origin asks', () => {
     const dictionary = new KeyDictionary();
     dictionary.appendDistinct('a');
