@@ -217,7 +217,7 @@ export class QueryService {
             answer.meta.profile = this.profile(request.profile, plan, self, data, opStats, answered.memoryBytes);
           if (cacheable) {
             const indexes = indexMatcher(plan.indexPatterns);
-            this.cache.set(cacheKey, answer, approximateBytes(data), version, indexes, request.fromMicros, request.toMicros);
+            this.cache.set(cacheKey, answer, () => approximateBytes(data), version, indexes, request.fromMicros, request.toMicros);
           }
           return answer;
         } finally {

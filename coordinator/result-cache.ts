@@ -50,8 +50,11 @@ export class ResultCache<T> {
     return entry.value;
   }
 
-  set(key: string, value: T, bytes: number, version: number, indexes: (name: string) => boolean, from: number, to: number): void {
+  /** `sizeOf` measures the entry, only when the cache is on: measuring a large answer costs a serialization. */
+  set(key: string, value: T, sizeOf: () => number, version: number, indexes: (name: string) => boolean, from: number, to: number): void {
     const limit = this.maxBytes();
+    if (limit <= 0) return;
+    const bytes = sizeOf();
     if (bytes > limit) return;
     const existing = this.entries.get(key);
     if (existing !== undefined) this.remove(key, existing);
