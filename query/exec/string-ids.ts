@@ -7,6 +7,7 @@
  * The hash is seeded per process, and a probe longer than MAX_PROBE (keys made to collide)
  * makes `idOf` answer null from then on: the caller moves to a Map, which V8 seeds and guards.
  */
+import { doubledSlots } from '../../storage/core/open-slots';
 
 /** The longest probe before the table gives up on its hash (a fair table probes 1-2 slots). */
 const MAX_PROBE = 48;
@@ -73,7 +74,7 @@ export class StringIds {
     this.hashes[entry] = hash;
     this.slots[slot] = entry + 1;
     // At most half full: probes stay short.
-    if ((entry + 1) * 2 > this.slots.length) this.growSlots();
+    if ((entry + 1) * 2 > this.slots.length) this.slots = doubledSlots(this.slots, this.hashes, entry + 1);
     return id;
   }
 
@@ -84,16 +85,5 @@ export class StringIds {
     const hashes = new Int32Array(this.hashes.length * 2);
     hashes.set(this.hashes);
     this.hashes = hashes;
-  }
-
-  private growSlots(): void {
-    const slots = new Int32Array(this.slots.length * 2);
-    const mask = slots.length - 1;
-    for (let entry = 0; entry < this.strings.length; entry++) {
-      let slot = this.hashes[entry] & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = entry + 1;
-    }
-    this.slots = slots;
   }
 }

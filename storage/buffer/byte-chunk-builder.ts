@@ -10,6 +10,7 @@
 import type { FieldValue } from '../core/event';
 import type { ChunkField, EventChunk, PackedStrings } from './event-chunk';
 import type { PartitionKey } from '../core/partition';
+import { doubledSlots } from '../core/open-slots';
 
 /** Copies bytes; a loop beats a native call for the short values that dominate. */
 function copyBytes(target: Buffer, at: number, source: Buffer, start: number, end: number): void {
@@ -157,22 +158,11 @@ export class ByteDictionary {
         if (code === this.hashes.length) this.hashes = grownUint32(this.hashes, code + 1);
         this.hashes[code] = hash;
         this.slots[slot] = code + 1;
-        if ((code + 1) * 2 > this.slots.length) this.rehash();
+        if ((code + 1) * 2 > this.slots.length) this.slots = doubledSlots(this.slots, this.hashes, code + 1);
         return code;
       }
       if (this.hashes[held - 1] === hash && this.entries.equals(held - 1, source, start, end)) return held - 1;
     }
-  }
-
-  private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2);
-    const mask = slots.length - 1;
-    for (let code = 0; code < this.entries.count; code++) {
-      let slot = this.hashes[code] & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = code + 1;
-    }
-    this.slots = slots;
   }
 }
 
