@@ -1,8 +1,8 @@
 /**
- * Dense ids of distinct strings, in an open-addressing table sized ahead. A `stats` key with many
- * groups (paths, user ids) merges thousands of partial keys per query, and V8's Map spends
- * about 400 ns on each new key (a lookup that misses, then an insert that grows the table);
- * this table spends about a third of that, most of it hashing the characters.
+ * Dense ids of distinct strings, in an open-addressing table. A `stats` key with many groups
+ * (paths, user ids) merges thousands of partial keys per query, and V8's Map spends about 400 ns
+ * on each new key (a lookup that misses, then an insert that grows the table); this table spends
+ * about a quarter of that, most of it hashing the characters.
  *
  * The hash is seeded per process, and a probe longer than MAX_PROBE (keys made to collide)
  * makes `idOf` answer null from then on: the caller moves to a Map, which V8 seeds and guards.
