@@ -145,7 +145,8 @@ export class KeyDictionary {
   private syncMap(): void {
     for (let id = this.mapped; id < this.values.length; id++) {
       const value = this.values[id];
-      if (id === this.nullId || value === null) continue;
+      // null sits at nullId only, and is kept out of the maps.
+      if (value === null) continue;
       if (this.find(value, id) !== id) throw new Error('invalid stats partial: a key repeats within one partial');
     }
     this.mapped = this.values.length;
